@@ -1,0 +1,1 @@
+"""The viewgrad command line and REPL (installed as package ``viewgrad_cli``)."""

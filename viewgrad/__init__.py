@@ -1,0 +1,50 @@
+"""viewgrad: an educational autograd engine you can watch.
+
+PyTorch's reverse-mode autograd re-implemented on NumPy (CuPy on a GPU), faithful in the
+hardest corner: views and in-place operations. ``import viewgrad as vg`` and use it like
+``torch``: ``vg.tensor``, ``x.mul_(2)``, ``y.backward()``, ``vg.autograd.grad``...
+"""
+from . import backend
+from .backend import float32, float64, float16, int64, int32, int8, uint8, bool_, Device
+from .backend import device, cuda_is_available
+from .tensor import Tensor, Size
+from . import ops
+from .ops.factories import (tensor, as_tensor, from_numpy, zeros, ones, full, empty, arange,
+                            linspace, eye, randn, rand, randint, zeros_like, ones_like,
+                            full_like, empty_like, rand_like, randn_like, empty_strided,
+                            manual_seed)
+from .ops.pointwise import (add, sub, mul, div, neg, pow, abs, sqrt, exp, log, tanh, sigmoid,
+                            relu, clamp, where, sign, reciprocal, square)
+from .ops.reduce import sum, mean, max, min, amax, amin, gather, scatter, scatter_add, argmax, argmin
+from .ops.linalg import mm, bmm, dot, mv, addmm, matmul
+from .ops.shape import (view, reshape, as_strided, select, narrow, unsqueeze, squeeze,
+                        transpose, t, permute, movedim, expand, expand_as, diagonal, unfold,
+                        flatten, view_as, split, chunk, unbind, cat, stack, take, put)
+from .ops.memory import clone, detach
+from .ops.nnops import softmax, log_softmax
+from . import autograd
+from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
+
+bool = bool_
+float = float32
+double = float64
+long = int64
+
+
+class cuda:  # noqa: N801 - mirrors torch.cuda
+    """``vg.cuda.is_available()``."""
+
+    @staticmethod
+    def is_available():
+        return cuda_is_available()
+
+
+def is_tensor(x):
+    return isinstance(x, Tensor)
+
+
+def numel(x):
+    return x.numel()
+
+
+__version__ = "0.1.0"

@@ -1,0 +1,140 @@
+"""AccumulateGrad: the node at each leaf that writes gradients into ``leaf.grad``.
+
+The leaf holds its AccumulateGrad only *weakly* (``_grad_accumulator``); the graph holds
+it strongly through edges. So one leaf gets one accumulator for as long as some graph uses
+it, and none is kept alive by the leaf alone — PyTorch's rule.
+
+The gradient layout contract (PyTorch's ``AccumulateGrad::accumulateGrad``):
+
+* ``.grad`` is None:
+    - grad mode off (a plain backward), nothing else references the new gradient, and its
+      layout obeys the contract  →  STEAL it: ``.grad`` is that very buffer;
+    - otherwise  →  COPY it so ``.grad`` obeys the contract: the parameter's strides when
+      the parameter is non-overlapping and dense, else row-major (contiguous).
+* ``.grad`` exists:
+    - grad mode off  →  accumulate IN PLACE (``grad += new``);
+    - grad mode on (``create_graph=True``)  →  OUT OF PLACE (``grad = grad + new``), so the
+      sum is itself differentiable.
+
+The engine's backward-step tracer reads ``last_action`` to show which case happened.
+"""
+from __future__ import annotations
+
+import sys
+import weakref
+
+from . import grad_mode as _gm
+from .graph import Node
+
+__all__ = ["AccumulateGrad", "grad_accumulator", "is_non_overlapping_and_dense",
+           "obeys_layout_contract", "clone_obey_contract"]
+
+
+class AccumulateGrad(Node):
+    __slots__ = ("variable", "last_action")
+
+    def __init__(self, variable):
+        super().__init__(())
+        self.variable = variable
+        self.last_action = None
+        # PyTorch gives AccumulateGrad the highest priority in the ready queue.
+        self._sequence_nr = sys.maxsize
+
+    def apply(self, grads):
+        new = grads[0]
+        var = self.variable
+        if new is None:
+            return []
+        hooks = var._hooks
+        if hooks:
+            # Leaf tensor hooks run before accumulation and may replace the gradient.
+            for fn in list(hooks.values()):
+                r = fn(new)
+                if r is not None:
+                    new = r
+        accumulate(var, new, self)
+        if var._post_acc_hooks:
+            for fn in list(var._post_acc_hooks.values()):
+                fn(var)
+        return []
+
+    def __repr__(self):
+        return f"<AccumulateGrad object at {id(self):#x}>"
+
+
+def grad_accumulator(t):
+    """The (unique while alive) AccumulateGrad of leaf ``t``."""
+    ref = t._grad_accumulator
+    acc = ref() if ref is not None else None
+    if acc is None:
+        acc = AccumulateGrad(t)
+        t._grad_accumulator = weakref.ref(acc)
+    return acc
+
+
+def is_non_overlapping_and_dense(shape, strides) -> bool:
+    dims = [(st, sz) for sz, st in zip(shape, strides) if sz != 1]
+    dims.sort()
+    expected = 1
+    for st, sz in dims:
+        if st != expected:
+            return False
+        expected *= sz
+    return True
+
+
+def obeys_layout_contract(grad, var) -> bool:
+    gs, vs = grad.stride(), var.stride()
+    shape = tuple(var._data.shape)
+    if is_non_overlapping_and_dense(shape, vs):
+        # Strides only matter along dims of size > 1.
+        return all(g == v for g, v, sz in zip(gs, vs, shape) if sz != 1) and \
+            is_non_overlapping_and_dense(shape, gs)
+    return bool(grad._data.flags.c_contiguous)
+
+
+def clone_obey_contract(grad, var):
+    """A copy of ``grad`` laid out like ``var`` (or row-major when var is not dense)."""
+    from ..ops import factories as F
+    shape = tuple(var._data.shape)
+    if is_non_overlapping_and_dense(shape, var.stride()):
+        out = F.empty_strided(shape, var.stride(), dtype=grad.dtype, device=grad.device)
+        if _gm.enabled:
+            # Differentiable copy (create_graph): the copy_ records CopyBackwards.
+            return out.copy_(grad)
+        out._data[...] = grad._data
+        return out
+    return grad.clone(memory_format="contiguous")
+
+
+def accumulate(var, new, node=None):
+    old = var._grad
+    action = None
+    if old is None:
+        if (not _gm.enabled and sys.getrefcount(new) <= _STEAL_REFS
+                and new._data.flags.writeable and new._base is None
+                and obeys_layout_contract(new, var)):
+            var._grad = new.detach() if new._grad_fn is not None else new
+            action = "stole"
+        else:
+            var._grad = clone_obey_contract(new, var)
+            action = "copied"
+    elif not _gm.enabled:
+        if old._data.flags.writeable and old._data.shape == new._data.shape:
+            old._data += new._data
+            old._version_counter.bump()
+            action = "accumulated in place"
+        else:
+            var._grad = old + new
+            action = "accumulated out of place"
+    else:
+        var._grad = old + new
+        action = "accumulated out of place"
+    if node is not None:
+        node.last_action = action
+
+
+# References to a gradient that is otherwise unreferenced when it reaches accumulate():
+# the argument `new`, getrefcount's own argument, the caller's local, and the engine's
+# list of grads for this node.
+_STEAL_REFS = 4

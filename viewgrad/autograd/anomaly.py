@@ -1,0 +1,104 @@
+"""Anomaly mode: remember where each node was created, and show it when its backward fails.
+
+``with detect_anomaly():`` (or ``set_detect_anomaly(True)``) makes every new node store the
+forward stack in ``node.metadata["traceback_"]``. When that node's backward raises (or,
+with ``check_nan``, returns NaN), a warning prints "Error detected in XBackward0.
+Traceback of forward call that caused the error: ...", as PyTorch does.
+"""
+from __future__ import annotations
+
+import traceback
+import warnings
+
+__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
+           "is_anomaly_check_nan_enabled"]
+
+_check_nan = True
+
+
+def _set(mode, check_nan=True):
+    global _check_nan
+    from ..ops import table
+    from . import engine
+    table._gm_anomaly[0] = bool(mode)
+    engine._anomaly[0] = bool(mode)
+    _check_nan = bool(check_nan)
+
+
+def is_anomaly_enabled() -> bool:
+    from ..ops import table
+    return table._gm_anomaly[0]
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    return _check_nan
+
+
+class detect_anomaly:
+    """Context manager (and decorator) that turns anomaly detection on."""
+
+    def __init__(self, check_nan=True):
+        self.check_nan = check_nan
+
+    def __enter__(self):
+        self.prev = (is_anomaly_enabled(), _check_nan)
+        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
+                      "and should only be enabled for debugging.", stacklevel=2)
+        _set(True, self.check_nan)
+        return self
+
+    def __exit__(self, *exc):
+        _set(*self.prev)
+        return False
+
+    def __call__(self, fn):
+        def wrapper(*a, **k):
+            with detect_anomaly(self.check_nan):
+                return fn(*a, **k)
+        return wrapper
+
+
+class set_detect_anomaly:
+    """``set_detect_anomaly(True)`` turns it on now; also usable as a context manager."""
+
+    def __init__(self, mode: bool, check_nan: bool = True):
+        self.prev = (is_anomaly_enabled(), _check_nan)
+        _set(mode, check_nan)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _set(*self.prev)
+        return False
+
+
+def record_forward_stack(node):
+    node.metadata["traceback_"] = "".join(traceback.format_stack()[:-3])
+
+
+def _warn(node):
+    tb = (node._metadata or {}).get("traceback_")
+    if tb is None:
+        warnings.warn(f"Error detected in {node.name()}. No forward pass information available. "
+                      "Enable detect anomaly during forward pass for more information.",
+                      stacklevel=3)
+    else:
+        warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that "
+                      f"caused the error:\n{tb}", stacklevel=3)
+
+
+def run_with_anomaly(node, inputs):
+    try:
+        outputs = node.apply(inputs)
+    except Exception:
+        _warn(node)
+        raise
+    if _check_nan:
+        for i, g in enumerate(outputs):
+            if g is not None and g._data.dtype.kind == "f" and bool(
+                    g._device.xp.isnan(g._data).any()):
+                _warn(node)
+                raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
+                                   "output.")
+    return outputs

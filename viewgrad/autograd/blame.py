@@ -1,0 +1,66 @@
+"""Blame: which op at which line moved a tensor's version (for the version error).
+
+When blame is on (the default), every in-place op records ``(op name, file, line, text,
+new version)`` on the storage's ``VersionCounter`` (only the last few), and every saved
+tensor remembers where it was saved. ``describe`` turns that into the extra lines of the
+"modified by an inplace operation" error. ``set_blame(False)`` turns it off for speed.
+"""
+from __future__ import annotations
+
+import linecache
+import os
+import sys
+
+__all__ = ["set_blame", "is_blame_enabled", "user_frame", "describe", "KEEP"]
+
+KEEP = 4  # bumps remembered per storage
+_enabled = True
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def set_blame(enabled: bool):
+    """Turn blame recording on or off (on by default)."""
+    global _enabled
+    _enabled = bool(enabled)
+    from .. import tensor
+    tensor._BLAME = _enabled
+
+
+def is_blame_enabled() -> bool:
+    return _enabled
+
+
+def user_frame(depth=2):
+    """(filename, lineno, text) of the innermost frame outside the viewgrad package."""
+    f = sys._getframe(depth)
+    pkg = _PKG_DIR
+    while f is not None and f.f_code.co_filename.startswith(pkg):
+        f = f.f_back
+    if f is None:
+        return None
+    fn = f.f_code.co_filename
+    ln = f.f_lineno
+    return (fn, ln, linecache.getline(fn, ln).strip())
+
+
+def fmt_where(where) -> str:
+    if where is None:
+        return "<unknown>"
+    fn, ln, text = where
+    short = os.path.basename(fn)
+    return f"{short}:{ln} ({text})" if text else f"{short}:{ln}"
+
+
+def describe(saved, current) -> str:
+    """The blame lines for a saved tensor now at version ``current``."""
+    parts = []
+    node_name = None
+    if saved.where is not None:
+        node_name, where = saved.where
+        parts.append(f"saved by {node_name} at {fmt_where(where)} at version "
+                     f"{saved.saved_version}")
+    bumps = [b for b in (saved.version_counter.bumps or ())
+             if b[3] > saved.saved_version]
+    for op, where, _, version in bumps:
+        parts.append(f"modified by {op} at {fmt_where(where)} -> version {version}")
+    return "; ".join(parts)

@@ -1,0 +1,319 @@
+"""The backward engine: ``backward`` and ``grad``.
+
+The algorithm (PyTorch's, single-threaded):
+
+1. **Roots.** A ``GraphRoot`` node whose edges point at the outputs' grad_fns and which
+   "returns" the given output gradients.
+2. **Dependencies.** One iterative walk over the reachable graph counts, for every node,
+   how many edges point at it. (Iterative, never recursive: graphs can be 1e5 nodes deep.)
+3. **What is needed** (``autograd.grad`` and ``backward(inputs=...)`` only): a node runs
+   only if some input we want a gradient for is reachable from it.
+4. **Ready queue.** A node is ready when every edge into it has delivered its gradient
+   (its dependency count fell to zero). Ready nodes run in decreasing ``sequence_nr``
+   (creation order, newest first), AccumulateGrad first. Incoming gradients for the same
+   input are summed in the node's input buffer.
+
+Why not a plain depth-first walk? With ``a = x * 2; b = a + a; c = b + b``, a DFS would run
+a's node once per path, before all of a's gradient has arrived. Counting dependencies
+makes every node run exactly once, with its complete gradient — a topological order.
+
+Backward formulas run with grad mode set to ``create_graph``: when it is on, they build a
+graph themselves, which is how higher-order gradients work. Without ``retain_graph``, every
+executed node frees its saved tensors.
+"""
+from __future__ import annotations
+
+import heapq
+import sys
+
+from . import grad_mode as _gm
+from . import observe as _obs
+from .graph import Node
+
+__all__ = ["backward", "grad", "run_backward", "GraphRoot"]
+
+
+class GraphRoot(Node):
+    __slots__ = ("grads",)
+
+    def __init__(self, edges, grads):
+        super().__init__(tuple(edges))
+        self.grads = grads
+        self._sequence_nr = sys.maxsize + 1
+
+    def apply(self, grads):
+        return list(self.grads)
+
+
+def _num_outputs(node):
+    n = getattr(node, "_n_outputs", None)
+    return 1 if n is None else n
+
+
+def _make_root_grads(tensors, grad_tensors):
+    from ..tensor import Tensor
+    from ..ops import factories as F
+    out = []
+    for i, t in enumerate(tensors):
+        g = grad_tensors[i] if grad_tensors is not None else None
+        if g is None:
+            if t._data.size != 1:
+                raise RuntimeError(
+                    "grad can be implicitly created only for scalar outputs (output "
+                    f"{i} has shape {list(t.shape)}); pass gradient=... with the same shape, "
+                    "e.g. y.backward(viewgrad.ones_like(y)), or reduce first: y.sum().backward()")
+            g = F.ones_like(t)
+        elif not isinstance(g, Tensor):
+            g = F.tensor(g, dtype=t.dtype, device=t.device)
+        if tuple(g.shape) != tuple(t.shape):
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                f"output[{i}] has a shape of {t.shape}.")
+        out.append(g)
+    return out
+
+
+def _collect(root):
+    """Dependency counts over the graph reachable from root (iterative)."""
+    deps = {}
+    seen = {root}
+    stack = [root]
+    pop, push = stack.pop, stack.append
+    get = deps.get
+    while stack:
+        node = pop()
+        for e in node.next_functions:
+            if e is not None:
+                fn = e[0]
+                deps[fn] = get(fn, 0) + 1
+                if fn not in seen:
+                    seen.add(fn)
+                    push(fn)
+    return deps
+
+
+def _needed(root, targets):
+    """Nodes from which some target node is reachable (post-order, iterative)."""
+    needed = {}
+    stack = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            ok = False
+            for e in node.next_functions:
+                if e is not None and (e[0] in targets or needed.get(e[0])):
+                    ok = True
+                    break
+            needed[node] = ok
+            continue
+        if node in needed:
+            continue
+        needed[node] = False  # provisional (graphs are DAGs)
+        stack.append((node, True))
+        for e in node.next_functions:
+            if e is not None and e[0] not in needed:
+                stack.append((e[0], False))
+    return needed
+
+
+def _call_hooks_and_capture(node, inputs, captures, capture_out, accumulate_captured):
+    th = node._tensor_pre_hooks
+    if th:
+        for nr, hooks in th.items():
+            if nr < len(inputs) and inputs[nr] is not None:
+                for fn in list(hooks.values()):
+                    r = fn(inputs[nr])
+                    if r is not None:
+                        inputs[nr] = r
+    rg = node._retains_grad
+    if rg:
+        for nr, ref in list(rg.items()):
+            t = ref()
+            g = inputs[nr] if nr < len(inputs) else None
+            if t is not None and g is not None:
+                if t._grad is None:
+                    t._grad = g.clone() if _gm.enabled else g.detach().clone()
+                else:
+                    t._grad = t._grad + g
+    if captures is not None:
+        wanted = captures.get(node)
+        from .accumulate import AccumulateGrad
+        if wanted and accumulate_captured and type(node) is AccumulateGrad:
+            wanted = None  # backward(inputs=[leaf]): the AccumulateGrad itself runs
+        if wanted:
+            for nr, idx in wanted:
+                g = inputs[nr] if nr < len(inputs) else None
+                if g is not None and type(node) is AccumulateGrad and node.variable._hooks:
+                    for fn in list(node.variable._hooks.values()):
+                        r = fn(g)
+                        if r is not None:
+                            g = r
+                if accumulate_captured:
+                    t = capture_out[idx]
+                    if g is not None:
+                        from .accumulate import accumulate
+                        accumulate(t, g)
+                else:
+                    prev = capture_out[idx]
+                    capture_out[idx] = g if prev is None else prev + g
+    return inputs
+
+
+def _apply(node, inputs):
+    if node._pre_hooks:
+        for fn in list(node._pre_hooks.values()):
+            r = fn(tuple(inputs))
+            if r is not None:
+                inputs = list(r)
+    if _anomaly[0]:
+        from .anomaly import run_with_anomaly
+        outputs = run_with_anomaly(node, inputs)
+    else:
+        outputs = node.apply(inputs)
+    if node._post_hooks:
+        for fn in list(node._post_hooks.values()):
+            r = fn(tuple(outputs), tuple(inputs))
+            if r is not None:
+                outputs = list(r)
+    return outputs
+
+
+_anomaly = [False]
+
+
+def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
+                 accumulate=True, allow_unused=True):
+    """Shared core of backward() and grad(). Returns captured grads (for grad())."""
+    edges = []
+    for i, t in enumerate(tensors):
+        e = t._edge()
+        if e is None:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn "
+                "(did you forget requires_grad=True on a leaf, or compute it under no_grad?)")
+        edges.append(e)
+    root_grads = _make_root_grads(tensors, grad_tensors)
+    root = GraphRoot(edges, root_grads)
+
+    captures = None
+    capture_out = None
+    needed = None
+    if inputs is not None:
+        captures = {}
+        capture_out = [None] * len(inputs) if not accumulate else list(inputs)
+        targets = set()
+        for idx, t in enumerate(inputs):
+            e = t._edge()
+            if e is None:
+                raise RuntimeError(f"One of the differentiated Tensors (input {idx}) does not "
+                                   "require grad")
+            captures.setdefault(e[0], []).append((e[1], idx))
+            targets.add(e[0])
+        needed = _needed(root, targets)
+
+    deps = _collect(root)
+    prev_mode = _gm.enabled
+    _gm.enabled = bool(create_graph)
+    tracer = _obs.backward
+    if tracer is not None:
+        tracer.start(root, deps)
+    buffers = {root: []}
+    heap = [(-root._sequence_nr, 0, root)]
+    counter = 1
+    from .accumulate import AccumulateGrad
+    try:
+        while heap:
+            _, _, node = heapq.heappop(heap)
+            ins = buffers.pop(node)
+            if captures is not None:
+                ins = _call_hooks_and_capture(node, ins, captures, capture_out, accumulate)
+                if not needed.get(node) and not (accumulate and type(node) is AccumulateGrad
+                                                 and node in captures):
+                    continue
+            elif node._tensor_pre_hooks or node._retains_grad:
+                ins = _call_hooks_and_capture(node, ins, None, None, False)
+            outs = _apply(node, ins)
+            if not keep_graph:
+                node.release_variables()
+            if tracer is not None:
+                tracer.node(node, ins, outs, heap, deps)
+            nf = node.next_functions
+            for i in range(len(nf)):
+                e = nf[i]
+                if e is None:
+                    continue
+                fn, nr = e
+                if needed is not None and not needed.get(fn) and fn not in captures:
+                    continue
+                g = outs[i] if i < len(outs) else None
+                buf = buffers.get(fn)
+                if buf is None:
+                    buf = [None] * _num_outputs(fn)
+                    buffers[fn] = buf
+                if g is not None:
+                    if nr >= len(buf):
+                        buf.extend([None] * (nr + 1 - len(buf)))
+                    old = buf[nr]
+                    buf[nr] = g if old is None else old + g
+                d = deps[fn] - 1
+                deps[fn] = d
+                if d == 0:
+                    heapq.heappush(heap, (-fn._sequence_nr, counter, fn))
+                    counter += 1
+    finally:
+        _gm.enabled = prev_mode
+        if tracer is not None:
+            tracer.end()
+    return capture_out
+
+
+def _as_tuple(x):
+    from ..tensor import Tensor
+    if x is None:
+        return None
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Compute gradients of ``tensors`` w.r.t. the graph's leaves and accumulate them in
+    ``.grad`` (``inputs=`` restricts which tensors accumulate)."""
+    tensors = _as_tuple(tensors)
+    grad_tensors = _as_tuple(grad_tensors)
+    if grad_tensors is not None and len(grad_tensors) != len(tensors):
+        raise RuntimeError(f"got {len(grad_tensors)} gradients for {len(tensors)} tensors")
+    if retain_graph is None:
+        retain_graph = create_graph
+    inputs = _as_tuple(inputs)
+    if inputs is not None and len(inputs) == 0:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate=True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         allow_unused=None, materialize_grads=False):
+    """Return the gradients of ``outputs`` w.r.t. ``inputs``; runs only the nodes needed and
+    leaves every ``.grad`` untouched."""
+    single = not isinstance(inputs, (tuple, list))
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    grad_outputs = _as_tuple(grad_outputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if retain_graph is None:
+        retain_graph = create_graph
+    res = run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs,
+                       accumulate=False)
+    out = []
+    for i, (g, t) in enumerate(zip(res, inputs)):
+        if g is None:
+            if materialize_grads:
+                from ..ops import factories as F
+                g = F.zeros_like(t)
+            elif not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the "
+                    "graph. Set allow_unused=True if this is the desired behavior.")
+        out.append(g)
+    return tuple(out)

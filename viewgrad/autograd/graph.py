@@ -1,0 +1,222 @@
+"""The pieces of an autograd graph: Node, edges, SavedTensor, hook handles.
+
+A graph is made of ``Node`` objects (PyTorch's ``grad_fn``s). A node's ``next_functions``
+is a tuple of edges ``(node, input_nr)`` — one per input of the forward op — pointing at
+the nodes that produced those inputs (or ``None`` for inputs that need no gradient). An
+edge is a plain tuple, exactly as PyTorch shows it, so ``next_functions`` is readable.
+
+Nodes are created by ops (``ops/table.py``), by in-place rebasing (``autograd/views.py``),
+by custom Functions (``autograd/function.py``) and for leaves (``AccumulateGrad`` in
+``autograd/accumulate.py``). The engine (``autograd/engine.py``) calls ``node.apply(grads)``.
+
+Saved tensors are wrapped in ``SavedTensor``, which remembers the tensor's version when it
+was saved and refuses to unpack a tensor that was modified in place since (the famous
+"modified by an inplace operation" error). A saved *output* of a node does not hold the
+output Tensor (which holds the node as its grad_fn): it holds the array and rebuilds a new
+Tensor on unpack. That is how a node can save its own result without a reference cycle.
+"""
+from __future__ import annotations
+
+import itertools
+import weakref
+
+__all__ = ["Node", "SavedTensor", "RemovableHandle", "next_sequence_nr",
+           "ERR_FREED", "check_saved_version"]
+
+_seq = itertools.count()
+next_sequence_nr = _seq.__next__
+
+ERR_FREED = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.")
+
+
+class RemovableHandle:
+    """Returned by every ``register_*hook``; ``handle.remove()`` unregisters the hook."""
+
+    __slots__ = ("_container", "_key")
+    _ids = itertools.count()
+
+    def __init__(self, container: dict):
+        self._container = container
+        self._key = next(RemovableHandle._ids)
+
+    def remove(self):
+        self._container.pop(self._key, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class Node:
+    """A backward function: receives the gradients of its forward outputs, returns the
+    gradients of its forward inputs (one per edge in ``next_functions``).
+
+    Hook slots (all ``None`` until used, so an unhooked node costs nothing):
+      ``_tensor_pre_hooks``  {output_nr: {key: fn(grad) -> grad|None}}: Tensor.register_hook
+                              on a non-leaf; they belong to this *version* of the tensor.
+      ``_retains_grad``      {output_nr: weakref(tensor)}: Tensor.retain_grad(); moved to the
+                              new grad_fn when the tensor is modified in place.
+      ``_pre_hooks``         {key: fn(grad_outputs) -> grad_outputs|None}
+      ``_post_hooks``        {key: fn(grad_inputs, grad_outputs) -> grad_inputs|None}
+    """
+
+    __slots__ = ("next_functions", "_sequence_nr", "_tensor_pre_hooks", "_retains_grad",
+                 "_pre_hooks", "_post_hooks", "_metadata", "__weakref__")
+
+    def __init__(self, next_functions=()):
+        self.next_functions = next_functions
+        self._sequence_nr = next_sequence_nr()
+        self._tensor_pre_hooks = None
+        self._retains_grad = None
+        self._pre_hooks = None
+        self._post_hooks = None
+        self._metadata = None
+
+    # -- PyTorch's public Node API ---------------------------------------------------
+    def name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def metadata(self) -> dict:
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def _sequence_nr_(self):
+        return self._sequence_nr
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new
+        grad_inputs."""
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        h = RemovableHandle(self._post_hooks)
+        self._post_hooks[h._key] = fn
+        return h
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        h = RemovableHandle(self._pre_hooks)
+        self._pre_hooks[h._key] = fn
+        return h
+
+    def _register_tensor_hook(self, output_nr, fn):
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = {}
+        hooks = self._tensor_pre_hooks.setdefault(output_nr, {})
+        h = RemovableHandle(hooks)
+        hooks[h._key] = fn
+        return h
+
+    def __call__(self, *grads):
+        return self.apply(list(grads))
+
+    def apply(self, grads):  # pragma: no cover - every subclass overrides
+        raise NotImplementedError(f"{self.name()} has no backward")
+
+    def release_variables(self):
+        """Free saved tensors after a backward without retain_graph."""
+
+    @property
+    def requires_grad(self):
+        return True
+
+    # What the tracer and the teaching helpers read about a node.
+    def saved_items(self):
+        """[(name, SavedTensor-or-value)] of what this node saved (for display)."""
+        return []
+
+    def __repr__(self):
+        return f"<{self.name()} object at {id(self):#x}>"
+
+
+def check_saved_version(saved: "SavedTensor", current: int):
+    """Raise PyTorch's error for a saved tensor whose storage was modified in place."""
+    from ..tensor import describe_tensor
+    from . import blame
+    grad_fn = saved.grad_fn_for_message()
+    msg = ("one of the variables needed for gradient computation has been modified by an "
+           f"inplace operation: [{describe_tensor(saved.dtype, saved.shape)}]")
+    if grad_fn is not None:
+        msg += f", which is output {saved.output_nr} of {grad_fn.name()},"
+    msg += (f" is at version {current}; expected version {saved.saved_version} instead. "
+            "Hint: enable anomaly detection to find the operation that failed to compute its "
+            "gradient, with viewgrad.autograd.set_detect_anomaly(True).")
+    extra = blame.describe(saved, current)
+    if extra:
+        msg += "\n" + extra
+    raise RuntimeError(msg)
+
+
+class SavedTensor:
+    """A tensor saved for backward, with the version it had when saved.
+
+    Saving an input keeps the Tensor itself (``unpack`` returns the very same object, as
+    PyTorch does). Saving an output keeps only its array and version counter, and
+    ``unpack(node)`` rebuilds a fresh Tensor whose grad_fn is ``node`` — holding the output
+    Tensor itself would make the cycle node → output → node.
+    """
+
+    __slots__ = ("tensor", "data", "version_counter", "saved_version", "output_nr",
+                 "is_output", "_grad_fn_ref", "where")
+
+    def __init__(self, t, is_output=False, node=None):
+        vc = t._version_counter
+        self.version_counter = vc
+        self.saved_version = vc.version
+        self.output_nr = t._output_nr
+        self.is_output = is_output
+        self.where = None  # set by autograd.blame when blame is on
+        if is_output:
+            self.tensor = None
+            self.data = t._data
+            self._grad_fn_ref = weakref.ref(node) if node is not None else None
+        else:
+            self.tensor = t
+            self.data = None
+            self._grad_fn_ref = None
+
+    @property
+    def shape(self):
+        return tuple((self.data if self.tensor is None else self.tensor._data).shape)
+
+    @property
+    def dtype(self):
+        return (self.data if self.tensor is None else self.tensor._data).dtype
+
+    def grad_fn_for_message(self):
+        if self.is_output:
+            return self._grad_fn_ref() if self._grad_fn_ref is not None else None
+        return self.tensor.grad_fn
+
+    def unpack(self, node=None):
+        current = self.version_counter.version
+        if current != self.saved_version:
+            check_saved_version(self, current)
+        if self.tensor is not None:
+            return self.tensor
+        from ..tensor import Tensor
+        t = Tensor._make(self.data)
+        t._version_counter = self.version_counter
+        if node is not None:
+            t._grad_fn = node
+            t._output_nr = self.output_nr
+        return t
+
+    @property
+    def current_version(self):
+        return self.version_counter.version
+
+    def __repr__(self):
+        kind = "output" if self.is_output else "input"
+        return (f"SavedTensor({kind}, shape={list(self.shape)}, saved at version "
+                f"{self.saved_version}, now {self.version_counter.version})")

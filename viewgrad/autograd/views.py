@@ -1,0 +1,346 @@
+"""Views and in-place operations: ViewInfo, check_inplace, rebase_history, CopySlices,
+and the regeneration of stale view grad_fns.
+
+Read this module top to bottom: it is the heart of viewgrad.
+
+1. Views
+--------
+A view shares memory with its *base*. ``t._base`` is always the root (a view of a view
+points to the root), and base and views share ONE version counter. Each view carries a
+``ViewInfo``:
+
+  * ``base``           the root tensor;
+  * ``view_fns``       the chain of view ops that makes this view from the base, e.g.
+                       ``((select, (0, 2)),)`` — replaying it on another tensor with the
+                       base's shape gives "the same view" of that tensor;
+  * ``version``        the version of the counter at which this view's grad_fn was made;
+                       when the counter moved on (someone modified the storage in place),
+                       the grad_fn is *stale* and is regenerated on the next read;
+  * ``creation_meta``  how the view was made (DEFAULT, NO_GRAD_MODE, MULTI_OUTPUT_NODE,
+                       IN_CUSTOM_FUNCTION, INFERENCE_MODE) — some forbid in-place later.
+
+The view's geometry (sizes, strides, storage offset) is read off its own array.
+
+2. In-place on a tensor that is not a view
+-------------------------------------------
+``x.mul_(2)`` behaves as ``x = x0 * 2``: the new MulBackward0 node's first edge points at
+x's OLD grad_fn, and becomes x's grad_fn ("rebasing" x's history). Nothing else changes.
+
+3. In-place on a view: CopySlices
+----------------------------------
+Take the seed example ``b = a.clone(); x = b[2]; x.mul_(y)``. Writing into ``x`` also
+changes ``b``, so ``b``'s history must change too. Functionally the op is::
+
+    x0 = b0.select(0, 2); x1 = x0 * y; b1 = b0.select_scatter(x1, 0, 2)
+
+``CopySlices`` is the backward of that select_scatter, wrapping the op's own node ``fn``
+(MulBackward0):
+
+  * its edge 0 is the base's OLD grad_fn (CloneBackward0); its other edges are fn's other
+    edges (AccumulateGrad of y);
+  * backward: take the gradient for the base; copy it into a fresh tensor with the base's
+    geometry; take the view's region of it (as_strided with the view's geometry, or by
+    replaying view_fns); run fn on (a copy of) that region; write fn's gradient for the
+    view back into the region (zeros if fn returned none); send the whole thing down edge
+    0 and fn's other gradients down the other edges.
+
+Then ``b.grad_fn = CopySlices`` and x's grad_fn is rebuilt as a view of the new base.
+
+Note [exec_info]: ``autograd.grad`` may need CopySlices but not the view's old grad_fn
+(fn's edge 0, which is NOT an edge of the graph: CopySlices hides it). fn must still
+compute its gradient for the view region, because it is what CopySlices writes into the
+base's gradient. So fn runs with all its edges, regardless of what the engine needs.
+
+4. Stale views
+--------------
+Every OTHER view of the base still has a grad_fn pointing at the base's old history: it
+is stale. A view remembers the version its grad_fn was made at; reading ``grad_fn`` when
+the version moved regenerates it on top of the base's CURRENT grad_fn: one
+``AsStridedBackward0`` with the view's geometry (geometry mode, the default), or the
+replayed chain of view nodes (view-replay mode: ``set_view_replay(True)``, forced when the
+backend has no as_strided).
+
+5. What is forbidden (check_inplace)
+------------------------------------
+With grad mode on and a result that requires grad: an in-place op on a leaf that requires
+grad (its .grad would be meaningless), on a view of such a leaf, on a view whose
+creation_meta forbids it (see ``_VIEW_ERRORS``), or on memory where several elements
+alias one location (an expanded view).
+"""
+from __future__ import annotations
+
+import enum
+
+from . import grad_mode as _gm
+from .graph import Node
+
+__all__ = ["CreationMeta", "ViewInfo", "make_view", "check_inplace", "rebase_history",
+           "CopySlices", "regenerate_grad_fn", "set_view_replay", "is_view_replay_enabled"]
+
+
+class CreationMeta(enum.Enum):
+    DEFAULT = 0
+    IN_CUSTOM_FUNCTION = 1
+    MULTI_OUTPUT_NODE = 2
+    NO_GRAD_MODE = 3
+    INFERENCE_MODE = 4
+
+
+DEFAULT = CreationMeta.DEFAULT
+_view_replay = False
+
+
+def set_view_replay(enabled: bool):
+    """Use view_fn replay (True) or as_strided geometry (False, default) for CopySlices and
+    regenerated views — PyTorch's ``torch._C._set_view_replay_enabled``."""
+    global _view_replay
+    _view_replay = bool(enabled)
+
+
+def is_view_replay_enabled() -> bool:
+    return _view_replay
+
+
+class ViewInfo:
+    __slots__ = ("base", "view_fns", "version", "creation_meta", "made_by", "where")
+
+    def __init__(self, base, view_fns, version, creation_meta, made_by=None, where=None):
+        self.base = base
+        self.view_fns = view_fns
+        self.version = version
+        self.creation_meta = creation_meta
+        self.made_by = made_by      # (node name, output nr) of the op that made the view
+        self.where = where          # (file, line, text) for multi-output/no_grad views
+
+    def replay(self, t):
+        """Apply this view's chain of view ops to ``t`` (a tensor shaped like the base)."""
+        for fn, args in self.view_fns:
+            t = fn(t, *args)
+        return t
+
+
+def geometry(t):
+    """(sizes, strides, storage_offset) of a tensor, in elements."""
+    return tuple(t._data.shape), t.stride(), t.storage_offset()
+
+
+def _propagate(prev, new):
+    if new is DEFAULT:
+        return prev
+    if prev is CreationMeta.INFERENCE_MODE:
+        return prev
+    return new
+
+
+def make_view(op, x, data, attrs, replay, creation_meta=None, output_nr=0, node=None):
+    """Wrap ``data`` (an array viewing x's memory) as a view of ``x``.
+
+    ``replay`` is ``(fn, args)`` such that ``fn(x, *args)`` makes this view again: the
+    link appended to the view_fn chain."""
+    from ..tensor import Tensor
+    out = Tensor._make(data, x._device)
+    base = x._base if x._base is not None else x
+    vc = x._version_counter
+    out._base = base
+    out._storage = x._storage
+    out._version_counter = vc
+    pvi = x._view_info
+    meta = creation_meta or DEFAULT
+    if not _gm.enabled and base.requires_grad:
+        meta = CreationMeta.INFERENCE_MODE if _gm.inference else CreationMeta.NO_GRAD_MODE
+    if pvi is not None:
+        meta = _propagate(pvi.creation_meta, meta)
+        fns = pvi.view_fns + (replay,)
+    else:
+        fns = (replay,)
+    where = None
+    if meta is not DEFAULT:
+        from . import blame
+        if blame.is_blame_enabled():
+            where = blame.user_frame(3)
+    vi = ViewInfo(base, fns, vc.version, meta, (op.node_name, output_nr), where)
+    out._view_info = vi
+    if node is not None:
+        out._grad_fn = node
+        out._output_nr = output_nr
+    elif _gm.enabled:
+        from ..ops.table import _edges, record
+        edges = _edges((x,))
+        if edges is not None:
+            out._grad_fn = record(op, (x,), out, attrs, edges)
+    return out
+
+
+# -- 5. checks ----------------------------------------------------------------------------
+
+_VIEW_ERRORS = {
+    CreationMeta.MULTI_OUTPUT_NODE: (
+        "Output {nr} of {fn} is a view and is being modified inplace. This view is the output "
+        "of a function that returns multiple views. Such functions do not allow the output "
+        "views to be modified inplace. You should replace the inplace operation by an "
+        "out-of-place one."),
+    CreationMeta.NO_GRAD_MODE: (
+        "A view was created in no_grad mode and is being modified inplace with grad mode "
+        "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You "
+        "can clarify your code by moving both the view and the inplace either both inside the "
+        "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
+        "want the inplace to be tracked)."),
+    CreationMeta.IN_CUSTOM_FUNCTION: (
+        "Output {nr} of {fn} is a view and is being modified inplace. This view was created "
+        "inside a custom Function (or because an input was returned as-is) and the autograd "
+        "logic to handle view+inplace would override the custom backward associated with the "
+        "custom Function, leading to incorrect gradients. This behavior is forbidden. You can "
+        "fix this by cloning the output of the custom Function."),
+    CreationMeta.INFERENCE_MODE: (
+        "A view was created in inference mode and is being modified inplace with grad mode "
+        "enabled. This is forbidden: clone the view first (view.clone()) and modify the "
+        "clone instead."),
+}
+
+
+def _view_error(t, vi):
+    fn, nr = vi.made_by or ("<unknown>", 0)
+    msg = _VIEW_ERRORS[vi.creation_meta].format(nr=nr, fn=fn)
+    from . import blame
+    extra = blame.describe_view(t, vi)
+    if extra:
+        msg += "\n" + extra
+    return RuntimeError(msg)
+
+
+def check_inplace(t, result_requires_grad, opname):
+    """PyTorch's check_inplace, plus the memory-overlap check."""
+    d = t._data
+    for sz, st in zip(d.shape, d.strides):
+        if st == 0 and sz > 1:
+            raise RuntimeError(
+                f"{opname}: unsupported operation: more than one element of the written-to "
+                "tensor refers to a single memory location. Please clone() the tensor before "
+                "performing the operation.")
+    if not _gm.enabled:
+        return
+    vi = t._view_info
+    if not result_requires_grad and not (vi is not None and vi.base.requires_grad):
+        return
+    if vi is not None:
+        if vi.creation_meta is not DEFAULT:
+            raise _view_error(t, vi)
+        base = vi.base
+        if base._grad_fn is None and base._requires_grad:
+            raise RuntimeError(
+                f"{opname}: a view of a leaf Variable that requires grad is being used in an "
+                "in-place operation. Modify a copy instead (e.g. x = leaf.clone(); "
+                "x[...] op= ...), or do the update under viewgrad.no_grad() as optimizers do.")
+    elif t._grad_fn is None and t._requires_grad:
+        raise RuntimeError(
+            f"{opname}: a leaf Variable that requires grad is being used in an in-place "
+            "operation. Use an out-of-place op (y = x * 2 instead of x.mul_(2)), or wrap the "
+            "update in viewgrad.no_grad() as optimizers do.")
+
+
+# -- 2 + 3. rebase_history --------------------------------------------------------------
+
+def _move_retain_grad(t, old_fn, new_fn):
+    """retain_grad follows the newest version of a tensor (PyTorch)."""
+    if t._retains_grad and old_fn is not None and old_fn._retains_grad:
+        ref = old_fn._retains_grad.pop(t._output_nr, None)
+        if ref is not None and new_fn is not None:
+            if new_fn._retains_grad is None:
+                new_fn._retains_grad = {}
+            new_fn._retains_grad[0] = ref
+
+
+def rebase_history(t, fn):
+    """Make ``fn`` (the in-place op's node) the new history of ``t``."""
+    vi = t._view_info
+    if vi is None:
+        _move_retain_grad(t, t._grad_fn, fn)
+        t._grad_fn = fn
+        t._output_nr = 0
+        return
+    base = vi.base
+    old_base_fn = base._grad_fn
+    cs = CopySlices(base, t, vi, fn)
+    _move_retain_grad(base, old_base_fn, cs)
+    base._grad_fn = cs
+    base._output_nr = 0
+    # The view's own grad_fn is now stale: rebuild it on top of CopySlices right away.
+    old_view_fn = t._grad_fn
+    regenerate_grad_fn(t)
+    _move_retain_grad(t, old_view_fn, t._grad_fn)
+
+
+class CopySlices(Node):
+    """Backward of "write ``fn``'s result into a region of ``base``" (see module doc, §3).
+
+    Attributes shown in pictures: ``fn`` (the wrapped node), ``view_sizes``,
+    ``view_strides``, ``view_offset`` (relative to the base), ``view_fns`` (replay mode).
+    """
+
+    __slots__ = ("fn", "base_sizes", "base_strides", "view_sizes", "view_strides",
+                 "view_offset", "view_fns", "replay", "dtype", "device")
+
+    def __init__(self, base, view, vi, fn):
+        edge0 = base._edge()
+        super().__init__((edge0,) + tuple(fn.next_functions[1:]))
+        self.fn = fn
+        self.base_sizes = tuple(base._data.shape)
+        self.base_strides = base.stride()
+        self.view_sizes = tuple(view._data.shape)
+        self.view_strides = view.stride()
+        self.view_offset = view.storage_offset() - base.storage_offset()
+        self.view_fns = vi.view_fns
+        self.replay = _view_replay or base._device.as_strided is None
+        self.dtype = base._data.dtype
+        self.device = base._device
+
+    def apply(self, grads):
+        from ..ops import factories as F
+        grad = grads[0]
+        if grad is None:
+            grad = F.zeros(self.base_sizes, dtype=self.dtype, device=self.device)
+        result = F.empty_strided(self.base_sizes, self.base_strides, dtype=self.dtype,
+                                 device=self.device)
+        result.copy_(grad)
+        if self.replay:
+            grad_slice = ViewInfo(result, self.view_fns, 0, DEFAULT).replay(result)
+        else:
+            grad_slice = result.as_strided(self.view_sizes, self.view_strides,
+                                           self.view_offset)
+        res = self.fn.apply([grad_slice.clone()])
+        if res[0] is not None:
+            grad_slice.copy_(res[0])
+        else:
+            grad_slice.zero_()
+        return [result] + list(res[1:])
+
+    def release_variables(self):
+        self.fn.release_variables()
+
+    def saved_items(self):
+        return self.fn.saved_items()
+
+
+# -- 4. stale views ---------------------------------------------------------------------
+
+def regenerate_grad_fn(view):
+    """Rebuild a stale view's grad_fn on top of its base's current history."""
+    vi = view._view_info
+    base = vi.base
+    vi.version = view._version_counter.version
+    if not base.requires_grad:
+        view._grad_fn = None
+        view._output_nr = 0
+        return
+    prev = _gm.enabled
+    _gm.enabled = True
+    try:
+        if _view_replay or base._device.as_strided is None:
+            fresh = vi.replay(base)
+        else:
+            sizes, strides, offset = geometry(view)
+            fresh = base.as_strided(sizes, strides, offset)
+    finally:
+        _gm.enabled = prev
+    view._grad_fn = fresh._grad_fn
+    view._output_nr = fresh._output_nr

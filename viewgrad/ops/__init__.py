@@ -1,0 +1,17 @@
+"""Every operator: forward + its row in the derivatives table (see ops/table.py).
+
+Importing this package attaches the ops to ``Tensor`` as methods and operators.
+"""
+from ..tensor import Tensor
+from . import table
+from .table import OPS, METHODS
+from . import factories, pointwise, reduce, linalg, shape, memory, inplace, nnops  # noqa: F401
+
+for _name, _fn in METHODS.items():
+    setattr(Tensor, _name, _fn)
+
+Tensor.T = property(lambda self: self.permute(*reversed(range(self.dim()))))
+Tensor.mT = property(lambda self: self.transpose(-2, -1))
+Tensor.__setitem__ = inplace.setitem
+
+__all__ = ["OPS", "table"]

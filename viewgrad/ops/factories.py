@@ -1,0 +1,225 @@
+"""Tensor factories: tensor, zeros, ones, full, arange, linspace, eye, randn, rand, empty,
+*_like, empty_strided, manual_seed.
+
+Every factory takes ``dtype=`` (float32 by default for floating values, as PyTorch),
+``device=`` and ``requires_grad=``. Random numbers come from one seeded generator on the
+host (``manual_seed``), so a seed gives the same numbers on every device.
+"""
+from __future__ import annotations
+
+from .. import backend as B
+from ..tensor import Tensor
+
+__all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange",
+           "linspace", "eye", "randn", "rand", "randint", "zeros_like", "ones_like",
+           "full_like", "empty_like", "rand_like", "randn_like", "empty_strided",
+           "manual_seed", "seed_generator"]
+
+
+def _finish(data, dev, requires_grad):
+    t = Tensor._make(data, dev)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _shape(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    try:
+        shape = tuple(int(s) for s in size)
+    except TypeError:
+        raise TypeError(f"size must be a sequence of ints, got {size!r}") from None
+    for s in shape:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
+                               f"{list(shape)}")
+    return shape
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False):
+    """Build a tensor from Python data (copies), inferring float32/int64/bool like PyTorch."""
+    dev = B.device(device)
+    if isinstance(data, Tensor):
+        arr = data._device.to_host(data._data)
+        dt = B.to_dtype(dtype) or arr.dtype
+    else:
+        if B.is_array(data):
+            src_dev = B.device_of_array(data)
+            arr = src_dev.to_host(data) if src_dev is not None else data
+            dt = B.to_dtype(dtype) or arr.dtype
+        else:
+            try:
+                dt = B.to_dtype(dtype) or B.default_float_for(data)
+            except (ValueError, TypeError) as e:
+                raise TypeError(f"tensor(): could not infer a dtype from {type(data).__name__}"
+                                f" ({e})") from None
+            arr = data
+    try:
+        host = B.host_numpy().array(arr, dtype=dt, copy=True)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"tensor(): cannot build a tensor from this data: {e} (nested lists "
+                         "must be rectangular, with numbers only)") from None
+    return _finish(dev.from_host(host) if dev is not B.cpu else host, dev, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    if isinstance(data, Tensor) and (dtype is None or data.dtype == B.to_dtype(dtype)):
+        return data if device is None else data.to(device)
+    if B.is_array(data) and B.device_of_array(data) is B.device(device) and (
+            dtype is None or data.dtype == B.to_dtype(dtype)):
+        return Tensor._make(data, B.device(device))
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(a):
+    """Share memory with a numpy array (like torch.from_numpy)."""
+    if not isinstance(a, B.host_numpy().ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(a).__name__})")
+    return Tensor._make(a, B.cpu)
+
+
+def _fill(kind, size, dtype, device, requires_grad, value=None):
+    dev = B.device(device)
+    shape = _shape(size)
+    dt = B.to_dtype(dtype) or B.float32
+    xp = dev.xp
+    if kind == "zeros":
+        a = xp.zeros(shape, dtype=dt)
+    elif kind == "ones":
+        a = xp.ones(shape, dtype=dt)
+    elif kind == "empty":
+        a = xp.empty(shape, dtype=dt)
+    else:
+        a = xp.full(shape, value, dtype=dt)
+    return _finish(a, dev, requires_grad)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False):
+    return _fill("zeros", size, dtype, device, requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False):
+    return _fill("ones", size, dtype, device, requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False):
+    return _fill("empty", size, dtype, device, requires_grad)
+
+
+def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    if dtype is None:
+        dtype = B.default_float_for(fill_value)
+    return _fill("full", (size,), dtype, device, requires_grad, fill_value)
+
+
+def _like(kind, t, dtype, device, requires_grad, value=None):
+    return _fill(kind, (tuple(t.shape),), dtype or t.dtype, device or t.device,
+                 requires_grad, value)
+
+
+def zeros_like(t, dtype=None, device=None, requires_grad=False):
+    return _like("zeros", t, dtype, device, requires_grad)
+
+
+def ones_like(t, dtype=None, device=None, requires_grad=False):
+    return _like("ones", t, dtype, device, requires_grad)
+
+
+def empty_like(t, dtype=None, device=None, requires_grad=False):
+    return _like("empty", t, dtype, device, requires_grad)
+
+
+def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
+    return _like("full", t, dtype, device, requires_grad, fill_value)
+
+
+def empty_strided(size, stride, dtype=None, device=None, requires_grad=False):
+    """An uninitialised tensor with the given strides (in elements)."""
+    dev = B.device(device)
+    dt = B.to_dtype(dtype) or B.float32
+    size = tuple(int(s) for s in size)
+    stride = tuple(int(s) for s in stride)
+    extent = 1 + sum((sz - 1) * st for sz, st in zip(size, stride)) if all(size) else 0
+    buf = dev.xp.empty((max(extent, 1),), dtype=dt)
+    if dev.as_strided is not None:
+        a = dev.as_strided(buf, size, tuple(s * dt.itemsize for s in stride))
+    else:
+        a = dev.xp.empty(size, dtype=dt)
+    t = Tensor._make(a, dev)
+    t._storage = buf
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    dev = B.device(device)
+    if dtype is None:
+        dtype = B.int64 if all(isinstance(v, int) for v in (start, end, step)) else B.float32
+    return _finish(dev.xp.arange(start, end, step, dtype=B.to_dtype(dtype)), dev, requires_grad)
+
+
+def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+    dev = B.device(device)
+    dt = B.to_dtype(dtype) or B.float32
+    return _finish(dev.xp.linspace(start, end, int(steps)).astype(dt), dev, requires_grad)
+
+
+def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    dev = B.device(device)
+    return _finish(dev.xp.eye(n, m, dtype=B.to_dtype(dtype) or B.float32), dev, requires_grad)
+
+
+_gen = B.default_generator
+
+
+def manual_seed(seed):
+    """Seed viewgrad's random generator (randn, rand, dropout, init)."""
+    _gen.manual_seed(int(seed))
+    return _gen
+
+
+def seed_generator():
+    return _gen.rng
+
+
+def _random(kind, size, dtype, device, requires_grad, low=0, high=None):
+    dev = B.device(device)
+    shape = _shape(size)
+    rng = _gen.rng
+    if kind == "randn":
+        host = rng.standard_normal(shape)
+    elif kind == "rand":
+        host = rng.random(shape)
+    else:
+        host = rng.integers(low, high, size=shape)
+    dt = B.to_dtype(dtype) or (B.int64 if kind == "randint" else B.float32)
+    host = host.astype(dt)
+    return _finish(host if dev is B.cpu else dev.from_host(host), dev, requires_grad)
+
+
+def randn(*size, dtype=None, device=None, requires_grad=False):
+    return _random("randn", size, dtype, device, requires_grad)
+
+
+def rand(*size, dtype=None, device=None, requires_grad=False):
+    return _random("rand", size, dtype, device, requires_grad)
+
+
+def randint(low, high=None, size=(), dtype=None, device=None, requires_grad=False):
+    if high is None:
+        low, high = 0, low
+    return _random("randint", (tuple(size),), dtype, device, requires_grad, low, high)
+
+
+def randn_like(t, dtype=None, device=None, requires_grad=False):
+    return randn(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device,
+                 requires_grad=requires_grad)
+
+
+def rand_like(t, dtype=None, device=None, requires_grad=False):
+    return rand(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device,
+                requires_grad=requires_grad)

@@ -1,0 +1,186 @@
+"""In-place ops: add_, sub_, mul_, div_, pow_, neg_, exp_, log_, tanh_, sigmoid_, relu_,
+clamp_, sqrt_, abs_, zero_, fill_, copy_, masked_fill_, ``__setitem__``, ``+=`` and friends.
+
+Each is the out-of-place op's table row run through THE choke point,
+``table.apply_inplace`` (checks → compute → bump → rebase history → tell the tracer).
+``x.mul_(y)`` therefore gets exactly the node ``x * y`` would get (MulBackward0), with its
+first edge on x's old history — or, when x is a view, wrapped in a CopySlices on the base.
+"""
+from __future__ import annotations
+
+from .. import backend as B
+from ..tensor import Tensor
+from . import pointwise as P
+from .shape import INDEX_PUT, normalize_key, _basic_steps
+from .table import apply_inplace, defop, dispatch, method, sum_to
+
+__all__ = ["copy_", "fill_", "zero_", "masked_fill_", "masked_fill", "setitem"]
+
+
+def _other(x, self):
+    return P._coerce(x, self)
+
+
+@method("add_", "__iadd__")
+def add_(self, other, alpha=1):
+    other = _other(other, self)
+    if alpha != 1:
+        other = other * alpha
+    op = P.ADD if isinstance(other, Tensor) else P.ADD_SCALAR
+    return apply_inplace(op, self, (other,), name="add_")
+
+
+@method("sub_", "__isub__")
+def sub_(self, other, alpha=1):
+    other = _other(other, self)
+    if alpha != 1:
+        other = other * alpha
+    return apply_inplace(P.SUB, self, (other,), name="sub_")
+
+
+@method("mul_", "__imul__")
+def mul_(self, other):
+    return apply_inplace(P.MUL, self, (_other(other, self),), name="mul_")
+
+
+@method("div_", "__itruediv__")
+def div_(self, other):
+    return apply_inplace(P.DIV, self, (_other(other, self),), name="div_")
+
+
+@method("pow_", "__ipow__")
+def pow_(self, exponent):
+    exponent = _other(exponent, self)
+    if isinstance(exponent, Tensor):
+        return apply_inplace(P.POW_T, self, (exponent,), name="pow_")
+    return apply_inplace(P.POW, self, (), (exponent,), name="pow_")
+
+
+def _unary_(op, name):
+    def f(self):
+        return apply_inplace(op, self, name=name)
+    f.__name__ = name
+    return f
+
+
+for _op, _name in [(P.NEG, "neg_"), (P.EXP, "exp_"), (P.LOG, "log_"), (P.TANH, "tanh_"),
+                   (P.SIGMOID, "sigmoid_"), (P.RELU, "relu_"), (P.SQRT, "sqrt_"),
+                   (P.ABS, "abs_"), (P.RECIPROCAL, "reciprocal_")]:
+    method(_name)(_unary_(_op, _name))
+
+
+@method("clamp_", "clip_")
+def clamp_(self, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("clamp_: at least one of 'min' or 'max' must not be None")
+    return apply_inplace(P.CLAMP, self, (), (min, max), name="clamp_")
+
+
+ZERO = defop("zero", "ZeroBackward0", lambda self: self * 0, self=lambda grad: grad * 0)
+FILL = defop("fill", "FillBackward2", lambda self, value: value, attrs=("value",),
+             self=lambda grad: grad * 0)
+FILL_T = defop("fill_tensor", "FillBackward3", lambda self, value: value,
+               inputs=("self", "value"), self=lambda grad: grad * 0,
+               value=lambda grad: grad.sum())
+
+
+def _copy_fwd(self, src):
+    return src
+
+
+COPY = defop("copy", "CopyBackwards", _copy_fwd, inputs=("self", "src"),
+             self=lambda grad: grad * 0,
+             src=lambda grad, src: sum_to(grad, tuple(src.shape)).to(src.dtype).to(src.device))
+
+
+@method("zero_")
+def zero_(self):
+    return apply_inplace(ZERO, self, name="zero_")
+
+
+@method("fill_")
+def fill_(self, value):
+    if isinstance(value, Tensor):
+        if value.dim() != 0:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value.dim()} dimensions.")
+        return apply_inplace(FILL_T, self, (value,), name="fill_")
+    return apply_inplace(FILL, self, (), (value,), name="fill_")
+
+
+@method("copy_")
+def copy_(self, src, non_blocking=False):
+    if not isinstance(src, Tensor):
+        src = P._coerce(src, self)
+        if not isinstance(src, Tensor):
+            return fill_(self, src)
+    if src._device is not self._device:
+        src = src.to(self._device)
+    return apply_inplace(COPY, self, (src,), name="copy_")
+
+
+def _masked_fill_fwd(self, mask, value):
+    return B.xp_of(self).where(mask, value, self)
+
+
+MASKED_FILL = defop("masked_fill", "MaskedFillBackward0", _masked_fill_fwd,
+                    inputs=("self", "mask"), attrs=("value",), broadcast=True,
+                    self=lambda grad, mask: grad.masked_fill(mask, 0.0))
+MASKED_FILL_T = defop("masked_fill_tensor", "MaskedFillBackward1",
+                      lambda self, mask, value: _masked_fill_fwd(self, mask, value),
+                      inputs=("self", "mask", "value"),
+                      self=lambda grad, mask: grad.masked_fill(mask, 0.0),
+                      value=lambda grad, mask: P.where(mask, grad, 0.0).sum())
+
+
+def _check_mask(mask):
+    if not isinstance(mask, Tensor) or mask._data.dtype.kind != "b":
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{getattr(mask, 'dtype', type(mask).__name__)}")
+
+
+@method("masked_fill_")
+def masked_fill_(self, mask, value):
+    _check_mask(mask)
+    if isinstance(value, Tensor):
+        return apply_inplace(MASKED_FILL_T, self, (mask, value), name="masked_fill_")
+    return apply_inplace(MASKED_FILL, self, (mask,), (value,), name="masked_fill_")
+
+
+@method("masked_fill")
+def masked_fill(self, mask, value):
+    _check_mask(mask)
+    if isinstance(value, Tensor):
+        return dispatch(MASKED_FILL_T, (self, mask, value))
+    return dispatch(MASKED_FILL, (self, mask), (value,))
+
+
+@method("__setitem__")
+def setitem(self, key, value):
+    """``x[key] = value``: a basic key writes through a view (copy_/fill_ on it, hence a
+    CopySlices on the base); an advanced key is index_put_."""
+    kind, k = normalize_key(self, key)
+    if kind == "basic":
+        target = _basic_steps(self, k)
+        if isinstance(value, Tensor):
+            if value is target:
+                return  # `x[i] += v` re-assigns the very view it modified: nothing to copy
+            if value._device is not self._device:
+                value = value.to(self._device)
+            apply_inplace(COPY, target, (value,), name="__setitem__")
+        else:
+            v = P._coerce(value, self)
+            if isinstance(v, Tensor):
+                apply_inplace(COPY, target, (v,), name="__setitem__")
+            else:
+                apply_inplace(FILL, target, (), (v,), name="__setitem__")
+        return
+    if not isinstance(value, Tensor):
+        value = P._coerce(value, self)
+    apply_inplace(INDEX_PUT, self, (value,), (k, False), name="__setitem__")
+
+
+@method("index_put_")
+def index_put_(self, indices, values, accumulate=False):
+    kind, k = normalize_key(self, tuple(indices))
+    return apply_inplace(INDEX_PUT, self, (values,), (k, bool(accumulate)), name="index_put_")

@@ -1,0 +1,166 @@
+"""Matrix products: mm, bmm, dot, mv, addmm and matmul (composed from them as PyTorch
+does, so the node names match: MmBackward0, BmmBackward0, DotBackward0, MvBackward0,
+AddmmBackward0, with views around them for batched shapes).
+"""
+from __future__ import annotations
+
+from .. import backend as B
+from ..tensor import Tensor
+from .table import defop, dispatch, method
+
+__all__ = ["mm", "bmm", "dot", "mv", "addmm", "matmul"]
+
+
+def _mm_fwd(self, mat2):
+    return self @ mat2
+
+
+MM = defop("mm", "MmBackward0", _mm_fwd, inputs=("self", "mat2"),
+           self=lambda grad, mat2: grad.mm(mat2.t()),
+           mat2=lambda grad, self: self.t().mm(grad))
+BMM = defop("bmm", "BmmBackward0", _mm_fwd, inputs=("self", "mat2"),
+            self=lambda grad, mat2: grad.bmm(mat2.transpose(1, 2)),
+            mat2=lambda grad, self: self.transpose(1, 2).bmm(grad))
+DOT = defop("dot", "DotBackward0", lambda self, tensor: B.xp_of(self).asarray(self @ tensor),
+            inputs=("self", "tensor"),
+            self=lambda grad, tensor: grad * tensor,
+            tensor=lambda grad, self: grad * self)
+MV = defop("mv", "MvBackward0", _mm_fwd, inputs=("self", "vec"),
+           self=lambda grad, vec: grad.unsqueeze(1) * vec.unsqueeze(0),
+           vec=lambda grad, self: self.t().mv(grad))
+
+
+def _addmm_fwd(self, mat1, mat2, beta, alpha):
+    out = mat1 @ mat2
+    if alpha != 1:
+        out = out * alpha
+    return out + (self if beta == 1 else self * beta)
+
+
+ADDMM = defop("addmm", "AddmmBackward0", _addmm_fwd, inputs=("self", "mat1", "mat2"),
+              attrs=("beta", "alpha"), broadcast=True,
+              self=lambda grad, beta: grad if beta == 1 else grad * beta,
+              mat1=lambda grad, mat2, alpha: _scale(grad.mm(mat2.t()), alpha),
+              mat2=lambda grad, mat1, alpha: _scale(mat1.t().mm(grad), alpha))
+
+
+def _scale(x, a):
+    return x if a == 1 else x * a
+
+
+def _shape_err(op, a, b):
+    return RuntimeError(f"{op}: mat1 and mat2 shapes cannot be multiplied "
+                        f"({'x'.join(map(str, a.shape))} and {'x'.join(map(str, b.shape))})")
+
+
+def _check(a, b, op):
+    if not isinstance(b, Tensor):
+        raise TypeError(f"{op}(): argument 'mat2' must be Tensor, not {type(b).__name__}")
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(f"{op}: expected both operands to have the same dtype, but got "
+                           f"{B.dtype_name(a.dtype)} != {B.dtype_name(b.dtype)}; convert one "
+                           "with .to(dtype)")
+
+
+@method("mm")
+def mm(self, mat2):
+    _check(self, mat2, "mm")
+    if self.dim() != 2 or mat2.dim() != 2:
+        raise RuntimeError(f"mm: expected 2-D tensors, got {self.dim()}-D and {mat2.dim()}-D")
+    if self.shape[1] != mat2.shape[0]:
+        raise _shape_err("mm", self, mat2)
+    return dispatch(MM, (self, mat2))
+
+
+@method("bmm")
+def bmm(self, mat2):
+    _check(self, mat2, "bmm")
+    if self.dim() != 3 or mat2.dim() != 3:
+        raise RuntimeError(f"bmm: batch1 must be a 3D tensor and batch2 too (got "
+                           f"{self.dim()}-D and {mat2.dim()}-D)")
+    if self.shape[0] != mat2.shape[0] or self.shape[2] != mat2.shape[1]:
+        raise RuntimeError(f"bmm: expected sizes [b, n, m] and [b, m, p], got "
+                           f"{list(self.shape)} and {list(mat2.shape)}")
+    return dispatch(BMM, (self, mat2))
+
+
+@method("dot")
+def dot(self, tensor):
+    _check(self, tensor, "dot")
+    if self.dim() != 1 or tensor.dim() != 1 or self.shape[0] != tensor.shape[0]:
+        raise RuntimeError(f"dot: expected 1-D tensors of the same size, got "
+                           f"{list(self.shape)} and {list(tensor.shape)}")
+    return dispatch(DOT, (self, tensor))
+
+
+@method("mv")
+def mv(self, vec):
+    _check(self, vec, "mv")
+    if self.dim() != 2 or vec.dim() != 1 or self.shape[1] != vec.shape[0]:
+        raise RuntimeError(f"mv: size mismatch, got input ({list(self.shape)}) and vec "
+                           f"({list(vec.shape)})")
+    return dispatch(MV, (self, vec))
+
+
+def addmm(input, mat1, mat2, beta=1, alpha=1):
+    if mat1.dim() != 2 or mat2.dim() != 2 or mat1.shape[1] != mat2.shape[0]:
+        raise _shape_err("addmm", mat1, mat2)
+    return dispatch(ADDMM, (input, mat1, mat2), (beta, alpha))
+
+
+@method("matmul", "__matmul__")
+def matmul(self, other):
+    """``a @ b`` with NumPy/PyTorch semantics, built from dot/mv/mm/bmm and views."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"matmul(): argument 'other' must be Tensor, not "
+                        f"{type(other).__name__}")
+    _check(self, other, "matmul")
+    da, db = self.dim(), other.dim()
+    if da == 0 or db == 0:
+        raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
+                           f"{da}D and {db}D")
+    if da == 1 and db == 1:
+        return dot(self, other)
+    if da == 2 and db == 1:
+        return mv(self, other)
+    if da == 1 and db == 2:
+        if self.shape[0] != other.shape[0]:
+            raise _shape_err("matmul", self.unsqueeze(0), other)
+        return mm(self.unsqueeze(0), other).squeeze(0)
+    if da == 2 and db == 2:
+        return mm(self, other)
+    if db <= 2 and da >= 3:
+        # Fold batch dims into rows: (..., n, m) @ (m, p) is one mm.
+        b2 = other if db == 2 else other.unsqueeze(1)
+        if self.shape[-1] != b2.shape[0]:
+            raise _shape_err("matmul", self, other)
+        lead = tuple(self.shape[:-1])
+        out = mm(self.reshape(-1, self.shape[-1]), b2)
+        out = out.view(*lead, b2.shape[1]) if out.is_contiguous() else out.reshape(
+            *lead, b2.shape[1])
+        return out if db == 2 else out.squeeze(-1)
+    a = self.unsqueeze(0) if da == 1 else self
+    b = other.unsqueeze(-1) if db == 1 else other
+    if a.shape[-1] != b.shape[-2]:
+        raise _shape_err("matmul", self, other)
+    xp = self._device.xp
+    try:
+        batch = tuple(xp.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2])))
+    except ValueError:
+        raise RuntimeError(f"matmul: batch dimensions {list(a.shape[:-2])} and "
+                           f"{list(b.shape[:-2])} cannot be broadcast") from None
+    n, m, p = a.shape[-2], a.shape[-1], b.shape[-1]
+    a3 = a.expand(*batch, n, m).reshape(-1, n, m)
+    b3 = b.expand(*batch, m, p).reshape(-1, m, p)
+    out = bmm(a3, b3).view(*batch, n, p)
+    if da == 1:
+        out = out.squeeze(-2)
+    if db == 1:
+        out = out.squeeze(-1)
+    return out
+
+
+@method("__rmatmul__")
+def rmatmul(self, other):
+    from .factories import tensor
+    return matmul(tensor(other, dtype=self.dtype, device=self.device), self)

@@ -1,0 +1,211 @@
+"""Neural-network ops of the core: softmax, log_softmax, linear, mse_loss, nll_loss,
+cross_entropy. (Convolution, pooling and batch norm live in ``viewgrad.nn.functional``.)
+"""
+from __future__ import annotations
+
+from .. import backend as B
+from ..tensor import Tensor, _wrap_dim
+from .linalg import addmm, matmul
+from .table import defop, dispatch, method
+
+__all__ = ["softmax", "log_softmax", "linear", "mse_loss", "nll_loss", "cross_entropy"]
+
+_xp = B.xp_of
+
+
+def _softmax_fwd(self, dim):
+    xp = _xp(self)
+    e = xp.exp(self - self.max(axis=dim, keepdims=True))
+    return e / e.sum(axis=dim, keepdims=True)
+
+
+def _log_softmax_fwd(self, dim):
+    xp = _xp(self)
+    z = self - self.max(axis=dim, keepdims=True)
+    return z - xp.log(xp.exp(z).sum(axis=dim, keepdims=True))
+
+
+SOFTMAX = defop("softmax", "SoftmaxBackward0", _softmax_fwd, attrs=("dim",),
+                self=lambda grad, result, dim:
+                (grad - (grad * result).sum(dim, keepdim=True)) * result)
+LOG_SOFTMAX = defop("log_softmax", "LogSoftmaxBackward0", _log_softmax_fwd, attrs=("dim",),
+                    self=lambda grad, result, dim:
+                    grad - result.exp() * grad.sum(dim, keepdim=True))
+
+
+def _float_check(x, name):
+    if x._data.dtype.kind != "f":
+        raise RuntimeError(f"{name}: expected a floating point input, got "
+                           f"{B.dtype_name(x.dtype)}; call .float() first")
+
+
+@method("softmax")
+def softmax(input, dim):
+    _float_check(input, "softmax")
+    return dispatch(SOFTMAX, (input,), (_wrap_dim(dim, input.dim()),))
+
+
+@method("log_softmax")
+def log_softmax(input, dim):
+    _float_check(input, "log_softmax")
+    return dispatch(LOG_SOFTMAX, (input,), (_wrap_dim(dim, input.dim()),))
+
+
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias`` (AddmmBackward0 for 2-D input with bias, as PyTorch)."""
+    if input.shape[-1] != weight.shape[-1]:
+        raise RuntimeError(
+            f"linear: mat1 and mat2 shapes cannot be multiplied ({'x'.join(map(str, input.shape))}"
+            f" and {'x'.join(map(str, weight.t().shape))}): input features "
+            f"({input.shape[-1]}) must equal weight.shape[1] ({weight.shape[-1]})")
+    if input.dim() == 2 and bias is not None:
+        return addmm(bias, input, weight.t())
+    out = matmul(input, weight.t())
+    return out if bias is None else out + bias
+
+
+_RED = ("none", "mean", "sum")
+
+
+def _reduction(reduction):
+    if reduction not in _RED:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _mse_fwd(self, target, reduction):
+    d = (self - target) ** 2
+    xp = _xp(self)
+    if reduction == "mean":
+        return xp.asarray(d.mean())
+    if reduction == "sum":
+        return xp.asarray(d.sum())
+    return d
+
+
+def _mse_scale(grad, self, target, reduction):
+    g = grad * 2 * (self - target)
+    if reduction == "mean":
+        g = g / self.numel()
+    return g
+
+
+MSE = defop("mse_loss", "MseLossBackward0", _mse_fwd, inputs=("self", "target"),
+            attrs=("reduction",), broadcast=True,
+            self=_mse_scale,
+            target=lambda grad, self, target, reduction: -_mse_scale(grad, self, target,
+                                                                     reduction))
+
+
+def mse_loss(input, target, reduction="mean"):
+    if tuple(input.shape) != tuple(target.shape):
+        import warnings
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
+                      f"({input.shape}). This will likely lead to incorrect results due to "
+                      "broadcasting. Please ensure they have the same size.", stacklevel=2)
+    return dispatch(MSE, (input, target), (_reduction(reduction),))
+
+
+# nll_loss on (N, C) scores; higher-rank inputs (N, C, d1, ...) are moved to (N*d, C).
+
+def _nll_terms(xp, self, target, weight, ignore_index):
+    n = self.shape[0]
+    valid = target != ignore_index
+    safe_t = xp.where(valid, target, 0)
+    w = weight[safe_t] if weight is not None else xp.ones(n, dtype=self.dtype)
+    w = w * valid
+    return safe_t, w
+
+
+def _nll_fwd(self, target, weight, reduction, ignore_index):
+    xp = _xp(self)
+    safe_t, w = _nll_terms(xp, self, target, weight, ignore_index)
+    picked = self[xp.arange(self.shape[0]), safe_t]
+    losses = -picked * w
+    if reduction == "none":
+        return losses.astype(self.dtype)
+    if reduction == "sum":
+        return xp.asarray(losses.sum(), dtype=self.dtype)
+    return xp.asarray(losses.sum() / w.sum(), dtype=self.dtype)
+
+
+def _nll_bwd(grad, target, self_shape, weight, reduction, ignore_index):
+    from .factories import zeros
+    xp = grad._device.xp
+    tdata = target._data
+    safe_t, w = _nll_terms(xp, xp.zeros(self_shape, dtype=grad.dtype), tdata,
+                           weight._data if weight is not None else None, ignore_index)
+    scale = Tensor._make(-w, grad._device)
+    if reduction == "mean":
+        scale = scale / float(w.sum())
+    if reduction == "none":
+        g = grad * scale
+    else:
+        g = grad.expand(tuple(scale.shape)) * scale
+    z = zeros(self_shape, dtype=grad.dtype, device=grad.device)
+    idx = Tensor._make(safe_t.reshape(-1, 1), grad._device)
+    return z.scatter(1, idx, g.unsqueeze(1))
+
+
+NLL = defop("nll_loss", "NllLossBackward0", _nll_fwd, inputs=("self", "target"),
+            attrs=("weight", "reduction", "ignore_index"),
+            self=_nll_bwd)
+
+
+def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
+    _reduction(reduction)
+    if not isinstance(target, Tensor) or target._data.dtype.kind not in "iu":
+        raise RuntimeError(
+            "nll_loss: expected target of dtype int64 (class indices), got "
+            f"{B.dtype_name(target.dtype) if isinstance(target, Tensor) else type(target).__name__}")
+    if input.dim() == 1:
+        return nll_loss(input.unsqueeze(0), target.reshape(1), weight, ignore_index,
+                        reduction).reshape(())  if reduction != "none" else nll_loss(
+            input.unsqueeze(0), target.reshape(1), weight, ignore_index, reduction).squeeze(0)
+    if input.dim() > 2:
+        c = input.shape[1]
+        spatial = tuple(input.shape[2:])
+        flat = input.movedim(1, -1).reshape(-1, c)
+        out = nll_loss(flat, target.reshape(-1), weight, ignore_index, reduction)
+        return out.reshape((input.shape[0],) + spatial) if reduction == "none" else out
+    if input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({target.shape[0]}).")
+    c = input.shape[1]
+    if target.numel():
+        tmax = int(target._data.max())
+        tmin = int(target._data.min())
+        if tmax >= c or (tmin < 0 and tmin != ignore_index):
+            raise IndexError(f"Target {tmax if tmax >= c else tmin} is out of bounds for "
+                             f"{c} classes.")
+    return dispatch(NLL, (input, target), (weight, reduction, ignore_index))
+
+
+def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",
+                  label_smoothing=0.0):
+    """log_softmax over dim 1 (dim 0 for a 1-D input) then nll_loss, as PyTorch."""
+    _float_check(input, "cross_entropy")
+    cdim = 0 if input.dim() == 1 else 1
+    logp = log_softmax(input, cdim)
+    if isinstance(target, Tensor) and target._data.dtype.kind == "f":
+        # class probabilities
+        if tuple(target.shape) != tuple(input.shape):
+            raise RuntimeError(f"cross_entropy: probability targets must have the input's shape "
+                               f"{list(input.shape)}, got {list(target.shape)}")
+        loss = -(logp * target).sum(cdim)
+        return _reduce(loss, reduction)
+    if label_smoothing:
+        c = input.shape[cdim]
+        nll = nll_loss(logp, target, weight, ignore_index, reduction)
+        smooth = _reduce(-logp.mean(cdim), reduction)
+        return nll * (1 - label_smoothing) + smooth * label_smoothing
+    return nll_loss(logp, target, weight, ignore_index, reduction)
+
+
+def _reduce(x, reduction):
+    _reduction(reduction)
+    if reduction == "mean":
+        return x.mean()
+    if reduction == "sum":
+        return x.sum()
+    return x

@@ -1,0 +1,400 @@
+"""Pointwise ops: arithmetic with broadcasting (and reflected forms), pow, abs, sqrt, exp,
+log, tanh, sigmoid, relu, clamp, where, comparisons.
+
+Each differentiable op is one ``defop`` row: forward on arrays, backward formula per input
+in viewgrad ops, node name as in PyTorch. What a formula names is what gets saved: exp,
+tanh, sigmoid, relu and sqrt save their RESULT (so modifying the output in place breaks
+backward), mul saves the OTHER operand only when it requires grad.
+"""
+from __future__ import annotations
+
+from .. import backend as B
+from ..tensor import Tensor
+from .table import defop, dispatch, method
+
+__all__ = ["add", "sub", "mul", "div", "neg", "pow", "abs", "sqrt", "exp", "log", "tanh",
+           "sigmoid", "relu", "clamp", "where", "sign", "reciprocal", "rsub", "square"]
+
+
+def _bshape_err(op, a, b):
+    sa = list(getattr(a, "shape", ()))
+    sb = list(getattr(b, "shape", ()))
+    return RuntimeError(
+        f"{op}: the size of tensor a {sa} must match the size of tensor b {sb} at every "
+        "non-singleton dimension (they cannot be broadcast together); reshape or unsqueeze "
+        "one of them")
+
+
+ADD = defop("add", "AddBackward0", lambda self, other: self + other, inputs=("self", "other"),
+            broadcast=True, self=lambda grad: grad, other=lambda grad: grad)
+ADD_SCALAR = defop("add_scalar", "AddBackward1", lambda self, other: self + other,
+                   inputs=("self", "other"), self=lambda grad: grad)
+SUB = defop("sub", "SubBackward0", lambda self, other: self - other, inputs=("self", "other"),
+            broadcast=True, self=lambda grad: grad, other=lambda grad: -grad)
+RSUB = defop("rsub", "RsubBackward1", lambda self, other: other - self,
+             inputs=("self", "other"), self=lambda grad: -grad)
+MUL = defop("mul", "MulBackward0", lambda self, other: self * other, inputs=("self", "other"),
+            broadcast=True,
+            self=lambda grad, other: grad * other,
+            other=lambda grad, self: grad * self)
+DIV = defop("div", "DivBackward0", lambda self, other: self / other, inputs=("self", "other"),
+            broadcast=True,
+            self=lambda grad, other: grad / other,
+            other=lambda grad, self, other: -grad * self / (other * other))
+NEG = defop("neg", "NegBackward0", lambda self: -self, self=lambda grad: -grad)
+RECIPROCAL = defop("reciprocal", "ReciprocalBackward0", lambda self: 1 / self,
+                   self=lambda grad, result: -grad * result * result)
+
+
+def _pow_self(grad, self, exponent):
+    if isinstance(exponent, (int, float)) and exponent == 0:
+        return grad * 0
+    return grad * exponent * self.pow(exponent - 1)
+
+
+def _pow_exponent(grad, self, exponent, result):
+    # d/de x**e = x**e * log(x); PyTorch masks x == 0 (with e >= 0) to 0 instead of nan.
+    mask = (self == 0) & (exponent >= 0) if isinstance(self, Tensor) else None
+    g = grad * result * (self.log() if isinstance(self, Tensor) else _log_scalar(self))
+    if mask is not None:
+        g = where(mask, 0.0, g)
+    return g
+
+
+def _log_scalar(x):
+    import math
+    return math.log(x) if x > 0 else float("nan")
+
+
+POW = defop("pow", "PowBackward0", lambda self, exponent: self ** exponent,
+            inputs=("self",), attrs=("exponent",), self=_pow_self)
+POW_T = defop("pow_tensor", "PowBackward1", lambda self, exponent: self ** exponent,
+              inputs=("self", "exponent"), broadcast=True,
+              self=_pow_self, exponent=_pow_exponent)
+POW_S = defop("pow_scalar_base", "PowBackward2", lambda self, exponent: self ** exponent,
+              inputs=("self", "exponent"),
+              exponent=lambda grad, self, result: grad * result * _log_scalar(self))
+
+
+_xp = B.xp_of
+
+
+SIGN = defop("sign", "SignBackward0", lambda self: _xp(self).sign(self),
+             self=lambda grad: grad * 0)
+ABS = defop("abs", "AbsBackward0", lambda self: abs(self),
+            self=lambda grad, self: grad * self.sign())
+SQRT = defop("sqrt", "SqrtBackward0", lambda self: _xp(self).sqrt(self),
+             self=lambda grad, result: grad / (2 * result))
+EXP = defop("exp", "ExpBackward0", lambda self: _xp(self).exp(self),
+            self=lambda grad, result: grad * result)
+LOG = defop("log", "LogBackward0", lambda self: _xp(self).log(self),
+            self=lambda grad, self: grad / self)
+TANH = defop("tanh", "TanhBackward0", lambda self: _xp(self).tanh(self),
+             self=lambda grad, result: grad * (1 - result * result))
+
+
+def _sigmoid_fwd(x):
+    xp = _xp(x)
+    # Stable for large |x|: 1/(1+exp(-x)) computed without overflow warnings.
+    e = xp.exp(-xp.abs(x))
+    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+
+SIGMOID = defop("sigmoid", "SigmoidBackward0", _sigmoid_fwd,
+                self=lambda grad, result: grad * result * (1 - result))
+
+
+def _relu_fwd(x):
+    return x * (x > 0)
+
+
+RELU = defop("relu", "ReluBackward0", _relu_fwd,
+             self=lambda grad, result: grad * (result > 0).to(grad.dtype))
+
+
+def _clamp_fwd(x, min, max):
+    xp = _xp(x)
+    out = x
+    if min is not None:
+        out = xp.maximum(out, xp.asarray(min, dtype=x.dtype))
+    if max is not None:
+        out = xp.minimum(out, xp.asarray(max, dtype=x.dtype))
+    return out if out is not x else x.copy()
+
+
+def _clamp_bwd(grad, self, min, max):
+    mask = None
+    if min is not None:
+        mask = self >= min
+    if max is not None:
+        m2 = self <= max
+        mask = m2 if mask is None else mask & m2
+    return grad * mask.to(grad.dtype)
+
+
+CLAMP = defop("clamp", "ClampBackward1", _clamp_fwd, attrs=("min", "max"), self=_clamp_bwd)
+
+
+def _where_fwd(condition, self, other):
+    return _xp(condition).where(condition, self, other)
+
+
+WHERE = defop("where", "WhereBackward0", _where_fwd, inputs=("condition", "self", "other"),
+              broadcast=True,
+              self=lambda grad, condition: where(condition, grad, 0.0),
+              other=lambda grad, condition: where(condition, 0.0, grad))
+
+
+# -- the public functions -----------------------------------------------------------------
+
+def _coerce(x, like):
+    """Turn array-likes (lists, numpy arrays) into tensors on like's device."""
+    if isinstance(x, (Tensor, int, float, bool)):
+        return x
+    from .factories import tensor
+    return tensor(x, device=like.device if isinstance(like, Tensor) else None)
+
+
+@method("add", "__add__")
+def add(self, other, alpha=1):
+    if alpha != 1:
+        other = other * alpha
+    if not isinstance(other, Tensor):
+        other = _coerce(other, self)
+        if not isinstance(other, Tensor):
+            return dispatch(ADD_SCALAR, (self, other))
+    if not isinstance(self, Tensor):
+        return dispatch(ADD_SCALAR, (other, self))
+    try:
+        return dispatch(ADD, (self, other))
+    except ValueError:
+        raise _bshape_err("add", self, other) from None
+
+
+@method("__radd__")
+def radd(self, other):
+    return add(self, other)
+
+
+@method("sub", "__sub__")
+def sub(self, other, alpha=1):
+    if alpha != 1:
+        other = other * alpha
+    other = _coerce(other, self)
+    try:
+        return dispatch(SUB, (self, other))
+    except ValueError:
+        raise _bshape_err("sub", self, other) from None
+
+
+@method("__rsub__")
+def rsub(self, other):
+    other = _coerce(other, self)
+    if isinstance(other, Tensor):
+        return sub(other, self)
+    return dispatch(RSUB, (self, other))
+
+
+@method("mul", "__mul__", "multiply")
+def mul(self, other):
+    other = _coerce(other, self)
+    try:
+        return dispatch(MUL, (self, other))
+    except ValueError:
+        raise _bshape_err("mul", self, other) from None
+
+
+@method("__rmul__")
+def rmul(self, other):
+    return mul(self, other)
+
+
+@method("div", "__truediv__", "divide", "true_divide")
+def div(self, other):
+    other = _coerce(other, self)
+    if self._data.dtype.kind in "iub" and (
+            not isinstance(other, Tensor) or other._data.dtype.kind in "iub"):
+        self = self.to(B.float32)  # true division of integers gives floats (PyTorch)
+    try:
+        return dispatch(DIV, (self, other))
+    except ValueError:
+        raise _bshape_err("div", self, other) from None
+
+
+@method("__rtruediv__")
+def rdiv(self, other):
+    other = _coerce(other, self)
+    if isinstance(other, Tensor):
+        return div(other, self)
+    return mul(reciprocal(self), other)
+
+
+@method("reciprocal")
+def reciprocal(self):
+    return dispatch(RECIPROCAL, (self,))
+
+
+@method("neg", "__neg__", "negative")
+def neg(self):
+    return dispatch(NEG, (self,))
+
+
+@method("__pos__")
+def pos(self):
+    return self
+
+
+@method("pow", "__pow__")
+def pow(self, exponent):
+    if not isinstance(self, Tensor):
+        return dispatch(POW_S, (self, exponent))
+    exponent = _coerce(exponent, self)
+    if isinstance(exponent, Tensor):
+        try:
+            return dispatch(POW_T, (self, exponent))
+        except ValueError:
+            raise _bshape_err("pow", self, exponent) from None
+    return dispatch(POW, (self,), (exponent,))
+
+
+@method("__rpow__")
+def rpow(self, other):
+    return dispatch(POW_S, (other, self))
+
+
+@method("square")
+def square(self):
+    return pow(self, 2)
+
+
+@method("abs", "__abs__")
+def abs(self):
+    return dispatch(ABS, (self,))
+
+
+@method("sign")
+def sign(self):
+    return dispatch(SIGN, (self,))
+
+
+@method("sqrt")
+def sqrt(self):
+    return dispatch(SQRT, (self,))
+
+
+@method("exp")
+def exp(self):
+    return dispatch(EXP, (self,))
+
+
+@method("log")
+def log(self):
+    return dispatch(LOG, (self,))
+
+
+@method("tanh")
+def tanh(self):
+    return dispatch(TANH, (self,))
+
+
+@method("sigmoid")
+def sigmoid(self):
+    return dispatch(SIGMOID, (self,))
+
+
+@method("relu")
+def relu(self):
+    return dispatch(RELU, (self,))
+
+
+@method("clamp", "clip")
+def clamp(self, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
+    return dispatch(CLAMP, (self,), (min, max))
+
+
+def clamp_min(self, min):
+    return clamp(self, min=min)
+
+
+def where(condition, self, other):
+    """``where(cond, a, b)``: a where cond is True, else b (a, b may be scalars)."""
+    if not isinstance(condition, Tensor):
+        condition = _coerce(condition, self if isinstance(self, Tensor) else other)
+    like = self if isinstance(self, Tensor) else other if isinstance(other, Tensor) else \
+        condition
+    if not isinstance(self, Tensor):
+        from .factories import tensor
+        self = tensor(self, dtype=like.dtype if like._data.dtype.kind == "f" else None,
+                      device=like.device)
+    if not isinstance(other, Tensor):
+        from .factories import tensor
+        other = tensor(other, dtype=self.dtype, device=self.device)
+    try:
+        return dispatch(WHERE, (condition, self, other))
+    except ValueError:
+        raise _bshape_err("where", self, other) from None
+
+
+@method("where")
+def _where_method(self, condition, other):
+    return where(condition, self, other)
+
+
+# -- comparisons and logic (not differentiable: they build no graph) -----------------------
+
+def _cmp(name, f):
+    def op(self, other):
+        other = _coerce(other, self)
+        od = other._data if isinstance(other, Tensor) else other
+        try:
+            return Tensor._make(f(self._data, od), self._device)
+        except ValueError:
+            raise _bshape_err(name, self, other) from None
+    op.__name__ = name
+    return op
+
+
+for _n, _dn, _f in [
+        ("lt", "__lt__", lambda a, b: a < b), ("le", "__le__", lambda a, b: a <= b),
+        ("gt", "__gt__", lambda a, b: a > b), ("ge", "__ge__", lambda a, b: a >= b),
+        ("eq", "__eq__", lambda a, b: a == b), ("ne", "__ne__", lambda a, b: a != b),
+        ("logical_and", "__and__", lambda a, b: a & b), ("logical_or", "__or__",
+                                                         lambda a, b: a | b),
+        ("logical_xor", "__xor__", lambda a, b: a ^ b)]:
+    method(_n, _dn)(_cmp(_n, _f))
+
+
+@method("logical_not", "__invert__")
+def logical_not(self):
+    return Tensor._make(~self._data if self._data.dtype.kind == "b" else self._data == 0,
+                        self._device)
+
+
+@method("isnan")
+def isnan(self):
+    return Tensor._make(self._device.xp.isnan(self._data), self._device)
+
+
+@method("any")
+def any_(self, dim=None, keepdim=False):
+    return Tensor._make(self._device.xp.asarray(self._data.any(axis=dim, keepdims=keepdim)),
+                        self._device)
+
+
+@method("all")
+def all_(self, dim=None, keepdim=False):
+    return Tensor._make(self._device.xp.asarray(self._data.all(axis=dim, keepdims=keepdim)),
+                        self._device)
+
+
+@method("allclose")
+def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(self._device.xp.allclose(self._data, other._data, rtol=rtol, atol=atol,
+                                         equal_nan=equal_nan))
+
+
+@method("equal")
+def equal(self, other):
+    return tuple(self.shape) == tuple(other.shape) and bool((self._data == other._data).all())

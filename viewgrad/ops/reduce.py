@@ -1,0 +1,274 @@
+"""Reductions over dims (with keepdim): sum, mean, max, amax, min, amin, and the
+gather / scatter / scatter_add family their backward formulas are written in.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+from .. import backend as B
+from ..tensor import Tensor, _wrap_dim
+from .table import defop, dispatch, method
+
+__all__ = ["sum", "mean", "max", "min", "amax", "amin", "gather", "scatter", "scatter_add",
+           "argmax", "argmin"]
+
+_xp = B.xp_of
+values_indices = namedtuple("return_types_max", ["values", "indices"])
+
+
+def _dims(dim, ndim):
+    """Normalise dim (None, int or sequence) to a sorted tuple of non-negative ints."""
+    if dim is None:
+        return None
+    if isinstance(dim, int):
+        dim = (dim,)
+    out = tuple(sorted({_wrap_dim(int(d), ndim) for d in dim}))
+    return out
+
+
+def _restore(grad, self_shape, dims, keepdim):
+    """Give a reduced gradient its reduced dims back (size 1) so it broadcasts."""
+    if dims is None:
+        return grad.reshape((1,) * len(self_shape)) if grad.dim() else grad
+    if not keepdim:
+        for d in dims:
+            grad = grad.unsqueeze(d)
+    return grad
+
+
+def _sum_fwd(self, dims, keepdim):
+    xp = _xp(self)
+    return xp.asarray(self.sum(axis=dims, keepdims=keepdim))
+
+
+SUM = defop("sum", "SumBackward0", _sum_fwd, attrs=("dim", "keepdim"),
+            self=lambda grad, self_shape: grad.expand(self_shape))
+SUM_DIM = defop("sum_dim", "SumBackward1", _sum_fwd, attrs=("dim", "keepdim"),
+                self=lambda grad, self_shape, dim, keepdim:
+                _restore(grad, self_shape, dim, keepdim).expand(self_shape))
+
+
+def _count(shape, dims):
+    n = 1
+    for i, s in enumerate(shape):
+        if dims is None or i in dims:
+            n *= s
+    return n
+
+
+def _mean_fwd(self, dims, keepdim):
+    return _xp(self).asarray(self.mean(axis=dims, keepdims=keepdim))
+
+
+MEAN = defop("mean", "MeanBackward0", _mean_fwd, attrs=("dim", "keepdim"),
+             self=lambda grad, self_shape: grad.expand(self_shape) / _count(self_shape, None))
+MEAN_DIM = defop("mean_dim", "MeanBackward1", _mean_fwd, attrs=("dim", "keepdim"),
+                 self=lambda grad, self_shape, dim, keepdim:
+                 _restore(grad, self_shape, dim, keepdim).expand(self_shape)
+                 / _count(self_shape, dim))
+
+
+def _evenly(grad, self, result):
+    # All maxima share the gradient evenly (PyTorch's evenly_distribute_backward).
+    mask = (self == result).to(grad.dtype)
+    return grad * mask / mask.sum()
+
+
+def _amax_bwd(grad, self, result, dim, keepdim):
+    shape = tuple(self.shape)
+    mask = (self == _restore(result, shape, dim, keepdim)).to(grad.dtype)
+    return _restore(grad, shape, dim, keepdim) * mask / mask.sum(dim, keepdim=True)
+
+
+def _full_red(name):
+    return lambda self: _xp(self).asarray(getattr(self, name)())
+
+
+MAX_ALL = defop("max_all", "MaxBackward1", _full_red("max"), self=_evenly)
+MIN_ALL = defop("min_all", "MinBackward1", _full_red("min"), self=_evenly)
+AMAX = defop("amax", "AmaxBackward0",
+             lambda self, dim, keepdim: _xp(self).asarray(self.max(axis=dim, keepdims=keepdim)),
+             attrs=("dim", "keepdim"), self=_amax_bwd)
+AMIN = defop("amin", "AminBackward0",
+             lambda self, dim, keepdim: _xp(self).asarray(self.min(axis=dim, keepdims=keepdim)),
+             attrs=("dim", "keepdim"), self=_amax_bwd)
+
+
+def _select_fwd(self, indices, dim, keepdim):
+    xp = _xp(self)
+    v = xp.take_along_axis(self, xp.expand_dims(indices, dim) if not keepdim else indices,
+                           axis=dim)
+    return v if keepdim else xp.squeeze(v, axis=dim)
+
+
+def _value_selecting_bwd(grad, indices, self_shape, dim, keepdim):
+    from .factories import zeros
+    if not keepdim:
+        grad = grad.unsqueeze(dim)
+        indices = indices.unsqueeze(dim)
+    return zeros(self_shape, dtype=grad.dtype, device=grad.device).scatter(dim, indices, grad)
+
+
+MAX_DIM = defop("max_dim", "MaxBackward0", _select_fwd, inputs=("self", "indices"),
+                attrs=("dim", "keepdim"), self=_value_selecting_bwd)
+MIN_DIM = defop("min_dim", "MinBackward0", _select_fwd, inputs=("self", "indices"),
+                attrs=("dim", "keepdim"), self=_value_selecting_bwd)
+
+
+def _full_index(xp, index, dim):
+    idx = list(xp.indices(index.shape, sparse=True))
+    idx[dim] = index
+    return tuple(idx)
+
+
+def _gather_fwd(self, index, dim):
+    return _xp(self).take_along_axis(self, index, axis=dim)
+
+
+def _scatter_fwd(self, index, src, dim):
+    xp = _xp(self)
+    out = self.copy()
+    if not hasattr(src, "shape") or src.shape == ():
+        src = xp.broadcast_to(xp.asarray(src, dtype=self.dtype), index.shape)
+    out[_full_index(xp, index, dim)] = src[tuple(slice(0, s) for s in index.shape)]
+    return out
+
+
+def _scatter_add_fwd(self, index, src, dim):
+    xp = _xp(self)
+    out = self.copy()
+    B.add_at(out, _full_index(xp, index, dim), src[tuple(slice(0, s) for s in index.shape)])
+    return out
+
+
+def _zeros_scatter_add(grad, index, self_shape, dim):
+    from .factories import zeros
+    return zeros(self_shape, dtype=grad.dtype, device=grad.device).scatter_add(dim, index, grad)
+
+
+GATHER = defop("gather", "GatherBackward0", _gather_fwd, inputs=("self", "index"),
+               attrs=("dim",), self=_zeros_scatter_add)
+SCATTER = defop("scatter", "ScatterBackward0", _scatter_fwd, inputs=("self", "index", "src"),
+                attrs=("dim",),
+                self=lambda grad, index, dim: grad.scatter(dim, index, 0.0),
+                src=lambda grad, index, dim: grad.gather(dim, index))
+SCATTER_ADD = defop("scatter_add", "ScatterAddBackward0", _scatter_add_fwd,
+                    inputs=("self", "index", "src"), attrs=("dim",),
+                    self=lambda grad: grad,
+                    src=lambda grad, index, dim: grad.gather(dim, index))
+
+
+@method("sum")
+def sum(self, dim=None, keepdim=False, dtype=None):
+    if dtype is not None:
+        self = self.to(dtype)
+    dims = _dims(dim, self.dim())
+    if dims is None:
+        if keepdim:
+            return dispatch(SUM_DIM, (self,), (tuple(range(self.dim())), True))
+        return dispatch(SUM, (self,), (None, False))
+    return dispatch(SUM_DIM, (self,), (dims, keepdim))
+
+
+@method("mean")
+def mean(self, dim=None, keepdim=False):
+    if self._data.dtype.kind not in "fc":
+        raise RuntimeError(
+            f"mean(): could not infer output dtype. Input dtype must be either a floating point "
+            f"or complex dtype. Got: {B.dtype_name(self.dtype)}; call .float() first")
+    dims = _dims(dim, self.dim())
+    if dims is None:
+        return dispatch(MEAN, (self,), (None, False))
+    return dispatch(MEAN_DIM, (self,), (dims, keepdim))
+
+
+def _check_nonempty(self, name):
+    if self.numel() == 0:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() "
+                           "== 0. Specify the reduction dim with the 'dim' argument.")
+
+
+def _argext(self, dim, keepdim, kind):
+    xp = self._device.xp
+    f = xp.argmax if kind == "max" else xp.argmin
+    return Tensor._make(xp.asarray(f(self._data, axis=dim, keepdims=keepdim)).astype(B.int64),
+                        self._device)
+
+
+def _ext(self, dim, keepdim, kind, full_op, dim_op):
+    if dim is None:
+        _check_nonempty(self, kind)
+        return dispatch(full_op, (self,))
+    if isinstance(dim, Tensor):  # max(a, b): the elementwise maximum
+        from .pointwise import where
+        other = dim
+        return where(self >= other, self, other) if kind == "max" else \
+            where(self <= other, self, other)
+    d = _wrap_dim(dim, self.dim())
+    idx = _argext(self, d, keepdim, kind)
+    vals = dispatch(dim_op, (self, idx), (d, keepdim))
+    return values_indices(vals, idx)
+
+
+@method("max")
+def max(self, dim=None, keepdim=False):
+    return _ext(self, dim, keepdim, "max", MAX_ALL, MAX_DIM)
+
+
+@method("min")
+def min(self, dim=None, keepdim=False):
+    return _ext(self, dim, keepdim, "min", MIN_ALL, MIN_DIM)
+
+
+@method("amax")
+def amax(self, dim=(), keepdim=False):
+    dims = _dims(dim if dim != () else None, self.dim())
+    if dims is None:
+        dims = tuple(range(self.dim()))
+    return dispatch(AMAX, (self,), (dims, keepdim))
+
+
+@method("amin")
+def amin(self, dim=(), keepdim=False):
+    dims = _dims(dim if dim != () else None, self.dim())
+    if dims is None:
+        dims = tuple(range(self.dim()))
+    return dispatch(AMIN, (self,), (dims, keepdim))
+
+
+@method("argmax")
+def argmax(self, dim=None, keepdim=False):
+    return _argext(self, None if dim is None else _wrap_dim(dim, self.dim()), keepdim, "max")
+
+
+@method("argmin")
+def argmin(self, dim=None, keepdim=False):
+    return _argext(self, None if dim is None else _wrap_dim(dim, self.dim()), keepdim, "min")
+
+
+def _check_index(self, dim, index):
+    if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu":
+        raise RuntimeError(f"gather/scatter(): Expected dtype int64 for index (got "
+                           f"{type(index).__name__ if not isinstance(index, Tensor) else B.dtype_name(index.dtype)})")
+    if index.dim() != self.dim():
+        raise RuntimeError("Index tensor must have the same number of dimensions as input "
+                           f"tensor ({index.dim()} vs {self.dim()})")
+    return _wrap_dim(dim, self.dim())
+
+
+@method("gather")
+def gather(self, dim, index):
+    d = _check_index(self, dim, index)
+    return dispatch(GATHER, (self, index), (d,))
+
+
+@method("scatter")
+def scatter(self, dim, index, src):
+    d = _check_index(self, dim, index)
+    return dispatch(SCATTER, (self, index, src), (d,))
+
+
+@method("scatter_add")
+def scatter_add(self, dim, index, src):
+    d = _check_index(self, dim, index)
+    return dispatch(SCATTER_ADD, (self, index, src), (d,))

@@ -1,0 +1,415 @@
+"""The derivatives table and the op dispatcher (the hot path).
+
+Every differentiable op is declared ONCE with ``defop`` — in the spirit of PyTorch's
+derivatives.yaml::
+
+    defop("mul", "MulBackward0", lambda self, other: self * other,
+          self=lambda grad, other: grad * other,
+          other=lambda grad, self: grad * self)
+
+* the forward works on backend arrays (numpy/cupy) and Python scalars;
+* each keyword names a forward input and gives its backward formula, written in viewgrad
+  ops (so it is itself differentiable: double backward works for every op);
+* the formula's parameter names say what it needs. ``grad`` is the incoming gradient;
+  an input name (``self``, ``other``) means "save that input"; ``result`` means "save the
+  output"; ``self_shape`` etc. are shapes; any other name is a non-tensor argument of
+  the op (``dim``, ``keepdim``...). Like PyTorch, an input is saved only when some input
+  whose formula uses it requires grad: ``x * c`` with a constant saves nothing.
+
+The table is resolved at import time into a ``FnNode`` subclass per op, named as PyTorch
+names its nodes, so ``type(y.grad_fn).__name__ == y.grad_fn.name() == "MulBackward0"``.
+
+``dispatch`` runs an op: forward on arrays, wrap the result, and — only when grad mode is
+on and some input requires grad — build the node with its edges and saved tensors.
+``dispatch_view`` does the same for view ops and records the view metadata.
+``apply_inplace`` is THE choke point for in-place ops: checks, compute, bump, rebase.
+"""
+from __future__ import annotations
+
+import inspect
+
+from .. import backend as B
+from ..autograd import grad_mode as _gm
+from ..autograd import observe as _obs
+from ..autograd.graph import Node, SavedTensor, ERR_FREED
+from ..tensor import Tensor
+
+__all__ = ["OpDef", "defop", "dispatch", "dispatch_view", "apply_inplace", "OPS",
+           "FnNode", "sum_to", "unpack_args"]
+
+OPS: dict[str, "OpDef"] = {}
+_ARRAYS = B.ARRAY_TYPES       # op name -> OpDef (the derivatives table)
+_new = object.__new__
+_Tensor = Tensor
+
+
+class FnNode(Node):
+    """A node made from a table entry. ``_saved``: {name: SavedTensor | value}."""
+
+    __slots__ = ("_saved", "_shapes")
+    OP: "OpDef" = None
+
+    def apply(self, grads):
+        op = self.OP
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(ERR_FREED)
+        grad = grads if op.multi_output else grads[0]
+        out = []
+        edges = self.next_functions
+        shapes = self._shapes
+        for i, (formula, deps, _) in enumerate(op.formulas):
+            if edges[i] is None or formula is None:
+                out.append(None)
+                continue
+            args = [_unpack(saved[d], self) for d in deps]
+            g = formula(grad, *args)
+            if shapes is not None and g is not None and g._data.shape != shapes[i]:
+                g = sum_to(g, shapes[i])
+            out.append(g)
+        return out
+
+    def release_variables(self):
+        if self._saved and any(type(v) is SavedTensor for v in self._saved.values()):
+            self._saved = None
+
+    def saved_items(self):
+        return list((self._saved or {}).items())
+
+    def __getattr__(self, name):
+        # PyTorch-style teaching access: grad_fn._saved_self, _saved_result, _saved_dim...
+        if name.startswith("_saved_") or name.startswith("_raw_saved_"):
+            key = name.split("_saved_", 1)[1]
+            saved = object.__getattribute__(self, "_saved")
+            if saved is None:
+                raise RuntimeError(ERR_FREED)
+            if key in saved:
+                v = saved[key]
+                if type(v) is SavedTensor:
+                    return v if name.startswith("_raw") else v.unpack(self)
+                return v
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    @property
+    def saved_tensors(self):
+        return tuple(v.unpack(self) for v in (self._saved or {}).values()
+                     if type(v) is SavedTensor)
+
+
+def _unpack(v, node):
+    return v.unpack(node) if type(v) is SavedTensor else v
+
+
+class OpDef:
+    """One row of the derivatives table."""
+
+    def __init__(self, name, node_name, forward, inputs, attrs, formulas, broadcast,
+                 multi_output, view, differentiable_outputs, samples, cls=FnNode):
+        self.name = name
+        self.node_name = node_name
+        self.forward = forward
+        self.inputs = inputs              # names of tensor inputs, in order
+        self.attrs = attrs                # names of non-tensor arguments, in order
+        self.broadcast = broadcast
+        self.multi_output = multi_output
+        self.view = view                  # a view op (output shares memory with input)
+        self.differentiable_outputs = differentiable_outputs
+        self.samples = samples            # for the gradcheck sweep: fn(rng) -> [(args, kw)]
+        # formulas: tuple aligned with inputs of (fn or None, deps, uses_result)
+        fl = []
+        for inp in inputs:
+            f = formulas.get(inp)
+            if f is None:
+                fl.append((None, (), False))
+                continue
+            params = list(inspect.signature(f).parameters)[1:]
+            for p in params:
+                if p not in inputs and p != "result" and p not in attrs and not (
+                        p.endswith("_shape") and p[:-6] in inputs):
+                    raise TypeError(f"derivative of {name} wrt {inp}: unknown name {p!r}")
+            fl.append((f, tuple(params), "result" in params))
+        self.formulas = tuple(fl)
+        self.node_cls = type(node_name, (cls,), {"__slots__": (), "OP": self})
+        self._plans = {}
+
+    def save_plan(self, needs):
+        """What to save for a given tuple of 'input i needs grad' flags (cached)."""
+        plan = self._plans.get(needs)
+        if plan is None:
+            names = []
+            for need, (f, deps, _) in zip(needs, self.formulas):
+                if need and f is not None:
+                    for d in deps:
+                        if d not in names:
+                            names.append(d)
+            plan = []
+            for d in names:
+                if d == "result":
+                    plan.append((d, 1, 0))
+                elif d in self.inputs:
+                    plan.append((d, 0, self.inputs.index(d)))
+                elif d in self.attrs:
+                    plan.append((d, 2, self.attrs.index(d)))
+                else:
+                    plan.append((d, 3, self.inputs.index(d[:-6])))
+            plan = tuple(plan)
+            self._plans[needs] = plan
+        return plan
+
+    def __repr__(self):
+        return f"<op {self.name} -> {self.node_name}>"
+
+
+def defop(name, node_name, forward, inputs=("self",), attrs=(), broadcast=False,
+          multi_output=False, view=False, differentiable_outputs=None, samples=None,
+          cls=FnNode, **formulas):
+    """Declare an op in the derivatives table; returns its OpDef."""
+    op = OpDef(name, node_name, forward, tuple(inputs), tuple(attrs), formulas, broadcast,
+               multi_output, view, differentiable_outputs, samples, cls)
+    if name in OPS:
+        raise ValueError(f"op {name!r} declared twice in the derivatives table")
+    OPS[name] = op
+    return op
+
+
+# -----------------------------------------------------------------------------------
+# dispatch
+# -----------------------------------------------------------------------------------
+
+def _device_of(inputs):
+    dev = None
+    for t in inputs:
+        if type(t) is _Tensor or isinstance(t, _Tensor):
+            if dev is None:
+                dev = t._device
+            elif t._device is not dev:
+                raise RuntimeError(
+                    "Expected all tensors to be on the same device, but found at least two "
+                    f"devices, {dev.type} and {t._device.type}! Move them with .to(device).")
+    return dev or B.cpu
+
+
+def _save_tensor(t, is_output, node):
+    if not isinstance(t, _Tensor):
+        return t
+    s = SavedTensor(t, is_output, node)
+    if _BLAME[0]:
+        from ..autograd.blame import user_frame
+        s.where = (node.name(), user_frame(4))
+    return s
+
+
+_BLAME = [False]  # whether saved tensors record where they were saved (autograd.blame)
+
+
+def record(op, inputs, out, attrs, edges):
+    """Attach a new node of ``op`` to ``out`` (a Tensor or a tuple of Tensors)."""
+    node = _new(op.node_cls)
+    Node.__init__(node, edges)
+    needs = tuple(e is not None for e in edges)
+    saved = {}
+    for name, kind, idx in op.save_plan(needs):
+        if kind == 0:
+            saved[name] = _save_tensor(inputs[idx], False, node)
+        elif kind == 1:
+            saved[name] = _save_tensor(out, True, node)
+        elif kind == 2:
+            saved[name] = attrs[idx]
+        else:
+            x = inputs[idx]
+            saved[name] = tuple(x.shape) if isinstance(x, _Tensor) else ()
+    node._saved = saved
+    if op.broadcast:
+        node._shapes = tuple(x._data.shape if isinstance(x, _Tensor) else None for x in inputs)
+    else:
+        node._shapes = None
+    if _gm_anomaly[0]:
+        from ..autograd.anomaly import record_forward_stack
+        record_forward_stack(node)
+    return node
+
+
+_gm_anomaly = [False]
+
+
+def _edges(inputs):
+    """Gradient edges of the inputs, or None when no input requires grad."""
+    edges = []
+    any_edge = False
+    for t in inputs:
+        if isinstance(t, _Tensor):
+            e = t._edge()
+            if e is not None:
+                any_edge = True
+            edges.append(e)
+        else:
+            edges.append(None)
+    return tuple(edges) if any_edge else None
+
+
+def dispatch(op, inputs, attrs=()):
+    """Run a (non-view, single-output) op on Tensors (and Python scalars)."""
+    dev = _device_of(inputs)
+    data = op.forward(*[t._data if isinstance(t, _Tensor) else t for t in inputs], *attrs)
+    if type(data) not in _ARRAYS:
+        data = dev.xp.asarray(data)
+    out = _new(_Tensor)
+    out._data = data
+    out._storage = data
+    out._device = dev
+    out._version_counter = _VC()
+    out._base = None
+    out._view_info = None
+    out._grad_fn = None
+    out._output_nr = 0
+    out._grad = None
+    out._grad_accumulator = None
+    out._hooks = None
+    out._post_acc_hooks = None
+    out._retains_grad = False
+    out._name = None
+    out._is_param = False
+    out._requires_grad = False
+    if _gm.enabled:
+        edges = _edges(inputs)
+        if edges is not None:
+            out._grad_fn = record(op, inputs, out, attrs, edges)
+    return out
+
+
+def wrap_like(data, dev):
+    out = _Tensor._make(data, dev)
+    return out
+
+
+def dispatch_multi(op, inputs, attrs=()):
+    """An op with several outputs (tuple of arrays); non-differentiable ones get no
+    grad_fn (e.g. the indices of max(dim))."""
+    dev = _device_of(inputs)
+    datas = op.forward(*[t._data if isinstance(t, _Tensor) else t for t in inputs], *attrs)
+    outs = tuple(_Tensor._make(d if type(d) in _ARRAYS else dev.xp.asarray(d), dev)
+                 for d in datas)
+    if _gm.enabled:
+        edges = _edges(inputs)
+        if edges is not None:
+            diff = op.differentiable_outputs or range(len(outs))
+            node = record(op, inputs, outs[0], attrs, edges)
+            node._output_shapes = None
+            for i in diff:
+                outs[i]._grad_fn = node
+                outs[i]._output_nr = i
+    return outs
+
+
+from ..tensor import VersionCounter as _VC  # noqa: E402
+
+
+def sum_to(g, shape):
+    """Reduce a broadcast gradient back to ``shape`` (the one shared helper)."""
+    shape = tuple(shape)
+    gs = g._data.shape
+    if gs == shape:
+        return g
+    lead = len(gs) - len(shape)
+    dims = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
+                                      if s == 1 and gs[i + lead] != 1)
+    if dims:
+        g = g.sum(dims, keepdim=True)
+    if lead:
+        g = g.reshape(shape)
+    elif g._data.shape != shape:
+        g = g.reshape(shape)
+    return g
+
+
+def unpack_args(args):
+    """Allow f(a, b) and f((a, b)) / f([a, b]) for shape-like varargs."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(args[0])
+    return tuple(args)
+
+
+# -----------------------------------------------------------------------------------
+# views
+# -----------------------------------------------------------------------------------
+
+def dispatch_view(op, x, attrs, replay, creation_meta=None):
+    """Run a view op: the output shares ``x``'s memory, base and version counter.
+    ``replay = (fn, args)`` remakes the view from another tensor (view replay)."""
+    data = op.forward(x._data, *attrs)
+    return _make_view(op, x, data, attrs, replay, creation_meta)
+
+
+from ..autograd.views import make_view as _make_view  # noqa: E402
+
+
+# -----------------------------------------------------------------------------------
+# in-place: THE choke point (DESIGN §4)
+# -----------------------------------------------------------------------------------
+
+def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
+    """Run ``op`` in place on ``self``.
+
+    1. checks (check_inplace: leaf / view-of-leaf / creation_meta / overlap);
+    2. compute into ``self._data`` and bump the shared version counter;
+    3. rebase history: the op's node becomes self's grad_fn (or, for a view, the base's
+       grad_fn becomes a CopySlices wrapping it) — see autograd/views.py;
+    4. the tracer, if any, is told before 2 and after 3.
+    """
+    from ..autograd.views import check_inplace, rebase_history
+    inputs = (self,) + tuple(others)
+    dev = _device_of(inputs)
+    opname = name or (op.name + "_")
+    grad_on = _gm.enabled
+    edges = _edges(inputs) if grad_on else None
+    check_inplace(self, edges is not None, opname)
+    hook = _obs.inplace
+    token = hook.before(opname, self, others) if hook is not None else None
+    if edges is not None and any(kind == 0 and idx == 0 for _, kind, idx in
+                                 op.save_plan(tuple(e is not None for e in edges))):
+        # A formula needs self's value from BEFORE the op (mul_ saves self for other's
+        # gradient): like PyTorch, save a clone of the original self.
+        inputs = (self.clone(),) + inputs[1:]
+    args = [t._data if isinstance(t, _Tensor) else t for t in (self,) + tuple(others)]
+    new = compute(*args, *attrs) if compute is not None else op.forward(*args, *attrs)
+    _write_into(self, new, opname)
+    self._version_counter.bump(opname)
+    if edges is not None:
+        # self's own edge stays edge 0 (the old history): x.mul_(2) is x = x0 * 2.
+        node = record(op, inputs, self, attrs, edges)
+        rebase_history(self, node)
+    if token is not None:
+        hook.after(token)
+    return self
+
+
+def _write_into(self, new, opname):
+    d = self._data
+    if new is d:
+        return
+    ns = getattr(new, "shape", ())
+    if ns != d.shape:
+        try:
+            if self._device.xp.broadcast_shapes(ns, d.shape) != d.shape:
+                raise ValueError
+        except ValueError:
+            raise RuntimeError(
+                f"{opname}: output with shape {list(d.shape)} doesn't match the broadcast "
+                f"shape {list(ns)}") from None
+    d[...] = new
+
+
+# -----------------------------------------------------------------------------------
+# Tensor methods: each ops module marks its public functions with @method("name", ...);
+# ops/__init__.py attaches them to Tensor (so t.exp() is exactly ops.pointwise.exp(t)).
+# -----------------------------------------------------------------------------------
+
+METHODS: dict = {}
+
+
+def method(*names):
+    def deco(f):
+        for n in names:
+            METHODS[n] = f
+        return f
+    return deco

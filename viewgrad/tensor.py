@@ -1,0 +1,420 @@
+"""Tensor: an array, its device, its version counter, its view metadata, its grad fields.
+
+Data and autograd are kept apart (as in PyTorch's ``AutogradMeta``):
+
+  * data        ``_data`` (a backend ndarray; a view's ``_data`` is a numpy/cupy view into
+                its base's buffer), ``_storage`` (the array that owns the memory, used for
+                ``storage_offset()`` and ``as_strided``), ``_device``;
+  * versions    ``_version_counter``: ONE object shared by a base, all its views and the
+                tensors made by ``detach()``; every in-place op bumps it once;
+  * views       ``_base`` (the root base, never itself a view) and ``_view_info``
+                (geometry, view_fn chain, creation_meta: see ``autograd/views.py``);
+  * autograd    ``_requires_grad`` (leaves), ``_grad_fn`` + ``_output_nr`` (non-leaves),
+                ``_grad``, ``_grad_accumulator`` (a weakref: the graph owns AccumulateGrad),
+                leaf hooks and ``retain_grad``.
+
+Every operator lives in ``ops/`` and is attached to Tensor as a method there; this module
+holds only the class and what is about data, not math.
+"""
+from __future__ import annotations
+
+import weakref
+
+import weakref
+
+from . import backend as B
+from .autograd import grad_mode as _gm
+
+__all__ = ["Tensor", "VersionCounter", "describe_tensor"]
+
+_BLAME = True  # mirrored from autograd.blame.set_blame (a module global: cheapest to read)
+
+
+class VersionCounter:
+    """The version shared by every tensor that looks at one storage."""
+
+    __slots__ = ("version", "bumps")
+
+    def __init__(self):
+        self.version = 0
+        self.bumps = None  # recent (op, where, _, new version) when blame is on
+
+    def bump(self, op=None):
+        self.version += 1
+        if _BLAME and op is not None:
+            from .autograd.blame import user_frame, KEEP
+            b = self.bumps
+            if b is None:
+                b = self.bumps = []
+            b.append((op, user_frame(3), None, self.version))
+            if len(b) > KEEP:
+                del b[0]
+
+
+def describe_tensor(dtype, shape) -> str:
+    return f"{B.dtype_name(dtype)} {list(shape)}"
+
+
+class Tensor:
+    __slots__ = ("_data", "_storage", "_device", "_version_counter", "_base", "_view_info",
+                 "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_grad_accumulator",
+                 "_hooks", "_post_acc_hooks", "_retains_grad", "_name", "_is_param",
+                 "__weakref__")
+
+    # Make numpy defer to our reflected operators (ndarray * Tensor -> Tensor.__rmul__).
+    __array_priority__ = 1000
+    __array_ufunc__ = None
+
+    def __init__(self, data, requires_grad=False, device=None, dtype=None):
+        """``Tensor(data)``; prefer ``viewgrad.tensor(data)`` which infers the dtype."""
+        dev = B.device(device) if device is not None else (
+            B.device_of_array(data) or B.cpu)
+        if not B.is_array(data) or (dtype is not None and data.dtype != dtype):
+            data = B.from_python(data, B.to_dtype(dtype) or B.default_float_for(data), dev)
+        self._data = data
+        self._storage = data
+        self._device = dev
+        self._version_counter = VersionCounter()
+        self._base = None
+        self._view_info = None
+        self._grad_fn = None
+        self._output_nr = 0
+        self._grad = None
+        self._grad_accumulator = None
+        self._hooks = None
+        self._post_acc_hooks = None
+        self._retains_grad = False
+        self._name = None
+        self._is_param = False
+        self._requires_grad = False
+        if requires_grad:
+            self.requires_grad_(True)
+
+    @staticmethod
+    def _make(data, device=None):
+        """Fast internal constructor: wrap an array (no copies, no checks)."""
+        t = _new(Tensor)
+        t._data = data
+        t._storage = data
+        t._device = device if device is not None else B.cpu
+        t._version_counter = VersionCounter()
+        t._base = None
+        t._view_info = None
+        t._grad_fn = None
+        t._output_nr = 0
+        t._grad = None
+        t._grad_accumulator = None
+        t._hooks = None
+        t._post_acc_hooks = None
+        t._retains_grad = False
+        t._name = None
+        t._is_param = False
+        t._requires_grad = False
+        return t
+
+    # -- data ------------------------------------------------------------------------
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    def dim(self):
+        return self._data.ndim
+
+    ndim = property(dim)
+
+    def numel(self):
+        return int(self._data.size)
+
+    nelement = numel
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    @property
+    def dtype(self):
+        return self._data.dtype
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def is_cuda(self):
+        return self._device.type == "cuda"
+
+    def element_size(self):
+        return self._data.itemsize
+
+    def stride(self, dim=None):
+        isz = self._data.itemsize
+        st = tuple(s // isz for s in self._data.strides)
+        return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
+
+    def storage_offset(self):
+        d = self._device
+        return (d.data_ptr(self._data) - d.data_ptr(self._storage)) // self._data.itemsize
+
+    def data_ptr(self):
+        return self._device.data_ptr(self._data)
+
+    def is_contiguous(self):
+        return bool(self._data.flags.c_contiguous)
+
+    def is_floating_point(self):
+        return self._data.dtype.kind == "f"
+
+    def untyped_storage_size(self):
+        return int(self._storage.size)
+
+    @property
+    def _version(self):
+        return self._version_counter.version
+
+    @property
+    def name(self):
+        """A label for pictures and traces (like torchviz's names); ``None`` by default."""
+        return self._name
+
+    @name.setter
+    def name(self, value):
+        self._name = None if value is None else str(value)
+
+    # -- autograd fields ---------------------------------------------------------------
+    @property
+    def requires_grad(self):
+        if self._requires_grad or self.grad_fn is not None:
+            return True
+        vi = self._view_info
+        # A view of a base that requires grad reports requires_grad=True, even when it
+        # was made under no_grad (PyTorch's DifferentiableViewMeta::requires_grad).
+        return vi is not None and self._base.requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad=True):
+        if self._grad_fn is not None and not requires_grad:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to "
+                "use a computed variable in a subgraph that doesn't require differentiation "
+                "use var_no_grad = var.detach().")
+        if requires_grad and self._data.dtype.kind not in "fc":
+            raise RuntimeError(
+                "only Tensors of floating point and complex dtype can require gradients "
+                f"(got {B.dtype_name(self._data.dtype)}); convert first, e.g. x.double()")
+        if self._grad_fn is None:
+            self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def grad_fn(self):
+        vi = self._view_info
+        if vi is not None and vi.version != self._version_counter.version:
+            from .autograd.views import regenerate_grad_fn
+            regenerate_grad_fn(self)
+        return self._grad_fn
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def grad(self):
+        if self.grad_fn is not None and not self._retains_grad and _gm.warn_nonleaf_grad:
+            import warnings
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being "
+                "accessed. Its .grad attribute won't be populated during autograd.backward(). "
+                "If you indeed want the .grad field to be populated for a non-leaf Tensor, "
+                "use .retain_grad() on the non-leaf Tensor.", UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got "
+                                f"{type(value).__name__}")
+            if tuple(value.shape) != tuple(self.shape):
+                raise RuntimeError(f"assigned grad has data of a different size: "
+                                   f"{list(value.shape)} vs {list(self.shape)}")
+            if value.dtype != self.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+        self._grad = value
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    def is_inference(self):
+        return False
+
+    def _is_view(self):
+        return self._base is not None
+
+    def _edge(self):
+        """The gradient edge of this tensor: (node, input_nr) or None."""
+        vi = self._view_info
+        if vi is not None and vi.version != self._version_counter.version:
+            from .autograd.views import regenerate_grad_fn
+            regenerate_grad_fn(self)
+        fn = self._grad_fn
+        if fn is not None:
+            return (fn, self._output_nr)
+        if self._requires_grad:
+            from .autograd.accumulate import grad_accumulator
+            return (grad_accumulator(self), 0)
+        return None
+
+    # -- backward and hooks ------------------------------------------------------------
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (see autograd/engine.py)."""
+        from .autograd.engine import backward
+        backward((self,), None if gradient is None else (gradient,), retain_graph,
+                 create_graph, inputs)
+
+    def register_hook(self, hook):
+        """``hook(grad) -> grad | None`` runs when this tensor's gradient is computed.
+
+        On a non-leaf it belongs to the current *version* of the tensor: it is attached to
+        the current grad_fn, so after an in-place op it still sees the old version's grad."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require "
+                               "gradient")
+        fn = self.grad_fn
+        if fn is not None:
+            return fn._register_tensor_hook(self._output_nr, hook)
+        from .autograd.graph import RemovableHandle
+        if self._hooks is None:
+            self._hooks = {}
+        h = RemovableHandle(self._hooks)
+        self._hooks[h._key] = hook
+        return h
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor)`` runs after ``.grad`` of this leaf has been accumulated."""
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        from .autograd.graph import RemovableHandle
+        if self._post_acc_hooks is None:
+            self._post_acc_hooks = {}
+        h = RemovableHandle(self._post_acc_hooks)
+        self._post_acc_hooks[h._key] = hook
+        return h
+
+    def retain_grad(self):
+        """Keep ``.grad`` for this non-leaf after backward (follows the newest version)."""
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        fn = self.grad_fn
+        if fn is None or self._retains_grad:
+            return
+        if fn._retains_grad is None:
+            fn._retains_grad = {}
+        fn._retains_grad[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    def __hash__(self):
+        return id(self)
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous (shape "
+                f"{list(self._data.shape)}); use .any() or .all()")
+        return bool(self._data.reshape(()).item())
+
+    def __index__(self):
+        if self._data.size != 1 or self._data.dtype.kind not in "iub":
+            raise TypeError("only integer tensors of a single element can be converted to "
+                            "an index")
+        return int(self._data.reshape(()).item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
+                               "to Scalar")
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._device.to_host(self._data).tolist()
+
+    def numpy(self, force=False):
+        if self._device is not B.cpu:
+            raise TypeError(
+                f"can't convert {self._device.type} device type tensor to numpy. Use "
+                "Tensor.cpu() to copy the tensor to host memory first.")
+        if self.requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        a = self._device.to_host(self._data)
+        return a if dtype is None else a.astype(dtype)
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __repr__(self):
+        from .printing import tensor_repr
+        return tensor_repr(self)
+
+    def __format__(self, spec):
+        if self._data.ndim == 0 and spec:
+            return format(self.item(), spec)
+        return repr(self)
+
+    # -- pickling is refused on purpose (DESIGN: JSON or .npz only) ----------------------
+    def __reduce_ex__(self, proto):
+        raise TypeError("viewgrad tensors are not pickled; save arrays with "
+                        "viewgrad.save(path, {...}) (an .npz file) instead")
+
+
+_new = object.__new__
+
+
+class Size(tuple):
+    """``Tensor.shape``: a tuple that prints like ``viewgrad.Size([2, 3])``."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"viewgrad.Size({list(self)})"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+def _wrap_dim(dim, ndim):
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return dim + n if dim < 0 else dim
+
