@@ -303,10 +303,16 @@ def main(argv=None):
     if args.threads == "1" and not args.quick and not args.no_default_threads:
         results["default_threads"] = run_default_threads(args, names)
 
-    print("=== summary (median of per-round ratios; 1 thread)")
+    print(f"=== summary (median of per-round ratios; threads: {args.threads})")
     for name, w in results["workloads"].items():
         for j in w.get("targets", []):
             _print_judgement(j)
+    dt = results.get("default_threads")
+    if dt:
+        print("=== summary, default threads (separate process)")
+        for name, w in dt.get("workloads", {}).items():
+            for j in w.get("targets", []):
+                _print_judgement(j)
     results["machine"]["loadavg_at_end"] = os.getloadavg()
     if args.json:
         os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
