@@ -180,6 +180,16 @@ def run_workload(name, cfg, ctx, rounds, min_time, log):
                                 "(gc disabled, after warm-up)", res["ratio_last_first"], 1.01))
         judgements.append(judge("memory: no reference cycles (objects gc.collect() finds "
                                 "after the loop)", res["gc_unreachable_after_loop"], 0))
+    elif name == "render":
+        res = W.render_run(cfg, repeats=min(rounds, 5))
+        out.update(res)
+        if "skipped" in res:
+            print(f"  SKIPPED render: {res['skipped']}")
+        else:
+            print(f"  {res['nodes']} graph nodes, renderer {res.get('renderer')}, median of "
+                  f"{res['repeats']}: snapshot {res['median_snapshot_s']:.3f} s, draw "
+                  f"{res['median_draw_s']:.3f} s, SVG render {res['median_render_s']:.3f} s, "
+                  f"total {res['median_total_s']:.3f} s ({res.get('svg_bytes')} bytes)")
     else:
         spec = W.BUILDERS[name](cfg, ctx)
         out["note"] = spec.note

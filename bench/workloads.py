@@ -41,7 +41,7 @@ FULL = {
     "cnn": {"batch": 32, "hw": 16, "chans": (3, 32, 64), "classes": 10, "lr": 1e-3},
     "inplace": {"rows": 256, "width": 64},
     "trace": {"n_ops": 1000, "width": 8, "rows": 64, "unrelated": 10_000},
-    "render": {},
+    "render": {"nodes": 2000},
     "memory": {"steps": 1000, "window": 100, "warmup": 300, "batch": 64, "sizes": (64, 64, 64, 10)},
 }
 QUICK = {
@@ -51,7 +51,7 @@ QUICK = {
     "cnn": {"batch": 4, "hw": 6, "chans": (3, 4, 8), "classes": 5, "lr": 1e-3},
     "inplace": {"rows": 16, "width": 8},
     "trace": {"n_ops": 60, "width": 8, "rows": 8, "unrelated": 500},
-    "render": {},
+    "render": {"nodes": 200},
     "memory": {"steps": 200, "window": 50, "warmup": 500, "batch": 16, "sizes": (16, 16, 16, 4)},
 }
 
@@ -710,8 +710,9 @@ def check_trace(cfg, ctx):
 
 
 def render_workload_fn():
-    """bench/render_bench.py:render_workload() from the renderer's engineer, if present.
-    It may return a callable (timed) or do the render itself (then it is what we time)."""
+    """bench/render_bench.py:render_workload(nodes, renderer) from the renderer's engineer,
+    if present: it builds a ~nodes-node graph, snapshots, draws and renders it to SVG and
+    returns the seconds of each stage."""
     try:
         mod = importlib.import_module("bench.render_bench")
         return mod.render_workload, None
@@ -719,24 +720,29 @@ def render_workload_fn():
         return None, f"bench/render_bench.py:render_workload not available yet ({e})"
 
 
-def build_render(cfg, ctx):
+def render_run(cfg, repeats):
+    """Median stage timings of ``repeats`` renders (one after another: a render takes
+    seconds and has nothing to be interleaved with)."""
+    import statistics
     rw, why = render_workload_fn()
     if rw is None:
-        return Spec([], [], skipped={"render_svg_2000": why}, unit="render",
-                    note="render a 2,000-node graph to SVG")
-    got = rw()
-    fn = got if callable(got) else rw
-    return Spec([Engine("render_svg_2000", fn, 1)], [], unit="render",
-                note="render a 2,000-node graph to SVG (bench/render_bench.py)")
+        return {"skipped": why}
+    runs = [rw(cfg["nodes"]) for _ in range(repeats)]
+    out = {"runs": runs, "repeats": repeats}
+    for k, v in runs[0].items():
+        if k.endswith("_s"):
+            out["median_" + k] = statistics.median(r[k] for r in runs)
+        else:
+            out[k] = v
+    return out
 
 
 def check_render(cfg, ctx):
     rw, why = render_workload_fn()
     if rw is None:
         return {"skipped": why}
-    got = rw()
-    if callable(got):
-        got()
+    r = rw(cfg["nodes"])
+    assert r.get("svg_bytes", 1) > 0
     return {}
 
 
@@ -820,8 +826,7 @@ def _torch_skip(ctx):
 
 
 BUILDERS = {"chain": build_chain, "scaling": build_scaling, "mlp": build_mlp,
-            "cnn": build_cnn, "inplace": build_inplace, "trace": build_trace,
-            "render": build_render}
+            "cnn": build_cnn, "inplace": build_inplace, "trace": build_trace}
 CHECKS = {"chain": check_chain, "scaling": check_scaling, "mlp": check_mlp,
           "cnn": check_cnn, "inplace": check_inplace, "trace": check_trace,
           "render": check_render}
