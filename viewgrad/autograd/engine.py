@@ -150,6 +150,8 @@ def _call_hooks_and_capture(node, inputs, captures, capture_out, accumulate_capt
                             g = r
                 if accumulate_captured:
                     t = capture_out[idx]
+                    if rg and nr in rg and t._retains_grad:
+                        continue  # its retain_grad hook already stored this gradient
                     if g is not None:
                         from .accumulate import accumulate
                         accumulate(t, g)
