@@ -262,6 +262,9 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
                 if d == 0:
                     heapq.heappush(heap, (-fn._sequence_nr, counter, fn))
                     counter += 1
+            # Drop our references to the gradients we handed on, so that AccumulateGrad
+            # can tell a gradient nobody else holds (and steal it).
+            outs = g = old = None
     finally:
         _gm.enabled = prev_mode
         if tracer is not None:
