@@ -210,20 +210,7 @@ def _slice_fwd(self, dim, start, end, step):
 
 
 def _diag_fwd(self, offset, dim1, dim2):
-    xp = _xp(self)
-    b = xp.moveaxis(self, (dim1, dim2), (-2, -1))
-    if offset >= 0:
-        start = b[..., :, offset:]
-    else:
-        start = b[..., -offset:, :]
-    n = builtins_max(0, builtins_min(start.shape[-2], start.shape[-1]))
-    st = b.strides
-    from numpy.lib.stride_tricks import as_strided as np_as
-    shape = b.shape[:-2] + (n,)
-    strides = st[:-2] + (st[-2] + st[-1],)
-    if type(self) is B.host_numpy().ndarray:
-        return np_as(start, shape, strides, writeable=True)
-    return B.device_of_array(self).as_strided(start, shape, strides)
+    return B.diagonal_view(self, offset, dim1, dim2)
 
 
 SELECT_BWD = defop("select_backward", "SelectBackwardBackward0", _region_backward(_select_fwd),
@@ -325,16 +312,9 @@ def _inverse_perm(dims):
 
 
 def _expand_fwd(self, shape):
-    # A writeable as_strided view with stride 0 on broadcast dims (not numpy's read-only
+    # A writeable view with stride 0 on broadcast dims (not numpy's read-only
     # broadcast_to), so in-place writes reach check_inplace's overlap error, as in PyTorch.
-    lead = len(shape) - self.ndim
-    strides = [0] * lead
-    for i, (s, st) in enumerate(zip(self.shape, self.strides)):
-        strides.append(st if s == shape[lead + i] else 0)
-    if type(self) is B.host_numpy().ndarray:
-        from numpy.lib.stride_tricks import as_strided as np_as
-        return np_as(self, shape, strides, writeable=True)
-    return B.device_of_array(self).as_strided(self, shape, tuple(strides))
+    return B.expand_view(self, shape)
 
 
 EXPAND = defop("expand", "ExpandBackward0", _expand_fwd, attrs=("shape",), view=True,
@@ -342,15 +322,7 @@ EXPAND = defop("expand", "ExpandBackward0", _expand_fwd, attrs=("shape",), view=
 
 
 def _unfold_fwd(self, dim, size, step):
-    shape = list(self.shape)
-    strides = list(self.strides)
-    n = (shape[dim] - size) // step + 1
-    new_shape = shape[:dim] + [n] + shape[dim + 1:] + [size]
-    new_strides = strides[:dim] + [strides[dim] * step] + strides[dim + 1:] + [strides[dim]]
-    if type(self) is B.host_numpy().ndarray:
-        from numpy.lib.stride_tricks import as_strided as np_as
-        return np_as(self, new_shape, new_strides, writeable=True)
-    return B.device_of_array(self).as_strided(self, tuple(new_shape), tuple(new_strides))
+    return B.unfold_view(self, dim, size, step)
 
 
 def _unfold_bwd(grad, self_shape, dimension, size, step):
