@@ -163,8 +163,8 @@ def setitem(self, key, value):
     if kind == "basic":
         target = _basic_steps(self, k)
         if isinstance(value, Tensor):
-            if value is target:
-                return  # `x[i] += v` re-assigns the very view it modified: nothing to copy
+            # NB: `x[i] += v` ends with x[i] = <the view it modified>: PyTorch copies it
+            # again (a second version bump), and so do we.
             if value._device is not self._device:
                 value = value.to(self._device)
             apply_inplace(COPY, target, (value,), name="__setitem__")

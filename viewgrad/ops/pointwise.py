@@ -81,7 +81,7 @@ _xp = B.xp_of
 
 SIGN = defop("sign", "SignBackward0", lambda self: _xp(self).sign(self),
              self=lambda grad: grad * 0)
-ABS = defop("abs", "AbsBackward0", lambda self: abs(self),
+ABS = defop("abs", "AbsBackward0", lambda self: _xp(self).abs(self),
             self=lambda grad, self: grad * self.sign())
 SQRT = defop("sqrt", "SqrtBackward0", lambda self: _xp(self).sqrt(self),
              self=lambda grad, result: grad / (2 * result))
