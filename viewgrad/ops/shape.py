@@ -699,11 +699,36 @@ INDEX_PUT = defop("index_put", "IndexPutBackward0", _index_put_fwd,
 
 
 def index_put(self, key, values, accumulate=False):
-    return dispatch(INDEX_PUT, (self, values), (key, bool(accumulate)))
+    if not isinstance(key, tuple):
+        key = (key,)
+    return dispatch(INDEX_PUT, (self, values), (_key_on_device(self, key), bool(accumulate)))
 
 
 def _is_advanced(k):
     return isinstance(k, (Tensor, list)) or B.is_array(k) or isinstance(k, bool)
+
+
+def _key_on_device(self, key):
+    """Index arrays of a key moved to self's device: like PyTorch, indices may be on the
+    cpu (tensors, lists, numpy arrays) or on the indexed tensor's device."""
+    dev = self._device
+    out = []
+    for k in key:
+        if isinstance(k, Tensor):
+            if k._device is not dev:
+                if k._device is not B.cpu:
+                    raise RuntimeError(
+                        f"indices should be either on cpu or on the same device as the "
+                        f"indexed tensor ({dev.type}), got {k.device.type}")
+                k = dev.from_host(k._data)
+            else:
+                k = k._data
+        elif isinstance(k, list):
+            k = dev.xp.asarray(k)
+        elif B.is_host_array(k) and dev is not B.cpu:
+            k = dev.from_host(k)
+        out.append(k)
+    return tuple(out)
 
 
 def normalize_key(self, key):
@@ -711,20 +736,7 @@ def normalize_key(self, key):
     if not isinstance(key, tuple):
         key = (key,)
     if any(_is_advanced(k) for k in key):
-        xp = self._device.xp
-        out = []
-        for k in key:
-            if isinstance(k, Tensor):
-                if k._device is not self._device:
-                    raise RuntimeError(
-                        f"indices should be either on cpu or on the same device as the indexed "
-                        f"tensor ({self.device.type}), got {k.device.type}")
-                out.append(k._data)
-            elif isinstance(k, list):
-                out.append(xp.asarray(k))
-            else:
-                out.append(k)
-        return "advanced", tuple(out)
+        return "advanced", _key_on_device(self, key)
     return "basic", key
 
 
