@@ -16,6 +16,10 @@ parameter), then on ``cuda``. While a device's pass runs it is the *default devi
 * ``VIEWGRAD_TEST_DEVICES=cpu`` (a comma-separated list; also ``strict_nostride``, the
   strict device without ``as_strided``) picks the devices of a run.
 
+A test that does not depend on the pass's device (it names its devices itself, or reads
+source files) is marked ``@pytest.mark.once``: it runs in the first pass only and is
+deselected in the others (counted as "deselected" in the summary).
+
 A test that only makes sense on the host (it checks numpy interop such as ``from_numpy``
 memory sharing) is marked ``@pytest.mark.host_only("why")``: it runs on cpu and is skipped
 on the other devices with that reason. Tests that need a specific device take the
@@ -55,6 +59,8 @@ def pytest_report_header(config):
 
 def pytest_configure(config):
     config.addinivalue_line(
+        "markers", "once: device-independent test, run in the first device pass only")
+    config.addinivalue_line(
         "markers", "host_only(reason): run only on the cpu pass (numpy interop tests); "
         "skipped with the reason on the other devices")
 
@@ -68,14 +74,25 @@ def device(request):
     B.set_default_device(None)
 
 
+def _pass_device(item):
+    callspec = getattr(item, "callspec", None)
+    return callspec.params.get("device") if callspec is not None else None
+
+
 def pytest_collection_modifyitems(config, items):
+    first = DEVICES[0] if DEVICES else None
+    keep, dropped = [], []
     for item in items:
-        marker = item.get_closest_marker("host_only")
-        if marker is None:
+        dev = _pass_device(item)
+        if dev is not None and dev != first and item.get_closest_marker("once") is not None:
+            dropped.append(item)
             continue
-        callspec = getattr(item, "callspec", None)
-        dev = callspec.params.get("device") if callspec is not None else None
-        if dev is not None and dev != "cpu":
+        keep.append(item)
+        marker = item.get_closest_marker("host_only")
+        if marker is not None and dev is not None and dev != "cpu":
             reason = marker.args[0] if marker.args else marker.kwargs.get("reason", "")
             item.add_marker(pytest.mark.skip(
                 reason=f"host-only test, not run on '{dev}': {reason}"))
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
