@@ -185,6 +185,8 @@ def run_workload(name, cfg, ctx, rounds, min_time, log):
         out.update(res)
         if "skipped" in res:
             print(f"  SKIPPED render: {res['skipped']}")
+        elif "error" in res:
+            print(f"  render FAILED: {res['error']}")
         else:
             print(f"  {res['nodes']} graph nodes, renderer {res.get('renderer')}, median of "
                   f"{res['repeats']}: snapshot {res['median_snapshot_s']:.3f} s, draw "
