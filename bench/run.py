@@ -181,7 +181,7 @@ def run_workload(name, cfg, ctx, rounds, min_time, log):
         judgements.append(judge("memory: no reference cycles (objects gc.collect() finds "
                                 "after the loop)", res["gc_unreachable_after_loop"], 0))
     elif name == "render":
-        res = W.render_run(cfg, repeats=min(rounds, 5))
+        res = W.render_run(cfg, repeats=min(rounds, 3))
         out.update(res)
         if "skipped" in res:
             print(f"  SKIPPED render: {res['skipped']}")
@@ -303,7 +303,10 @@ def main(argv=None):
     for name in names:
         print(f"=== {name}", flush=True)
         try:
-            results["workloads"][name] = run_workload(name, sizes[name], ctx, rounds,
+            r = rounds
+            if name == "scaling" and not args.rounds and not args.quick:
+                r = 7        # one round at 1e5 nodes takes seconds per engine
+            results["workloads"][name] = run_workload(name, sizes[name], ctx, r,
                                                       min_time, log)
         except Exception as e:  # report and go on: one broken workload must not hide the rest
             import traceback

@@ -41,7 +41,7 @@ FULL = {
     "cnn": {"batch": 32, "hw": 16, "chans": (3, 32, 64), "classes": 10, "lr": 1e-3},
     "inplace": {"rows": 256, "width": 64},
     "trace": {"n_ops": 1000, "width": 8, "rows": 64, "unrelated": 10_000},
-    "render": {"nodes": 2000, "timeout_s": 300},
+    "render": {"nodes": 2000, "timeout_s": 120},
     "memory": {"steps": 1000, "window": 100, "warmup": 300, "batch": 64, "sizes": (64, 64, 64, 10)},
 }
 QUICK = {
