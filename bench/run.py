@@ -154,7 +154,7 @@ def run_workload(name, cfg, ctx, rounds, min_time, log):
     from bench import workloads as W
     from bench.harness import measure
     t0 = time.perf_counter()
-    out = {"config": cfg}
+    out = {"config": cfg, "rounds": rounds}
     judgements = []
     if name == "memory":
         res = W.memory_run(cfg)
