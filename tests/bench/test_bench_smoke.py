@@ -14,6 +14,9 @@ import pytest
 
 from bench import workloads as W
 
+# The bench compares viewgrad with host NumPy (and runs its own CPU subprocess): cpu pass only.
+pytestmark = pytest.mark.host_only("the benchmark compares against host NumPy on the CPU")
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOL = 1e-4   # float32, relative to the largest reference value
 
