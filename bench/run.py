@@ -248,8 +248,7 @@ def run_default_threads(args, workloads):
     os.close(fd)
     cmd = [sys.executable, "-m", "bench", "--threads", "default", "--no-default-threads",
            "--only", ",".join(todo), "--json", path]
-    if args.rounds:
-        cmd += ["--rounds", str(max(3, args.rounds // 2))]
+    cmd += ["--rounds", str(max(5, (args.rounds or 21) // 2))]
     if args.quiet:
         cmd.append("--quiet")
     print(f"\n=== default-threads pass: {' '.join(cmd[1:])}", flush=True)
