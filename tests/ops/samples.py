@@ -57,6 +57,7 @@ SAMPLES = {
     "mv": [(lambda a, b: a.mv(b), [(2, 3), (3,)])],
     "addmm": [(lambda c, a, b: vg.addmm(c, a, b), [(2,), (2, 3), (3, 2)]),
               (lambda c, a, b: vg.addmm(c, a, b, beta=0.5, alpha=2), [(2, 2), (2, 3), (3, 2)])],
+    "alias": [(lambda a: a[...], [(2, 3)])],
     "view": [(lambda a: a.view(3, 2), [(2, 3)])],
     "_unsafe_view": [(lambda a: a.t().reshape(6), [(2, 3)])],
     "as_strided": [(lambda a: a.as_strided((2, 2), (1, 2), 1), [(6,)]),
