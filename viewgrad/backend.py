@@ -465,3 +465,9 @@ def unravel_index(flat: int, shape) -> tuple:
         flat, r = divmod(flat, s)
         idx.append(r)
     return tuple(reversed(idx))
+
+
+def broadcast_shapes(*shapes) -> tuple:
+    """The broadcast of shapes (tuples of ints): host arithmetic, the same on every device
+    (not every array module has ``broadcast_shapes``). ValueError when they don't broadcast."""
+    return tuple(np.broadcast_shapes(*shapes))
