@@ -100,6 +100,8 @@ SAMPLES = {
     "nll_loss": [(lambda a: NN.nll_loss(a, vg.tensor([0, 2])), [(2, 3)]),
                  (lambda a: NN.cross_entropy(a, vg.tensor([1, 0, 2]), reduction="sum"), [(3, 3)]),
                  (lambda a: NN.nll_loss(a, vg.tensor([1, -100]), reduction="none"), [(2, 3)])],
+    "nll_loss2d": [(lambda a: NN.cross_entropy(a, vg.tensor([[[0, 2], [1, -100]]])), [(1, 3, 2, 2)]),
+                   (lambda a: NN.nll_loss(a, vg.tensor([[1, 0, 2]]), reduction="none"), [(1, 3, 3)])],
     # hand-written nodes (variadic)
     "cat": [(lambda a, b: vg.cat([a, b], 1), [(2, 2), (2, 3)])],
     "stack": [(lambda a, b: vg.stack([a, b], 1), [(2, 3), (2, 3)])],

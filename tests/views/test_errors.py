@@ -104,7 +104,7 @@ def test_saved_input_modified():
     msg = str(ei.value)
     assert msg.startswith("one of the variables needed for gradient computation has been "
                           "modified by an inplace operation: [float64 [3]], which is output 0 "
-                          "of AddBackward1, is at version 1; expected version 0 instead. Hint:")
+                          "of AddBackward0, is at version 1; expected version 0 instead. Hint:")
 
 
 def test_saved_output_modified_through_view():

@@ -42,6 +42,7 @@ class AccumulateGrad(Node):
 
     def apply(self, grads):
         new = grads[0]
+        grads[0] = None  # so the engine's list no longer holds it (see _STEAL_REFS)
         var = self.variable
         if new is None:
             return []
@@ -113,6 +114,7 @@ def accumulate(var, new, node=None):
     if old is None:
         if (not _gm.enabled and sys.getrefcount(new) <= _STEAL_REFS
                 and new._data.flags.writeable and new._base is None
+                and getattr(new._data, "base", None) is None  # owns its memory
                 and obeys_layout_contract(new, var)):
             var._grad = new.detach() if new._grad_fn is not None else new
             action = "stole"
@@ -134,7 +136,6 @@ def accumulate(var, new, node=None):
         node.last_action = action
 
 
-# References to a gradient that is otherwise unreferenced when it reaches accumulate():
-# the argument `new`, getrefcount's own argument, the caller's local, and the engine's
-# list of grads for this node.
-_STEAL_REFS = 4
+# References to a gradient that nobody else holds when it reaches accumulate(): the
+# argument `new`, getrefcount's own argument, and the caller's local.
+_STEAL_REFS = 3

@@ -27,7 +27,8 @@ def _bshape_err(op, a, b):
 
 ADD = defop("add", "AddBackward0", lambda self, other: self + other, inputs=("self", "other"),
             broadcast=True, self=lambda grad: grad, other=lambda grad: grad)
-ADD_SCALAR = defop("add_scalar", "AddBackward1", lambda self, other: self + other,
+# PyTorch wraps a Python scalar into a 0-d tensor: `x + 1` is AddBackward0 too.
+ADD_SCALAR = defop("add_scalar", "AddBackward0", lambda self, other: self + other,
                    inputs=("self", "other"), self=lambda grad: grad)
 SUB = defop("sub", "SubBackward0", lambda self, other: self - other, inputs=("self", "other"),
             broadcast=True, self=lambda grad: grad, other=lambda grad: -grad)

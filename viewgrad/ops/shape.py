@@ -708,6 +708,15 @@ def _is_advanced(k):
     return isinstance(k, (Tensor, list)) or B.is_array(k) or isinstance(k, bool)
 
 
+ALIAS = defop("alias", "AliasBackward0", lambda self: self[...], view=True,
+              self=lambda grad: grad)
+
+
+def alias(self):
+    """A view of the whole tensor (``x[...]``)."""
+    return dispatch_view(ALIAS, self, (), (alias, ()))
+
+
 def _key_on_device(self, key):
     """Index arrays of a key moved to self's device: like PyTorch, indices may be on the
     cpu (tensors, lists, numpy arrays) or on the indexed tensor's device."""
@@ -729,15 +738,6 @@ def _key_on_device(self, key):
             k = dev.from_host(k)
         out.append(k)
     return tuple(out)
-
-
-ALIAS = defop("alias", "AliasBackward0", lambda self: self[...], view=True,
-              self=lambda grad: grad)
-
-
-def alias(self):
-    """A view of the whole tensor (``x[...]``)."""
-    return dispatch_view(ALIAS, self, (), (alias, ()))
 
 
 def normalize_key(self, key):
