@@ -6,7 +6,7 @@ hardest corner: views and in-place operations. ``import viewgrad as vg`` and use
 """
 from . import backend
 from .backend import float32, float64, float16, int64, int32, int8, uint8, bool_, Device
-from .backend import device, cuda_is_available
+from .backend import device, cuda_is_available, set_default_device, get_default_device
 from .tensor import Tensor, Size
 from . import ops
 from .ops.factories import (tensor, as_tensor, from_numpy, zeros, ones, full, empty, arange,
@@ -37,6 +37,11 @@ class cuda:  # noqa: N801 - mirrors torch.cuda
     @staticmethod
     def is_available():
         return cuda_is_available()
+
+    @staticmethod
+    def synchronize():
+        """Wait for the GPU's queued kernels (CuPy is asynchronous)."""
+        backend.synchronize("cuda")
 
 
 def is_tensor(x):

@@ -444,7 +444,7 @@ def _write_into(self, new, opname):
     ns = getattr(new, "shape", ())
     if ns != d.shape:
         try:
-            if self._device.xp.broadcast_shapes(ns, d.shape) != d.shape:
+            if B.broadcast_shapes(ns, d.shape) != d.shape:
                 raise ValueError
         except ValueError:
             raise RuntimeError(
