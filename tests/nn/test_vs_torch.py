@@ -158,3 +158,10 @@ def test_module_init_bounds_like_torch():
     t = torch.nn.Linear(50, 10)
     assert np.isclose(np.abs(t.weight.detach().numpy()).max(),
                       np.abs(lin.weight.detach().numpy()).max(), rtol=0.1)
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=2),
+                                dict(kernel_size=(3, 2), dilation=(1, 2), padding=1,
+                                     stride=(2, 1))])
+def test_unfold(kw):
+    _compare(lambda x: TF.unfold(x, **kw), lambda x: F.unfold(x, **kw), [(2, 3, 6, 5)])

@@ -20,7 +20,7 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "convolution", "pad", "max_pool1d", "max_pool2d", "avg_pool2d",
            "adaptive_avg_pool2d", "dropout", "batch_norm", "relu", "tanh", "sigmoid",
            "softmax", "log_softmax", "linear", "cross_entropy", "nll_loss", "mse_loss",
-           "flatten"]
+           "flatten", "unfold"]
 
 
 def _conv_nd(nsp, name, input, weight, bias, stride, padding, dilation, groups):
@@ -141,6 +141,38 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if return_indices:
         return out[0].squeeze(-2), out[1].squeeze(-2)
     return out.squeeze(-2)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """im2col, as ``torch.nn.functional.unfold``: (N, C, H, W) -> (N, C*kH*kW, L), column l
+    holding the l-th sliding window. Built from viewgrad VIEWS: the (padded) input is
+    looked at through one ``as_strided`` view of shape (N, C, oH, oW, kH, kW) — overlapping
+    windows, no copy — then permuted and reshaped. Its backward is AsStridedBackward0, which
+    scatter-adds the overlapping windows' gradients back. A convolution is exactly
+    ``weight.view(C_out, -1) @ unfold(x, ...)`` (what ``ConvolutionBackward0`` computes with
+    one fused node): see the graph of both to compare."""
+    from ..ops.conv import _expand_param
+    from ..ops.pool import _batched
+    x, unbatched = _batched(input, "unfold")
+    k = _expand_param(kernel_size, 2, "kernel_size")
+    d = _expand_param(dilation, 2, "dilation")
+    p = _expand_param(padding, 2, "padding")
+    s = _expand_param(stride, 2, "stride")
+    if any(v <= 0 for v in k + d + s) or any(v < 0 for v in p):
+        raise RuntimeError(f"unfold: kernel_size {list(k)}, dilation {list(d)} and stride "
+                           f"{list(s)} must be positive and padding {list(p)} non-negative")
+    if any(p):
+        x = constant_pad_nd(x, (p[1], p[1], p[0], p[0]))
+    n, c, h, w = x.shape
+    out = [(size - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i, size in enumerate((h, w))]
+    if out[0] <= 0 or out[1] <= 0:
+        raise RuntimeError(f"unfold: the padded input of size {list(x.shape)} is smaller than "
+                           f"the dilated kernel {[d[i] * (k[i] - 1) + 1 for i in range(2)]}")
+    sn, sc, sh, sw = x.stride()
+    win = x.as_strided((n, c, out[0], out[1], k[0], k[1]),
+                       (sn, sc, sh * s[0], sw * s[1], sh * d[0], sw * d[1]), x.storage_offset())
+    cols = win.permute(0, 1, 4, 5, 2, 3).reshape(n, c * k[0] * k[1], out[0] * out[1])
+    return cols.squeeze(0) if unbatched else cols
 
 
 def relu(input, inplace=False):
