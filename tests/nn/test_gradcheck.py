@@ -124,3 +124,31 @@ def test_unfold_is_views_and_conv_is_unfold_matmul():
     f = lambda x: F.unfold(x, 2, padding=1, stride=(1, 2))  # noqa: E731
     xs = vg.randn(1, 2, 4, 3, dtype=vg.float64, requires_grad=True)
     assert vg.autograd.gradcheck(f, (xs,)) and vg.autograd.gradgradcheck(f, (xs,))
+
+
+@pytest.mark.parametrize("op", ["conv_input", "conv_weight", "max_pool", "avg_pool",
+                                "adaptive", "bn_train"])
+def test_saved_tensors_follow_pytorch(op):
+    """What a node saves decides which later in-place ops break backward; these follow
+    PyTorch: convolution saves input and weight, the pools save their input, batch norm
+    (training) its input."""
+    F = vg.nn.functional
+    x = vg.randn(2, 2, 4, 4, requires_grad=True)
+    w = vg.randn(3, 2, 3, 3, requires_grad=True)
+    a, b = x * 1, w * 1
+    out = {"conv_input": lambda: F.conv2d(a, b), "conv_weight": lambda: F.conv2d(a, b),
+           "max_pool": lambda: F.max_pool2d(a, 2), "avg_pool": lambda: F.avg_pool2d(a, 2),
+           "adaptive": lambda: F.adaptive_avg_pool2d(a, 3),
+           "bn_train": lambda: F.batch_norm(a, None, None, training=True)}[op]()
+    with vg.no_grad():
+        (b if op == "conv_weight" else a).add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()
+
+
+def test_conv_saves_input_and_weight_readably():
+    x = vg.randn(1, 2, 4, 4, requires_grad=True)
+    w = vg.randn(3, 2, 3, 3)
+    y = vg.nn.functional.conv2d(x, w, stride=2)
+    assert y.grad_fn._saved_weight is w and y.grad_fn._saved_input is x
+    assert y.grad_fn._saved_stride == (2, 2) and y.grad_fn._saved_groups == 1

@@ -202,7 +202,7 @@ def _weight_grad(inp, gout, kernel, stride, padding, dilation, groups):
     return r
 
 
-def _input_bwd(grad, weight, input_shape, stride, padding, dilation, transposed,
+def _input_bwd(grad, input, weight, input_shape, stride, padding, dilation, transposed,
                output_padding, groups):
     nsp = len(stride)
     kernel = tuple(weight.shape[2:])
@@ -220,7 +220,7 @@ def _input_bwd(grad, weight, input_shape, stride, padding, dilation, transposed,
     return g
 
 
-def _weight_bwd(grad, input, weight_shape, stride, padding, dilation, transposed,
+def _weight_bwd(grad, input, weight, weight_shape, stride, padding, dilation, transposed,
                 output_padding, groups):
     kernel = tuple(weight_shape[2:])
     if not transposed:
@@ -229,10 +229,13 @@ def _weight_bwd(grad, input, weight_shape, stride, padding, dilation, transposed
     return _weight_grad(grad, input, kernel, stride, padding, dilation, groups)
 
 
-def _bias_bwd(grad):
+def _bias_bwd(grad, input, weight):
     return grad.sum((0,) + tuple(range(2, grad.dim())))
 
 
+# Each formula names both input and weight, so both are saved whenever any gradient is
+# needed — as PyTorch's ConvolutionBackward0 does (one formula for all three there): after
+# conv2d(x, w), modifying x OR w in place makes backward fail.
 CONVOLUTION = defop(
     "convolution", "ConvolutionBackward0", _conv_fwd, inputs=("input", "weight", "bias"),
     attrs=("stride", "padding", "dilation", "transposed", "output_padding", "groups"),

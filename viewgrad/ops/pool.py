@@ -77,7 +77,9 @@ def _max_pool_fwd(self, indices):
     return xp.take_along_axis(flat, indices.reshape(n, c, -1), axis=2).reshape(indices.shape)
 
 
-def _max_pool_bwd(grad, indices, self_shape):
+def _max_pool_bwd(grad, self, indices, self_shape):
+    # self is saved (unused here) as PyTorch saves it: modifying the input in place after
+    # pooling makes backward fail, as there
     from .factories import zeros
     n, c = self_shape[:2]
     z = zeros((n, c, self_shape[2] * self_shape[3]), dtype=grad.dtype, device=grad.device)
@@ -190,8 +192,9 @@ def _avg_fwd(self, kernel_size, stride, padding, ceil_mode, count_include_pad, d
     return win.sum(axis=(-2, -1)) / div
 
 
-def _avg_bwd(grad, self_shape, kernel_size, stride, padding, ceil_mode, count_include_pad,
-             divisor_override):
+def _avg_bwd(grad, self, self_shape, kernel_size, stride, padding, ceil_mode,
+             count_include_pad, divisor_override):
+    # (self is saved, as PyTorch's AvgPool2DBackward0 saves it; only its shape is needed)
     from .factories import ones
     kernel = kernel_size
     n, c, h, w = self_shape
@@ -250,7 +253,8 @@ def _adaptive_fwd(self, output_size):
     return xp.ascontiguousarray(xp.matmul(xp.matmul(ph, self), pw.T))
 
 
-def _adaptive_bwd(grad, self_shape, output_size):
+def _adaptive_bwd(grad, self, self_shape, output_size):
+    # (self is saved, as PyTorch saves it; the map itself only needs the shape)
     xp = grad._device.xp
     ph = Tensor._make(_bins(xp, grad.dtype, self_shape[2], output_size[0]), grad._device)
     pw = Tensor._make(_bins(xp, grad.dtype, self_shape[3], output_size[1]), grad._device)
