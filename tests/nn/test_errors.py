@@ -56,6 +56,8 @@ def _t(*shape):
     (lambda: nn.Linear(4, 2)(_t(3, 5)), RuntimeError, ["3x5", "4"]),
     (lambda: F.conv2d(_t(1, 3, 5, 5), _t(4, 3, 3, 3).double()), RuntimeError,
      ["float32", "float64"]),
+    (lambda: F.conv2d(vg.zeros(1, 1, 3, 3, dtype=vg.int64), _t(1, 1, 2, 2)), RuntimeError,
+     ["floating point", "int64", "[1, 1, 3, 3]"]),
     # other arguments
     (lambda: F.conv2d(_t(1, 1, 5, 5), _t(1, 1, 3, 3), stride=0), RuntimeError,
      ["non-positive stride", "[0, 0]"]),

@@ -293,6 +293,10 @@ def convolution(input, weight, bias=None, stride=1, padding=0, dilation=1, trans
             f"Expected {nsp + 2}-dimensional input for {nsp + 2}-dimensional weight "
             f"{_shape_str(weight)}, but got {input.dim()}-dimensional input of size "
             f"{_shape_str(input)} instead")
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(f"convolution: expected a floating point input, got "
+                           f"{B.dtype_name(input.dtype)} of size {_shape_str(input)}; call "
+                           ".float() first")
     if input.dtype != weight.dtype or (bias is not None and bias.dtype != input.dtype):
         raise RuntimeError(
             f"convolution: input, weight and bias must have the same dtype, but got input "
