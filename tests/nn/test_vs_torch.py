@@ -165,3 +165,39 @@ def test_module_init_bounds_like_torch():
                                      stride=(2, 1))])
 def test_unfold(kw):
     _compare(lambda x: TF.unfold(x, **kw), lambda x: F.unfold(x, **kw), [(2, 3, 6, 5)])
+
+
+def test_whole_model_matches_torch_through_state_dict():
+    """The same Sequential in both libraries: torch's state dict (same key names) loads into
+    viewgrad's model; outputs, loss, every parameter gradient and the updated running stats
+    agree, in train and eval mode; then one SGD step keeps them together."""
+    tnn, vnn = torch.nn, vg.nn
+
+    def build(lib):
+        return lib.Sequential(
+            lib.Conv2d(2, 4, 3, padding=1), lib.BatchNorm2d(4), lib.ReLU(), lib.MaxPool2d(2),
+            lib.Conv2d(4, 4, 2, stride=2, groups=2), lib.Tanh(), lib.ConvTranspose2d(4, 2, 2, 2),
+            lib.Sigmoid(), lib.Flatten(), lib.Linear(2 * 4 * 4, 3))
+    tm, vm = build(tnn).double(), build(vnn).double()
+    sd = {k: vg.tensor(v.detach().numpy(), dtype=v.numpy().dtype) for k, v in
+          tm.state_dict().items()}
+    assert list(sd) == list(vm.state_dict())
+    vm.load_state_dict(sd)
+    rng = np.random.default_rng(3)
+    x, y = rng.standard_normal((4, 2, 8, 8)), rng.integers(0, 3, 4)
+    tloss = tnn.CrossEntropyLoss()(tm(torch.tensor(x)), torch.tensor(y))
+    vloss = vnn.CrossEntropyLoss()(vm(vg.tensor(x, dtype=vg.float64)), vg.tensor(y))
+    assert np.isclose(float(vloss), tloss.item(), rtol=1e-10)
+    tloss.backward()
+    vloss.backward()
+    for (name, tp), vp in zip(tm.named_parameters(), vm.parameters()):
+        np.testing.assert_allclose(vp.grad.numpy(), tp.grad.numpy(), rtol=1e-8, atol=1e-12,
+                                   err_msg=name)
+    for k, v in tm.state_dict().items():
+        np.testing.assert_allclose(vm.state_dict()[k].numpy(), v.numpy(), rtol=1e-10, err_msg=k)
+    torch.optim.SGD(tm.parameters(), lr=0.1, momentum=0.9).step()
+    vg.optim.SGD(vm.parameters(), lr=0.1, momentum=0.9).step()
+    tm.eval(), vm.eval()
+    mse_t = tnn.MSELoss()(tm(torch.tensor(x)), torch.zeros(4, 3, dtype=torch.float64))
+    mse_v = vnn.MSELoss()(vm(vg.tensor(x, dtype=vg.float64)), vg.zeros(4, 3, dtype=vg.float64))
+    assert np.isclose(float(mse_v), mse_t.item(), rtol=1e-10)
