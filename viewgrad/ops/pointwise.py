@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .. import backend as B
 from ..tensor import Tensor
-from .table import defop, dispatch, method
+from .table import _device_of, defop, dispatch, method
 
 __all__ = ["add", "sub", "mul", "div", "neg", "pow", "abs", "sqrt", "exp", "log", "tanh",
            "sigmoid", "relu", "clamp", "where", "sign", "reciprocal", "rsub", "square"]
@@ -27,7 +27,8 @@ def _bshape_err(op, a, b):
 
 ADD = defop("add", "AddBackward0", lambda self, other: self + other, inputs=("self", "other"),
             broadcast=True, self=lambda grad: grad, other=lambda grad: grad)
-ADD_SCALAR = defop("add_scalar", "AddBackward1", lambda self, other: self + other,
+# PyTorch wraps a Python scalar into a 0-d tensor: `x + 1` is AddBackward0 too.
+ADD_SCALAR = defop("add_scalar", "AddBackward0", lambda self, other: self + other,
                    inputs=("self", "other"), self=lambda grad: grad)
 SUB = defop("sub", "SubBackward0", lambda self, other: self - other, inputs=("self", "other"),
             broadcast=True, self=lambda grad: grad, other=lambda grad: -grad)
@@ -347,9 +348,10 @@ def _where_method(self, condition, other):
 def _cmp(name, f):
     def op(self, other):
         other = _coerce(other, self)
+        dev = _device_of((self, other))   # mixing devices: the same error as every op
         od = other._data if isinstance(other, Tensor) else other
         try:
-            return Tensor._make(f(self._data, od), self._device)
+            return Tensor._make(f(self._data, od), dev)
         except ValueError:
             raise _bshape_err(name, self, other) from None
     op.__name__ = name

@@ -210,20 +210,7 @@ def _slice_fwd(self, dim, start, end, step):
 
 
 def _diag_fwd(self, offset, dim1, dim2):
-    xp = _xp(self)
-    b = xp.moveaxis(self, (dim1, dim2), (-2, -1))
-    if offset >= 0:
-        start = b[..., :, offset:]
-    else:
-        start = b[..., -offset:, :]
-    n = builtins_max(0, builtins_min(start.shape[-2], start.shape[-1]))
-    st = b.strides
-    from numpy.lib.stride_tricks import as_strided as np_as
-    shape = b.shape[:-2] + (n,)
-    strides = st[:-2] + (st[-2] + st[-1],)
-    if type(self) is B.host_numpy().ndarray:
-        return np_as(start, shape, strides, writeable=True)
-    return B.device_of_array(self).as_strided(start, shape, strides)
+    return B.diagonal_view(self, offset, dim1, dim2)
 
 
 SELECT_BWD = defop("select_backward", "SelectBackwardBackward0", _region_backward(_select_fwd),
@@ -325,16 +312,9 @@ def _inverse_perm(dims):
 
 
 def _expand_fwd(self, shape):
-    # A writeable as_strided view with stride 0 on broadcast dims (not numpy's read-only
+    # A writeable view with stride 0 on broadcast dims (not numpy's read-only
     # broadcast_to), so in-place writes reach check_inplace's overlap error, as in PyTorch.
-    lead = len(shape) - self.ndim
-    strides = [0] * lead
-    for i, (s, st) in enumerate(zip(self.shape, self.strides)):
-        strides.append(st if s == shape[lead + i] else 0)
-    if type(self) is B.host_numpy().ndarray:
-        from numpy.lib.stride_tricks import as_strided as np_as
-        return np_as(self, shape, strides, writeable=True)
-    return B.device_of_array(self).as_strided(self, shape, tuple(strides))
+    return B.expand_view(self, shape)
 
 
 EXPAND = defop("expand", "ExpandBackward0", _expand_fwd, attrs=("shape",), view=True,
@@ -342,15 +322,7 @@ EXPAND = defop("expand", "ExpandBackward0", _expand_fwd, attrs=("shape",), view=
 
 
 def _unfold_fwd(self, dim, size, step):
-    shape = list(self.shape)
-    strides = list(self.strides)
-    n = (shape[dim] - size) // step + 1
-    new_shape = shape[:dim] + [n] + shape[dim + 1:] + [size]
-    new_strides = strides[:dim] + [strides[dim] * step] + strides[dim + 1:] + [strides[dim]]
-    if type(self) is B.host_numpy().ndarray:
-        from numpy.lib.stride_tricks import as_strided as np_as
-        return np_as(self, new_shape, new_strides, writeable=True)
-    return B.device_of_array(self).as_strided(self, tuple(new_shape), tuple(new_strides))
+    return B.unfold_view(self, dim, size, step)
 
 
 def _unfold_bwd(grad, self_shape, dimension, size, step):
@@ -727,36 +699,61 @@ INDEX_PUT = defop("index_put", "IndexPutBackward0", _index_put_fwd,
 
 
 def index_put(self, key, values, accumulate=False):
-    return dispatch(INDEX_PUT, (self, values), (key, bool(accumulate)))
+    if not isinstance(key, tuple):
+        key = (key,)
+    return dispatch(INDEX_PUT, (self, values), (_key_on_device(self, key), bool(accumulate)))
 
 
 def _is_advanced(k):
     return isinstance(k, (Tensor, list)) or B.is_array(k) or isinstance(k, bool)
 
 
+ALIAS = defop("alias", "AliasBackward0", lambda self: self[...], view=True,
+              self=lambda grad: grad)
+
+
+def alias(self):
+    """A view of the whole tensor (``x[...]``)."""
+    return dispatch_view(ALIAS, self, (), (alias, ()))
+
+
+def _key_on_device(self, key):
+    """Index arrays of a key moved to self's device: like PyTorch, indices may be on the
+    cpu (tensors, lists, numpy arrays) or on the indexed tensor's device."""
+    dev = self._device
+    out = []
+    for k in key:
+        if isinstance(k, Tensor):
+            if k._device is not dev:
+                if k._device is not B.cpu:
+                    raise RuntimeError(
+                        f"indices should be either on cpu or on the same device as the "
+                        f"indexed tensor ({dev.type}), got {k.device.type}")
+                k = dev.from_host(k._data)
+            else:
+                k = k._data
+        elif isinstance(k, list):
+            k = dev.xp.asarray(k)
+        elif B.is_host_array(k) and dev is not B.cpu:
+            k = dev.from_host(k)
+        out.append(k)
+    return tuple(out)
+
+
 def normalize_key(self, key):
-    """Return ('basic', [steps]) or ('advanced', array-key) for a __getitem__ key."""
+    """Return ('basic', key-tuple) or ('advanced', array-key) for a __getitem__ key.
+    A single slice (``x[:]``) is kept as a slice; in tuples full slices are skipped and an
+    index that selects everything is an alias, as PyTorch does."""
+    if isinstance(key, _builtin_slice):
+        return "single-slice", key
     if not isinstance(key, tuple):
         key = (key,)
     if any(_is_advanced(k) for k in key):
-        xp = self._device.xp
-        out = []
-        for k in key:
-            if isinstance(k, Tensor):
-                if k._device is not self._device:
-                    raise RuntimeError(
-                        f"indices should be either on cpu or on the same device as the indexed "
-                        f"tensor ({self.device.type}), got {k.device.type}")
-                out.append(k._data)
-            elif isinstance(k, list):
-                out.append(xp.asarray(k))
-            else:
-                out.append(k)
-        return "advanced", tuple(out)
+        return "advanced", _key_on_device(self, key)
     return "basic", key
 
 
-def _basic_steps(self, key):
+def _basic_steps(self, key, alias_self=True):
     n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
     if n_real > self.dim():
         raise IndexError(f"too many indices for tensor of dimension {self.dim()}")
@@ -774,8 +771,8 @@ def _basic_steps(self, key):
         elif isinstance(k, _builtin_slice):
             if k.step is not None and k.step <= 0:
                 raise ValueError("step must be greater than zero")
-            if k != _builtin_slice(None):
-                t = slice(t, dim, k.start, k.stop, k.step or 1)
+            if k.indices(t._data.shape[dim]) != (0, t._data.shape[dim], 1):
+                t = slice(t, dim, k.start, k.stop, k.step or 1)  # full slices are skipped
             dim += 1
         else:
             try:
@@ -789,9 +786,17 @@ def _basic_steps(self, key):
                 raise IndexError(f"index {i} is out of bounds for dimension {dim} with size "
                                  f"{n}")
             t = select(t, dim, i)
-    if t is self:
-        t = view(self, tuple(self.shape))  # a[...] / a[:] is still a view (alias)
+    if t is self and alias_self:
+        t = alias(self)  # a[...] is still a view: AliasBackward0
     return t
+
+
+def _single_slice(self, k):
+    if self.dim() == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    if k.step is not None and k.step <= 0:
+        raise ValueError("step must be greater than zero")
+    return slice(self, 0, k.start, k.stop, k.step or 1)
 
 
 @method("__getitem__")
@@ -799,6 +804,8 @@ def getitem(self, key):
     kind, k = normalize_key(self, key)
     if kind == "basic":
         return _basic_steps(self, k)
+    if kind == "single-slice":
+        return _single_slice(self, k)
     try:
         return dispatch(INDEX, (self,), (k,))
     except IndexError as e:

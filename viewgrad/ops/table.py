@@ -199,7 +199,7 @@ def _save_tensor(t, is_output, node):
     return s
 
 
-_BLAME = [False]  # whether saved tensors record where they were saved (autograd.blame)
+_BLAME = [True]  # whether saved tensors record where they were saved (autograd.blame)
 
 
 def record(op, inputs, out, attrs, edges):
