@@ -465,3 +465,15 @@ def unravel_index(flat: int, shape) -> tuple:
         flat, r = divmod(flat, s)
         idx.append(r)
     return tuple(reversed(idx))
+
+
+def save_npz(path, arrays: dict):
+    """Write host arrays to an .npz file (arrays only: nothing is pickled)."""
+    with open(path, "wb") as f:
+        np.savez(f, **arrays)
+
+
+def load_npz(path) -> dict:
+    """{name: host array} read from an .npz file, refusing pickled objects."""
+    with np.load(path, allow_pickle=False) as z:
+        return {k: z[k] for k in z.files}
