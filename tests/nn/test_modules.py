@@ -73,7 +73,7 @@ def test_dropout_statistics():
     y = nn.functional.dropout(vg.ones(20000), 0.3)
     kept = y != 0
     assert abs(float(kept.float().mean()) - 0.7) < 0.02
-    assert np.allclose(y.numpy()[kept.numpy()], 1 / 0.7)
+    assert np.allclose(y.cpu().numpy()[kept.cpu().numpy()], 1 / 0.7)
     assert nn.functional.dropout(vg.ones(3), 1.0).tolist() == [0, 0, 0]
     x = vg.ones(3)
     assert nn.functional.dropout(x, 0.5, training=False) is x
@@ -96,10 +96,10 @@ def test_batchnorm_running_stats_update_in_place_under_no_grad():
     v0 = rm._version
     y = bn(x)
     assert bn.running_mean is rm and rm._version == v0 + 1 and not rm.requires_grad
-    mean = x.numpy().mean(axis=(0, 2, 3))
-    assert np.allclose(rm.numpy(), 0.5 * mean, atol=1e-6)
-    var = x.numpy().var(axis=(0, 2, 3), ddof=1)
-    assert np.allclose(bn.running_var.numpy(), 0.5 + 0.5 * var, atol=1e-5)
+    mean = x.cpu().numpy().mean(axis=(0, 2, 3))
+    assert np.allclose(rm.cpu().numpy(), 0.5 * mean, atol=1e-6)
+    var = x.cpu().numpy().var(axis=(0, 2, 3), ddof=1)
+    assert np.allclose(bn.running_var.cpu().numpy(), 0.5 + 0.5 * var, atol=1e-5)
     assert y.grad_fn.name() == "NativeBatchNormBackward0"
     bn.eval()
     v1 = rm._version
@@ -122,7 +122,7 @@ def test_batchnorm_eval_saves_running_stats():
 def test_batchnorm_without_tracking_uses_batch_stats_in_eval():
     bn = nn.BatchNorm1d(3, affine=False, track_running_stats=False).eval()
     x = vg.randn(5, 3)
-    y = bn(x).numpy()
+    y = bn(x).cpu().numpy()
     assert np.allclose(y.mean(0), 0, atol=1e-5) and bn.running_mean is None
     assert list(bn.state_dict()) == []
 
@@ -157,7 +157,7 @@ def test_load_state_dict_errors():
     assert "size mismatch for weight: copying a param with shape [2, 4]" in msg
     assert "current model is [2, 3]" in msg
     res = m.load_state_dict({"weight": vg.ones(2, 3)}, strict=False)
-    assert res.missing_keys == ["bias"] and m.weight.detach().numpy().sum() == 6
+    assert res.missing_keys == ["bias"] and m.weight.detach().cpu().numpy().sum() == 6
 
 
 def test_no_pickle(tmp_path):
@@ -171,11 +171,11 @@ def test_init_functions():
     v = w._version
     nn.init.kaiming_normal_(w, nonlinearity="relu")
     assert w._version == v + 1
-    assert abs(float(w.numpy().std()) - np.sqrt(2 / 100)) < 0.01
+    assert abs(float(w.cpu().numpy().std()) - np.sqrt(2 / 100)) < 0.01
     nn.init.xavier_uniform_(w)
-    assert np.abs(w.numpy()).max() <= np.sqrt(6 / 300)
+    assert np.abs(w.cpu().numpy()).max() <= np.sqrt(6 / 300)
     nn.init.constant_(w, 0.5)
-    assert (w.numpy() == 0.5).all()
+    assert (w.cpu().numpy() == 0.5).all()
     assert nn.init.calculate_gain("tanh") == 5 / 3
     with pytest.raises(ValueError, match="Fan in and fan out"):
         nn.init.xavier_uniform_(vg.empty(3))

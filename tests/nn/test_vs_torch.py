@@ -27,16 +27,16 @@ def _compare(tf, vf, shapes, seed=0):
     t, v = _pair(rng, shapes)
     ty, vy = tf(*t), vf(*v)
     if isinstance(ty, tuple):
-        assert np.array_equal(vy[1].numpy(), ty[1].numpy()), "indices differ"
+        assert np.array_equal(vy[1].cpu().numpy(), ty[1].cpu().numpy()), "indices differ"
         ty, vy = ty[0], vy[0]
     assert tuple(vy.shape) == tuple(ty.shape)
-    np.testing.assert_allclose(vy.detach().numpy(), ty.detach().numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(vy.detach().cpu().numpy(), ty.detach().cpu().numpy(), rtol=1e-10, atol=1e-10)
     g = rng.standard_normal(tuple(ty.shape))
     ty.backward(torch.tensor(g))
     vy.backward(vg.tensor(g, dtype=vg.float64))
     for a, b in zip(t, v):
         if a is not None:
-            np.testing.assert_allclose(b.grad.numpy(), a.grad.numpy(), rtol=1e-10, atol=1e-10)
+            np.testing.assert_allclose(b.grad.cpu().numpy(), a.grad.cpu().numpy(), rtol=1e-10, atol=1e-10)
 
 
 @pytest.mark.parametrize("stride,padding,dilation,groups,bias",
@@ -119,8 +119,8 @@ def test_batch_norm(training, affine, shape):
     shapes = [shape, (3,) if affine else None, (3,) if affine else None]
     _compare(lambda x, w, b: TF.batch_norm(x, trm, trv, w, b, training, 0.3, 1e-3),
              lambda x, w, b: F.batch_norm(x, vrm, vrv, w, b, training, 0.3, 1e-3), shapes)
-    np.testing.assert_allclose(vrm.numpy(), trm.numpy(), rtol=1e-12)
-    np.testing.assert_allclose(vrv.numpy(), trv.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(vrm.cpu().numpy(), trm.cpu().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(vrv.cpu().numpy(), trv.cpu().numpy(), rtol=1e-12)
 
 
 def test_batchnorm2d_module_running_stats_match_torch():
@@ -130,13 +130,13 @@ def test_batchnorm2d_module_running_stats_match_torch():
         x = rng.standard_normal((4, 3, 2, 2))
         tm(torch.tensor(x))
         vm(vg.tensor(x, dtype=vg.float64))
-    np.testing.assert_allclose(vm.running_mean.numpy(), tm.running_mean.numpy(), rtol=1e-12)
-    np.testing.assert_allclose(vm.running_var.numpy(), tm.running_var.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(vm.running_mean.cpu().numpy(), tm.running_mean.cpu().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(vm.running_var.cpu().numpy(), tm.running_var.cpu().numpy(), rtol=1e-12)
     assert int(vm.num_batches_tracked.item()) == int(tm.num_batches_tracked) == 3
     x = rng.standard_normal((2, 3, 2, 2))
     tm.eval(), vm.eval()
-    np.testing.assert_allclose(vm(vg.tensor(x, dtype=vg.float64)).detach().numpy(),
-                               tm(torch.tensor(x)).detach().numpy(), rtol=1e-10)
+    np.testing.assert_allclose(vm(vg.tensor(x, dtype=vg.float64)).detach().cpu().numpy(),
+                               tm(torch.tensor(x)).detach().cpu().numpy(), rtol=1e-10)
 
 
 def test_pad():
@@ -150,14 +150,14 @@ def test_module_init_bounds_like_torch():
     vg.manual_seed(0)
     conv = vg.nn.Conv2d(8, 16, 3)
     bound = 1 / np.sqrt(8 * 9)
-    w = conv.weight.detach().numpy()
+    w = conv.weight.detach().cpu().numpy()
     assert np.abs(w).max() <= bound and np.abs(w).max() > 0.9 * bound
     assert abs(w.std() - bound / np.sqrt(3)) < 0.1 * bound
     lin = vg.nn.Linear(50, 10)
-    assert np.abs(lin.bias.detach().numpy()).max() <= 1 / np.sqrt(50)
+    assert np.abs(lin.bias.detach().cpu().numpy()).max() <= 1 / np.sqrt(50)
     t = torch.nn.Linear(50, 10)
-    assert np.isclose(np.abs(t.weight.detach().numpy()).max(),
-                      np.abs(lin.weight.detach().numpy()).max(), rtol=0.1)
+    assert np.isclose(np.abs(t.weight.detach().cpu().numpy()).max(),
+                      np.abs(lin.weight.detach().cpu().numpy()).max(), rtol=0.1)
 
 
 @pytest.mark.parametrize("kw", [dict(kernel_size=2),
@@ -179,7 +179,7 @@ def test_whole_model_matches_torch_through_state_dict():
             lib.Conv2d(4, 4, 2, stride=2, groups=2), lib.Tanh(), lib.ConvTranspose2d(4, 2, 2, 2),
             lib.Sigmoid(), lib.Flatten(), lib.Linear(2 * 4 * 4, 3))
     tm, vm = build(tnn).double(), build(vnn).double()
-    sd = {k: vg.tensor(v.detach().numpy(), dtype=v.numpy().dtype) for k, v in
+    sd = {k: vg.tensor(v.detach().cpu().numpy(), dtype=v.cpu().numpy().dtype) for k, v in
           tm.state_dict().items()}
     assert list(sd) == list(vm.state_dict())
     vm.load_state_dict(sd)
@@ -191,10 +191,10 @@ def test_whole_model_matches_torch_through_state_dict():
     tloss.backward()
     vloss.backward()
     for (name, tp), vp in zip(tm.named_parameters(), vm.parameters()):
-        np.testing.assert_allclose(vp.grad.numpy(), tp.grad.numpy(), rtol=1e-8, atol=1e-12,
+        np.testing.assert_allclose(vp.grad.cpu().numpy(), tp.grad.cpu().numpy(), rtol=1e-8, atol=1e-12,
                                    err_msg=name)
     for k, v in tm.state_dict().items():
-        np.testing.assert_allclose(vm.state_dict()[k].numpy(), v.numpy(), rtol=1e-10, err_msg=k)
+        np.testing.assert_allclose(vm.state_dict()[k].cpu().numpy(), v.cpu().numpy(), rtol=1e-10, err_msg=k)
     torch.optim.SGD(tm.parameters(), lr=0.1, momentum=0.9).step()
     vg.optim.SGD(vm.parameters(), lr=0.1, momentum=0.9).step()
     tm.eval(), vm.eval()

@@ -34,7 +34,7 @@ def test_matches_torch(name, kw):
         (vg.tensor(X, dtype=vg.float64) @ vw).tanh().sum().backward()
         to.step()
         vo.step()
-    np.testing.assert_allclose(vw.detach().numpy(), tw.detach().numpy(), rtol=1e-10)
+    np.testing.assert_allclose(vw.detach().cpu().numpy(), tw.detach().cpu().numpy(), rtol=1e-10)
 
 
 @pytest.mark.parametrize("name,kw", CONFIGS)

@@ -145,12 +145,12 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """im2col, as ``torch.nn.functional.unfold``: (N, C, H, W) -> (N, C*kH*kW, L), column l
-    holding the l-th sliding window. Built from viewgrad VIEWS: the (padded) input is
-    looked at through one ``as_strided`` view of shape (N, C, oH, oW, kH, kW) — overlapping
-    windows, no copy — then permuted and reshaped. Its backward is AsStridedBackward0, which
-    scatter-adds the overlapping windows' gradients back. A convolution is exactly
-    ``weight.view(C_out, -1) @ unfold(x, ...)`` (what ``ConvolutionBackward0`` computes with
-    one fused node): see the graph of both to compare."""
+    holding the l-th sliding window. Built from viewgrad VIEWS only: ``Tensor.unfold`` along
+    H then W (overlapping windows of the dilated kernel's extent, no copy), a strided
+    ``slice`` for the dilation, then permute and reshape. Its backward runs through
+    UnfoldBackward0, which scatter-adds the overlapping windows' gradients back. A
+    convolution is exactly ``weight.view(C_out, -1) @ unfold(x, ...)`` — what
+    ``ConvolutionBackward0`` computes as one fused node: draw the graphs of both."""
     from ..ops.conv import _expand_param
     from ..ops.pool import _batched
     x, unbatched = _batched(input, "unfold")
@@ -163,15 +163,19 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
                            f"{list(s)} must be positive and padding {list(p)} non-negative")
     if any(p):
         x = constant_pad_nd(x, (p[1], p[1], p[0], p[0]))
-    n, c, h, w = x.shape
-    out = [(size - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i, size in enumerate((h, w))]
-    if out[0] <= 0 or out[1] <= 0:
+    ext = [d[i] * (k[i] - 1) + 1 for i in range(2)]
+    if x.shape[2] < ext[0] or x.shape[3] < ext[1]:
         raise RuntimeError(f"unfold: the padded input of size {list(x.shape)} is smaller than "
-                           f"the dilated kernel {[d[i] * (k[i] - 1) + 1 for i in range(2)]}")
-    sn, sc, sh, sw = x.stride()
-    win = x.as_strided((n, c, out[0], out[1], k[0], k[1]),
-                       (sn, sc, sh * s[0], sw * s[1], sh * d[0], sw * d[1]), x.storage_offset())
-    cols = win.permute(0, 1, 4, 5, 2, 3).reshape(n, c * k[0] * k[1], out[0] * out[1])
+                           f"the dilated kernel {ext} (kernel_size {list(k)}, dilation "
+                           f"{list(d)}, padding {list(p)})")
+    n, c = x.shape[0], x.shape[1]
+    win = x.unfold(2, ext[0], s[0]).unfold(3, ext[1], s[1])    # N, C, oH, oW, eH, eW
+    if d[0] > 1:
+        win = win.slice(4, 0, None, d[0])
+    if d[1] > 1:
+        win = win.slice(5, 0, None, d[1])                       # N, C, oH, oW, kH, kW
+    oh, ow = win.shape[2], win.shape[3]
+    cols = win.permute(0, 1, 4, 5, 2, 3).reshape(n, c * k[0] * k[1], oh * ow)
     return cols.squeeze(0) if unbatched else cols
 
 

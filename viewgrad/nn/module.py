@@ -410,24 +410,17 @@ class ModuleList(Module):
 
 def save(state_dict, path):
     """Save a dict of tensors (a state dict) as an .npz file: arrays only, no pickle."""
-    np = B.host_numpy()
     arrays = {}
     for k, v in state_dict.items():
         if not isinstance(v, Tensor):
             raise TypeError(f"save: value for {k!r} is a {type(v).__name__}; only tensors can "
                             "be saved (the .npz format holds arrays, never pickled objects)")
         arrays[k] = v._device.to_host(v._data)
-    with open(path, "wb") as f:
-        np.savez(f, **arrays)
+    B.save_npz(path, arrays)
 
 
 def load(path, device=None):
     """Read an .npz file written by ``save`` into an OrderedDict of tensors (arrays only:
     loading never unpickles)."""
-    np = B.host_numpy()
     from ..ops.factories import tensor
-    out = OrderedDict()
-    with np.load(path, allow_pickle=False) as z:
-        for k in z.files:
-            out[k] = tensor(z[k], device=device)
-    return out
+    return OrderedDict((k, tensor(a, device=device)) for k, a in B.load_npz(path).items())
