@@ -24,6 +24,7 @@ from .ops.memory import clone, detach
 from .ops.nnops import softmax, log_softmax
 from . import autograd
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
+from . import nn, optim  # noqa: E402  (torch.nn-like: vg.nn.Conv2d, vg.optim.Adam)
 
 bool = bool_
 float = float32
