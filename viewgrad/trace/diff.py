@@ -30,7 +30,10 @@ class Moved:
     after_name: str | None
 
     def text(self) -> str:
-        return f"{self.tensor}.grad_fn: {self.before_name} → {self.after_name}"
+        def one(name, nid):
+            return "None" if nid is None else f"{name} #{nid}"
+        return (f"{self.tensor}.grad_fn: {one(self.before_name, self.before)} → "
+                f"{one(self.after_name, self.after)}")
 
 
 @dataclass(frozen=True)

@@ -247,7 +247,9 @@ def explain(event) -> str:
         b0, b1 = f"{bname}0", f"{bname}1"
         x0, x1, x2 = f"{xname}0", f"{xname}1", f"{xname}2"
         lines.append(f"{b0} = {base.label}")
-        lines.append(f"{x0} = {t.label}")
+        # a temporary view (``b[0] = v`` makes one) has no name: take it from b0
+        lines.append(f"{x0} = {t.label}" if t.label.isidentifier()
+                     else f"{x0} = {b0}{chain_text(t.view_fns)}")
         lines.append(f"{x1} = {functional_expr(event, x0)}")
         lines += scatter_lines(b0, b1, x1, base, t)
         lines.append(f"{x2} = {b1}{chain_text(t.view_fns)}")

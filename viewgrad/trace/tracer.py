@@ -124,7 +124,11 @@ class InplaceEvent:
     def call_text(self) -> str:
         """``x.mul_(y)`` as it would be written."""
         if self.op == "__setitem__":
-            return f"{self.tensor} = {', '.join(self.operands) or '…'}"
+            from .explain import _first_value
+            t = self.after.tensor(self.tensor_id) if self.after.has_tensor(
+                self.tensor_id) else None
+            value = ", ".join(self.operands) or _first_value(t) or "…"
+            return f"{self.tensor} = {value}"
         return f"{self.tensor}.{self.op}({', '.join(self.operands)})"
 
     def __eq__(self, other):
