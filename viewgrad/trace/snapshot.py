@@ -365,7 +365,7 @@ def build(roots, labeler=None, max_nodes=MAX_NODES, grad_enabled=True, focus=Non
     order, roles = [], {}
     for t, role in roots:
         for tt, rr in ((t, role), (t._base, "base") if t._base is not None else (None, None)):
-            if tt is None:
+            if tt is None or (rr == "base" and id(tt) in roles):
                 continue
             if id(tt) not in roles:
                 order.append(tt)
