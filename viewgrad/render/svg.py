@@ -20,6 +20,7 @@ __all__ = ["find_renderer", "render_source", "write_source", "to_svg", "render_s
 
 ENV_VAR = "VIEWGRAD_RENDERER"
 RENDERERS = ("auto", "dot", "graphviz-pure")
+FIXED_LAYOUT_MARK = "viewgrad:fixed-layout"   # same as render.dot.FIXED_LAYOUT_MARK
 
 _HOWTO = {
     "dot": "install Graphviz (e.g. `apt-get install graphviz`, `brew install graphviz`, or "
@@ -83,8 +84,11 @@ def find_renderer(renderer=None) -> tuple[str, str]:
 def render_source(source: str, renderer=None, timeout=300) -> str:
     """DOT text → SVG text."""
     _kind, exe = find_renderer(renderer)
+    args = [exe, "-Tsvg"]
+    if source.startswith("// " + FIXED_LAYOUT_MARK):
+        args += ["-Kneato", "-n2"]     # positions already computed (render/layout.py)
     try:
-        p = subprocess.run([exe, "-Tsvg"], input=source.encode("utf-8"),
+        p = subprocess.run(args, input=source.encode("utf-8"),
                            capture_output=True, timeout=timeout, check=False)
     except OSError as e:
         raise RendererNotFound(f"could not run {exe}: {e.strerror}") from None
