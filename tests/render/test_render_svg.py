@@ -174,3 +174,17 @@ def test_graphviz_pure_is_found_next_to_python():
     if exe is None:
         pytest.skip("graphviz-pure is not installed in this environment")
     assert exe.endswith("graphviz-pure")
+
+
+def test_big_graph_fast_layout_draws_every_node():
+    a = vg.tensor([1.0, 2.0], requires_grad=True)
+    y = a
+    for i in range(200):
+        y = (y * 1.01 + a) if i % 2 else y.tanh()
+    g = draw(y, max_nodes=None)                 # > 150 nodes: viewgrad's own layout
+    assert g.source.startswith("// viewgrad:fixed-layout") and 'pos="' in g.source
+    _root, groups = _parse(S.render_svg_text(y, max_nodes=None))
+    assert "cluster_graph" in groups
+    assert len([t for t, gg in groups.items() if "gnode" in _classes(gg)]) == 301
+    with pytest.raises(ValueError, match="layout must be"):
+        draw(y, layout="spring")
