@@ -21,9 +21,13 @@ def demo(args=None) -> int:
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in ("demo", "run"):  # the tracer's commands (cli/commands.py)
+        from . import commands
+        return getattr(commands, argv[0])(list(argv[1:]))
     p = argparse.ArgumentParser(prog="viewgrad", description="An autograd engine you can watch.")
     sub = p.add_subparsers(dest="cmd")
     sub.add_parser("demo", help="draw the seed example: in-place on a view (CopySlices)")
+    sub.add_parser("run", help="trace a script: run SCRIPT [--svg-dir DIR] [--json FILE]")
     ns = p.parse_args(argv)
     if ns.cmd in (None, "demo"):
         return demo(ns)
