@@ -136,10 +136,10 @@ SCENARIOS = {
     "base_with_views": dict(
         build=base_with_views, event=0, op="add_", tensor="b",
         before={"b": "CloneBackward0", "v": "SelectBackward0", "w": "SliceBackward0"},
-        after={"b": "AddBackward1", "v": "SelectBackward0", "w": "SliceBackward0"},
+        after={"b": "AddBackward0", "v": "SelectBackward0", "w": "SliceBackward0"},
         after_edges={"b": ["CloneBackward0"]},
-        added=["AddBackward1"], removed=[], stale=["v", "w"],
-        summary="b.add_(1): b.grad_fn is now AddBackward1 (its edge 0 is the old "
+        added=["AddBackward0"], removed=[], stale=["v", "w"],
+        summary="b.add_(1): b.grad_fn is now AddBackward0 (its edge 0 is the old "
                 "CloneBackward0); 2 other views went stale",
         explain=["b0 = b", "b1 = b0 + 1", "b = b1", "v = b1.select(0, 0)",
                  "w = b1.slice(0, 1, 3, 1)"]),
@@ -164,10 +164,10 @@ SCENARIOS = {
         before={"v": "AsStridedBackward0", "w": "AsStridedBackward0", "b": "CopySlices"},
         after={"v": "AsStridedBackward0", "w": "AsStridedBackward0", "b": "CopySlices"},
         after_edges={"b": ["CopySlices"]},
-        wrapped="AddBackward1",
-        added=["AsStridedBackward0", "CopySlices", "AddBackward1"],
+        wrapped="AddBackward0",
+        added=["AsStridedBackward0", "CopySlices", "AddBackward0"],
         removed=["AsStridedBackward0"], stale=["w"],
-        summary="v.add_(1): v is a view of b → b.grad_fn is now CopySlices(AddBackward1); "
+        summary="v.add_(1): v is a view of b → b.grad_fn is now CopySlices(AddBackward0); "
                 "1 other view went stale",
         explain=["b0 = b", "v0 = v", "v1 = v0 + 1", "b1 = b0.slice_scatter(v1, 0, 0, 2, 1)",
                  "v2 = b1.slice(0, 0, 2, 1)", "v = v2", "b = b1",
