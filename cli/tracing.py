@@ -17,8 +17,8 @@ Modules are looked up lazily with ``importlib`` (``vg.trace`` is a *function* wh
 missing piece turns into a clear message (``TraceUnavailable``), never a crash.
 
 One ``Tracer`` lives as long as the session: started when tracing is on, stopped by
-``:trace off`` (which also stops recording), replaced by ``:reset``. Events loaded from a
-file with ``:load`` are listed before the recorded ones, so event numbers stay stable.
+``:trace off`` (which also stops recording), replaced by ``:reset``. Events get numbers in
+the order they arrive, recorded or loaded from a file with ``:load``, and keep them.
 """
 from __future__ import annotations
 
@@ -87,7 +87,8 @@ class TraceSession:
         self.namespace = namespace
         self.enabled = False
         self.tracer = None
-        self.loaded = []          # events read back by :load
+        self.log = []             # every event in order: recorded ones and :load-ed ones
+        self._seen = 0            # how many of the tracer's events are already in the log
         self.error = None         # why tracing could not start, shown by :trace
         if enabled:
             self.turn_on()
@@ -122,7 +123,7 @@ class TraceSession:
         was_on = self.enabled or self.tracer is None
         self.turn_off()
         self.tracer = None
-        self.loaded = []
+        self.log, self._seen = [], 0
         self.namespace = namespace
         if was_on:
             self.turn_on()
@@ -133,8 +134,12 @@ class TraceSession:
 
     @property
     def events(self) -> list:
-        recorded = list(self.tracer.events) if self.tracer is not None else []
-        return self.loaded + recorded
+        if self.tracer is not None:
+            recorded = self.tracer.events
+            if len(recorded) > self._seen:
+                self.log.extend(list(recorded)[self._seen:])
+                self._seen = len(recorded)
+        return list(self.log)
 
     def __len__(self):
         return len(self.events)
@@ -184,7 +189,8 @@ class TraceSession:
     def load(self, path) -> int:
         loaded = _attr("viewgrad.trace", "load")(path)
         evs = list(getattr(loaded, "events", loaded))
-        self.loaded.extend(evs)
+        self.events  # noqa: B018 - sync first, so loaded events come after recorded ones
+        self.log.extend(evs)
         return len(evs)
 
 

@@ -1,0 +1,50 @@
+"""Fixtures for the REPL tests: an isolated history file, the tracer (the real one when this
+checkout has it, else tests/cli/fake_tracer.py), and ``drive()`` which runs a prompt_toolkit
+session on a pipe input and returns what it printed."""
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # replkit, fake_tracer
+
+
+def real_tracer_available() -> bool:
+    try:
+        t = importlib.import_module("viewgrad.trace")
+        r = importlib.import_module("viewgrad.render.terminal")
+        importlib.import_module("viewgrad.viz")
+    except ImportError:
+        return False
+    return hasattr(t, "Tracer") and hasattr(r, "render_event")
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path, monkeypatch):
+    monkeypatch.setenv("VIEWGRAD_HISTORY", str(tmp_path / "history"))
+    monkeypatch.setenv("VIEWGRAD_TUTORIALS", str(tmp_path / "no-tutorials"))
+    monkeypatch.chdir(tmp_path)
+    from viewgrad.autograd import observe
+    yield
+    observe.inplace = None  # a test that failed mid-session must not leave a tracer hooked
+
+
+@pytest.fixture(autouse=True)
+def tracer_backend(monkeypatch):
+    """'real' or 'fake': which tracer the REPL under test talks to."""
+    if real_tracer_available():
+        return "real"
+    from viewgrad_cli import tracing
+    import fake_tracer
+
+    def _module(name):
+        if name in fake_tracer.MODULES:
+            return fake_tracer.MODULES[name]
+        raise tracing.TraceUnavailable(name)
+
+    monkeypatch.setattr(tracing, "_module", _module)
+    monkeypatch.setattr(tracing, "make_tracer", lambda ns: fake_tracer.FakeTracer(ns))
+    return "fake"
