@@ -42,6 +42,7 @@ class AccumulateGrad(Node):
 
     def apply(self, grads):
         new = grads[0]
+        grads[0] = None  # so the engine's list no longer holds it (see _STEAL_REFS)
         var = self.variable
         if new is None:
             return []
@@ -134,7 +135,6 @@ def accumulate(var, new, node=None):
         node.last_action = action
 
 
-# References to a gradient that is otherwise unreferenced when it reaches accumulate():
-# the argument `new`, getrefcount's own argument, the caller's local, and the engine's
-# list of grads for this node.
-_STEAL_REFS = 4
+# References to a gradient that nobody else holds when it reaches accumulate(): the
+# argument `new`, getrefcount's own argument, and the caller's local.
+_STEAL_REFS = 3

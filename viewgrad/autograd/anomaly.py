@@ -7,6 +7,7 @@ Traceback of forward call that caused the error: ...", as PyTorch does.
 """
 from __future__ import annotations
 
+import os
 import traceback
 import warnings
 
@@ -73,8 +74,15 @@ class set_detect_anomaly:
         return False
 
 
+_PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
 def record_forward_stack(node):
-    node.metadata["traceback_"] = "".join(traceback.format_stack()[:-3])
+    """Store the user's forward stack (viewgrad's own innermost frames dropped)."""
+    frames = traceback.extract_stack()
+    while frames and frames[-1].filename.startswith(_PKG):
+        frames.pop()
+    node.metadata["traceback_"] = "".join(traceback.format_list(frames))
 
 
 def _warn(node):

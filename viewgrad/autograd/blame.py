@@ -23,7 +23,9 @@ def set_blame(enabled: bool):
     global _enabled
     _enabled = bool(enabled)
     from .. import tensor
+    from ..ops import table
     tensor._BLAME = _enabled
+    table._BLAME[0] = _enabled
 
 
 def is_blame_enabled() -> bool:
@@ -63,4 +65,18 @@ def describe(saved, current) -> str:
              if b[3] > saved.saved_version]
     for op, where, _, version in bumps:
         parts.append(f"modified by {op} at {fmt_where(where)} -> version {version}")
+    return "; ".join(parts)
+
+
+def describe_view(t, vi) -> str:
+    """Blame lines for a forbidden in-place on a view: where it was made, and what
+    modified its base since (for views made under no_grad)."""
+    parts = []
+    if vi.where is not None:
+        parts.append(f"the view was made by {vi.made_by[0] if vi.made_by else 'a view op'} "
+                     f"at {fmt_where(vi.where)}")
+    bumps = t._version_counter.bumps or ()
+    for op, where, _, version in bumps:
+        parts.append(f"its base was modified by {op} at {fmt_where(where)} -> version "
+                     f"{version}")
     return "; ".join(parts)

@@ -150,6 +150,8 @@ def _call_hooks_and_capture(node, inputs, captures, capture_out, accumulate_capt
                             g = r
                 if accumulate_captured:
                     t = capture_out[idx]
+                    if rg and nr in rg and t._retains_grad:
+                        continue  # its retain_grad hook already stored this gradient
                     if g is not None:
                         from .accumulate import accumulate
                         accumulate(t, g)
@@ -260,6 +262,9 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
                 if d == 0:
                     heapq.heappush(heap, (-fn._sequence_nr, counter, fn))
                     counter += 1
+            # Drop our references to the gradients we handed on, so that AccumulateGrad
+            # can tell a gradient nobody else holds (and steal it).
+            outs = g = old = None
     finally:
         _gm.enabled = prev_mode
         if tracer is not None:

@@ -155,6 +155,9 @@ class Function(metaclass=_FunctionMeta):
         if edges is None:
             return outputs
         ctx.next_functions = edges
+        from .anomaly import is_anomaly_enabled, record_forward_stack
+        if is_anomaly_enabled():
+            record_forward_stack(ctx)
         ctx._input_meta = tuple((tuple(a.shape), a.dtype, a.device) if a is not None else None
                                 for a in tensor_args)
         dirty = {id(t) for t in ctx._dirty}

@@ -129,9 +129,10 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
 
     def first_derivative(*args):
         ins, gos = args[:n_in], args[n_in:]
-        outs = _outputs(func, ins)
-        diff = [ins[i] for i in diff_idx]
-        gs = _grad(outs, diff, gos, create_graph=True, allow_unused=True)
+        with _gm.enable_grad():  # the numerical pass calls this under no_grad
+            outs = _outputs(func, ins)
+            diff = [ins[i] for i in diff_idx]
+            gs = _grad(outs, diff, gos, create_graph=True, allow_unused=True)
         return tuple(g for g in gs if g is not None)
 
     return gradcheck(first_derivative, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,

@@ -175,32 +175,42 @@ def make_view(op, x, data, attrs, replay, creation_meta=None, output_nr=0, node=
 
 _VIEW_ERRORS = {
     CreationMeta.MULTI_OUTPUT_NODE: (
-        "Output {nr} of {fn} is a view and is being modified inplace. This view is the output "
-        "of a function that returns multiple views. Such functions do not allow the output "
-        "views to be modified inplace. You should replace the inplace operation by an "
-        "out-of-place one."),
+        " This view is the output of a function that returns multiple views. Such functions "
+        "do not allow the output views to be modified inplace. You should replace the inplace "
+        "operation by an out-of-place one."),
     CreationMeta.NO_GRAD_MODE: (
-        "A view was created in no_grad mode and is being modified inplace with grad mode "
-        "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You "
-        "can clarify your code by moving both the view and the inplace either both inside the "
+        " Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+        "clarify your code by moving both the view and the inplace either both inside the "
         "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
         "want the inplace to be tracked)."),
     CreationMeta.IN_CUSTOM_FUNCTION: (
-        "Output {nr} of {fn} is a view and is being modified inplace. This view was created "
-        "inside a custom Function (or because an input was returned as-is) and the autograd "
-        "logic to handle view+inplace would override the custom backward associated with the "
-        "custom Function, leading to incorrect gradients. This behavior is forbidden. You can "
-        "fix this by cloning the output of the custom Function."),
+        " This view was created inside a custom Function (or because an input was returned "
+        "as-is) and the autograd logic to handle view+inplace would override the custom "
+        "backward associated with the custom Function, leading to incorrect gradients. This "
+        "behavior is forbidden. You can fix this by cloning the output of the custom "
+        "Function."),
     CreationMeta.INFERENCE_MODE: (
-        "A view was created in inference mode and is being modified inplace with grad mode "
-        "enabled. This is forbidden: clone the view first (view.clone()) and modify the "
-        "clone instead."),
+        " Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+        "clarify your code by moving both the view and the inplace either both inside the "
+        "inference_mode block (if you don't want the inplace to be tracked) or both outside "
+        "(if you want the inplace to be tracked)."),
 }
 
 
-def _view_error(t, vi):
+def _view_error(t, vi, indirect=False):
+    """PyTorch's handle_view_on_rebase message. ``indirect``: the base or another view was
+    modified, and this view's grad_fn cannot be regenerated."""
     fn, nr = vi.made_by or ("<unknown>", 0)
-    msg = _VIEW_ERRORS[vi.creation_meta].format(nr=nr, fn=fn)
+    what = ("its base or another view of its base has been" if indirect else "is being")
+    meta = vi.creation_meta
+    if meta in (CreationMeta.MULTI_OUTPUT_NODE, CreationMeta.IN_CUSTOM_FUNCTION):
+        head = f"Output {nr} of {fn} is a view and {what} modified inplace."
+    elif meta is CreationMeta.INFERENCE_MODE:
+        head = f"A view was created in inference mode and {what} modified inplace in normal mode."
+    else:
+        head = (f"A view was created in no_grad mode and {what} modified inplace with grad "
+                "mode enabled.")
+    msg = head + _VIEW_ERRORS[meta]
     from . import blame
     extra = blame.describe_view(t, vi)
     if extra:
@@ -327,6 +337,8 @@ def regenerate_grad_fn(view):
     """Rebuild a stale view's grad_fn on top of its base's current history."""
     vi = view._view_info
     base = vi.base
+    if vi.creation_meta is not DEFAULT and base.requires_grad:
+        raise _view_error(view, vi, indirect=True)
     vi.version = view._version_counter.version
     if not base.requires_grad:
         view._grad_fn = None

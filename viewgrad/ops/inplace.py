@@ -160,11 +160,12 @@ def setitem(self, key, value):
     """``x[key] = value``: a basic key writes through a view (copy_/fill_ on it, hence a
     CopySlices on the base); an advanced key is index_put_."""
     kind, k = normalize_key(self, key)
-    if kind == "basic":
-        target = _basic_steps(self, k)
+    if kind in ("basic", "single-slice"):
+        # Like PyTorch's setitem, full slices are skipped: x[:] = v copies into x itself.
+        target = _basic_steps(self, k if kind == "basic" else (k,), alias_self=False)
         if isinstance(value, Tensor):
-            if value is target:
-                return  # `x[i] += v` re-assigns the very view it modified: nothing to copy
+            # NB: `x[i] += v` ends with x[i] = <the view it modified>: PyTorch copies it
+            # again (a second version bump), and so do we.
             if value._device is not self._device:
                 value = value.to(self._device)
             apply_inplace(COPY, target, (value,), name="__setitem__")

@@ -135,9 +135,7 @@ def matmul(self, other):
         if self.shape[-1] != b2.shape[0]:
             raise _shape_err("matmul", self, other)
         lead = tuple(self.shape[:-1])
-        out = mm(self.reshape(-1, self.shape[-1]), b2)
-        out = out.view(*lead, b2.shape[1]) if out.is_contiguous() else out.reshape(
-            *lead, b2.shape[1])
+        out = _unsafe_view(mm(self.reshape(-1, self.shape[-1]), b2), lead + (b2.shape[1],))
         return out if db == 2 else out.squeeze(-1)
     a = self.unsqueeze(0) if da == 1 else self
     b = other.unsqueeze(-1) if db == 1 else other
@@ -152,12 +150,19 @@ def matmul(self, other):
     n, m, p = a.shape[-2], a.shape[-1], b.shape[-1]
     a3 = a.expand(*batch, n, m).reshape(-1, n, m)
     b3 = b.expand(*batch, m, p).reshape(-1, m, p)
-    out = bmm(a3, b3).view(*batch, n, p)
+    out = _unsafe_view(bmm(a3, b3), tuple(batch) + (n, p))
     if da == 1:
         out = out.squeeze(-2)
     if db == 1:
         out = out.squeeze(-1)
     return out
+
+
+def _unsafe_view(t, shape):
+    # PyTorch reshapes the fresh result of mm/bmm with _unsafe_view: not a view for
+    # autograd (no _base), node UnsafeViewBackward0.
+    from .shape import UNSAFE_VIEW
+    return dispatch(UNSAFE_VIEW, (t,), (tuple(shape),))
 
 
 @method("__rmatmul__")

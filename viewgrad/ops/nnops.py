@@ -152,6 +152,39 @@ NLL = defop("nll_loss", "NllLossBackward0", _nll_fwd, inputs=("self", "target"),
             self=_nll_bwd)
 
 
+# (N, C, d1, ...) scores: the class dim moved last and flattened, as nll_loss2d does.
+
+def _to_rows(x):
+    nd = x.ndim
+    return x.transpose((0,) + tuple(range(2, nd)) + (1,)).reshape(-1, x.shape[1])
+
+
+def _nll2d_fwd(self, target, weight, reduction, ignore_index):
+    out = _nll_fwd(_to_rows(self), target.reshape(-1), weight, reduction, ignore_index)
+    return out.reshape(target.shape) if reduction == "none" else out
+
+
+def _nll2d_bwd(grad, target, self_shape, weight, reduction, ignore_index):
+    n, c = self_shape[0], self_shape[1]
+    rest = tuple(self_shape[2:])
+    rows = (n * _prod(rest), c)
+    g = grad.reshape(-1) if reduction == "none" else grad
+    g2 = _nll_bwd(g, target.reshape(-1), rows, weight, reduction, ignore_index)
+    nd = len(self_shape)
+    return g2.reshape((n,) + rest + (c,)).permute((0, nd - 1) + tuple(range(1, nd - 1)))
+
+
+def _prod(xs):
+    p = 1
+    for x in xs:
+        p *= x
+    return p
+
+
+NLL2D = defop("nll_loss2d", "NllLoss2DBackward0", _nll2d_fwd, inputs=("self", "target"),
+              attrs=("weight", "reduction", "ignore_index"), self=_nll2d_bwd)
+
+
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     _reduction(reduction)
     if not isinstance(target, Tensor) or target._data.dtype.kind not in "iu":
@@ -163,22 +196,25 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
                         reduction).reshape(())  if reduction != "none" else nll_loss(
             input.unsqueeze(0), target.reshape(1), weight, ignore_index, reduction).squeeze(0)
     if input.dim() > 2:
-        c = input.shape[1]
-        spatial = tuple(input.shape[2:])
-        flat = input.movedim(1, -1).reshape(-1, c)
-        out = nll_loss(flat, target.reshape(-1), weight, ignore_index, reduction)
-        return out.reshape((input.shape[0],) + spatial) if reduction == "none" else out
+        if tuple(target.shape) != (input.shape[0],) + tuple(input.shape[2:]):
+            raise ValueError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}"
+                             f", got {list(target.shape)}")
+        _check_targets(target, input.shape[1], ignore_index)
+        return dispatch(NLL2D, (input, target), (weight, reduction, ignore_index))
     if input.shape[0] != target.shape[0]:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
                          f"batch_size ({target.shape[0]}).")
-    c = input.shape[1]
-    if target.numel():
-        tmax = int(target._data.max())
-        tmin = int(target._data.min())
-        if tmax >= c or (tmin < 0 and tmin != ignore_index):
-            raise IndexError(f"Target {tmax if tmax >= c else tmin} is out of bounds for "
-                             f"{c} classes.")
+    _check_targets(target, input.shape[1], ignore_index)
     return dispatch(NLL, (input, target), (weight, reduction, ignore_index))
+
+
+def _check_targets(target, c, ignore_index):
+    if target.numel():
+        t = target._data
+        bad = (t >= c) | ((t < 0) & (t != ignore_index))
+        if bool(bad.any()):
+            v = int(t[bad].reshape(-1)[0])
+            raise IndexError(f"Target {v} is out of bounds for {c} classes.")
 
 
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",

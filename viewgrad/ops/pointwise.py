@@ -27,7 +27,8 @@ def _bshape_err(op, a, b):
 
 ADD = defop("add", "AddBackward0", lambda self, other: self + other, inputs=("self", "other"),
             broadcast=True, self=lambda grad: grad, other=lambda grad: grad)
-ADD_SCALAR = defop("add_scalar", "AddBackward1", lambda self, other: self + other,
+# PyTorch wraps a Python scalar into a 0-d tensor: `x + 1` is AddBackward0 too.
+ADD_SCALAR = defop("add_scalar", "AddBackward0", lambda self, other: self + other,
                    inputs=("self", "other"), self=lambda grad: grad)
 SUB = defop("sub", "SubBackward0", lambda self, other: self - other, inputs=("self", "other"),
             broadcast=True, self=lambda grad: grad, other=lambda grad: -grad)
@@ -81,7 +82,7 @@ _xp = B.xp_of
 
 SIGN = defop("sign", "SignBackward0", lambda self: _xp(self).sign(self),
              self=lambda grad: grad * 0)
-ABS = defop("abs", "AbsBackward0", lambda self: abs(self),
+ABS = defop("abs", "AbsBackward0", lambda self: _xp(self).abs(self),
             self=lambda grad, self: grad * self.sign())
 SQRT = defop("sqrt", "SqrtBackward0", lambda self: _xp(self).sqrt(self),
              self=lambda grad, result: grad / (2 * result))

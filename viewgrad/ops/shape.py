@@ -734,8 +734,21 @@ def _is_advanced(k):
     return isinstance(k, (Tensor, list)) or B.is_array(k) or isinstance(k, bool)
 
 
+ALIAS = defop("alias", "AliasBackward0", lambda self: self[...], view=True,
+              self=lambda grad: grad)
+
+
+def alias(self):
+    """A view of the whole tensor (``x[...]``)."""
+    return dispatch_view(ALIAS, self, (), (alias, ()))
+
+
 def normalize_key(self, key):
-    """Return ('basic', [steps]) or ('advanced', array-key) for a __getitem__ key."""
+    """Return ('basic', key-tuple) or ('advanced', array-key) for a __getitem__ key.
+    A single slice (``x[:]``) is kept as a slice; in tuples full slices are skipped and an
+    index that selects everything is an alias, as PyTorch does."""
+    if isinstance(key, _builtin_slice):
+        return "single-slice", key
     if not isinstance(key, tuple):
         key = (key,)
     if any(_is_advanced(k) for k in key):
@@ -756,7 +769,7 @@ def normalize_key(self, key):
     return "basic", key
 
 
-def _basic_steps(self, key):
+def _basic_steps(self, key, alias_self=True):
     n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
     if n_real > self.dim():
         raise IndexError(f"too many indices for tensor of dimension {self.dim()}")
@@ -774,8 +787,8 @@ def _basic_steps(self, key):
         elif isinstance(k, _builtin_slice):
             if k.step is not None and k.step <= 0:
                 raise ValueError("step must be greater than zero")
-            if k != _builtin_slice(None):
-                t = slice(t, dim, k.start, k.stop, k.step or 1)
+            if k.indices(t._data.shape[dim]) != (0, t._data.shape[dim], 1):
+                t = slice(t, dim, k.start, k.stop, k.step or 1)  # full slices are skipped
             dim += 1
         else:
             try:
@@ -789,9 +802,17 @@ def _basic_steps(self, key):
                 raise IndexError(f"index {i} is out of bounds for dimension {dim} with size "
                                  f"{n}")
             t = select(t, dim, i)
-    if t is self:
-        t = view(self, tuple(self.shape))  # a[...] / a[:] is still a view (alias)
+    if t is self and alias_self:
+        t = alias(self)  # a[...] is still a view: AliasBackward0
     return t
+
+
+def _single_slice(self, k):
+    if self.dim() == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    if k.step is not None and k.step <= 0:
+        raise ValueError("step must be greater than zero")
+    return slice(self, 0, k.start, k.stop, k.step or 1)
 
 
 @method("__getitem__")
@@ -799,6 +820,8 @@ def getitem(self, key):
     kind, k = normalize_key(self, key)
     if kind == "basic":
         return _basic_steps(self, k)
+    if kind == "single-slice":
+        return _single_slice(self, k)
     try:
         return dispatch(INDEX, (self,), (k,))
     except IndexError as e:

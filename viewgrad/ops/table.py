@@ -46,7 +46,7 @@ _Tensor = Tensor
 class FnNode(Node):
     """A node made from a table entry. ``_saved``: {name: SavedTensor | value}."""
 
-    __slots__ = ("_saved", "_shapes")
+    __slots__ = ("_saved", "_shapes", "_n_outputs")
     OP: "OpDef" = None
 
     def apply(self, grads):
@@ -199,7 +199,7 @@ def _save_tensor(t, is_output, node):
     return s
 
 
-_BLAME = [False]  # whether saved tensors record where they were saved (autograd.blame)
+_BLAME = [True]  # whether saved tensors record where they were saved (autograd.blame)
 
 
 def record(op, inputs, out, attrs, edges):
@@ -219,6 +219,7 @@ def record(op, inputs, out, attrs, edges):
             x = inputs[idx]
             saved[name] = tuple(x.shape) if isinstance(x, _Tensor) else ()
     node._saved = saved
+    node._n_outputs = None
     if op.broadcast:
         node._shapes = tuple(x._data.shape if isinstance(x, _Tensor) else None for x in inputs)
     else:
