@@ -208,12 +208,15 @@ def render_event(event, compact=False):
 
 def render_after_line(trace: TraceSession, events, limit=4):
     """What appears after a line that did in-place work: each event's before/after graphs
-    (compact) and its one-line explanation; long runs (a loop) are cut to ``limit``."""
+    in compact form, headed by its one-line explanation (the renderer prints
+    ``event.summary()`` above the graphs; without a renderer the line is all there is).
+    Long runs (a loop) are cut to ``limit`` events."""
     parts = []
     for ev in events[:limit]:
         n = trace.number_of(ev)
         try:
             parts.append(render_event(ev, compact=True))
+            continue
         except TraceUnavailable:
             pass
         except Exception as e:  # noqa: BLE001 - a renderer bug must not eat the user's line

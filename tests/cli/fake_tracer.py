@@ -74,7 +74,8 @@ class FakeDiff:
 
 
 def render_event(event, compact=False):
-    return Text(f"before: {event.before}\nafter: {event.after}")
+    return Text(f"#{event.index} {event.summary()}\nbefore: {event.before}\n"
+                f"after: {event.after}")
 
 
 def render_snapshot(snap):
