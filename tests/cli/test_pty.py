@@ -84,7 +84,9 @@ class Terminal:
         deadline = time.monotonic() + timeout
         while self.proc.poll() is None and time.monotonic() < deadline:
             self._pump(0.2)  # keep draining and answering, or the child may block writing
-        return self.proc.wait(1)
+        if self.proc.poll() is None:
+            raise AssertionError(f"viewgrad did not exit; screen:\n{self.screen[-3000:]}")
+        return self.proc.returncode
 
     def close(self):
         if self.proc.poll() is None:
@@ -137,8 +139,11 @@ def test_seed_example_in_a_terminal(terminal, tmp_path):
         t.type(":svg b out.svg\r")
         t.read_until(r"wrote out\.svg", start=mark)
         assert "<svg" in (tmp_path / "out.svg").read_text()
-    # the bottom toolbar: trace state and number of events
-    t.read_until(r"trace on · 1 event" if real_tracer_available() else r"trace off · 0 events")
+    # the bottom toolbar of the new prompt: trace state and number of events. (Waiting for
+    # it also means the REPL is reading keys again: a Ctrl-D typed while a line is still
+    # running goes to the terminal driver, as with any program.)
+    t.read_until(r"trace on · 1 event" if real_tracer_available() else r"trace off · 0 events",
+                 start=mark)
     t.type("\x04")                            # Ctrl-D leaves
     assert t.wait_exit() == 0
     hist = (tmp_path / "history").read_text()
