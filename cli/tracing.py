@@ -137,9 +137,17 @@ class TraceSession:
         if self.tracer is not None:
             recorded = self.tracer.events
             if len(recorded) > self._seen:
-                self.log.extend(list(recorded)[self._seen:])
+                self._append(list(recorded)[self._seen:])
                 self._seen = len(recorded)
         return list(self.log)
+
+    def _append(self, evs):
+        for ev in evs:
+            # the session's number, so "#N" in drawings matches :show N even after a :load
+            with contextlib.suppress(Exception):
+                if getattr(ev, "index", None) != len(self.log):
+                    ev.index = len(self.log)
+            self.log.append(ev)
 
     def __len__(self):
         return len(self.events)
@@ -190,7 +198,7 @@ class TraceSession:
         loaded = _attr("viewgrad.trace", "load")(path)
         evs = list(getattr(loaded, "events", loaded))
         self.events  # noqa: B018 - sync first, so loaded events come after recorded ones
-        self.log.extend(evs)
+        self._append(evs)
         return len(evs)
 
 
