@@ -11,7 +11,24 @@ A ``Device`` bundles:
   * ``to_host`` / ``from_host`` to move arrays across devices;
   * ``data_ptr``    the address of an array's first element (for storage offsets).
 
-Devices are registered by name; ``device("cpu")`` returns the singleton.
+Devices are registered by name; ``device("cpu")`` returns the singleton. Three are known:
+
+  * ``"cpu"``     numpy;
+  * ``"cuda"``    CuPy (the ``cuda`` extra), when CuPy imports and a GPU is present;
+  * ``"strict"``  a TEST device (``viewgrad/strict.py``): numpy underneath, but its arrays
+                  refuse to be mixed with plain numpy arrays or converted to one, exactly
+                  as CuPy's do. Running the test suite on it proves that no host code
+                  leaks into the device path, so the CUDA path is the same code.
+                  ``"strict_nostride"`` is the same without ``as_strided`` (it forces
+                  view replay, DESIGN §4).
+
+``set_default_device(name)`` (like ``torch.set_default_device``) picks the device that
+factories use when called without ``device=``.
+
+Host helpers (``host_array``, ``host_zeros``, ``host_allclose``, ``unravel_index``...) are
+for code that works on HOST copies of data (gradcheck, printing): it calls these instead of
+importing numpy, so that ``tests/test_no_numpy_leaks.py`` can check that no module but this
+one (and the array backends) touches numpy.
 """
 from __future__ import annotations
 
@@ -19,7 +36,10 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided as _np_as_strided
 
 __all__ = ["Device", "device", "register_device", "cpu", "host_numpy", "is_array",
-           "float32", "float64", "int64", "int32", "bool_", "dtype_name", "to_dtype"]
+           "float32", "float64", "int64", "int32", "bool_", "dtype_name", "to_dtype",
+           "set_default_device", "get_default_device", "cuda_is_available", "xp_of",
+           "device_of_array", "strided_view", "expand_view", "unfold_view", "diagonal_view",
+           "host_array", "host_zeros", "host_allclose", "is_host_array", "unravel_index"]
 
 # dtypes are numpy dtype objects on every device (cupy uses numpy's dtypes).
 float32 = np.dtype("float32")
@@ -111,10 +131,30 @@ def register_device(name: str, factory):
     _DEVICES.pop(name, None)
 
 
-def device(spec=None) -> Device:
-    """Return the Device for ``spec`` ("cpu", "cuda", "cuda:0", a Device, or None → cpu)."""
+_default = [None]   # the default device's name (None: cpu); see set_default_device
+
+
+def set_default_device(spec):
+    """Make ``spec`` the device that factories use when no ``device=`` is given (like
+    ``torch.set_default_device``). ``None`` means "cpu" again. The device is created now,
+    so an unusable one (cuda without a GPU) fails here, not at the first factory."""
     if spec is None:
-        return cpu
+        _default[0] = None
+        return
+    dev = device(spec)
+    _default[0] = None if dev is cpu else dev
+
+
+def get_default_device() -> "Device":
+    """The device factories use without ``device=`` (cpu unless set_default_device)."""
+    return _default[0] or cpu
+
+
+def device(spec=None) -> Device:
+    """Return the Device for ``spec`` ("cpu", "cuda", "cuda:0", a Device, or None → the
+    default device, cpu unless ``set_default_device`` was called)."""
+    if spec is None:
+        return _default[0] or cpu
     if isinstance(spec, Device):
         return spec
     if not isinstance(spec, str):
@@ -131,6 +171,8 @@ def device(spec=None) -> Device:
     dev = factory()
     _DEVICES[name] = dev
     ARRAY_TYPES.update(dev.array_types)
+    for t in dev.array_types:
+        _XP_BY_TYPE[t] = dev.xp
     return dev
 
 
@@ -151,6 +193,7 @@ cpu = _make_cpu()
 # Every concrete array type of every device in use; anything else that an op returns (a
 # numpy scalar from an op on 0-d arrays) is turned back into an array by ``ensure_array``.
 ARRAY_TYPES = {np.ndarray}
+_XP_BY_TYPE = {np.ndarray: np}      # concrete array type -> its array module
 _DEVICES["cpu"] = cpu
 _FACTORIES["cpu"] = lambda: cpu
 
@@ -176,12 +219,32 @@ def _make_cuda():
 _FACTORIES["cuda"] = _make_cuda
 
 
+def _make_strict(name, with_as_strided):
+    def factory():
+        from . import strict  # an array backend for tests (numpy underneath)
+        return strict.make_device(name, with_as_strided=with_as_strided)
+    return factory
+
+
+_FACTORIES["strict"] = _make_strict("strict", True)
+_FACTORIES["strict_nostride"] = _make_strict("strict_nostride", False)
+
+
 def cuda_is_available() -> bool:
     try:
         device("cuda")
         return True
     except RuntimeError:
         return False
+
+
+def cuda_unavailable_reason() -> str | None:
+    """None when device "cuda" works, else why not (for skip messages)."""
+    try:
+        device("cuda")
+        return None
+    except RuntimeError as e:
+        return str(e)
 
 
 def is_array(x) -> bool:
@@ -251,13 +314,23 @@ default_generator = Generator(0)
 _ndarray = np.ndarray
 
 
-def xp_of(a):
-    """The array module of array ``a`` (numpy for host arrays and Python scalars)."""
-    if type(a) is _ndarray or not hasattr(a, "__array_namespace__") and not hasattr(
-            a, "device"):
-        return np
-    dev = device_of_array(a)
-    return dev.xp if dev is not None else np
+def xp_of(*arrays):
+    """The array module of the arrays given (numpy for host arrays and Python scalars).
+
+    With several arguments the first device array decides, so ``xp_of(2.0, x)`` is x's
+    module: a forward whose first operand may be a Python scalar passes all of them."""
+    for a in arrays:
+        t = type(a)
+        if t is _ndarray:
+            return np
+        xp = _XP_BY_TYPE.get(t)
+        if xp is not None:
+            return xp
+        if hasattr(a, "shape") and hasattr(a, "dtype") and not isinstance(a, np.generic):
+            dev = device_of_array(a)
+            if dev is not None:
+                return dev.xp
+    return np
 
 
 def add_at(out, index, values):
@@ -295,3 +368,100 @@ def _generic_reshape_view(a, shape):
 def ensure_array(x, dev):
     """Ops on 0-d numpy arrays return numpy scalars: make them 0-d arrays again."""
     return dev.xp.asarray(x)
+
+
+# -----------------------------------------------------------------------------------
+# Strided views for view ops' forwards (expand, unfold, diagonal). With the device's
+# as_strided they are exact, writeable views (numpy's own broadcast_to/diagonal are
+# read-only); on a backend without as_strided they fall back on the array module's view
+# functions, which the backend must make writeable.
+# -----------------------------------------------------------------------------------
+
+def _dev_of(a) -> Device:
+    dev = device_of_array(a)
+    if dev is None:
+        raise TypeError(f"expected an array of a viewgrad device, got {type(a).__name__}")
+    return dev
+
+
+def strided_view(a, shape, strides):
+    """A writeable view of ``a``'s memory with ``shape`` and byte ``strides``."""
+    dev = _dev_of(a)
+    if dev.as_strided is None:
+        raise RuntimeError(
+            f"device '{dev.type}' has no as_strided: views with arbitrary strides cannot be "
+            "made on it (use view ops such as select, narrow, expand, unfold instead)")
+    return dev.as_strided(a, tuple(shape), tuple(strides))
+
+
+def expand_view(a, shape):
+    """``a`` broadcast to ``shape`` as a WRITEABLE view (stride 0 on expanded dims), so an
+    in-place write reaches check_inplace's overlap error as in PyTorch."""
+    dev = _dev_of(a)
+    shape = tuple(shape)
+    if dev.as_strided is None:
+        return dev.xp.broadcast_to(a, shape)
+    lead = len(shape) - a.ndim
+    strides = [0] * lead
+    for i, (s, st) in enumerate(zip(a.shape, a.strides)):
+        strides.append(st if s == shape[lead + i] else 0)
+    return dev.as_strided(a, shape, tuple(strides))
+
+
+def unfold_view(a, dim, size, step):
+    """All windows of length ``size`` every ``step`` along ``dim`` (window dim last)."""
+    dev = _dev_of(a)
+    if dev.as_strided is None:
+        w = dev.xp.lib.stride_tricks.sliding_window_view(a, size, axis=dim, writeable=True)
+        return w[(slice(None),) * dim + (slice(None, None, step),)]
+    shape = list(a.shape)
+    strides = list(a.strides)
+    n = (shape[dim] - size) // step + 1
+    new_shape = shape[:dim] + [n] + shape[dim + 1:] + [size]
+    new_strides = strides[:dim] + [strides[dim] * step] + strides[dim + 1:] + [strides[dim]]
+    return dev.as_strided(a, tuple(new_shape), tuple(new_strides))
+
+
+def diagonal_view(a, offset, dim1, dim2):
+    """The diagonal of dims (dim1, dim2) as a writeable view, diagonal dim last."""
+    dev = _dev_of(a)
+    xp = dev.xp
+    if dev.as_strided is None:
+        return xp.diagonal(a, offset, dim1, dim2)
+    b = xp.moveaxis(a, (dim1, dim2), (-2, -1))
+    start = b[..., :, offset:] if offset >= 0 else b[..., -offset:, :]
+    n = max(0, min(start.shape[-2], start.shape[-1]))
+    st = b.strides
+    return dev.as_strided(start, b.shape[:-2] + (n,), st[:-2] + (st[-2] + st[-1],))
+
+
+# -----------------------------------------------------------------------------------
+# Host helpers: for code that works on host copies (dev.to_host(...)), never on device
+# arrays. They exist so that no other module needs to import numpy.
+# -----------------------------------------------------------------------------------
+
+def is_host_array(a) -> bool:
+    """True for a plain numpy array (what ``from_numpy`` accepts)."""
+    return isinstance(a, np.ndarray)
+
+
+def host_array(data, dtype=None, copy=True):
+    """A host (numpy) array built from Python data or a host array."""
+    return np.array(data, dtype=dtype, copy=copy)
+
+
+def host_zeros(shape, dtype=float64):
+    return np.zeros(shape, dtype=dtype)
+
+
+def host_allclose(a, b, rtol=1e-5, atol=1e-8) -> bool:
+    return bool(np.allclose(a, b, rtol=rtol, atol=atol))
+
+
+def unravel_index(flat: int, shape) -> tuple:
+    """The index tuple of element ``flat`` of a row-major array of ``shape`` (Python ints)."""
+    idx = []
+    for s in reversed(tuple(shape)):
+        flat, r = divmod(flat, s)
+        idx.append(r)
+    return tuple(reversed(idx))

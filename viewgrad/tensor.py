@@ -68,7 +68,7 @@ class Tensor:
     def __init__(self, data, requires_grad=False, device=None, dtype=None):
         """``Tensor(data)``; prefer ``viewgrad.tensor(data)`` which infers the dtype."""
         dev = B.device(device) if device is not None else (
-            B.device_of_array(data) or B.cpu)
+            B.device_of_array(data) or B.get_default_device())
         if not B.is_array(data) or (dtype is not None and data.dtype != dtype):
             data = B.from_python(data, B.to_dtype(dtype) or B.default_float_for(data), dev)
         self._data = data
@@ -92,11 +92,12 @@ class Tensor:
 
     @staticmethod
     def _make(data, device=None):
-        """Fast internal constructor: wrap an array (no copies, no checks)."""
+        """Fast internal constructor: wrap an array (no copies, no checks). Without
+        ``device`` the array's own device is used (never assume cpu: see DESIGN §10)."""
         t = _new(Tensor)
         t._data = data
         t._storage = data
-        t._device = device if device is not None else B.cpu
+        t._device = device if device is not None else (B.device_of_array(data) or B.cpu)
         t._version_counter = VersionCounter()
         t._base = None
         t._view_info = None

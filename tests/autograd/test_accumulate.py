@@ -9,7 +9,7 @@ def test_dense_non_contiguous_param_gets_grad_with_its_strides():
     assert p.stride() == (1, 2) and p.is_leaf
     (p * 2).sum().backward()
     assert p.grad.stride() == (1, 2)            # PyTorch: same strides as the param
-    np.testing.assert_allclose(p.grad.numpy(), 2.0)
+    np.testing.assert_allclose(p.grad.cpu().numpy(), 2.0)
 
 
 def test_non_dense_param_gets_row_major_grad():
@@ -39,7 +39,7 @@ def test_gradient_still_referenced_is_copied():
     y = x.detach().clone().requires_grad_()
     y.backward(g)            # the leaf's gradient IS the user's g, which the user holds
     assert y.grad.data_ptr() != g.data_ptr()
-    np.testing.assert_allclose(y.grad.numpy(), 1.0)
+    np.testing.assert_allclose(y.grad.cpu().numpy(), 1.0)
 
 
 def test_accumulate_in_place_when_grad_mode_off():
@@ -49,7 +49,7 @@ def test_accumulate_in_place_when_grad_mode_off():
     ptr = first.data_ptr()
     (x * 3).sum().backward()
     assert x.grad is first and x.grad.data_ptr() == ptr   # in place
-    np.testing.assert_allclose(x.grad.numpy(), 5.0)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), 5.0)
 
 
 def test_accumulate_out_of_place_under_create_graph():
@@ -59,10 +59,10 @@ def test_accumulate_out_of_place_under_create_graph():
     assert first.grad_fn is not None            # differentiable (copied under grad mode)
     (x * x).sum().backward(create_graph=True)
     assert x.grad is not first and x.grad.grad_fn is not None
-    np.testing.assert_allclose(x.grad.detach().numpy(), 4 * x.detach().numpy())
+    np.testing.assert_allclose(x.grad.detach().cpu().numpy(), 4 * x.detach().cpu().numpy())
     # the gradient of the gradient flows
     (gg,) = vg.autograd.grad(x.grad.sum(), x)
-    np.testing.assert_allclose(gg.numpy(), 4.0)
+    np.testing.assert_allclose(gg.cpu().numpy(), 4.0)
 
 
 def test_accumulate_grad_node_is_unique_and_weakly_held():
@@ -82,7 +82,7 @@ def test_accumulation_across_backward_calls():
     x = vg.tensor([1.0, 2.0], requires_grad=True)
     for _ in range(3):
         (x * x).sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), [6.0, 12.0])
+    np.testing.assert_allclose(x.grad.cpu().numpy(), [6.0, 12.0])
     x.grad = None
     (x * x).sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), [2.0, 4.0])
+    np.testing.assert_allclose(x.grad.cpu().numpy(), [2.0, 4.0])

@@ -71,7 +71,7 @@ def test_mark_dirty_rebases_history():
     out = AddOneInPlace.apply(b)
     assert out is b and b.grad_fn.name() == "AddOneInPlaceBackward" and b._version == 1
     (b * 2).sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), 2.0)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), 2.0)
 
 
 def test_mark_non_differentiable_and_multiple_outputs():
@@ -91,7 +91,7 @@ def test_mark_non_differentiable_and_multiple_outputs():
     y, idx = SortLike.apply(x)
     assert idx.grad_fn is None and not idx.requires_grad and y.grad_fn is not None
     y.sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), 2.0)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), 2.0)
 
 
 def test_wrong_number_or_shape_of_gradients():

@@ -58,8 +58,8 @@ def test_op_matches_torch(name, fn, shapes):
         out = fn(M, F, *xs)
         w = M.tensor(np.linspace(-1, 1, out.numel()).reshape(tuple(out.shape)), dtype=M.float64)
         (out * w).sum().backward()
-        res.append((out.detach().numpy(), short(out.grad_fn.name()),
-                    [x.grad.numpy() if x.grad is not None else None for x in xs]))
+        res.append((out.detach().cpu().numpy(), short(out.grad_fn.name()),
+                    [x.grad.cpu().numpy() if x.grad is not None else None for x in xs]))
     (o, n, g), (to, tn, tg) = res
     np.testing.assert_allclose(o, to, rtol=1e-10, atol=1e-12)
     assert n == tn

@@ -93,8 +93,8 @@ def test_view_inplace_matrix(view, kind):
             assert vg.autograd.gradcheck(f, (a, w))
             a.grad = w.grad = None
             f(a, w).backward()
-            grads.append((a.grad.numpy().copy(),
-                          None if w.grad is None else w.grad.numpy().copy()))
+            grads.append((a.grad.cpu().numpy().copy(),
+                          None if w.grad is None else w.grad.cpu().numpy().copy()))
         finally:
             vg.autograd.set_view_replay(False)
     np.testing.assert_allclose(grads[0][0], grads[1][0], rtol=1e-12, atol=1e-12)

@@ -36,7 +36,7 @@ def execute(M, program, leaf_values, replay):
             loss.backward()
         except RuntimeError as e:
             return ("error", str(e))
-        grads = [None if l.grad is None else np.asarray(l.grad.detach().numpy()) for l in leaves]
+        grads = [None if l.grad is None else np.asarray(l.grad.detach().cpu().numpy()) for l in leaves]
         return ("ok", float(loss.item()), grads, versions, names)
     finally:
         _set_replay(M, False)

@@ -52,8 +52,8 @@ def test_seed_gradients_finite_differences(replay):
     assert vg.autograd.gradcheck(f, (a, y))
     assert vg.autograd.gradgradcheck(f, (a, y))
     f(a, y).backward()
-    np.testing.assert_allclose(a.grad.numpy(), [1.0, -2.0, 12.0])
-    np.testing.assert_allclose(y.grad.numpy(), 9.0)
+    np.testing.assert_allclose(a.grad.cpu().numpy(), [1.0, -2.0, 12.0])
+    np.testing.assert_allclose(y.grad.cpu().numpy(), 9.0)
 
 
 def test_seed_matches_torch(replay):
@@ -72,5 +72,5 @@ def test_seed_matches_torch(replay):
     assert [line.split(" (")[0] for line in before] == list(tbefore)
     (b * 2).sum().backward()
     (tb * 2).sum().backward()
-    np.testing.assert_allclose(a.grad.numpy(), ta.grad.numpy())
-    np.testing.assert_allclose(y.grad.numpy(), ty.grad.numpy())
+    np.testing.assert_allclose(a.grad.cpu().numpy(), ta.grad.cpu().numpy())
+    np.testing.assert_allclose(y.grad.cpu().numpy(), ty.grad.cpu().numpy())

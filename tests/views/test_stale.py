@@ -33,8 +33,8 @@ def test_stale_views_match_torch(replay):
         torch._C._set_view_replay_enabled(False)
         vg.autograd.set_view_replay(False)
     assert snap == tsnap
-    np.testing.assert_allclose(ga.numpy(), tga.numpy())
-    np.testing.assert_allclose(gy.numpy(), tgy.numpy())
+    np.testing.assert_allclose(ga.cpu().numpy(), tga.cpu().numpy())
+    np.testing.assert_allclose(gy.cpu().numpy(), tgy.cpu().numpy())
 
 
 def test_stale_view_regenerated_lazily_and_visible():
@@ -73,7 +73,7 @@ def test_base_without_grad_starts_requiring_grad():
     assert b.grad_fn.next_functions[0] is None and b.grad_fn.fn.name() == "CopyBackwards"
     assert other.grad_fn.name() == "AsStridedBackward0"
     (other.sum() * 3 + b.sum()).backward()
-    np.testing.assert_allclose(w.grad.numpy(), [4.0, 1.0, 1.0, 1.0])
+    np.testing.assert_allclose(w.grad.cpu().numpy(), [4.0, 1.0, 1.0, 1.0])
 
 
 def test_non_contiguous_base_and_views_of_views():
@@ -141,5 +141,5 @@ def test_undefined_grad_from_fn_is_zeros_in_region():
     NoGradForInput.apply(b[1:3], w)
     assert b.grad_fn.name() == "CopySlices"
     b.sum().backward()
-    np.testing.assert_allclose(a.grad.numpy(), [1.0, 0.0, 0.0, 1.0])
+    np.testing.assert_allclose(a.grad.cpu().numpy(), [1.0, 0.0, 0.0, 1.0])
     np.testing.assert_allclose(w.grad.item(), 2.0)

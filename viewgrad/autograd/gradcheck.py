@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import warnings
 
+from .. import backend as B
 from . import grad_mode as _gm
 from .engine import grad as _grad
 
@@ -31,29 +32,29 @@ def _outputs(func, inputs):
     return tuple(o for o in out if isinstance(o, Tensor) and o._data.dtype.kind == "f")
 
 
-def _np(t):
-    return t._device.to_host(t._data)
+def _host64(t):
+    """A float64 host copy of t's data, flattened: the Jacobians are built on the host."""
+    return t._device.to_host(t._data).astype(B.float64).ravel()
 
 
 def _numerical(func, inputs, diff_idx, eps):
     """{(out k, in i): matrix [out numel, in numel]} by central differences."""
-    import numpy as np
     with _gm.no_grad():
         base = _outputs(func, inputs)
     jac = {}
     for i in diff_idx:
         x = inputs[i]
         n = x.numel()
-        cols = [np.zeros((o.numel(), n)) for o in base]
+        cols = [B.host_zeros((o.numel(), n)) for o in base]
         for j in range(n):
-            idx = np.unravel_index(j, tuple(x.shape)) if x.dim() else ()
+            idx = B.unravel_index(j, tuple(x.shape)) if x.dim() else ()
             orig = x._data[idx].item() if x.dim() else x._data.item()
             x._data[idx] = orig + eps
             with _gm.no_grad():
-                plus = [_np(o).astype(np.float64).ravel() for o in _outputs(func, inputs)]
+                plus = [_host64(o) for o in _outputs(func, inputs)]
             x._data[idx] = orig - eps
             with _gm.no_grad():
-                minus = [_np(o).astype(np.float64).ravel() for o in _outputs(func, inputs)]
+                minus = [_host64(o) for o in _outputs(func, inputs)]
             x._data[idx] = orig
             for k in range(len(base)):
                 cols[k][:, j] = (plus[k] - minus[k]) / (2 * eps)
@@ -63,30 +64,28 @@ def _numerical(func, inputs, diff_idx, eps):
 
 
 def _analytical(func, inputs, diff_idx):
-    import numpy as np
     from ..ops import factories as F
     outs = _outputs(func, inputs)
     diff_inputs = [inputs[i] for i in diff_idx]
-    jac = {(k, i): np.zeros((o.numel(), inputs[i].numel()))
+    jac = {(k, i): B.host_zeros((o.numel(), inputs[i].numel()))
            for k, o in enumerate(outs) for i in diff_idx}
     for k, o in enumerate(outs):
         if o.grad_fn is None and not o.requires_grad:
             continue
         for m in range(o.numel()):
             v = F.zeros_like(o)
-            idx = np.unravel_index(m, tuple(o.shape)) if o.dim() else ()
+            idx = B.unravel_index(m, tuple(o.shape)) if o.dim() else ()
             v._data[idx] = 1
             gs = _grad((o,), diff_inputs, (v,), retain_graph=True, allow_unused=True)
             for i, g in zip(diff_idx, gs):
                 if g is not None:
-                    jac[(k, i)][m, :] = _np(g).astype(np.float64).ravel()
+                    jac[(k, i)][m, :] = _host64(g)
     return jac
 
 
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
               nondet_tol=0.0, check_undefined_grad=True, fast_mode=False):
     """True when autograd's Jacobians match finite differences (else raise / False)."""
-    import numpy as np
     from ..tensor import Tensor
     inputs = _as_tuple(inputs)
     diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
@@ -94,7 +93,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         raise ValueError("gradcheck expects at least one input tensor to require gradient, "
                          "but none of the them have requires_grad=True.")
     for i in diff_idx:
-        if inputs[i]._data.dtype != np.float64:
+        if inputs[i]._data.dtype != B.float64:
             warnings.warn(f"Input #{i} requires gradient and is not a double precision floating "
                           "point. This check will likely fail if all the inputs are not of "
                           "double precision floating point.", stacklevel=2)
@@ -102,7 +101,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     ana = _analytical(func, inputs, diff_idx)
     for key in sorted(num):
         a, n = ana[key], num[key]
-        if not np.allclose(a, n, rtol=rtol, atol=atol):
+        if not B.host_allclose(a, n, rtol=rtol, atol=atol):
             k, i = key
             msg = (f"Jacobian mismatch for output {k} with respect to input {i},\n"
                    f"numerical:{n}\nanalytical:{a}\n")

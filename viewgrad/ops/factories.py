@@ -56,7 +56,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
                                 f" ({e})") from None
             arr = data
     try:
-        host = B.host_numpy().array(arr, dtype=dt, copy=True)
+        host = B.host_array(arr, dtype=dt, copy=True)
     except (ValueError, TypeError) as e:
         raise ValueError(f"tensor(): cannot build a tensor from this data: {e} (nested lists "
                          "must be rectangular, with numbers only)") from None
@@ -74,7 +74,7 @@ def as_tensor(data, dtype=None, device=None):
 
 def from_numpy(a):
     """Share memory with a numpy array (like torch.from_numpy)."""
-    if not isinstance(a, B.host_numpy().ndarray):
+    if not B.is_host_array(a):
         raise TypeError(f"expected np.ndarray (got {type(a).__name__})")
     return Tensor._make(a, B.cpu)
 

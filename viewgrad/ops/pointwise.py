@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .. import backend as B
 from ..tensor import Tensor
-from .table import defop, dispatch, method
+from .table import _device_of, defop, dispatch, method
 
 __all__ = ["add", "sub", "mul", "div", "neg", "pow", "abs", "sqrt", "exp", "log", "tanh",
            "sigmoid", "relu", "clamp", "where", "sign", "reciprocal", "rsub", "square"]
@@ -348,9 +348,10 @@ def _where_method(self, condition, other):
 def _cmp(name, f):
     def op(self, other):
         other = _coerce(other, self)
+        dev = _device_of((self, other))   # mixing devices: the same error as every op
         od = other._data if isinstance(other, Tensor) else other
         try:
-            return Tensor._make(f(self._data, od), self._device)
+            return Tensor._make(f(self._data, od), dev)
         except ValueError:
             raise _bshape_err(name, self, other) from None
     op.__name__ = name

@@ -210,20 +210,7 @@ def _slice_fwd(self, dim, start, end, step):
 
 
 def _diag_fwd(self, offset, dim1, dim2):
-    xp = _xp(self)
-    b = xp.moveaxis(self, (dim1, dim2), (-2, -1))
-    if offset >= 0:
-        start = b[..., :, offset:]
-    else:
-        start = b[..., -offset:, :]
-    n = builtins_max(0, builtins_min(start.shape[-2], start.shape[-1]))
-    st = b.strides
-    from numpy.lib.stride_tricks import as_strided as np_as
-    shape = b.shape[:-2] + (n,)
-    strides = st[:-2] + (st[-2] + st[-1],)
-    if type(self) is B.host_numpy().ndarray:
-        return np_as(start, shape, strides, writeable=True)
-    return B.device_of_array(self).as_strided(start, shape, strides)
+    return B.diagonal_view(self, offset, dim1, dim2)
 
 
 SELECT_BWD = defop("select_backward", "SelectBackwardBackward0", _region_backward(_select_fwd),
@@ -325,16 +312,9 @@ def _inverse_perm(dims):
 
 
 def _expand_fwd(self, shape):
-    # A writeable as_strided view with stride 0 on broadcast dims (not numpy's read-only
+    # A writeable view with stride 0 on broadcast dims (not numpy's read-only
     # broadcast_to), so in-place writes reach check_inplace's overlap error, as in PyTorch.
-    lead = len(shape) - self.ndim
-    strides = [0] * lead
-    for i, (s, st) in enumerate(zip(self.shape, self.strides)):
-        strides.append(st if s == shape[lead + i] else 0)
-    if type(self) is B.host_numpy().ndarray:
-        from numpy.lib.stride_tricks import as_strided as np_as
-        return np_as(self, shape, strides, writeable=True)
-    return B.device_of_array(self).as_strided(self, shape, tuple(strides))
+    return B.expand_view(self, shape)
 
 
 EXPAND = defop("expand", "ExpandBackward0", _expand_fwd, attrs=("shape",), view=True,
@@ -342,15 +322,7 @@ EXPAND = defop("expand", "ExpandBackward0", _expand_fwd, attrs=("shape",), view=
 
 
 def _unfold_fwd(self, dim, size, step):
-    shape = list(self.shape)
-    strides = list(self.strides)
-    n = (shape[dim] - size) // step + 1
-    new_shape = shape[:dim] + [n] + shape[dim + 1:] + [size]
-    new_strides = strides[:dim] + [strides[dim] * step] + strides[dim + 1:] + [strides[dim]]
-    if type(self) is B.host_numpy().ndarray:
-        from numpy.lib.stride_tricks import as_strided as np_as
-        return np_as(self, new_shape, new_strides, writeable=True)
-    return B.device_of_array(self).as_strided(self, tuple(new_shape), tuple(new_strides))
+    return B.unfold_view(self, dim, size, step)
 
 
 def _unfold_bwd(grad, self_shape, dimension, size, step):
@@ -727,7 +699,9 @@ INDEX_PUT = defop("index_put", "IndexPutBackward0", _index_put_fwd,
 
 
 def index_put(self, key, values, accumulate=False):
-    return dispatch(INDEX_PUT, (self, values), (key, bool(accumulate)))
+    if not isinstance(key, tuple):
+        key = (key,)
+    return dispatch(INDEX_PUT, (self, values), (_key_on_device(self, key), bool(accumulate)))
 
 
 def _is_advanced(k):
@@ -743,6 +717,29 @@ def alias(self):
     return dispatch_view(ALIAS, self, (), (alias, ()))
 
 
+def _key_on_device(self, key):
+    """Index arrays of a key moved to self's device: like PyTorch, indices may be on the
+    cpu (tensors, lists, numpy arrays) or on the indexed tensor's device."""
+    dev = self._device
+    out = []
+    for k in key:
+        if isinstance(k, Tensor):
+            if k._device is not dev:
+                if k._device is not B.cpu:
+                    raise RuntimeError(
+                        f"indices should be either on cpu or on the same device as the "
+                        f"indexed tensor ({dev.type}), got {k.device.type}")
+                k = dev.from_host(k._data)
+            else:
+                k = k._data
+        elif isinstance(k, list):
+            k = dev.xp.asarray(k)
+        elif B.is_host_array(k) and dev is not B.cpu:
+            k = dev.from_host(k)
+        out.append(k)
+    return tuple(out)
+
+
 def normalize_key(self, key):
     """Return ('basic', key-tuple) or ('advanced', array-key) for a __getitem__ key.
     A single slice (``x[:]``) is kept as a slice; in tuples full slices are skipped and an
@@ -752,20 +749,7 @@ def normalize_key(self, key):
     if not isinstance(key, tuple):
         key = (key,)
     if any(_is_advanced(k) for k in key):
-        xp = self._device.xp
-        out = []
-        for k in key:
-            if isinstance(k, Tensor):
-                if k._device is not self._device:
-                    raise RuntimeError(
-                        f"indices should be either on cpu or on the same device as the indexed "
-                        f"tensor ({self.device.type}), got {k.device.type}")
-                out.append(k._data)
-            elif isinstance(k, list):
-                out.append(xp.asarray(k))
-            else:
-                out.append(k)
-        return "advanced", tuple(out)
+        return "advanced", _key_on_device(self, key)
     return "basic", key
 
 

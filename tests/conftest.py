@@ -1,0 +1,98 @@
+"""Every test runs on every test device (DESIGN §10, issue 8).
+
+The session-scoped, autouse fixture ``device`` is parametrized over the devices of this
+run, so ONE ``python -m pytest`` runs the whole suite once per device: first every test on
+``cpu``, then every test on ``strict`` (pytest groups the items by the session-scoped
+parameter), then on ``cuda``. While a device's pass runs it is the *default device*
+(``viewgrad.backend.set_default_device``), so tests that never name a device — ``vg.tensor``,
+``vg.randn``, ``vg.zeros``... — build their tensors on it.
+
+* ``strict`` (``viewgrad/strict.py``) is numpy underneath with CuPy's manners: any host
+  numpy leaking into the device path fails the test. It is what proves the CUDA path on
+  machines without a GPU.
+* ``cuda`` runs when CuPy and a GPU are usable; elsewhere its pass is left out, and the
+  reason is shown in the report header and by the skipped ``tests/test_devices.py::
+  test_cuda_pass`` (one line, not one skip per test).
+* ``VIEWGRAD_TEST_DEVICES=cpu`` (a comma-separated list; also ``strict_nostride``, the
+  strict device without ``as_strided``) picks the devices of a run.
+
+A test that does not depend on the pass's device (it names its devices itself, or reads
+source files) is marked ``@pytest.mark.once``: it runs in the first pass only and is
+deselected in the others (counted as "deselected" in the summary).
+
+A test that only makes sense on the host (it checks numpy interop such as ``from_numpy``
+memory sharing) is marked ``@pytest.mark.host_only("why")``: it runs on cpu and is skipped
+on the other devices with that reason. Tests that need a specific device take the
+``device`` fixture (its value is the device name of the current pass) or name devices
+explicitly.
+"""
+import os
+
+import pytest
+
+from viewgrad import backend as B
+
+_DEFAULT_DEVICES = "cpu,strict,cuda"
+
+
+def _unavailable(name):
+    """None when device ``name`` can be used here, else why not."""
+    try:
+        B.device(name)
+        return None
+    except RuntimeError as e:
+        return str(e)
+
+
+REQUESTED = [d.strip() for d in os.environ.get("VIEWGRAD_TEST_DEVICES", _DEFAULT_DEVICES)
+             .split(",") if d.strip()]
+UNAVAILABLE = {d: why for d in REQUESTED if (why := _unavailable(d)) is not None}
+DEVICES = [d for d in REQUESTED if d not in UNAVAILABLE]
+
+
+def pytest_report_header(config):
+    lines = [f"viewgrad test devices: {', '.join(DEVICES)} (VIEWGRAD_TEST_DEVICES="
+             f"{','.join(REQUESTED)})"]
+    lines += [f"viewgrad device '{d}' pass skipped: {why}" for d, why in UNAVAILABLE.items()]
+    return lines
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "once: device-independent test, run in the first device pass only")
+    config.addinivalue_line(
+        "markers", "host_only(reason): run only on the cpu pass (numpy interop tests); "
+        "skipped with the reason on the other devices")
+
+
+@pytest.fixture(scope="session", autouse=True, params=DEVICES)
+def device(request):
+    """The device of this pass (its name); it is also the default device meanwhile."""
+    name = request.param
+    B.set_default_device(name)
+    yield name
+    B.set_default_device(None)
+
+
+def _pass_device(item):
+    callspec = getattr(item, "callspec", None)
+    return callspec.params.get("device") if callspec is not None else None
+
+
+def pytest_collection_modifyitems(config, items):
+    first = DEVICES[0] if DEVICES else None
+    keep, dropped = [], []
+    for item in items:
+        dev = _pass_device(item)
+        if dev is not None and dev != first and item.get_closest_marker("once") is not None:
+            dropped.append(item)
+            continue
+        keep.append(item)
+        marker = item.get_closest_marker("host_only")
+        if marker is not None and dev is not None and dev != "cpu":
+            reason = marker.args[0] if marker.args else marker.kwargs.get("reason", "")
+            item.add_marker(pytest.mark.skip(
+                reason=f"host-only test, not run on '{dev}': {reason}"))
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
