@@ -27,8 +27,14 @@ def _isolated(tmp_path, monkeypatch):
     monkeypatch.setenv("VIEWGRAD_HISTORY", str(tmp_path / "history"))
     monkeypatch.setenv("VIEWGRAD_TUTORIALS", str(tmp_path / "no-tutorials"))
     monkeypatch.chdir(tmp_path)
+    from viewgrad import backend
     from viewgrad.autograd import observe
+    # the REPL is device-independent (tests are marked `once`); pin cpu so that a run whose
+    # first device pass is another one still prints what a person sees by default
+    previous = backend.get_default_device()
+    backend.set_default_device("cpu")
     yield
+    backend.set_default_device(previous)
     observe.inplace = None  # a test that failed mid-session must not leave a tracer hooked
 
 

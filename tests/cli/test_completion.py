@@ -1,4 +1,5 @@
 """Completion offers names and attributes from the live namespace, tensor methods included."""
+import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
@@ -6,6 +7,9 @@ import viewgrad as vg
 from viewgrad_cli.commands_colon import COMMANDS
 from viewgrad_cli.completion import ReplCompleter
 from viewgrad_cli.session import fresh_namespace
+
+# the REPL does not depend on the test pass's device: run it in the first pass only
+pytestmark = pytest.mark.once
 
 
 def complete(text, ns=None):

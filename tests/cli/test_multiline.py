@@ -4,6 +4,9 @@ from replkit import drive
 
 from viewgrad_cli.multiline import is_complete, next_indent
 
+# the REPL does not depend on the test pass's device: run it in the first pass only
+pytestmark = pytest.mark.once
+
 
 @pytest.mark.parametrize("text,complete", [
     ("x = 1", True), ("", True), (":graph x", True),

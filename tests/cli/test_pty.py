@@ -23,6 +23,9 @@ except ImportError:  # pragma: no cover - not on Windows
 
 from conftest import real_tracer_available
 
+# the REPL does not depend on the test pass's device: run it in the first pass only
+pytestmark = pytest.mark.once
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][A-Za-z0-9]|\x1b[=>]|\x1b\][^\x07]*\x07|\r")
 

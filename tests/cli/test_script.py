@@ -3,9 +3,14 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from replkit import new_session
 
 from viewgrad_cli.script import run_lines
+
+# the REPL does not depend on the test pass's device: run it in the first pass only
+pytestmark = pytest.mark.once
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

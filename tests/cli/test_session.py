@@ -3,7 +3,12 @@ rich, in-place lines are followed by their before/after graphs (and other lines 
 and nothing typed ends the session."""
 import os
 
+import pytest
+
 from replkit import drive, new_session
+
+# the REPL does not depend on the test pass's device: run it in the first pass only
+pytestmark = pytest.mark.once
 
 SEED = ("a = vg.tensor([1.,2.,3.], requires_grad=True); b = a.clone(); x = b[2]; "
         "y = vg.tensor(4., requires_grad=True); x.mul_(y)")
