@@ -1,25 +1,11 @@
-"""Fixtures for the REPL tests: an isolated history file, the tracer (the real one when this
-checkout has it, else tests/cli/fake_tracer.py), and ``drive()`` which runs a prompt_toolkit
-session on a pipe input and returns what it printed."""
+"""Fixtures for the REPL tests: an isolated history file and tutorials folder, the cpu
+device, and the tracer (the real one when this checkout has it, else
+``fake_tracer.py``). Helpers to drive sessions are in ``replkit.py``."""
 from __future__ import annotations
-
-import importlib
-import os
-import sys
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # replkit, fake_tracer
-
-
-def real_tracer_available() -> bool:
-    try:
-        t = importlib.import_module("viewgrad.trace")
-        r = importlib.import_module("viewgrad.render.terminal")
-        importlib.import_module("viewgrad.viz")
-    except ImportError:
-        return False
-    return hasattr(t, "Tracer") and hasattr(r, "render_event")
+from .replkit import real_tracer_available
 
 
 @pytest.fixture(autouse=True)
@@ -44,7 +30,7 @@ def tracer_backend(monkeypatch):
     if real_tracer_available():
         return "real"
     from viewgrad_cli import tracing
-    import fake_tracer
+    from . import fake_tracer
 
     def _module(name):
         if name in fake_tracer.MODULES:

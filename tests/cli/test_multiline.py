@@ -1,6 +1,6 @@
 """Incomplete statements continue on the next line, as in Python's REPL."""
 import pytest
-from replkit import drive
+from .replkit import drive
 
 from viewgrad_cli.multiline import is_complete, next_indent
 

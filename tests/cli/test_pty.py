@@ -21,7 +21,7 @@ try:
 except ImportError:  # pragma: no cover - not on Windows
     pytest.skip("needs a POSIX pseudo-terminal", allow_module_level=True)
 
-from conftest import real_tracer_available
+from .replkit import real_tracer_available
 
 # the REPL does not depend on the test pass's device: run it in the first pass only
 pytestmark = pytest.mark.once

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from replkit import new_session
+from .replkit import new_session
 
 from viewgrad_cli.script import run_lines
 

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from replkit import drive, new_session
+from .replkit import drive, new_session
 
 # the REPL does not depend on the test pass's device: run it in the first pass only
 pytestmark = pytest.mark.once
