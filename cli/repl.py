@@ -117,15 +117,18 @@ def make_prompt_session(session: Session, input=None, output=None, history=None,
         return plain if text.lstrip().startswith(":") else python
 
     def toolbar():
-        tr = session.trace
-        n = len(tr)
-        state = ("<on>on</on>" if tr.enabled else "<off>off</off>")
-        tut = ""
-        if session.pending:
-            t, i, _ = session.pending[0]
-            tut = f" · tutorial {t.number} step {i + 1}/{len(t.steps)} (Ctrl-C stops)"
-        return HTML(f" trace {state} · {n} event{'s' * (n != 1)}{tut} · "
-                    ":help · Tab completes · Ctrl-D quits ")
+        try:
+            tr = session.trace
+            n = len(tr)
+            state = ("<on>on</on>" if tr.enabled else "<off>off</off>")
+            tut = ""
+            if session.pending:
+                t, i, _ = session.pending[0]
+                tut = f" · tutorial {t.number} step {i + 1}/{len(t.steps)} (Ctrl-C stops)"
+            return HTML(f" trace {state} · {n} event{'s' * (n != 1)}{tut} · "
+                        ":help · Tab completes · Ctrl-D quits ")
+        except Exception:  # noqa: BLE001 - a toolbar must never take the prompt down
+            return " :help · Ctrl-D quits "
 
     ps = PromptSession(
         input=input, output=output,
@@ -155,6 +158,7 @@ def run_repl(session: Session | None = None, input=None, output=None, history=No
                              complete_while_typing=complete_while_typing)
     if banner:
         session.console.print(Text(session.banner(), style="dim"))
+    failures = 0
     try:
         while not session.quit_requested:
             default = ""
@@ -174,6 +178,14 @@ def run_repl(session: Session | None = None, input=None, output=None, history=No
                 continue
             except EOFError:
                 break
+            except Exception as e:  # noqa: BLE001 - the terminal or prompt_toolkit failed
+                failures += 1
+                session.console.print(Text(f"(prompt error: {type(e).__name__}: {e})",
+                                           style="red"))
+                if failures >= 3:  # it keeps failing: leave rather than spin
+                    return 1
+                continue
+            failures = 0
             if step is not None and session.pending and session.pending[0] is step:
                 session.pending.popleft()
             try:

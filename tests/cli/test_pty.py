@@ -1,8 +1,9 @@
 """End to end: the real ``viewgrad`` command in a pseudo-terminal.
 
 A person's session, typed key by key: the seed example (an in-place op on a view), after
-which the before/after graphs with CopySlices must appear on the screen; Tab completion;
-``:svg b out.svg`` writing the picture; Ctrl-D leaving, with the history saved.
+which the before/after graphs with CopySlices must appear on the screen; a block typed on
+two lines; Tab completion; an error; Ctrl-C interrupting a running line; ``:svg b out.svg``
+writing the picture; the toolbar; Ctrl-D leaving, with the history saved.
 """
 import os
 import pty
@@ -33,12 +34,19 @@ SEED = ("a = vg.tensor([1.,2.,3.], requires_grad=True); b = a.clone(); x = b[2];
         "y = vg.tensor(4., requires_grad=True); x.mul_(y)")
 
 
+def _take_terminal():
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
 class Terminal:
     def __init__(self, argv, env, cwd, rows=60, cols=160):
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+        # a new session whose controlling terminal is the pty (as a terminal emulator does),
+        # so that Ctrl-C reaches the program as SIGINT
         self.proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env,
-                                     cwd=cwd, start_new_session=True, close_fds=True)
+                                     cwd=cwd, start_new_session=True, close_fds=True,
+                                     preexec_fn=_take_terminal)
         os.close(slave)
         self.raw = b""
         self.answered = 0
@@ -137,6 +145,13 @@ def test_seed_example_in_a_terminal(terminal, tmp_path):
     mark = len(t.screen)
     t.type("a.mul_(2)\r")
     t.read_until(r"a leaf Variable that requires grad", start=mark)
+    # Ctrl-C while a line runs interrupts it (SIGINT), and the prompt comes back
+    mark = len(t.screen)
+    t.type("import time; print('SLEEP' + 'ING'); time.sleep(60)\r")
+    t.read_until(r"SLEEPING", start=mark)
+    time.sleep(0.3)
+    t.type("\x03")
+    t.read_until(r"KeyboardInterrupt", start=mark, timeout=30)
     if real_tracer_available():
         mark = len(t.screen)
         t.type(":svg b out.svg\r")
