@@ -31,7 +31,7 @@ import inspect
 from .. import backend as B
 from ..autograd import grad_mode as _gm
 from ..autograd import observe as _obs
-from ..autograd.graph import Node, SavedTensor, ERR_FREED
+from ..autograd.graph import Node, SavedTensor, ERR_FREED, next_sequence_nr as _next_seq
 from ..tensor import Tensor
 
 __all__ = ["OpDef", "defop", "dispatch", "dispatch_view", "apply_inplace", "OPS",
@@ -46,14 +46,18 @@ _Tensor = Tensor
 class FnNode(Node):
     """A node made from a table entry. ``_saved``: {name: SavedTensor | value}."""
 
-    __slots__ = ("_saved", "_shapes", "_n_outputs")
+    __slots__ = ("_saved",)
     OP: "OpDef" = None
+    _shapes = None      # input shapes, for ops that broadcast (set by record)
+    _n_outputs = None   # number of outputs, for multi-output ops
 
     def apply(self, grads):
         op = self.OP
         saved = self._saved
         if saved is None:
             raise RuntimeError(ERR_FREED)
+        if op.fast is not None and not _gm.enabled and grads[0] is not None:
+            return self._apply_fast(grads[0], op, saved)
         grad = grads if op.multi_output else grads[0]
         out = []
         edges = self.next_functions
@@ -67,6 +71,43 @@ class FnNode(Node):
             if shapes is not None and g is not None and g._data.shape != shapes[i]:
                 g = sum_to(g, shapes[i])
             out.append(g)
+        return out
+
+    def _apply_fast(self, g, op, saved):
+        """Plain backward (grad mode off): array kernels from ops/fast.py."""
+        garr = g._data
+        dev = g._device
+        out = []
+        edges = self.next_functions
+        shapes = self._shapes
+        for i, (k, deps) in enumerate(op.fast):
+            if edges[i] is None:
+                out.append(None)
+                continue
+            if k is None:  # no kernel for this input: the viewgrad formula
+                f, fdeps, _ = op.formulas[i]
+                r = None if f is None else f(g, *[_unpack(saved[d], self) for d in fdeps])
+                if r is not None and shapes is not None and r._data.shape != shapes[i]:
+                    r = sum_to(r, shapes[i])
+                out.append(r)
+                continue
+            r = k(garr, *[_unpack_data(saved[d]) for d in deps])
+            if shapes is not None and r.shape != shapes[i]:
+                r = _sum_to_array(r, shapes[i])
+            if r is garr:
+                out.append(g)  # the same Tensor: AccumulateGrad sees it is shared
+                continue
+            if type(r) not in _ARRAYS:
+                r = dev.xp.asarray(r)
+            t = _new(_Tensor)
+            t._data = r
+            t._device = dev
+            t._version_counter = _VC()
+            t._base = None
+            t._view_info = None
+            t._grad_fn = None
+            t._output_nr = 0
+            out.append(t)
         return out
 
     def release_variables(self):
@@ -100,6 +141,20 @@ def _unpack(v, node):
     return v.unpack(node) if type(v) is SavedTensor else v
 
 
+def _unpack_data(v):
+    return v.unpack_data() if type(v) is SavedTensor else v
+
+
+def _sum_to_array(a, shape):
+    """sum_to on arrays: reduce broadcast dims back to ``shape``."""
+    lead = a.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
+                                      if s == 1 and a.shape[i + lead] != 1)
+    if dims:
+        a = a.sum(axis=dims, keepdims=True)
+    return a.reshape(shape)
+
+
 class OpDef:
     """One row of the derivatives table."""
 
@@ -115,6 +170,7 @@ class OpDef:
         self.view = view                  # a view op (output shares memory with input)
         self.differentiable_outputs = differentiable_outputs
         self.samples = samples            # for the gradcheck sweep: fn(rng) -> [(args, kw)]
+        self.fast = None                  # array kernels for plain backward (ops/fast.py)
         # formulas: tuple aligned with inputs of (fn or None, deps, uses_result)
         fl = []
         for inp in inputs:
@@ -205,7 +261,8 @@ _BLAME = [True]  # whether saved tensors record where they were saved (autograd.
 def record(op, inputs, out, attrs, edges):
     """Attach a new node of ``op`` to ``out`` (a Tensor or a tuple of Tensors)."""
     node = _new(op.node_cls)
-    Node.__init__(node, edges)
+    node.next_functions = edges
+    node._sequence_nr = _next_seq()
     needs = tuple(e is not None for e in edges)
     saved = {}
     for name, kind, idx in op.save_plan(needs):
@@ -219,11 +276,8 @@ def record(op, inputs, out, attrs, edges):
             x = inputs[idx]
             saved[name] = tuple(x.shape) if isinstance(x, _Tensor) else ()
     node._saved = saved
-    node._n_outputs = None
     if op.broadcast:
         node._shapes = tuple(x._data.shape if isinstance(x, _Tensor) else None for x in inputs)
-    else:
-        node._shapes = None
     if _gm_anomaly[0]:
         from ..autograd.anomaly import record_forward_stack
         record_forward_stack(node)
@@ -256,21 +310,12 @@ def dispatch(op, inputs, attrs=()):
         data = dev.xp.asarray(data)
     out = _new(_Tensor)
     out._data = data
-    out._storage = data
     out._device = dev
     out._version_counter = _VC()
     out._base = None
     out._view_info = None
     out._grad_fn = None
     out._output_nr = 0
-    out._grad = None
-    out._grad_accumulator = None
-    out._hooks = None
-    out._post_acc_hooks = None
-    out._retains_grad = False
-    out._name = None
-    out._is_param = False
-    out._requires_grad = False
     if _gm.enabled:
         edges = _edges(inputs)
         if edges is not None:
