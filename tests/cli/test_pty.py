@@ -60,7 +60,9 @@ class Terminal:
         deadline = time.monotonic() + timeout
         while True:
             text = self.screen[start:]
-            if re.search(pattern, text):
+            m = re.search(pattern, text)
+            if m:
+                self.last_end = start + m.end()  # where the awaited output ends
                 return text
             left = deadline - time.monotonic()
             if left <= 0 or self.proc.poll() is not None and not self._pump(0.1):
@@ -152,14 +154,16 @@ def test_seed_example_in_a_terminal(terminal, tmp_path):
     time.sleep(0.3)
     t.type("\x03")
     t.read_until(r"KeyboardInterrupt", start=mark, timeout=30)
+    mark = t.last_end
     if real_tracer_available():
         mark = len(t.screen)
         t.type(":svg b out.svg\r")
         t.read_until(r"wrote out\.svg", start=mark)
+        mark = t.last_end
         assert "<svg" in (tmp_path / "out.svg").read_text()
-    # the bottom toolbar of the new prompt: trace state and number of events. (Waiting for
-    # it also means the REPL is reading keys again: a Ctrl-D typed while a line is still
-    # running goes to the terminal driver, as with any program.)
+    # the bottom toolbar of the prompt drawn after the last output: trace state and number
+    # of events. (Waiting for it also means the REPL is reading keys again: a Ctrl-D typed
+    # while a line still runs goes to the terminal driver, as with any program.)
     t.read_until(r"trace on · 1 event" if real_tracer_available() else r"trace off · 0 events",
                  start=mark)
     t.type("\x04")                            # Ctrl-D leaves
