@@ -152,7 +152,7 @@ class ReplCompleter(Completer):
         words = rest.split(" ")
         position = len(words) - 1
         kind = kinds[min(position, len(kinds) - 1)] if kinds else ""
-        if kind == "expr" or (kind == "expr" and position == 0):
+        if kind == "expr":
             yield from self._python(rest)
         elif kind == "file":
             sub = Document(words[-1], len(words[-1]))
