@@ -1,6 +1,5 @@
 """Every colon command works, and a wrong one gets a short message while the prompt comes
 back."""
-
 import pytest
 
 from .replkit import drive, new_session
