@@ -2,7 +2,7 @@
 
 Each command is a function ``(session, arg_string)`` registered with ``@command``, which
 also records its usage line, a one-line summary (``:help``, the completion menu) and the
-kinds of its arguments (``args``: ``expr``, ``file``, ``N``, ``on|off``; read by
+kinds of its arguments (``args``: ``expr``, ``file``, ``N`` (an event), ``on|off``; read by
 ``completion.py``).
 
 A command reports a mistake by raising ``UsageError``: ``dispatch`` prints the message (and
@@ -287,7 +287,7 @@ def cmd_load(session, rest):
                                style="green"))
 
 
-@command("tutorial", ":tutorial [N]", "list the walkthroughs, or play number N", args="N",
+@command("tutorial", ":tutorial [N]", "list the walkthroughs, or play number N", args="tut",
          aliases=("tut",))
 def cmd_tutorial(session, rest):
     """Tutorials are Markdown files in tutorials/: every ```python block is a step. Each

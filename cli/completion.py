@@ -7,7 +7,8 @@
                          never calls a function or indexes anything the user typed
                          (completion must not have side effects).
 * ``:sh<Tab>``           colon commands; their arguments complete too (``:trace o``,
-                         expressions for ``:graph``/``:svg``, file paths for ``:save``…).
+                         expressions for ``:graph``/``:svg``, file paths for ``:save``,
+                         event numbers for ``:show``…).
 
 Attributes are classified (method/property/…) from the class dictionaries, not by reading
 them, so a property with a side effect (a warning from ``.grad`` on a non-leaf) never runs
@@ -85,9 +86,10 @@ class ReplCompleter(Completer):
     (a mapping name -> command object with an ``args`` attribute: a string naming the kind
     of each argument, e.g. ``"expr"``, ``"expr file"``, ``"file"``, ``"on|off"``)."""
 
-    def __init__(self, get_namespace, commands=None):
+    def __init__(self, get_namespace, commands=None, get_events=None):
         self.get_namespace = get_namespace
         self.commands = commands or {}
+        self.get_events = get_events or (lambda: [])
         self._paths = PathCompleter(expanduser=True)
 
     def get_completions(self, document, complete_event):
@@ -157,6 +159,12 @@ class ReplCompleter(Completer):
         elif kind == "file":
             sub = Document(words[-1], len(words[-1]))
             yield from self._paths.get_completions(sub, complete_event)
+        elif kind == "N":  # an event number: the most recent first, with what it was
+            evs = self.get_events()
+            for i in range(len(evs) - 1, max(-1, len(evs) - 31), -1):
+                if str(i).startswith(words[-1].lstrip("#")):
+                    yield Completion(str(i), -len(words[-1]),
+                                     display_meta=str(getattr(evs[i], "op", "")))
         elif "|" in kind:
             for choice in kind.split("|"):
                 if choice.startswith(words[-1]):

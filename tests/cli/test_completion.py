@@ -66,3 +66,12 @@ def test_colon_commands_and_their_arguments(tmp_path):
     assert "clone" in complete(":graph base.cl", ns)
     (tmp_path / "trace1.json").write_text("[]")
     assert any("trace1.json".startswith(x) or x.endswith("json") for x in complete(":load tra"))
+
+
+def test_event_numbers_for_show():
+    from types import SimpleNamespace
+    evs = [SimpleNamespace(op="mul_"), SimpleNamespace(op="add_")]
+    c = ReplCompleter(fresh_namespace, COMMANDS, lambda: evs)
+    got = [(x.text, x.display_meta_text)
+           for x in c.get_completions(Document(":show ", 6), CompleteEvent(True))]
+    assert got == [("1", "add_"), ("0", "mul_")]
