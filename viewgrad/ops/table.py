@@ -290,13 +290,27 @@ def record(op, inputs, out, attrs, edges):
 _gm_anomaly = [False]
 
 
+def _edge_of(t):
+    """The gradient edge of one input (inlined fast path of Tensor._edge)."""
+    if t._view_info is None:
+        fn = t._grad_fn
+        if fn is not None:
+            return (fn, t._output_nr)
+        if not t._requires_grad:
+            return None
+    return t._edge()
+
+
 def _edges(inputs):
     """Gradient edges of the inputs, or None when no input requires grad."""
+    if len(inputs) == 1:
+        e = _edge_of(inputs[0])
+        return None if e is None else (e,)
     edges = []
     any_edge = False
     for t in inputs:
         if isinstance(t, _Tensor):
-            e = t._edge()
+            e = _edge_of(t)
             if e is not None:
                 any_edge = True
             edges.append(e)
@@ -307,10 +321,23 @@ def _edges(inputs):
 
 def dispatch(op, inputs, attrs=()):
     """Run a (non-view, single-output) op on Tensors (and Python scalars)."""
-    if len(inputs) == 1:
+    n = len(inputs)
+    if n == 1:
         x = inputs[0]
         dev = x._device
         data = op.forward(x._data, *attrs)
+    elif n == 2 and type(inputs[0]) is _Tensor:  # the common binary case, no loops
+        x, y = inputs
+        dev = x._device
+        if type(y) is _Tensor:
+            if y._device is not dev:
+                _device_of(inputs)  # raises the mixed-devices error
+            data = op.forward(x._data, y._data, *attrs)
+        elif isinstance(y, _Tensor):
+            dev = _device_of(inputs)
+            data = op.forward(x._data, y._data, *attrs)
+        else:
+            data = op.forward(x._data, y, *attrs)
     else:
         dev = _device_of(inputs)
         data = op.forward(*[t._data if isinstance(t, _Tensor) else t for t in inputs], *attrs)
