@@ -141,8 +141,9 @@ def make_prompt_session(session: Session, input=None, output=None, history=None,
         multiline=True,
         key_bindings=_key_bindings(session),
         bottom_toolbar=toolbar,
-        prompt_continuation=lambda width, line_number, wrap: [("class:continuation",
-                                                               "... ".rjust(width))],
+        # "... " starts a new line of a block; a long line that merely wraps gets none
+        prompt_continuation=lambda width, line_number, wrap: (
+            "" if wrap else [("class:continuation", "... ".rjust(width))]),
         style=STYLE,
         include_default_pygments_style=True,
         enable_history_search=False,
