@@ -88,3 +88,11 @@ def test_no_tracer_means_a_message_not_a_crash(monkeypatch):
     out, s = drive(SEED + "\r", ":trace\r", ":events\r")
     assert "tracing is unavailable" in out and "trace off" in out
     assert os.environ["VIEWGRAD_HISTORY"]
+
+
+def test_history_write_failure_keeps_the_line(tmp_path):
+    from viewgrad_cli.repl import SafeFileHistory
+    s, buf = new_session()
+    hist = SafeFileHistory(str(tmp_path / "missing-dir" / "history"), s.console)
+    out, _ = drive("print('typed' + 'line')\r", session=s, history=hist)
+    assert "typedline" in out and "history not saved" in out
