@@ -2,6 +2,7 @@
 rich, in-place lines are followed by their before/after graphs (and other lines are not),
 and nothing typed ends the session."""
 import os
+import sys
 
 import pytest
 
@@ -96,3 +97,15 @@ def test_history_write_failure_keeps_the_line(tmp_path):
     hist = SafeFileHistory(str(tmp_path / "missing-dir" / "history"), s.console)
     out, _ = drive("print('typed' + 'line')\r", session=s, history=hist)
     assert "typedline" in out and "history not saved" in out
+
+
+def test_history_lives_in_the_user_data_dir(monkeypatch, tmp_path):
+    import platformdirs
+    from viewgrad_cli.repl import history_path
+    monkeypatch.delenv("VIEWGRAD_HISTORY")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    path = history_path()
+    assert path == os.path.join(platformdirs.user_data_dir("viewgrad", appauthor=False),
+                                "history")
+    if sys.platform.startswith("linux"):  # XDG_DATA_HOME is the Linux convention
+        assert path.startswith(str(tmp_path / "data"))
