@@ -143,8 +143,12 @@ class Session:
     def evaluate(self, expr: str):
         """Evaluate an expression typed after a colon command; errors propagate."""
         code = compile(expr.strip(), "<command>", "eval")
-        with self._user_output():
-            return eval(code, self.namespace)
+        with self.trace.recording() as new_events:
+            with self._user_output():
+                value = eval(code, self.namespace)
+        if new_events and self.trace.enabled:  # e.g. ":graph x.mul_(2)" did in-place work
+            self.print_trace(new_events)
+        return value
 
     def reset(self):
         self.namespace = fresh_namespace()
