@@ -370,6 +370,21 @@ def ensure_array(x, dev):
     return dev.xp.asarray(x)
 
 
+def broadcast_shapes(*shapes) -> tuple:
+    """The broadcast of shapes (tuples of ints): host arithmetic, the same on every device
+    (not every array module has ``broadcast_shapes``). ValueError when they don't broadcast."""
+    return tuple(np.broadcast_shapes(*shapes))
+
+
+def synchronize(spec=None):
+    """Wait until the device has finished its queued work (CuPy runs kernels
+    asynchronously: time a GPU step only after this). A no-op on host devices."""
+    dev = device(spec)
+    if dev.type == "cuda":
+        import cupy
+        cupy.cuda.runtime.deviceSynchronize()
+
+
 # -----------------------------------------------------------------------------------
 # Strided views for view ops' forwards (expand, unfold, diagonal). With the device's
 # as_strided they are exact, writeable views (numpy's own broadcast_to/diagonal are
