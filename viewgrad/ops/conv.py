@@ -248,21 +248,8 @@ CONVOLUTION = defop(
 # differentiated again); a plain backward runs these array versions of the same math.
 
 def set_fast_kernels(op, **kernels):
-    """Give ``op`` array kernels for plain backward, as ops/fast.py does for the core rows:
-    each kernel takes the same saved names as (a subset of) its viewgrad formula."""
-    import inspect
-    fl = []
-    for inp, (f, deps, _) in zip(op.inputs, op.formulas):
-        k = kernels.get(inp)
-        if k is None or f is None:
-            fl.append((None, ()))
-            continue
-        params = tuple(inspect.signature(k).parameters)[1:]
-        if not set(params) <= set(deps):
-            raise TypeError(f"fast kernel of {op.name} wrt {inp} needs {params}, but the "
-                            f"viewgrad formula saves only {deps}")
-        fl.append((k, params))
-    op.fast = tuple(fl)
+    """Array kernels for plain backward (see OpDef.set_fast)."""
+    op.set_fast(**kernels)
 
 
 def _weight_grad_arrays(inp, gout, kernel, stride, padding, dilation, groups):
