@@ -6,7 +6,7 @@ hardest corner: views and in-place operations. ``import viewgrad as vg`` and use
 """
 from . import backend
 from .backend import float32, float64, float16, int64, int32, int8, uint8, bool_, Device
-from .backend import device, cuda_is_available
+from .backend import device, cuda_is_available, set_default_device, get_default_device
 from .tensor import Tensor, Size
 from . import ops
 from .ops.factories import (tensor, as_tensor, from_numpy, zeros, ones, full, empty, arange,
@@ -24,6 +24,8 @@ from .ops.memory import clone, detach
 from .ops.nnops import softmax, log_softmax
 from . import autograd
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
+from . import nn, optim  # noqa: E402  (torch.nn-like: vg.nn.Conv2d, vg.optim.Adam)
+from . import trace, viz  # noqa: E402  (vg.trace() makes a Tracer; vg.viz draws graphs)
 
 bool = bool_
 float = float32
@@ -37,6 +39,11 @@ class cuda:  # noqa: N801 - mirrors torch.cuda
     @staticmethod
     def is_available():
         return cuda_is_available()
+
+    @staticmethod
+    def synchronize():
+        """Wait for the GPU's queued kernels (CuPy is asynchronous)."""
+        backend.synchronize("cuda")
 
 
 def is_tensor(x):

@@ -370,6 +370,21 @@ def ensure_array(x, dev):
     return dev.xp.asarray(x)
 
 
+def broadcast_shapes(*shapes) -> tuple:
+    """The broadcast of shapes (tuples of ints): host arithmetic, the same on every device
+    (not every array module has ``broadcast_shapes``). ValueError when they don't broadcast."""
+    return tuple(np.broadcast_shapes(*shapes))
+
+
+def synchronize(spec=None):
+    """Wait until the device has finished its queued work (CuPy runs kernels
+    asynchronously: time a GPU step only after this). A no-op on host devices."""
+    dev = device(spec)
+    if dev.type == "cuda":
+        import cupy
+        cupy.cuda.runtime.deviceSynchronize()
+
+
 # -----------------------------------------------------------------------------------
 # Strided views for view ops' forwards (expand, unfold, diagonal). With the device's
 # as_strided they are exact, writeable views (numpy's own broadcast_to/diagonal are
@@ -465,3 +480,15 @@ def unravel_index(flat: int, shape) -> tuple:
         flat, r = divmod(flat, s)
         idx.append(r)
     return tuple(reversed(idx))
+
+
+def save_npz(path, arrays: dict):
+    """Write host arrays to an .npz file (arrays only: nothing is pickled)."""
+    with open(path, "wb") as f:
+        np.savez(f, **arrays)
+
+
+def load_npz(path) -> dict:
+    """{name: host array} read from an .npz file, refusing pickled objects."""
+    with np.load(path, allow_pickle=False) as z:
+        return {k: z[k] for k in z.files}

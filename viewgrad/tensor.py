@@ -56,10 +56,29 @@ def describe_tensor(dtype, shape) -> str:
 
 
 class Tensor:
-    __slots__ = ("_data", "_storage", "_device", "_version_counter", "_base", "_view_info",
-                 "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_grad_accumulator",
-                 "_hooks", "_post_acc_hooks", "_retains_grad", "_name", "_is_param",
-                 "__weakref__")
+    # Hot fields are slots, set by every constructor. Cold fields (rarely set) are class
+    # attributes holding their defaults: an op's output does not pay for assigning them,
+    # and the first assignment goes to the instance __dict__.
+    __slots__ = ("_data", "_device", "_version_counter", "_base", "_view_info", "_grad_fn",
+                 "_output_nr", "__dict__", "__weakref__")
+    _storage_ = None          # the array owning the memory, when it is not _data itself
+    _requires_grad = False    # leaves only; non-leaves require grad through _grad_fn
+    _grad = None
+    _grad_accumulator = None  # weakref to this leaf's AccumulateGrad
+    _hooks = None             # leaf tensor hooks {key: fn}
+    _post_acc_hooks = None
+    _retains_grad = False
+    _name = None
+    _is_param = False
+
+    @property
+    def _storage(self):
+        s = self._storage_
+        return self._data if s is None else s
+
+    @_storage.setter
+    def _storage(self, value):
+        self._storage_ = None if value is self._data else value
 
     # Make numpy defer to our reflected operators (ndarray * Tensor -> Tensor.__rmul__).
     __array_priority__ = 1000
@@ -72,21 +91,12 @@ class Tensor:
         if not B.is_array(data) or (dtype is not None and data.dtype != dtype):
             data = B.from_python(data, B.to_dtype(dtype) or B.default_float_for(data), dev)
         self._data = data
-        self._storage = data
         self._device = dev
         self._version_counter = VersionCounter()
         self._base = None
         self._view_info = None
         self._grad_fn = None
         self._output_nr = 0
-        self._grad = None
-        self._grad_accumulator = None
-        self._hooks = None
-        self._post_acc_hooks = None
-        self._retains_grad = False
-        self._name = None
-        self._is_param = False
-        self._requires_grad = False
         if requires_grad:
             self.requires_grad_(True)
 
@@ -96,21 +106,12 @@ class Tensor:
         ``device`` the array's own device is used (never assume cpu: see DESIGN §10)."""
         t = _new(Tensor)
         t._data = data
-        t._storage = data
         t._device = device if device is not None else (B.device_of_array(data) or B.cpu)
         t._version_counter = VersionCounter()
         t._base = None
         t._view_info = None
         t._grad_fn = None
         t._output_nr = 0
-        t._grad = None
-        t._grad_accumulator = None
-        t._hooks = None
-        t._post_acc_hooks = None
-        t._retains_grad = False
-        t._name = None
-        t._is_param = False
-        t._requires_grad = False
         return t
 
     # -- data ------------------------------------------------------------------------

@@ -114,6 +114,7 @@ def accumulate(var, new, node=None):
     if old is None:
         if (not _gm.enabled and sys.getrefcount(new) <= _STEAL_REFS
                 and new._data.flags.writeable and new._base is None
+                and getattr(new._data, "base", None) is None  # owns its memory
                 and obeys_layout_contract(new, var)):
             var._grad = new.detach() if new._grad_fn is not None else new
             action = "stole"

@@ -67,17 +67,18 @@ class Node:
       ``_post_hooks``        {key: fn(grad_inputs, grad_outputs) -> grad_inputs|None}
     """
 
-    __slots__ = ("next_functions", "_sequence_nr", "_tensor_pre_hooks", "_retains_grad",
-                 "_pre_hooks", "_post_hooks", "_metadata", "__weakref__")
-
+    # Hook slots and metadata are cold: class-level defaults, an instance attribute (in
+    # __dict__) only once used, so building a node costs two assignments.
+    __slots__ = ("next_functions", "_sequence_nr", "__dict__", "__weakref__")
+    _tensor_pre_hooks = None
+    _retains_grad = None
+    _pre_hooks = None
+    _post_hooks = None
+    _metadata = None
+    _n_outputs = None  # set on nodes of multi-output ops
     def __init__(self, next_functions=()):
         self.next_functions = next_functions
         self._sequence_nr = next_sequence_nr()
-        self._tensor_pre_hooks = None
-        self._retains_grad = None
-        self._pre_hooks = None
-        self._post_hooks = None
-        self._metadata = None
 
     # -- PyTorch's public Node API ---------------------------------------------------
     def name(self) -> str:
@@ -211,6 +212,13 @@ class SavedTensor:
             t._grad_fn = node
             t._output_nr = self.output_nr
         return t
+
+    def unpack_data(self):
+        """The saved array (version-checked), without building a Tensor."""
+        current = self.version_counter.version
+        if current != self.saved_version:
+            check_saved_version(self, current)
+        return self.data if self.tensor is None else self.tensor._data
 
     @property
     def current_version(self):

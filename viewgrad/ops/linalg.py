@@ -141,9 +141,8 @@ def matmul(self, other):
     b = other.unsqueeze(-1) if db == 1 else other
     if a.shape[-1] != b.shape[-2]:
         raise _shape_err("matmul", self, other)
-    xp = self._device.xp
     try:
-        batch = tuple(xp.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2])))
+        batch = B.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
     except ValueError:
         raise RuntimeError(f"matmul: batch dimensions {list(a.shape[:-2])} and "
                            f"{list(b.shape[:-2])} cannot be broadcast") from None

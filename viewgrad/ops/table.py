@@ -31,13 +31,14 @@ import inspect
 from .. import backend as B
 from ..autograd import grad_mode as _gm
 from ..autograd import observe as _obs
-from ..autograd.graph import Node, SavedTensor, ERR_FREED
+from ..autograd.graph import Node, SavedTensor, ERR_FREED, next_sequence_nr as _next_seq
 from ..tensor import Tensor
 
 __all__ = ["OpDef", "defop", "dispatch", "dispatch_view", "apply_inplace", "OPS",
            "FnNode", "sum_to", "unpack_args"]
 
 OPS: dict[str, "OpDef"] = {}
+_make = Tensor._make
 _ARRAYS = B.ARRAY_TYPES       # op name -> OpDef (the derivatives table)
 _new = object.__new__
 _Tensor = Tensor
@@ -46,7 +47,8 @@ _Tensor = Tensor
 class FnNode(Node):
     """A node made from a table entry. ``_saved``: {name: SavedTensor | value}."""
 
-    __slots__ = ("_saved", "_shapes", "_n_outputs")
+    # _shapes: the inputs' shapes, for ops that broadcast (None otherwise)
+    __slots__ = ("_saved", "_releasable", "_shapes")
     OP: "OpDef" = None
 
     def apply(self, grads):
@@ -54,6 +56,8 @@ class FnNode(Node):
         saved = self._saved
         if saved is None:
             raise RuntimeError(ERR_FREED)
+        if op.fast is not None and not _gm.enabled and grads[0] is not None:
+            return self._apply_fast(grads[0], op, saved)
         grad = grads if op.multi_output else grads[0]
         out = []
         edges = self.next_functions
@@ -69,8 +73,37 @@ class FnNode(Node):
             out.append(g)
         return out
 
+    def _apply_fast(self, g, op, saved):
+        """Plain backward (grad mode off): array kernels from ops/fast.py."""
+        garr = g._data
+        dev = g._device
+        out = []
+        edges = self.next_functions
+        shapes = self._shapes
+        for i, (k, deps) in enumerate(op.fast):
+            if edges[i] is None:
+                out.append(None)
+                continue
+            if k is None:  # no kernel for this input: the viewgrad formula
+                f, fdeps, _ = op.formulas[i]
+                r = None if f is None else f(g, *[_unpack(saved[d], self) for d in fdeps])
+                if r is not None and shapes is not None and r._data.shape != shapes[i]:
+                    r = sum_to(r, shapes[i])
+                out.append(r)
+                continue
+            r = k(garr, *[_unpack_data(saved[d]) for d in deps])
+            if shapes is not None and r.shape != shapes[i]:
+                r = _sum_to_array(r, shapes[i])
+            if r is garr:
+                out.append(g)  # the same Tensor: AccumulateGrad sees it is shared
+                continue
+            if type(r) not in _ARRAYS:
+                r = dev.xp.asarray(r)
+            out.append(_make(r, dev))
+        return out
+
     def release_variables(self):
-        if self._saved and any(type(v) is SavedTensor for v in self._saved.values()):
+        if self._releasable:
             self._saved = None
 
     def saved_items(self):
@@ -100,6 +133,20 @@ def _unpack(v, node):
     return v.unpack(node) if type(v) is SavedTensor else v
 
 
+def _unpack_data(v):
+    return v.unpack_data() if type(v) is SavedTensor else v
+
+
+def _sum_to_array(a, shape):
+    """sum_to on arrays: reduce broadcast dims back to ``shape``."""
+    lead = a.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
+                                      if s == 1 and a.shape[i + lead] != 1)
+    if dims:
+        a = a.sum(axis=dims, keepdims=True)
+    return a.reshape(shape)
+
+
 class OpDef:
     """One row of the derivatives table."""
 
@@ -115,6 +162,7 @@ class OpDef:
         self.view = view                  # a view op (output shares memory with input)
         self.differentiable_outputs = differentiable_outputs
         self.samples = samples            # for the gradcheck sweep: fn(rng) -> [(args, kw)]
+        self.fast = None                  # array kernels for plain backward (ops/fast.py)
         # formulas: tuple aligned with inputs of (fn or None, deps, uses_result)
         fl = []
         for inp in inputs:
@@ -156,6 +204,22 @@ class OpDef:
             self._plans[needs] = plan
         return plan
 
+    def set_fast(self, /, **kernels):  # positional-only: "self" is also a kernel name
+        """Give this row array kernels for plain backward (see ops/fast.py): each kernel
+        takes the same saved names as (a subset of) its viewgrad formula's."""
+        fl = []
+        for inp, (f, deps, _) in zip(self.inputs, self.formulas):
+            k = kernels.get(inp)
+            if k is None or f is None:
+                fl.append((None, ()))
+                continue
+            params = tuple(inspect.signature(k).parameters)[1:]
+            if not set(params) <= set(deps):
+                raise TypeError(f"fast kernel of {self.name} wrt {inp} needs {params}, but "
+                                f"the viewgrad formula saves only {deps}")
+            fl.append((k, params))
+        self.fast = tuple(fl) if any(k is not None for k, _ in fl) else None
+
     def __repr__(self):
         return f"<op {self.name} -> {self.node_name}>"
 
@@ -189,14 +253,7 @@ def _device_of(inputs):
     return dev or B.cpu
 
 
-def _save_tensor(t, is_output, node):
-    if not isinstance(t, _Tensor):
-        return t
-    s = SavedTensor(t, is_output, node)
-    if _BLAME[0]:
-        from ..autograd.blame import user_frame
-        s.where = (node.name(), user_frame(4))
-    return s
+from ..autograd.blame import user_frame as _user_frame  # noqa: E402
 
 
 _BLAME = [True]  # whether saved tensors record where they were saved (autograd.blame)
@@ -205,25 +262,34 @@ _BLAME = [True]  # whether saved tensors record where they were saved (autograd.
 def record(op, inputs, out, attrs, edges):
     """Attach a new node of ``op`` to ``out`` (a Tensor or a tuple of Tensors)."""
     node = _new(op.node_cls)
-    Node.__init__(node, edges)
+    node.next_functions = edges
+    node._sequence_nr = _next_seq()
     needs = tuple(e is not None for e in edges)
     saved = {}
+    where = None
+    releasable = False
     for name, kind, idx in op.save_plan(needs):
-        if kind == 0:
-            saved[name] = _save_tensor(inputs[idx], False, node)
-        elif kind == 1:
-            saved[name] = _save_tensor(out, True, node)
+        if kind < 2:
+            t = out if kind == 1 else inputs[idx]
+            if isinstance(t, _Tensor):
+                st = SavedTensor(t, kind == 1, node)
+                if _BLAME[0]:
+                    if where is None:  # once per node: where the user's line is
+                        where = (node.name(), _user_frame(4))
+                    st.where = where
+                saved[name] = st
+                releasable = True
+            else:
+                saved[name] = t  # a Python scalar operand
         elif kind == 2:
             saved[name] = attrs[idx]
         else:
             x = inputs[idx]
-            saved[name] = tuple(x.shape) if isinstance(x, _Tensor) else ()
+            saved[name] = tuple(x._data.shape) if isinstance(x, _Tensor) else ()
+    node._releasable = releasable
     node._saved = saved
-    node._n_outputs = None
-    if op.broadcast:
-        node._shapes = tuple(x._data.shape if isinstance(x, _Tensor) else None for x in inputs)
-    else:
-        node._shapes = None
+    node._shapes = tuple([x._data.shape if isinstance(x, _Tensor) else None for x in inputs]
+                         ) if op.broadcast else None
     if _gm_anomaly[0]:
         from ..autograd.anomaly import record_forward_stack
         record_forward_stack(node)
@@ -233,13 +299,27 @@ def record(op, inputs, out, attrs, edges):
 _gm_anomaly = [False]
 
 
+def _edge_of(t):
+    """The gradient edge of one input (inlined fast path of Tensor._edge)."""
+    if t._view_info is None:
+        fn = t._grad_fn
+        if fn is not None:
+            return (fn, t._output_nr)
+        if not t._requires_grad:
+            return None
+    return t._edge()
+
+
 def _edges(inputs):
     """Gradient edges of the inputs, or None when no input requires grad."""
+    if len(inputs) == 1:
+        e = _edge_of(inputs[0])
+        return None if e is None else (e,)
     edges = []
     any_edge = False
     for t in inputs:
         if isinstance(t, _Tensor):
-            e = t._edge()
+            e = _edge_of(t)
             if e is not None:
                 any_edge = True
             edges.append(e)
@@ -250,27 +330,29 @@ def _edges(inputs):
 
 def dispatch(op, inputs, attrs=()):
     """Run a (non-view, single-output) op on Tensors (and Python scalars)."""
-    dev = _device_of(inputs)
-    data = op.forward(*[t._data if isinstance(t, _Tensor) else t for t in inputs], *attrs)
+    n = len(inputs)
+    if n == 1:
+        x = inputs[0]
+        dev = x._device
+        data = op.forward(x._data, *attrs)
+    elif n == 2 and type(inputs[0]) is _Tensor:  # the common binary case, no loops
+        x, y = inputs
+        dev = x._device
+        if type(y) is _Tensor:
+            if y._device is not dev:
+                _device_of(inputs)  # raises the mixed-devices error
+            data = op.forward(x._data, y._data, *attrs)
+        elif isinstance(y, _Tensor):
+            dev = _device_of(inputs)
+            data = op.forward(x._data, y._data, *attrs)
+        else:
+            data = op.forward(x._data, y, *attrs)
+    else:
+        dev = _device_of(inputs)
+        data = op.forward(*[t._data if isinstance(t, _Tensor) else t for t in inputs], *attrs)
     if type(data) not in _ARRAYS:
         data = dev.xp.asarray(data)
-    out = _new(_Tensor)
-    out._data = data
-    out._storage = data
-    out._device = dev
-    out._version_counter = _VC()
-    out._base = None
-    out._view_info = None
-    out._grad_fn = None
-    out._output_nr = 0
-    out._grad = None
-    out._grad_accumulator = None
-    out._hooks = None
-    out._post_acc_hooks = None
-    out._retains_grad = False
-    out._name = None
-    out._is_param = False
-    out._requires_grad = False
+    out = _make(data, dev)
     if _gm.enabled:
         edges = _edges(inputs)
         if edges is not None:
@@ -391,7 +473,7 @@ def _write_into(self, new, opname):
     ns = getattr(new, "shape", ())
     if ns != d.shape:
         try:
-            if self._device.xp.broadcast_shapes(ns, d.shape) != d.shape:
+            if B.broadcast_shapes(ns, d.shape) != d.shape:
                 raise ValueError
         except ValueError:
             raise RuntimeError(

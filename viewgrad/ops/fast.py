@@ -1,0 +1,112 @@
+"""Array-level backward kernels for the hottest rows of the derivatives table.
+
+Every row's backward formula is written in viewgrad ops (table.py), so that it can be
+differentiated again: that is the formula that runs under ``create_graph=True``. For a
+plain backward, building Tensors for every intermediate of a formula is pure overhead, so
+the rows below also get a kernel on raw arrays with the SAME parameter names (hence the
+same saved tensors). ``FnNode.apply`` uses it when grad mode is off.
+
+Both are checked: the gradcheck sweep runs the fast kernels (first order), gradgradcheck
+the viewgrad formulas, and ``tests/ops/test_fast_kernels.py`` compares the two on every
+sample.
+"""
+from __future__ import annotations
+
+from .. import backend as B
+from .reduce import _count
+from .table import OPS
+
+_xp = B.xp_of
+
+
+def _restore(g, shape, dims, keepdim):
+    if dims is None:
+        return g.reshape((1,) * len(shape)) if g.ndim else g
+    if not keepdim:
+        for d in dims:
+            g = _xp(g).expand_dims(g, d)
+    return g
+
+
+def _expand(g, shape):
+    return _xp(g).broadcast_to(g, shape)
+
+
+def _inv(dims):
+    inv = [0] * len(dims)
+    for i, d in enumerate(dims):
+        inv[d] = i
+    return tuple(inv)
+
+
+def _zeros_with(g, shape, region):
+    z = _xp(g).zeros(shape, dtype=g.dtype)
+    z[region] = g
+    return z
+
+
+def _full_slices(dim):
+    return (slice(None),) * dim
+
+
+FAST = {
+    "add": dict(self=lambda grad: grad, other=lambda grad: grad),
+    "add_scalar": dict(self=lambda grad: grad),
+    "sub": dict(self=lambda grad: grad, other=lambda grad: -grad),
+    "rsub": dict(self=lambda grad: -grad),
+    "mul": dict(self=lambda grad, other: grad * other, other=lambda grad, self: grad * self),
+    "div": dict(self=lambda grad, other: grad / other,
+                other=lambda grad, self, other: -grad * self / (other * other)),
+    "neg": dict(self=lambda grad: -grad),
+    "reciprocal": dict(self=lambda grad, result: -grad * result * result),
+    "exp": dict(self=lambda grad, result: grad * result),
+    "log": dict(self=lambda grad, self: grad / self),
+    "sqrt": dict(self=lambda grad, result: grad / (2 * result)),
+    "tanh": dict(self=lambda grad, result: grad * (1 - result * result)),
+    "sigmoid": dict(self=lambda grad, result: grad * result * (1 - result)),
+    "relu": dict(self=lambda grad, result: grad * (result > 0)),
+    "sum": dict(self=lambda grad, self_shape: _expand(grad, self_shape)),
+    "sum_dim": dict(self=lambda grad, self_shape, dim, keepdim:
+                    _expand(_restore(grad, self_shape, dim, keepdim), self_shape)),
+    "mean": dict(self=lambda grad, self_shape:
+                 _expand(grad / _count(self_shape, None), self_shape)),
+    "mean_dim": dict(self=lambda grad, self_shape, dim, keepdim:
+                     _expand(_restore(grad, self_shape, dim, keepdim) / _count(self_shape, dim),
+                             self_shape)),
+    "mm": dict(self=lambda grad, mat2: grad @ mat2.T, mat2=lambda grad, self: self.T @ grad),
+    "bmm": dict(self=lambda grad, mat2: grad @ mat2.swapaxes(1, 2),
+                mat2=lambda grad, self: self.swapaxes(1, 2) @ grad),
+    "addmm": dict(self=lambda grad, beta: grad if beta == 1 else grad * beta,
+                  mat1=lambda grad, mat2, alpha: (grad @ mat2.T) * alpha if alpha != 1
+                  else grad @ mat2.T,
+                  mat2=lambda grad, mat1, alpha: (mat1.T @ grad) * alpha if alpha != 1
+                  else mat1.T @ grad),
+    "clone": dict(self=lambda grad: grad),
+    "view": dict(self=lambda grad, self_shape: grad.reshape(self_shape)),
+    "_unsafe_view": dict(self=lambda grad, self_shape: grad.reshape(self_shape)),
+    "alias": dict(self=lambda grad: grad),
+    "transpose": dict(self=lambda grad, dim0, dim1: grad.swapaxes(dim0, dim1)),
+    "t": dict(self=lambda grad: grad.T),
+    "permute": dict(self=lambda grad, dims: grad.transpose(_inv(dims))),
+    "unsqueeze": dict(self=lambda grad, dim: _xp(grad).squeeze(grad, axis=dim)),
+    "squeeze": dict(self=lambda grad, self_shape: grad.reshape(self_shape)),
+    "squeeze_dim": dict(self=lambda grad, self_shape: grad.reshape(self_shape)),
+    "select": dict(self=lambda grad, self_shape, dim, index:
+                   _zeros_with(grad, self_shape, _full_slices(dim) + (index, Ellipsis))),
+    "slice": dict(self=lambda grad, self_shape, dim, start, end, step:
+                  _zeros_with(grad, self_shape, _full_slices(dim) + (slice(start, end, step),))),
+    "softmax": dict(self=lambda grad, result, dim:
+                    (grad - (grad * result).sum(axis=dim, keepdims=True)) * result),
+    "log_softmax": dict(self=lambda grad, result, dim:
+                        grad - _xp(result).exp(result) * grad.sum(axis=dim, keepdims=True)),
+    "where": dict(self=lambda grad, condition: _xp(grad).where(condition, grad, 0),
+                  other=lambda grad, condition: _xp(grad).where(condition, 0, grad)),
+}
+
+
+def _install():
+    for name, kernels in FAST.items():
+        OPS[name].set_fast(**kernels)
+
+
+_install()
