@@ -176,6 +176,9 @@ def run_workload(name, cfg, ctx, rounds, min_time, log):
                   f"({r['growth_per_step_bytes']:+.2f} B/step); unreachable objects found by "
                   f"gc.collect() after the loop (reference cycles): "
                   f"{r['gc_unreachable_after_loop']}")
+            print(f"    largest one-step rise of live memory: {r['largest_jump_bytes'] / 1e3:.1f} kB "
+                  f"at step {r['largest_jump_at_step']}; growth over the second half: "
+                  f"{r['growth_second_half_per_step_bytes']:+.2f} B/step")
         judgements.append(judge(f"memory: last-{cfg['window']}-step peak <= 1.01x first-{cfg['window']}-step peak "
                                 "(gc disabled, after warm-up)", res["ratio_last_first"], 1.01))
         judgements.append(judge("memory: no reference cycles (objects gc.collect() finds "

@@ -42,7 +42,7 @@ FULL = {
     "inplace": {"rows": 256, "width": 64},
     "trace": {"n_ops": 1000, "width": 8, "rows": 64, "unrelated": 10_000},
     "render": {"nodes": 2000, "timeout_s": 120},
-    "memory": {"steps": 1000, "window": 100, "warmup": 300, "batch": 64, "sizes": (64, 64, 64, 10)},
+    "memory": {"steps": 1000, "window": 100, "warmup": 1000, "batch": 64, "sizes": (64, 64, 64, 10)},
 }
 QUICK = {
     "chain": {"n_ops": 60, "width": 8},
@@ -857,7 +857,12 @@ def memory_run(cfg, log=None):
            "current_after_first_window_bytes": int(currents[win - 1]),
            "current_at_end_bytes": int(currents[-1]),
            "growth_per_step_bytes": float(currents[-1] - currents[win - 1]) / max(1, steps - win),
-           "gc_unreachable_after_loop": cyclic, "elapsed_s": elapsed}
+           "gc_unreachable_after_loop": cyclic, "elapsed_s": elapsed,
+           # a one-off jump (a cache or table growing once) vs steady growth
+           "largest_jump_bytes": int(np.diff(currents).max()) if steps > 1 else 0,
+           "largest_jump_at_step": int(np.diff(currents).argmax()) + 2 if steps > 1 else 0,
+           "growth_second_half_per_step_bytes":
+               float(currents[-1] - currents[steps // 2 - 1]) / max(1, steps - steps // 2)}
     return res
 
 
