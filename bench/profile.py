@@ -22,7 +22,7 @@ from bench import threads  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def _short(path, func):
+def _short(path, func, line=0):
     if path.startswith(ROOT):
         path = os.path.relpath(path, ROOT)
     elif "site-packages" in path:
@@ -31,6 +31,8 @@ def _short(path, func):
         path = "builtin"
     else:
         path = os.path.basename(path)
+    if func.startswith("<") and line:     # lambdas and comprehensions: say which one
+        return f"{path}:{line}:{func}"
     return f"{path}:{func}"
 
 
@@ -47,7 +49,7 @@ def report(stats, top=20, out=sys.stdout):
     total = stats.total_tt
     rows = []
     for (path, line, func), (cc, nc, tt, ct, callers) in stats.stats.items():
-        rows.append((tt, ct, nc, _short(path, func)))
+        rows.append((tt, ct, nc, _short(path, func, line)))
     print(f"total {total:.3f} s (profiled)", file=out)
     print(f"{'own %':>6} {'cum %':>6} {'calls':>9}  function", file=out)
     for tt, ct, nc, name in sorted(rows, reverse=True)[:top]:
