@@ -326,6 +326,32 @@ def cmd_tutorial(session, rest):
     session.queue_tutorial(tut)
 
 
+@command("next", ":next", "skip the tutorial step waiting on the prompt")
+def cmd_next(session, rest):
+    if not session.pending:
+        raise UsageError("no tutorial is playing (:tutorial N starts one)")
+    tut, i, _ = session.pending.popleft()
+    session.console.print(Text(f"step {i + 1} skipped", style="yellow"))
+    session.finish_step(tut, i)
+
+
+@command("check", ":check [solution]", "check your answer to the tutorial's exercise")
+def cmd_check(session, rest):
+    """The exercise of the last tutorial played (tutorials.py: ```python exercise)."""
+    ex = session.exercise
+    if ex is None:
+        raise UsageError("no exercise yet: play a tutorial to its end (:tutorial N)")
+    if rest.strip() == "solution":
+        if ex.solution is None:
+            raise UsageError("this exercise has no solution written down")
+        session.console.print(Text("one solution (type it, or your own, then :check):",
+                                   style="dim"))
+        session.show_code(ex.solution)
+        return
+    ok, msg = tutorials.check_exercise(ex, session.namespace)
+    session.console.print(Text(msg, style="bold green" if ok else "yellow"))
+
+
 @command("reset", ":reset", "forget all variables and recorded events (vg stays imported)")
 def cmd_reset(session, rest):
     session.reset()

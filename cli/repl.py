@@ -10,6 +10,9 @@ learner needs, no more):
   Meta-Enter (Esc Enter) runs it regardless;
 * persistent history (``history_path()``), suggestions from it (→ accepts);
 * Ctrl-C cancels the line (or stops a tutorial), Ctrl-D on an empty line leaves;
+* tutorials (``:tutorial N``): each step's prose is shown and its code put on the prompt;
+  Enter runs it. Anything else typed instead runs as the reader's own input and the step
+  is offered again (``:next`` skips it); ``gpu`` steps are skipped without a GPU;
 * a bottom toolbar with the trace state and the number of recorded events.
 
 ``run_repl`` takes ``input``/``output`` so tests can drive it with
@@ -160,14 +163,18 @@ def run_repl(session: Session | None = None, input=None, output=None, history=No
     if banner:
         session.console.print(Text(session.banner(), style="dim"))
     failures = 0
+    shown = None  # the tutorial step whose prose is on screen
     try:
         while not session.quit_requested:
             default = ""
             step = None
+            session.skip_unplayable()
             if session.pending:
                 step = session.pending[0]
                 tut, i, st = step
-                session.show_step(tut, i, st)
+                if step is not shown:  # offered again after the reader's own line: no prose
+                    session.show_step(tut, i, st)
+                    shown = step
                 default = st.code
                 if not is_complete(default):
                     default += "\n"  # a block: the empty last line lets Enter run it
@@ -187,6 +194,8 @@ def run_repl(session: Session | None = None, input=None, output=None, history=No
                     return 1
                 continue
             failures = 0
+            if step is not None and text.strip() != step[2].code.strip():
+                step = None  # the reader's own line: it runs, the step waits for the next prompt
             if step is not None and session.pending and session.pending[0] is step:
                 session.pending.popleft()
             try:

@@ -56,6 +56,7 @@ class Session:
         self.quit_requested = False
         self.errors = 0                  # exceptions shown (script mode's exit status)
         self.pending: deque = deque()    # tutorial steps not yet run: (tutorial, i, step)
+        self.exercise = None             # the last played tutorial's exercise (``:check``)
 
     # -- entry point -------------------------------------------------------------------
     def handle(self, text: str):
@@ -154,8 +155,21 @@ class Session:
     # -- tutorials ----------------------------------------------------------------------
     def queue_tutorial(self, tut):
         self.pending.clear()
+        self.exercise = None
         for i, step in enumerate(tut.steps):
             self.pending.append((tut, i, step))
+
+    def skip_unplayable(self):
+        """Drop the pending ```python gpu steps at the front when there is no GPU, saying
+        so (tutorials.py: later steps never depend on them)."""
+        from . import tutorials
+        while self.pending and self.pending[0][2].gpu and not tutorials.gpu_available():
+            tut, i, step = self.pending.popleft()
+            self.show_step(tut, i, step)
+            self.show_code(step.code)
+            self.console.print(Text("skipped: this step needs a GPU (vg.cuda.is_available() "
+                                    "is False here)", style="yellow"))
+            self.finish_step(tut, i)
 
     def show_step(self, tut, i, step):
         self.console.rule(Text(f"tutorial {tut.number} · {tut.title} · step {i + 1}/"
@@ -167,6 +181,14 @@ class Session:
         if i == len(tut.steps) - 1:
             if tut.outro:
                 self.console.print(Markdown(tut.outro))
+            ex = getattr(tut, "exercise", None)
+            if ex is not None:
+                self.exercise = ex
+                self.console.rule(Text(f"tutorial {tut.number} · exercise", style="bold"))
+                if ex.prose:
+                    self.console.print(Markdown(ex.prose))
+                self.console.print(Text("type your answer at the prompt, then :check "
+                                        "(:check solution shows one)", style="cyan"))
             self.console.print(Text(f"end of tutorial {tut.number}.", style="bold green"))
 
     def stop_tutorial(self):
