@@ -35,11 +35,16 @@ from . import tutorials
 from .session import Session
 
 _ADDR = re.compile(r"0x[0-9a-fA-F]{4,}")
+# the tracer's short ids (n8, t5) count graph objects over the whole process
+# (viewgrad/trace/registry.py), so they depend on what ran before in the same process
+_TRACE_IDS = re.compile(r"(#n|inside n|=t)\d+")
 
 
 def normalise(text: str) -> str:
-    """What may differ between two runs of the same step: addresses, trailing spaces."""
-    lines = [_ADDR.sub("0x…", ln).rstrip() for ln in (text or "").splitlines()]
+    """What may differ between two runs of the same step: object addresses, the tracer's
+    process-wide short ids of nodes and tensors, trailing spaces."""
+    lines = [_TRACE_IDS.sub(r"\1…", _ADDR.sub("0x…", ln)).rstrip()
+             for ln in (text or "").splitlines()]
     while lines and not lines[0]:
         lines.pop(0)
     while lines and not lines[-1]:

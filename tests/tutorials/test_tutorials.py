@@ -3,8 +3,9 @@
 Each tutorial runs in a fresh REPL ``Session`` (``cli.tutorial_cmd.TutorialSession``: the
 REPL's own namespace setup and printing, at the width the Markdown is written at, without
 colour), so the ```text block under a step is exactly what a reader sees in ``:tutorial N``
-minus the before/after graphs. Only object addresses and trailing whitespace are
-normalised. Steps marked ``gpu`` run only where ``vg.cuda.is_available()``.
+minus the before/after graphs. Only object addresses, the tracer's process-wide short ids
+(``#n8``: they count every graph object the process traced before) and trailing
+whitespace are normalised. Steps marked ``gpu`` run only where ``vg.cuda.is_available()``.
 
 Each exercise is checked both ways: its check must fail in the namespace the steps leave
 (the reader has something to do) and pass after the written solution.
