@@ -161,11 +161,11 @@ def check(tut, console) -> int:
         if actual is None:
             console.print(f"step {i + 1}: skipped (needs a GPU)")
             continue
-        if step.expected is not None and actual != normalise(step.expected):
+        if actual != normalise(step.expected or ""):
             bad += 1
             console.print(Text(f"step {i + 1}: output differs", style="red"))
             import difflib
-            for ln in difflib.unified_diff(normalise(step.expected).splitlines(),
+            for ln in difflib.unified_diff(normalise(step.expected or "").splitlines(),
                                            actual.splitlines(), "markdown", "actual",
                                            lineterm=""):
                 console.print(ln, highlight=False, markup=False)

@@ -38,7 +38,8 @@ Format (one file per tutorial, in the top-level ``tutorials/`` folder)::
   trailing expression as the REPL shows it, or the error it shows — *without* the
   before/after graphs that tracing draws after an in-place op (those are pictures:
   ``viewgrad tutorial N --svg-dir DIR``). It is printed at width ``WIDTH`` without colour.
-  The tests compare it with the real output; the REPL does not show it (it runs the step).
+  The tests compare it with the real output (a step without one must print nothing); the
+  REPL does not show it (it runs the step).
 * **Info-string words** after ``python``: ``gpu`` marks a step that needs a GPU
   (``vg.cuda.is_available()``): without one it is skipped with a visible reason, so later
   steps must not depend on it. ``exercise`` makes the fence the tutorial's **exercise

@@ -61,8 +61,8 @@ def test_every_step_prints_what_the_markdown_says(tut, on_cpu):
             assert step.gpu
             continue
         ran += 1
-        assert step.expected is not None, f"step {i + 1} has no ```text block"
-        expected = tutorial_cmd.normalise(step.expected)
+        # no ```text block: the step must print nothing
+        expected = tutorial_cmd.normalise(step.expected or "")
         if actual != expected:
             diff = "\n".join(difflib.unified_diff(expected.splitlines(), actual.splitlines(),
                                                   "markdown", "actual", lineterm=""))
