@@ -5,6 +5,7 @@
                                       with the before/after graphs of its in-place ops
     viewgrad tutorial N --svg-dir DIR also write one SVG per in-place event of the
                                       tutorial's code: DIR/NN-stepS-eventK.svg
+                                      (NN-solution-eventK.svg with --solve)
     viewgrad tutorial N --check       compare each step's output with the Markdown's
                                       ```text block and run the exercise's solution; exit
                                       status 1 on any difference (what the tests do)
@@ -71,8 +72,8 @@ class TutorialSession(Session):
             os.makedirs(self.svg_dir, exist_ok=True)
             from .tracing import to_svg
             for ev in events:
-                path = os.path.join(self.svg_dir, f"{self.number:02d}-step{self.step_no}"
-                                                  f"-event{ev.index}.svg")
+                tag = self.step_no if isinstance(self.step_no, str) else f"step{self.step_no}"
+                path = os.path.join(self.svg_dir, f"{self.number:02d}-{tag}-event{ev.index}.svg")
                 try:
                     to_svg(ev, path)
                     self.svgs.append(path)
@@ -143,6 +144,7 @@ def play(tut, console, svg_dir=None, solve=False) -> int:
         session.finish_step(t, i)
     if solve and tut.exercise is not None and tut.exercise.solution:
         console.print(Text("one solution:", style="dim"))
+        session.step_no = "solution"
         session.echo(tut.exercise.solution)
         session.handle(tut.exercise.solution)
         ok, msg = tutorials.check_exercise(tut.exercise, session.namespace)
@@ -207,10 +209,8 @@ def update(tut) -> int:
                 continue
             actual = outputs.get(k)
             k += 1
-            # drop an existing ```text block (and the blank lines before it)
+            # replace the ```text block on the next line, if there is one
             j = i
-            while j < len(lines) and not lines[j].strip():
-                j += 1
             m2 = fence_re.match(lines[j]) if j < len(lines) else None
             if m2 and m2.group(2).lower() in ("text", "output", "console"):
                 e = j + 1

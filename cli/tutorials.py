@@ -33,8 +33,9 @@ Format (one file per tutorial, in the top-level ``tutorials/`` folder)::
 * Every ```python (or ```py) fence is one step, run as if typed at the prompt, in the
   REPL's namespace (so ``vg`` is there and each step sees the previous ones' variables).
   Other fences (plain ```, ```text not right after a step) are prose.
-* **Expected output** (optional): a ```text fence that follows a step's fence with only
-  blank lines between is what the step prints in the REPL — user ``print``s, the value of a
+* **Expected output** (optional): a ```text fence that follows a step's closing fence on
+  the very next line (no blank line: a ```text fence after a blank line is prose, as it
+  always was) is what the step prints in the REPL — user ``print``s, the value of a
   trailing expression as the REPL shows it, or the error it shows — *without* the
   before/after graphs that tracing draws after an in-place op (those are pictures:
   ``viewgrad tutorial N --svg-dir DIR``). It is printed at width ``WIDTH`` without colour.
@@ -148,10 +149,8 @@ def parse(text: str, path: str = "<tutorial>", number: int = 0) -> Tutorial:
                 solution = code
                 continue
             expected = None
-            j = i
-            while j < n and not lines[j].strip():
-                j += 1
-            if j < n:
+            j = i  # the expected output must follow at once: a ```text fence after a blank
+            if j < n:  # line stays prose, as in the format's first version
                 m2 = _FENCE.match(lines[j])
                 if m2 and m2.group(2).lower() in ("text", "output", "console"):
                     expected, i = block(j, m2.group(1))

@@ -21,7 +21,7 @@ import os
 
 import pytest
 
-from cli import tutorial_cmd, tutorials
+from viewgrad_cli import tutorial_cmd, tutorials
 from viewgrad import backend as B
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
