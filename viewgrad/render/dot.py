@@ -269,6 +269,17 @@ def _new_graph(name, fixed=False):
     return g
 
 
+def draw_snapshot(snap, title="graph", added=(), removed=(), max_nodes=DEFAULT_MAX_NODES,
+                  layout="auto", prefix="g") -> Digraph:
+    """One snapshot alone, with ``added`` / ``removed`` node ids marked (the HTML report
+    draws an event's before and after as two pictures side by side)."""
+    cl = _collect(snap, prefix, title, max_nodes, added=set(added), removed=set(removed))
+    fixed = layout == "fast" or (layout == "auto" and len(cl.nodes) > FAST_LAYOUT_NODES)
+    g = _new_graph("graph", fixed)
+    _emit(g, [cl], fixed)
+    return g
+
+
 def draw(obj, max_nodes=DEFAULT_MAX_NODES, namespace=None, layout="auto") -> Digraph:
     """A ``graphviz.Digraph`` of an InplaceEvent (before | after), a GraphSnapshot, a Tensor
     or a list of Tensors. ``max_nodes`` (None: all) collapses big graphs to the

@@ -227,6 +227,11 @@ class Trace:
             f.write(text)
         return path
 
+    def to_html(self, path=None, **kw):
+        """A self-contained web page stepping through the events (render/html.py)."""
+        from ..render.html import to_html
+        return to_html(self, path, **kw)
+
     def __repr__(self):
         return f"<Trace {len(self.events)} events>"
 

@@ -320,6 +320,11 @@ class Tracer:
             f.write(text)
         return path
 
+    def to_html(self, path=None, **kw):
+        """A self-contained web page stepping through the events (render/html.py)."""
+        from ..render.html import to_html
+        return to_html(self, path, **kw)
+
     # -- the hub calls these ---------------------------------------------------------
     def _before(self, op, tensor, others, frame):
         p = _Pending()
