@@ -134,7 +134,7 @@ def _node(d, path):
                        _get(geo, "view_offset", gp, int), _view_fns(geo, "view_fns", gp),
                        _get(geo, "replay", gp, bool))
     kind = _get(d, "kind", path, str)
-    kinds = ("function", "view", "copyslices", "wrapped", "accumulate", "custom")
+    kinds = ("function", "view", "copyslices", "wrapped", "accumulate", "custom", "root")
     if kind not in kinds:
         _fail(f"{path}.kind", f"expected one of {', '.join(kinds)}, got {kind!r}")
     return NodeInfo(

@@ -81,6 +81,7 @@ class NodeInfo:
     id: str
     name: str                 # PyTorch's name: MulBackward0, CopySlices, AccumulateGrad...
     kind: str                 # function | view | copyslices | wrapped | accumulate | custom
+                              # | root (a backward pass's GraphRoot)
     seq: int                  # sequence number (the engine's priority)
     saved: tuple = ()         # SavedInfo...
     attrs: tuple = ()         # ((name, repr), ...): non-tensor saved values
@@ -316,6 +317,8 @@ def _kind(node) -> str:
         return "view"
     if node.name() == "AsStridedBackward0":
         return "view"
+    if node.name() == "GraphRoot":
+        return "root"
     return "function"
 
 
@@ -353,7 +356,7 @@ def _seq(node) -> int:
 
 
 def build(roots, labeler=None, max_nodes=MAX_NODES, grad_enabled=True, focus=None,
-          ids=IDS) -> GraphSnapshot:
+          ids=IDS, start_nodes=()) -> GraphSnapshot:
     """Snapshot the graph reachable from ``roots``: a list of ``(tensor, role)``.
 
     A view in ``roots`` brings its base. Nodes are kept breadth first from the tensors'
@@ -382,6 +385,8 @@ def build(roots, labeler=None, max_nodes=MAX_NODES, grad_enabled=True, focus=Non
             queue.append(n)
 
     accs = {}
+    for n in start_nodes:           # e.g. a backward pass's GraphRoot
+        visit(n)
     for t in order:
         visit(t._grad_fn)
         ref = t._grad_accumulator

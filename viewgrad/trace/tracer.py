@@ -204,10 +204,39 @@ class _Hub:
                           "tracing goes on, this event is skipped", RuntimeWarning,
                           stacklevel=4)
 
+    # -- the engine's slot (observe.backward) ----------------------------------------
+    def start(self, root, deps):
+        try:
+            frame = _user_frame(sys._getframe(1))
+            src = _source_of(frame)
+            for tr in self.tracers:
+                if tr.record_backward and not tr._paused:
+                    ns = _namespaces(tr.namespace, frame)
+                    tr._recorder.start(root, deps, Labeler(ns), src)
+        except Exception as e:  # noqa: BLE001
+            self._warn(e)
+
+    def node(self, node, ins, outs, heap, deps):
+        for tr in self.tracers:
+            if tr._recorder.current is not None:
+                try:
+                    tr._recorder.node(node, ins, outs, heap, deps)
+                except Exception as e:  # noqa: BLE001
+                    tr._recorder.current = None
+                    self._warn(e)
+
+    def end(self):
+        for tr in self.tracers:
+            try:
+                tr._recorder.end()
+            except Exception as e:  # noqa: BLE001
+                self._warn(e)
+
     def add(self, tr):
         if tr not in self.tracers:
             self.tracers.append(tr)
         _obs.inplace = self
+        _obs.backward = self
         _obs.view_created = LIVE_VIEWS.add
 
     def remove(self, tr):
@@ -216,6 +245,8 @@ class _Hub:
         if not self.tracers:
             if _obs.inplace is self:
                 _obs.inplace = None
+            if _obs.backward is self:
+                _obs.backward = None
             if _obs.view_created == LIVE_VIEWS.add:
                 _obs.view_created = None
 
@@ -264,10 +295,14 @@ class Tracer:
     graph nodes a snapshot keeps in full (the rest are counted, not stored).
     """
 
-    def __init__(self, namespace=None, max_nodes=MAX_NODES):
+    def __init__(self, namespace=None, max_nodes=MAX_NODES, record_backward=True):
+        from .backward import Recorder
         self.namespace = namespace
         self.max_nodes = max_nodes
+        self.record_backward = record_backward
         self.events = []
+        self.backwards = []           # BackwardTrace per backward pass (trace/backward.py)
+        self._recorder = Recorder(self)
         self._active = False
         self._paused = False
 
@@ -295,6 +330,7 @@ class Tracer:
 
     def clear(self):
         self.events.clear()
+        self.backwards.clear()
 
     def __len__(self):
         return len(self.events)
@@ -348,9 +384,10 @@ class Tracer:
         self.events.append(ev)
 
 
-def trace(namespace=None, max_nodes=MAX_NODES) -> Tracer:
-    """``with vg.trace() as tr:`` — record a before/after snapshot per in-place op."""
-    return Tracer(namespace, max_nodes)
+def trace(namespace=None, max_nodes=MAX_NODES, record_backward=True) -> Tracer:
+    """``with vg.trace() as tr:`` — record a before/after snapshot per in-place op
+    (``tr.events``) and each backward pass step by step (``tr.backwards``)."""
+    return Tracer(namespace, max_nodes, record_backward)
 
 
 def snapshot(tensors, namespace=None, max_nodes=MAX_NODES):
