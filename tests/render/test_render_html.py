@@ -43,10 +43,13 @@ def test_page_is_well_formed_and_self_contained(pages, name):
     text = path.read_text(encoding="utf-8")
     root = ET.fromstring(text)                       # well-formed XML (XHTML markup)
     sections = [s for s in root.iter(XHTML + "section")]
-    assert [s.get("id") for s in sections] == [f"event-{e.index}" for e in tr.events]
+    want = [f"event-{e.index}" for e in tr.events]
+    want += [f"backward-{bt.index}-step-{st.index}" for bt in tr.backwards for st in bt.steps]
+    assert [s.get("id") for s in sections] == want
     for s in sections:
         svgs = list(s.iter("{http://www.w3.org/2000/svg}svg"))
-        assert len(svgs) == 2                        # before and after
+        # an in-place event: before and after; a backward step: the graph at that step
+        assert len(svgs) == (2 if s.get("id").startswith("event-") else 1)
     # nothing is loaded from anywhere: no src/href attributes, no url(), a strict CSP
     assert not re.search(r"\s(src|href)\s*=", text)
     assert "url(" not in text and "@import" not in text
@@ -54,8 +57,12 @@ def test_page_is_well_formed_and_self_contained(pages, name):
 
 
 def test_training_step_page_has_every_event(pages):
-    tr, _path = pages["train"]
+    tr, path = pages["train"]
     assert [e.op for e in tr.events] == ["relu_", "sub_", "zero_"]
+    (bt,) = tr.backwards
+    text = path.read_text(encoding="utf-8")
+    assert f'id="backward-0-step-{len(bt.steps) - 1}"' in text and "x.grad" not in text
+    assert "w.grad: " in text                      # what AccumulateGrad did for w
 
 
 @pytest.fixture(scope="module")

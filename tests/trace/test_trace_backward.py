@@ -110,3 +110,19 @@ def test_backward_pictures():
     done = [t for t, c in classes.items() if c and "done" in c.split()]
     assert cur == [f"g_{bt.steps[3].node}"]
     assert sorted(done) == sorted(f"g_{s.node}" for s in bt.steps[:3])
+
+
+def test_backward_passes_round_trip_through_json(tmp_path):
+    from viewgrad.trace import TraceFormatError, load, loads
+    import json
+    _x, tr = _diamond()
+    back = load(tr.to_json(tmp_path / "t.json"))
+    assert back.backwards == tr.backwards and back.backwards[0].order == tr.backwards[0].order
+    d = json.loads(tr.to_json())
+    d["backward"][0]["steps"][1]["node"] = "n0"
+    try:
+        loads(json.dumps(d))
+    except TraceFormatError as e:
+        assert "backward[0].steps[1].node: names node 'n0'" in str(e)
+    else:
+        raise AssertionError("a step naming an unknown node was accepted")

@@ -4,8 +4,10 @@
 Each event is a ``<section id="event-N">`` with the user's source line, the before and
 after graphs as inline SVG side by side (what the op added highlighted, what it dropped
 dashed), the diff, the functionalized rewrite, and the versions of the tensors involved.
-Previous/next buttons, the arrow keys and the URL fragment (``#event-3``, a deep link) move
-between events.
+Backward passes recorded by the tracer follow, one section per executed node
+(``#backward-0-step-2``): the graph with what ran, what runs now and what is ready, and the
+table of steps so far. Previous/next buttons, the arrow keys and the URL fragment
+(``#event-3``, a deep link) move between sections.
 
 Self-contained: no network, no external scripts, styles or fonts; a Content-Security-
 Policy forbids loading anything. The page is well-formed XML (XHTML-compatible markup,
@@ -42,6 +44,7 @@ ul.diff li.broken { color: #c62828; font-weight: bold; }
 table.versions { border-collapse: collapse; } table.versions td, table.versions th {
   border: 1px solid #cfd8dc; padding: 2px 8px; font-family: monospace; }
 .hint { color: #90a4ae; font-size: 12px; }
+tr.current td { background: #ffe082; }
 """
 
 _JS = """
@@ -60,10 +63,10 @@ _JS = """
     if (push !== false && location.hash !== '#' + id) { location.hash = id; }
   }
   function fromHash() {
-    var m = /^#event-(\\d+)$/.exec(location.hash);
-    if (m) {
+    var id = location.hash.slice(1);
+    if (id) {
       for (var k = 0; k < events.length; k++) {
-        if (events[k].id === 'event-' + m[1]) { show(k, false); return; }
+        if (events[k].id === id) { show(k, false); return; }
       }
     }
     if (current < 0) { show(0, false); }
@@ -149,11 +152,60 @@ def _event_section(ev, renderer, max_nodes):
     return "\n".join(parts)
 
 
+MAX_STEP_PICTURES = 40   # a longer backward pass gets its table only
+
+
+def _steps_table(bt, upto):
+    rows = []
+    for st in bt.steps[:upto + 1]:
+        cls = ' class="current"' if st.index == upto else ""
+        acc = f" — {_e(st.variable)}.grad: {_e(st.accumulate)}" if st.accumulate else ""
+        low = ", ".join(f"{_e(n)} #{_e(i)}: {left}" + (" → ready" if left == 0 else "")
+                        for i, n, left in st.lowered)
+        rows.append(f"<tr{cls}><td>{st.index}</td><td>{_e(st.name)} #{_e(st.node)}{acc}</td>"
+                    f"<td>{_e(', '.join(g.text() for g in st.inputs) or '-')}</td>"
+                    f"<td>{_e(', '.join(g.text() for g in st.outputs) or '-')}</td>"
+                    f"<td>{low}</td>"
+                    f"<td>{_e(', '.join(n for _i, n in st.ready) or '(empty)')}</td></tr>")
+    return ('<table class="versions"><tr><th>#</th><th>node ran</th><th>grad in</th>'
+            "<th>grads out</th><th>lowered counts</th><th>ready queue</th></tr>"
+            + "".join(rows) + "</table>")
+
+
+def _backward_sections(bt, renderer, max_nodes):
+    from .dot import draw_backward_step
+    from .svg import render_source
+    head = f"backward #{bt.index}"
+    src = ""
+    if bt.source is not None:
+        src = (f'<p><span class="source">{_e(bt.source[2] or "")}</span> '
+               f'<span class="hint">{_e(bt.source[0])}:{bt.source[1]}</span></p>')
+    if len(bt.steps) > MAX_STEP_PICTURES or not bt.steps:
+        return [f'<section class="event" id="backward-{bt.index}" hidden="hidden">'
+                f"<h2>{_e(bt.summary()[:300])}</h2>{src}"
+                f"{_steps_table(bt, len(bt.steps) - 1)}</section>"]
+    out = []
+    note = ("a node runs when every edge into it has delivered its gradient (its count "
+            "reached 0): a topological order")
+    for st in bt.steps:
+        svg = _inline_svg(render_source(draw_backward_step(bt, st.index, max_nodes).source,
+                                        renderer))
+        out.append(f'<section class="event" id="backward-{bt.index}-step-{st.index}" '
+                   f'hidden="hidden"><h2>{_e(head)}, step {st.index + 1} of '
+                   f"{len(bt.steps)}: {_e(st.name)} runs</h2>{src}"
+                   f'<div class="graphs"><div class="graph"><h3>graph (ran: grey, now: '
+                   f"amber, ready: green border)</h3>{svg}</div></div>"
+                   f'<p class="hint">{_e(note)}</p>{_steps_table(bt, st.index)}</section>')
+    return out
+
+
 def to_html(trace, path=None, title="viewgrad trace", renderer=None, max_nodes=60) -> str:
     """A self-contained HTML page stepping through ``trace`` (a Tracer, a loaded Trace or a
     list of events); written to ``path`` when given. Returns the page's text."""
     events = list(getattr(trace, "events", trace))
     sections = [_event_section(ev, renderer, max_nodes) for ev in events]
+    for bt in getattr(trace, "backwards", ()):
+        sections += _backward_sections(bt, renderer, max_nodes)
     if not sections:
         sections = ['<section class="event" id="event-0"><h2>No in-place operations were '
                     "traced.</h2></section>"]
@@ -169,7 +221,7 @@ def to_html(trace, path=None, title="viewgrad trace", renderer=None, max_nodes=6
 <body>
 <header><h1>{_e(title)}</h1>
 <button id="prev" type="button">← previous</button>
-<span id="pos">1 / {max(1, len(events))}</span>
+<span id="pos">1 / {max(1, len(sections))}</span>
 <button id="next" type="button">next →</button>
 <span class="hint">arrow keys move; #event-N links to an event</span></header>
 <main>

@@ -349,7 +349,7 @@ class Tracer:
     def to_json(self, path=None):
         """Write the trace to ``path`` (or return the JSON text when path is None)."""
         from .jsonio import dumps
-        text = dumps(self.events)
+        text = dumps(self.events, self.backwards)
         if path is None:
             return text
         with open(path, "w", encoding="utf-8") as f:
