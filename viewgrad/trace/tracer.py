@@ -19,6 +19,7 @@ buffer, AccumulateGrad's ``grad += new``, anything during a backward pass) are n
 """
 from __future__ import annotations
 
+import ast
 import linecache
 import os
 import sys
@@ -161,6 +162,37 @@ def _operand_text(o, labeler):
         v = o._data.reshape(-1)[0].item()       # a constant such as the 2 in x.mul_(2)
         return repr(v)
     return labeler(o)
+
+
+_AUG_OPS = {"add_": ast.Add, "sub_": ast.Sub, "mul_": ast.Mult, "div_": ast.Div,
+            "pow_": ast.Pow}
+
+
+def _source_operands(text, op, n):
+    """The argument expressions of ``op`` as written on the user's line (``lr * p.grad``
+    in ``p.sub_(lr * p.grad)``, ``2`` in ``x *= 2``), or None when the line is not one
+    clear call of it."""
+    if not text or n == 0:
+        return None
+    try:
+        tree = ast.parse(text.strip())
+    except SyntaxError:
+        return None
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == op and len(node.args) >= n:
+            found.append(node.args[:n])
+        elif isinstance(node, ast.AugAssign) and isinstance(node.op, _AUG_OPS.get(op, ())) \
+                and n == 1:
+            found.append([node.value])
+        elif op == "__setitem__" and isinstance(node, ast.Assign) and n == 1 \
+                and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript):
+            found.append([node.value])
+    if len(found) != 1:
+        return None
+    out = [ast.get_source_segment(text.strip(), a) for a in found[0]]
+    return out if all(out) else None
 
 
 class _Pending:
@@ -374,6 +406,14 @@ class Tracer:
         p.grad_enabled = _gm.enabled
         p.source = _source_of(_user_frame(frame) if frame is not None else None)
         p.operands = [_operand_text(o, p.labeler) for o in others]
+        # an anonymous operand (``t14``) reads better as the expression the user wrote
+        written = _source_operands(p.source[2] if p.source else None, op, len(others))
+        if written is not None:
+            from ..tensor import Tensor
+            for i, o in enumerate(others):
+                if isinstance(o, Tensor) and o is not tensor and p.labeler.named(o) is None \
+                        and p.operands[i] == p.labeler(o):
+                    p.operands[i] = written[i]
         p.before = build(p.roots, p.labeler, self.max_nodes, p.grad_enabled, focus=tensor)
         return p
 
