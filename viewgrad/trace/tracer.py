@@ -393,6 +393,10 @@ class Tracer:
         from ..render.html import to_html
         return to_html(self, path, **kw)
 
+    @staticmethod
+    def _name_saved_copy(p):
+        _name_saved_copy_impl(p)
+
     # -- the hub calls these ---------------------------------------------------------
     def _before(self, op, tensor, others, frame):
         p = _Pending()
@@ -418,10 +422,38 @@ class Tracer:
         return p
 
     def _after(self, p):
+        self._name_saved_copy(p)
         after = build(p.roots, p.labeler, self.max_nodes, p.grad_enabled, focus=p.tensor)
         ev = InplaceEvent(len(self.events), p.op, p.labeler(p.tensor), IDS.tensor(p.tensor),
                           p.operands, p.before, after, p.source, p.grad_enabled)
         self.events.append(ev)
+
+
+def _op_node(t):
+    """The node the in-place op just made: t's grad_fn, or the fn inside its base's
+    CopySlices."""
+    from ..autograd.views import CopySlices
+    base = t._base
+    n = (base if base is not None else t)._grad_fn
+    return n.fn if isinstance(n, CopySlices) else n
+
+
+def _name_saved_copy_impl(p):
+    # mul_ and friends save a copy of self's OLD value (the op overwrites self): call it
+    # "x0", as explain() does (x1 = x0 * y), rather than an anonymous id.
+    n = _op_node(p.tensor)
+    if n is None:
+        return
+    before_t = p.before.tensor(IDS.tensor(p.tensor)) if p.before.has_tensor(
+        IDS.tensor(p.tensor)) else None
+    if before_t is None:
+        return
+    for name, v in n.saved_items():
+        t = getattr(v, "tensor", None)
+        if name == "self" and t is not None and t is not p.tensor \
+                and p.labeler.named(t) is None:
+            lab = before_t.label
+            p.labeler._cache[id(t)] = f"{lab}0" if lab.isidentifier() else f"({lab})0"
 
 
 def trace(namespace=None, max_nodes=MAX_NODES, record_backward=True) -> Tracer:
