@@ -28,7 +28,7 @@ import warnings
 from ..autograd import grad_mode as _gm
 from ..autograd import observe as _obs
 from .registry import IDS, LIVE_VIEWS
-from .snapshot import Labeler, build, MAX_NODES
+from .snapshot import Labeler, build, MAX_NODES, EVENT_MAX_NODES
 
 __all__ = ["Tracer", "InplaceEvent", "trace", "snapshot", "Source"]
 
@@ -327,7 +327,7 @@ class Tracer:
     graph nodes a snapshot keeps in full (the rest are counted, not stored).
     """
 
-    def __init__(self, namespace=None, max_nodes=MAX_NODES, record_backward=True):
+    def __init__(self, namespace=None, max_nodes=EVENT_MAX_NODES, record_backward=True):
         from .backward import Recorder
         self.namespace = namespace
         self.max_nodes = max_nodes
@@ -456,7 +456,7 @@ def _name_saved_copy_impl(p):
             p.labeler._cache[id(t)] = f"{lab}0" if lab.isidentifier() else f"({lab})0"
 
 
-def trace(namespace=None, max_nodes=MAX_NODES, record_backward=True) -> Tracer:
+def trace(namespace=None, max_nodes=EVENT_MAX_NODES, record_backward=True) -> Tracer:
     """``with vg.trace() as tr:`` — record a before/after snapshot per in-place op
     (``tr.events``) and each backward pass step by step (``tr.backwards``)."""
     return Tracer(namespace, max_nodes, record_backward)
