@@ -126,3 +126,13 @@ def test_backward_passes_round_trip_through_json(tmp_path):
         assert "backward[0].steps[1].node: names node 'n0'" in str(e)
     else:
         raise AssertionError("a step naming an unknown node was accepted")
+
+
+def test_record_backward_helper():
+    from viewgrad.trace import record_backward
+    x = vg.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    bt = record_backward(y, retain_graph=True)
+    assert bt.order[0] == "GraphRoot" and bt.order[-1] == "AccumulateGrad"
+    assert x.grad.tolist() == [2.0, 4.0]
+    assert record_backward(y).order == bt.order          # graph retained the first time

@@ -480,3 +480,14 @@ def snapshot(tensors, namespace=None, max_nodes=MAX_NODES):
         namespaces = [namespace]
     return build([(t, "root") for t in tensors], Labeler(namespaces), max_nodes,
                  _gm.enabled, focus=tensors[0] if len(tensors) == 1 else None)
+
+
+def record_backward(tensor, gradient=None, retain_graph=None, namespace=None):
+    """Run ``tensor.backward(...)`` and return its ``BackwardTrace`` (one step per node the
+    engine ran): what ``:backward EXPR`` in the REPL steps through."""
+    tr = Tracer(namespace)
+    with tr:
+        tensor.backward(gradient, retain_graph=retain_graph)
+    if not tr.backwards:
+        raise RuntimeError("the backward pass was not recorded")
+    return tr.backwards[-1]
