@@ -136,6 +136,12 @@ def run(argv=None) -> int:
         else:
             where = f"  ({os.path.basename(ev.source[0])}:{ev.source[1]})" if ev.source else ""
             con.print(f"#{ev.index} {ev.summary()}{where}", highlight=False)
+    for bt in tr.backwards:
+        if ns.show:
+            from viewgrad.render.terminal import render_backward
+            con.print(render_backward(bt))
+        else:
+            con.print(f"{bt.summary()[:160]}", highlight=False)
     if not tr.events:
         con.print("no in-place operations were traced")
     if ns.svg_dir:

@@ -273,6 +273,14 @@ class Labeler:
             for k, v in list(mapping.items()):
                 if isinstance(v, Tensor) and not k.startswith("_") and id(v) not in self.names:
                     self.names[id(v)] = k
+        # a variable's gradient is "w.grad" (w.grad.zero_() in an optimizer step)
+        grads = {}
+        for mapping in (namespace or ()):
+            for k, v in list(mapping.items()):
+                if isinstance(v, Tensor) and not k.startswith("_") and v._grad is not None:
+                    grads.setdefault(id(v._grad), f"{k}.grad")
+        for gid, lab in grads.items():
+            self.names.setdefault(gid, lab)
         self._cache = {}
 
     def named(self, t):
