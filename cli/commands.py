@@ -130,18 +130,17 @@ def run(argv=None) -> int:
         status = 1
     finally:
         sys.argv, sys.path[:] = old_argv, old_path
-    for ev in tr.events:
-        if ns.show:
-            con.print(render_event(ev))
+    from viewgrad.render.terminal import render_backward
+    for item in tr.timeline():
+        if hasattr(item, "steps"):
+            con.print(render_backward(item) if ns.show else item.summary()[:160],
+                      highlight=False)
+        elif ns.show:
+            con.print(render_event(item))
         else:
+            ev = item
             where = f"  ({os.path.basename(ev.source[0])}:{ev.source[1]})" if ev.source else ""
             con.print(f"#{ev.index} {ev.summary()}{where}", highlight=False)
-    for bt in tr.backwards:
-        if ns.show:
-            from viewgrad.render.terminal import render_backward
-            con.print(render_backward(bt))
-        else:
-            con.print(f"{bt.summary()[:160]}", highlight=False)
     if not tr.events:
         con.print("no in-place operations were traced")
     if ns.svg_dir:

@@ -46,8 +46,12 @@ def test_page_is_well_formed_and_self_contained(pages, name):
     text = path.read_text(encoding="utf-8")
     root = ET.fromstring(text)                       # well-formed XML (XHTML markup)
     sections = [s for s in root.iter(XHTML + "section")]
-    want = [f"event-{e.index}" for e in tr.events]
-    want += [f"backward-{bt.index}-step-{st.index}" for bt in tr.backwards for st in bt.steps]
+    want = []
+    for item in tr.timeline():                       # in the order they happened
+        if hasattr(item, "steps"):
+            want += [f"backward-{item.index}-step-{st.index}" for st in item.steps]
+        else:
+            want.append(f"event-{item.index}")
     assert [s.get("id") for s in sections] == want
     for s in sections:
         svgs = list(s.iter("{http://www.w3.org/2000/svg}svg"))
@@ -63,6 +67,8 @@ def test_training_step_page_has_every_event(pages):
     tr, path = pages["train"]
     assert [e.op for e in tr.events] == ["relu_", "sub_", "zero_"]
     (bt,) = tr.backwards
+    assert [type(x).__name__ for x in tr.timeline()] == [
+        "InplaceEvent", "BackwardTrace", "InplaceEvent", "InplaceEvent"]
     text = path.read_text(encoding="utf-8")
     assert f'id="backward-0-step-{len(bt.steps) - 1}"' in text and "x.grad" not in text
     assert "w.grad: " in text                      # what AccumulateGrad did for w

@@ -118,6 +118,7 @@ def test_backward_passes_round_trip_through_json(tmp_path):
     _x, tr = _diamond()
     back = load(tr.to_json(tmp_path / "t.json"))
     assert back.backwards == tr.backwards and back.backwards[0].order == tr.backwards[0].order
+    assert back.order == tr.order == [("backward", 0)]
     d = json.loads(tr.to_json())
     d["backward"][0]["steps"][1]["node"] = "n0"
     try:

@@ -203,9 +203,13 @@ def to_html(trace, path=None, title="viewgrad trace", renderer=None, max_nodes=6
     """A self-contained HTML page stepping through ``trace`` (a Tracer, a loaded Trace or a
     list of events); written to ``path`` when given. Returns the page's text."""
     events = list(getattr(trace, "events", trace))
-    sections = [_event_section(ev, renderer, max_nodes) for ev in events]
-    for bt in getattr(trace, "backwards", ()):
-        sections += _backward_sections(bt, renderer, max_nodes)
+    timeline = trace.timeline() if hasattr(trace, "timeline") else events
+    sections = []
+    for item in timeline:          # in the order they happened
+        if hasattr(item, "steps"):
+            sections += _backward_sections(item, renderer, max_nodes)
+        else:
+            sections.append(_event_section(item, renderer, max_nodes))
     if not sections:
         sections = ['<section class="event" id="event-0"><h2>No in-place operations were '
                     "traced.</h2></section>"]

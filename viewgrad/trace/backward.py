@@ -164,4 +164,5 @@ class Recorder:
             return
         bt = BackwardTrace(len(self.tracer.backwards), p.graph, p.deps0, tuple(p.steps),
                            p.source)
+        self.tracer.order.append(("backward", len(self.tracer.backwards)))
         self.tracer.backwards.append(bt)

@@ -61,10 +61,13 @@ def _backward_dict(bt) -> dict:
             "source": list(bt.source) if bt.source is not None else None}
 
 
-def dumps(events, backwards=()) -> str:
-    return json.dumps({"format": FORMAT, "version": VERSION,
-                       "events": [_event_dict(e) for e in events],
-                       "backward": [_backward_dict(b) for b in backwards]}, indent=1)
+def dumps(events, backwards=(), order=None) -> str:
+    doc = {"format": FORMAT, "version": VERSION,
+           "events": [_event_dict(e) for e in events],
+           "backward": [_backward_dict(b) for b in backwards]}
+    if order:
+        doc["order"] = [list(x) for x in order]
+    return json.dumps(doc, indent=1)
 
 
 # -- loading with checks ----------------------------------------------------------------
@@ -265,9 +268,15 @@ def _backward(d, p):
 class Trace:
     """A loaded trace: ``.events`` and ``.backwards`` like a Tracer's (records nothing)."""
 
-    def __init__(self, events, backwards=()):
+    def __init__(self, events, backwards=(), order=()):
         self.events = list(events)
         self.backwards = list(backwards)
+        self.order = [tuple(x) for x in order]
+
+    def timeline(self) -> list:
+        """Events and backward passes in the order they happened."""
+        from .tracer import _timeline
+        return _timeline(self)
 
     def __len__(self):
         return len(self.events)
@@ -279,7 +288,7 @@ class Trace:
         return self.events[i]
 
     def to_json(self, path=None):
-        text = dumps(self.events, self.backwards)
+        text = dumps(self.events, self.backwards, self.order)
         if path is None:
             return text
         with open(path, "w", encoding="utf-8") as f:
@@ -330,7 +339,14 @@ def loads(text, origin="trace") -> Trace:
         events.append(ev)
     backwards = [_backward(b, f"backward[{i}]")
                  for i, b in enumerate(_get(doc, "backward", origin, list, True) or [])]
-    return Trace(events, backwards)
+    order = []
+    for i, x in enumerate(_get(doc, "order", origin, list, True) or []):
+        if not (isinstance(x, list) and len(x) == 2 and x[0] in ("event", "backward")
+                and isinstance(x[1], int) and not isinstance(x[1], bool)
+                and 0 <= x[1] < len(events if x[0] == "event" else backwards)):
+            _fail(f"order[{i}]", f"expected [\"event\" or \"backward\", index], got {x!r}")
+        order.append(tuple(x))
+    return Trace(events, backwards, order)
 
 
 def load(path) -> Trace:

@@ -334,6 +334,7 @@ class Tracer:
         self.record_backward = record_backward
         self.events = []
         self.backwards = []           # BackwardTrace per backward pass (trace/backward.py)
+        self.order = []               # ("event", i) / ("backward", j) as they happened
         self._recorder = Recorder(self)
         self._active = False
         self._paused = False
@@ -363,6 +364,11 @@ class Tracer:
     def clear(self):
         self.events.clear()
         self.backwards.clear()
+        self.order.clear()
+
+    def timeline(self) -> list:
+        """Events and backward passes in the order they happened."""
+        return _timeline(self)
 
     def __len__(self):
         return len(self.events)
@@ -381,7 +387,7 @@ class Tracer:
     def to_json(self, path=None):
         """Write the trace to ``path`` (or return the JSON text when path is None)."""
         from .jsonio import dumps
-        text = dumps(self.events, self.backwards)
+        text = dumps(self.events, self.backwards, self.order)
         if path is None:
             return text
         with open(path, "w", encoding="utf-8") as f:
@@ -426,7 +432,15 @@ class Tracer:
         after = build(p.roots, p.labeler, self.max_nodes, p.grad_enabled, focus=p.tensor)
         ev = InplaceEvent(len(self.events), p.op, p.labeler(p.tensor), IDS.tensor(p.tensor),
                           p.operands, p.before, after, p.source, p.grad_enabled)
+        self.order.append(("event", len(self.events)))
         self.events.append(ev)
+
+
+def _timeline(tr) -> list:
+    order = getattr(tr, "order", None)
+    if not order or len(order) != len(tr.events) + len(tr.backwards):
+        return list(tr.events) + list(tr.backwards)
+    return [tr.events[i] if kind == "event" else tr.backwards[i] for kind, i in order]
 
 
 def _op_node(t):
