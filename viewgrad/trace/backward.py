@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from .. import backend as B
 from .registry import IDS
-from .snapshot import Labeler, build
+from .snapshot import build
 
 __all__ = ["GradInfo", "BackwardStep", "BackwardTrace", "Recorder"]
 
