@@ -107,6 +107,8 @@ class BackwardTrace:
 def _grad_info(g):
     if g is None:
         return GradInfo(None)
+    if isinstance(g, GradInfo):  # already summarised (the engine does it before apply)
+        return g
     try:
         d = g._data
         vals = repr(d.tolist()) if d.size <= 6 else None
@@ -166,3 +168,9 @@ class Recorder:
                            p.source)
         self.tracer.order.append(("backward", len(self.tracer.backwards)))
         self.tracer.backwards.append(bt)
+
+
+def grad_infos(grads):
+    """Summaries (shape, dtype, small values) of gradients, keeping no reference to them:
+    the engine takes these BEFORE a node runs, so AccumulateGrad can still steal."""
+    return tuple(_grad_info(g) for g in grads)

@@ -248,6 +248,10 @@ class _Hub:
         except Exception as e:  # noqa: BLE001
             self._warn(e)
 
+    def summarize(self, grads):
+        from .backward import grad_infos
+        return grad_infos(grads)
+
     def node(self, node, ins, outs, heap, deps):
         for tr in self.tracers:
             if tr._recorder.current is not None:
