@@ -106,3 +106,9 @@ SAMPLES = {
     "cat": [(lambda a, b: vg.cat([a, b], 1), [(2, 2), (2, 3)])],
     "stack": [(lambda a, b: vg.stack([a, b], 1), [(2, 3), (2, 3)])],
 }
+
+# the rows viewgrad.nn adds (convolution, padding, pooling, batch norm): their samples live
+# with the nn tests
+from ..nn.samples import SAMPLES as _NN_SAMPLES  # noqa: E402
+
+SAMPLES.update(_NN_SAMPLES)

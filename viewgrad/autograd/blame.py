@@ -22,10 +22,10 @@ def set_blame(enabled: bool):
     """Turn blame recording on or off (on by default)."""
     global _enabled
     _enabled = bool(enabled)
-    from .. import tensor
-    from ..ops import table
-    tensor._BLAME = _enabled
-    table._BLAME[0] = _enabled
+    # NB: `viewgrad.tensor` the attribute is the factory function; the module is in
+    # sys.modules under its dotted name.
+    sys.modules["viewgrad.tensor"]._BLAME = _enabled
+    sys.modules["viewgrad.ops.table"]._BLAME[0] = _enabled
 
 
 def is_blame_enabled() -> bool:
@@ -33,22 +33,29 @@ def is_blame_enabled() -> bool:
 
 
 def user_frame(depth=2):
-    """(filename, lineno, text) of the innermost frame outside the viewgrad package."""
-    f = sys._getframe(depth)
+    """(filename, lineno, None) of the innermost frame outside the viewgrad package.
+
+    Cheap on purpose (it runs for every node that saves a tensor): one frame lookup at
+    the usual depth, a walk only when that frame is still inside viewgrad; the source
+    text is looked up later, only when an error message needs it (``fmt_where``)."""
+    try:
+        f = sys._getframe(depth)
+    except ValueError:
+        return None
     pkg = _PKG_DIR
     while f is not None and f.f_code.co_filename.startswith(pkg):
         f = f.f_back
     if f is None:
         return None
-    fn = f.f_code.co_filename
-    ln = f.f_lineno
-    return (fn, ln, linecache.getline(fn, ln).strip())
+    return (f.f_code.co_filename, f.f_lineno, None)
 
 
 def fmt_where(where) -> str:
     if where is None:
         return "<unknown>"
     fn, ln, text = where
+    if text is None:
+        text = linecache.getline(fn, ln).strip()
     short = os.path.basename(fn)
     return f"{short}:{ln} ({text})" if text else f"{short}:{ln}"
 

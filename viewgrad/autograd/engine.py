@@ -46,8 +46,7 @@ class GraphRoot(Node):
 
 
 def _num_outputs(node):
-    n = getattr(node, "_n_outputs", None)
-    return 1 if n is None else n
+    return node._n_outputs or 1
 
 
 def _make_root_grads(tensors, grad_tensors):
@@ -223,9 +222,11 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
     heap = [(-root._sequence_nr, 0, root)]
     counter = 1
     from .accumulate import AccumulateGrad
+    heappop, heappush = heapq.heappop, heapq.heappush
+    anomaly = _anomaly[0]
     try:
         while heap:
-            _, _, node = heapq.heappop(heap)
+            node = heappop(heap)[2]
             ins = buffers.pop(node)
             if captures is not None:
                 ins = _call_hooks_and_capture(node, ins, captures, capture_out, accumulate)
@@ -234,14 +235,17 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
                     continue
             elif node._tensor_pre_hooks or node._retains_grad:
                 ins = _call_hooks_and_capture(node, ins, None, None, False)
-            outs = _apply(node, ins)
+            if anomaly or node._pre_hooks or node._post_hooks:
+                outs = _apply(node, ins)
+            else:
+                outs = node.apply(ins)
             if not keep_graph:
                 node.release_variables()
             if tracer is not None:
                 tracer.node(node, ins, outs, heap, deps)
-            nf = node.next_functions
-            for i in range(len(nf)):
-                e = nf[i]
+            i = -1
+            for e in node.next_functions:
+                i += 1
                 if e is None:
                     continue
                 fn, nr = e
@@ -250,8 +254,8 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
                 g = outs[i] if i < len(outs) else None
                 buf = buffers.get(fn)
                 if buf is None:
-                    buf = [None] * _num_outputs(fn)
-                    buffers[fn] = buf
+                    n = fn._n_outputs
+                    buf = buffers[fn] = [None] * n if n else [None]
                 if g is not None:
                     if nr >= len(buf):
                         buf.extend([None] * (nr + 1 - len(buf)))
@@ -260,7 +264,7 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
                 d = deps[fn] - 1
                 deps[fn] = d
                 if d == 0:
-                    heapq.heappush(heap, (-fn._sequence_nr, counter, fn))
+                    heappush(heap, (-fn._sequence_nr, counter, fn))
                     counter += 1
             # Drop our references to the gradients we handed on, so that AccumulateGrad
             # can tell a gradient nobody else holds (and steal it).

@@ -75,7 +75,7 @@ class Node:
     _pre_hooks = None
     _post_hooks = None
     _metadata = None
-
+    _n_outputs = None  # set on nodes of multi-output ops
     def __init__(self, next_functions=()):
         self.next_functions = next_functions
         self._sequence_nr = next_sequence_nr()

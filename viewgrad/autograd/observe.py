@@ -7,6 +7,10 @@ unless a tracer is active, so observation costs one ``is None`` check when traci
               by the in-place choke point (ops/table.py) around the compute/bump/rebase.
   backward    object with ``start(roots, deps, ...)``, ``node(...)``, ``end()``; called by
               the engine (autograd/engine.py).
+  view_created  ``fn(view)``, called by ``views.make_view`` for every new view, so the
+              tracer can keep a weak registry of the live views of each base (it must
+              show every view an in-place op makes stale).
 """
 inplace = None
 backward = None
+view_created = None

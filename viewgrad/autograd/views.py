@@ -72,6 +72,7 @@ from __future__ import annotations
 import enum
 
 from . import grad_mode as _gm
+from . import observe as _obs
 from .graph import Node
 
 __all__ = ["CreationMeta", "ViewInfo", "make_view", "check_inplace", "rebase_history",
@@ -168,6 +169,8 @@ def make_view(op, x, data, attrs, replay, creation_meta=None, output_nr=0, node=
         edges = _edges((x,))
         if edges is not None:
             out._grad_fn = record(op, (x,), out, attrs, edges)
+    if _obs.view_created is not None:
+        _obs.view_created(out)
     return out
 
 

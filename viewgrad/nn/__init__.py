@@ -1,0 +1,19 @@
+"""``viewgrad.nn``: a small ``torch.nn`` for the tutorials — Parameter, Module, the layers
+(Linear, Conv2d, BatchNorm2d, ReLU, MaxPool2d, ...), losses, ``init`` and ``functional``.
+
+State dicts are saved as ``.npz`` files (``module.save(path)`` / ``viewgrad.nn.save``),
+never pickled.
+"""
+from . import functional, init
+from .parameter import Parameter
+from .module import Module, Sequential, ModuleList, save, load
+from .layers import (Identity, Linear, Conv1d, Conv2d, ConvTranspose2d, BatchNorm1d,
+                     BatchNorm2d, ReLU, Tanh, Sigmoid, Softmax, LogSoftmax, Dropout,
+                     MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, Flatten, CrossEntropyLoss,
+                     NLLLoss, MSELoss)
+
+__all__ = ["functional", "init", "Parameter", "Module", "Sequential", "ModuleList", "save",
+           "load", "Identity", "Linear", "Conv1d", "Conv2d", "ConvTranspose2d", "BatchNorm1d",
+           "BatchNorm2d", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Dropout",
+           "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "Flatten", "CrossEntropyLoss",
+           "NLLLoss", "MSELoss"]

@@ -46,10 +46,9 @@ _Tensor = Tensor
 class FnNode(Node):
     """A node made from a table entry. ``_saved``: {name: SavedTensor | value}."""
 
-    __slots__ = ("_saved",)
+    # _shapes: the inputs' shapes, for ops that broadcast (None otherwise)
+    __slots__ = ("_saved", "_releasable", "_shapes")
     OP: "OpDef" = None
-    _shapes = None      # input shapes, for ops that broadcast (set by record)
-    _n_outputs = None   # number of outputs, for multi-output ops
 
     def apply(self, grads):
         op = self.OP
@@ -111,7 +110,7 @@ class FnNode(Node):
         return out
 
     def release_variables(self):
-        if self._saved and any(type(v) is SavedTensor for v in self._saved.values()):
+        if self._releasable:
             self._saved = None
 
     def saved_items(self):
@@ -245,14 +244,7 @@ def _device_of(inputs):
     return dev or B.cpu
 
 
-def _save_tensor(t, is_output, node):
-    if not isinstance(t, _Tensor):
-        return t
-    s = SavedTensor(t, is_output, node)
-    if _BLAME[0]:
-        from ..autograd.blame import user_frame
-        s.where = (node.name(), user_frame(4))
-    return s
+from ..autograd.blame import user_frame as _user_frame  # noqa: E402
 
 
 _BLAME = [True]  # whether saved tensors record where they were saved (autograd.blame)
@@ -265,19 +257,30 @@ def record(op, inputs, out, attrs, edges):
     node._sequence_nr = _next_seq()
     needs = tuple(e is not None for e in edges)
     saved = {}
+    where = None
+    releasable = False
     for name, kind, idx in op.save_plan(needs):
-        if kind == 0:
-            saved[name] = _save_tensor(inputs[idx], False, node)
-        elif kind == 1:
-            saved[name] = _save_tensor(out, True, node)
+        if kind < 2:
+            t = out if kind == 1 else inputs[idx]
+            if isinstance(t, _Tensor):
+                st = SavedTensor(t, kind == 1, node)
+                if _BLAME[0]:
+                    if where is None:  # once per node: where the user's line is
+                        where = (node.name(), _user_frame(4))
+                    st.where = where
+                saved[name] = st
+                releasable = True
+            else:
+                saved[name] = t  # a Python scalar operand
         elif kind == 2:
             saved[name] = attrs[idx]
         else:
             x = inputs[idx]
-            saved[name] = tuple(x.shape) if isinstance(x, _Tensor) else ()
+            saved[name] = tuple(x._data.shape) if isinstance(x, _Tensor) else ()
+    node._releasable = releasable
     node._saved = saved
-    if op.broadcast:
-        node._shapes = tuple(x._data.shape if isinstance(x, _Tensor) else None for x in inputs)
+    node._shapes = tuple([x._data.shape if isinstance(x, _Tensor) else None for x in inputs]
+                         ) if op.broadcast else None
     if _gm_anomaly[0]:
         from ..autograd.anomaly import record_forward_stack
         record_forward_stack(node)
@@ -304,8 +307,13 @@ def _edges(inputs):
 
 def dispatch(op, inputs, attrs=()):
     """Run a (non-view, single-output) op on Tensors (and Python scalars)."""
-    dev = _device_of(inputs)
-    data = op.forward(*[t._data if isinstance(t, _Tensor) else t for t in inputs], *attrs)
+    if len(inputs) == 1:
+        x = inputs[0]
+        dev = x._device
+        data = op.forward(x._data, *attrs)
+    else:
+        dev = _device_of(inputs)
+        data = op.forward(*[t._data if isinstance(t, _Tensor) else t for t in inputs], *attrs)
     if type(data) not in _ARRAYS:
         data = dev.xp.asarray(data)
     out = _new(_Tensor)

@@ -1,0 +1,40 @@
+"""The tracer: watch what in-place ops do to the autograd graph (DESIGN §8).
+
+``vg.trace()`` makes a Tracer (this package is callable: ``viewgrad.trace`` is both the
+module and the function, so ``import viewgrad.trace as T`` and ``vg.trace()`` both work)::
+
+    with vg.trace() as tr:
+        x.mul_(2)
+    ev = tr.events[0]             # InplaceEvent: .op, .tensor, .before, .after, .source
+    print(ev.summary()); print(explain(ev)); print(diff(ev.before, ev.after).summary())
+
+  registry.py  stable ids, labels, live views      snapshot.py  GraphSnapshot (plain data)
+  tracer.py    Tracer, InplaceEvent, snapshot()    diff.py      diff(before, after)
+  explain.py   functionalized rewrite, summaries   jsonio.py    JSON export / import
+"""
+import sys as _sys
+import types as _types
+
+from .snapshot import (GraphSnapshot, TensorInfo, NodeInfo, SavedInfo, EdgeInfo, Geometry)
+from .tracer import Tracer, InplaceEvent, Source, snapshot, trace as _trace
+from .diff import diff, Diff, Moved
+from .explain import explain, summarize
+from .jsonio import load, loads, Trace, TraceFormatError
+
+trace = _trace
+
+__all__ = ["trace", "Tracer", "InplaceEvent", "Source", "snapshot", "diff", "Diff", "Moved",
+           "explain", "summarize", "load", "loads", "Trace", "TraceFormatError",
+           "GraphSnapshot", "TensorInfo", "NodeInfo", "SavedInfo", "EdgeInfo", "Geometry"]
+
+
+class _CallableModule(_types.ModuleType):
+    """``viewgrad.trace(...)`` calls ``trace(...)``: the package doubles as the function."""
+
+    def __call__(self, namespace=None, max_nodes=None):
+        if max_nodes is None:
+            return _trace(namespace)
+        return _trace(namespace, max_nodes)
+
+
+_sys.modules[__name__].__class__ = _CallableModule

@@ -1,0 +1,32 @@
+"""Start the REPL in the right mode: a prompt for a person, a transcript for a pipe or file.
+
+``start(script=None)``: with ``script`` (a path, or ``-`` for stdin) or when stdin/stdout is
+not a terminal, lines are run as if typed and the transcript printed (``script.py``);
+otherwise the prompt_toolkit REPL runs (``repl.py``).
+"""
+from __future__ import annotations
+
+import sys
+
+from rich.console import Console
+from rich.text import Text
+
+
+def start(script: str | None = None, trace: bool = True) -> int:
+    from .session import Session
+    interactive = script is None and sys.stdin.isatty() and sys.stdout.isatty()
+    if not interactive:
+        from .script import run_lines
+        session = Session(console=Console(highlight=False), trace=trace)
+        if script in (None, "-"):
+            return run_lines(session, sys.stdin)
+        try:
+            with open(script, encoding="utf-8") as fh:
+                lines = fh.read().splitlines()
+        except OSError as e:
+            Console(stderr=True).print(Text(f"viewgrad: cannot read {script}: {e.strerror}",
+                                            style="red"))
+            return 2
+        return run_lines(session, lines)
+    from .repl import run_repl
+    return run_repl(Session(interactive=True, trace=trace))

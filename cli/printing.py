@@ -1,0 +1,236 @@
+"""How the REPL shows things: results, autograd graphs and a user's exceptions (rich).
+
+* A ``Tensor`` result is its PyTorch-style repr plus one dim line with what autograd knows
+  about it: shape, dtype, requires_grad, grad_fn, version, and whose view it is.
+* A graph ``Node`` (a ``grad_fn``) is drawn as a rich ``Tree`` following
+  ``next_functions``. A graph is a DAG and rich only draws trees, so a node reached a second
+  time is printed as a back-reference (``↑ #3``) instead of being expanded again.
+* Anything else goes through ``rich.pretty``; a ``__repr__`` that raises is reported, never
+  propagated (nothing a user types may crash the REPL).
+* Exceptions are shown as a rich traceback *without* viewgrad's and the REPL's own frames:
+  a learner needs the line they typed and the message, not the engine's internals.
+"""
+from __future__ import annotations
+
+import linecache
+import os
+
+from rich.console import Group
+from rich.pretty import Pretty
+from rich.text import Text
+from rich.traceback import Traceback
+from rich.tree import Tree
+
+import viewgrad as vg
+
+_VIEWGRAD_DIR = os.path.dirname(os.path.abspath(vg.__file__))
+_CLI_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+# -- labels --------------------------------------------------------------------------
+def label_of(t, namespace=None) -> str | None:
+    """A tensor's label, as DESIGN §8 says: its ``name`` if set, else the REPL variable that
+    holds it (first one, in definition order), else ``None``."""
+    name = getattr(t, "_name", None)
+    if name:
+        return name
+    if namespace:
+        for k, v in namespace.items():
+            if v is t and not k.startswith("_"):
+                return k
+    return None
+
+
+# -- tensors -----------------------------------------------------------------------
+def tensor_info(t, namespace=None) -> Text:
+    """The dim line under a tensor: ``shape (3,) · float32 · requires_grad=True · ...``."""
+    parts = [f"shape {tuple(t.shape)}", str(t.dtype).replace("viewgrad.", "")]
+    parts.append(f"requires_grad={t.requires_grad}")
+    try:
+        fn = t.grad_fn
+    except Exception as e:  # a stale grad_fn regenerates on read; never let that crash a print
+        fn, parts = None, parts + [f"grad_fn=<error: {e}>"]
+    if fn is not None:
+        parts.append(f"grad_fn={fn.name()}")
+    elif t.requires_grad:
+        parts.append("leaf")
+    parts.append(f"version {t._version}")
+    if t._is_view():
+        base = label_of(t._base, namespace)
+        parts.append(f"view of {base}" if base else "a view")
+    text = Text("  " + " · ".join(parts), style="dim")
+    return text
+
+
+def render_tensor(t, namespace=None):
+    return Group(Text(repr(t)), tensor_info(t, namespace))
+
+
+# -- graphs ------------------------------------------------------------------------
+def _node_label(node, namespace=None) -> Text:
+    name = node.name()
+    text = Text(name, style="bold cyan" if name == "CopySlices" else "cyan")
+    if name == "AccumulateGrad":
+        var = getattr(node, "variable", None)
+        lab = label_of(var, namespace) if var is not None else None
+        if lab:
+            text.append(f" ({lab})", style="green")
+    fn = getattr(node, "fn", None) if name == "CopySlices" else None
+    if fn is not None:
+        text.append(f" wraps {fn.name()}", style="magenta")
+    return text
+
+
+def graph_tree(root, namespace=None, title=None, max_nodes=200, max_depth=None) -> Tree:
+    """A rich Tree of the graph below ``root`` (a Node, or a Tensor: its grad_fn).
+
+    Iterative depth-first walk (deep graphs must not hit the recursion limit); a node seen
+    before becomes ``↑ #k`` so shared subgraphs print once.
+    """
+    if isinstance(root, vg.Tensor):
+        lab = label_of(root, namespace) or "tensor"
+        title = title or f"{lab}  {tuple(root.shape)}"
+        node = root.grad_fn
+        if node is None:
+            tree = Tree(Text(title, style="bold"))
+            tree.add(Text("leaf (no grad_fn)" if root.requires_grad
+                          else "does not require grad: no graph", style="dim"))
+            return tree
+        tree = Tree(Text(title, style="bold"))
+        start = [(tree, node, None, 0)]
+    else:
+        tree = None
+        start = [(None, root, None, 0)]
+    numbers: dict[int, int] = {}
+    stack = list(start)
+    count = 0
+    while stack:
+        parent, node, input_nr, depth = stack.pop()
+        if node is None:
+            parent.add(Text("None (input needs no grad)", style="dim"))
+            continue
+        key = id(node)
+        prefix = f"[{input_nr}] " if input_nr is not None else ""
+        if key in numbers:
+            parent.add(Text(f"{prefix}↑ #{numbers[key]} {node.name()}", style="dim"))
+            continue
+        count += 1
+        numbers[key] = count
+        label = Text(prefix, style="dim") + Text(f"#{count} ", style="dim") + \
+            _node_label(node, namespace)
+        if parent is None:
+            tree = Tree(label)
+            here = tree
+        else:
+            here = parent.add(label)
+        if count >= max_nodes:
+            here.add(Text("… graph truncated", style="dim"))
+            break
+        edges = list(getattr(node, "next_functions", ()) or ())
+        if max_depth is not None and depth >= max_depth and edges:
+            here.add(Text("… (deeper: raise --depth)", style="dim"))
+            continue
+        # push in reverse so input 0 is printed first
+        for i in range(len(edges) - 1, -1, -1):
+            nxt = edges[i][0] if edges[i] is not None else None
+            stack.append((here, nxt, i, depth + 1))
+    return tree
+
+
+# -- any result --------------------------------------------------------------------
+def render_result(obj, namespace=None):
+    """The renderable the REPL prints for an expression's value."""
+    from .tracing import trace_renderable  # late: the tracer may not be installed yet
+    if isinstance(obj, vg.Tensor):
+        return render_tensor(obj, namespace)
+    if isinstance(obj, vg.autograd.graph.Node):
+        return graph_tree(obj, namespace)
+    special = trace_renderable(obj)
+    if special is not None:
+        return special
+    if hasattr(obj, "__rich__") or hasattr(obj, "__rich_console__"):
+        return obj
+    return Pretty(obj)
+
+
+def print_result(console, obj, namespace=None):
+    """Print a value; a failing ``__repr__`` is reported, not raised."""
+    try:
+        with console.capture() as cap:  # render fully first: a repr error must not leave half a line
+            console.print(render_result(obj, namespace))
+        console.file.write(cap.get())
+        console.file.flush()
+    except Exception as e:  # noqa: BLE001 - user objects can raise anything from __repr__
+        console.print(Text(f"(could not print the result: {type(e).__name__}: {e})",
+                           style="red"))
+
+
+# -- exceptions --------------------------------------------------------------------
+HINTS = {
+    "a leaf Variable that requires grad": (
+        "a leaf that requires grad may not be changed in place (its .grad would lose track "
+        "of the value it belongs to). Work on a copy: b = a.clone(), or wrap a deliberate "
+        "change of parameters in `with vg.no_grad():`."),
+    "a view of a leaf Variable": (
+        "the view shares memory with a leaf that requires grad. Clone the leaf first "
+        "(b = a.clone(); b[0].mul_(2)) or use no_grad for a deliberate update."),
+    "modified by an inplace operation": (
+        "a tensor that a node saved for backward was changed afterwards. `:events` lists the "
+        "in-place ops of this session; `:show N` draws the one that bumped the version."),
+    "backward through the graph a second time": (
+        "the first backward freed the saved tensors. Pass retain_graph=True to the first "
+        "backward, or rebuild the graph by re-running the forward lines."),
+}
+
+
+_TYPED: set[str] = set()
+
+
+def register_source(filename: str, source: str):
+    """Make typed code visible to tracebacks (they read sources through linecache)."""
+    _TYPED.add(filename)
+    if not source.endswith("\n"):
+        source += "\n"  # rich reads the first line with code.index("\n")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+
+
+def _internal(filename: str) -> bool:
+    path = os.path.abspath(filename) if not filename.startswith("<") else filename
+    return path.startswith(_VIEWGRAD_DIR + os.sep) or path.startswith(_CLI_DIR + os.sep)
+
+
+def render_exception(exc: BaseException, width=100):
+    """A concise rich traceback of ``exc`` with viewgrad's and the REPL's frames removed,
+    followed by a hint for the errors learners meet most."""
+    trace = Traceback.extract(type(exc), exc, exc.__traceback__, show_locals=False)
+    hidden = 0
+    for stack in trace.stacks:
+        kept = []
+        for f in stack.frames:
+            if _internal(f.filename):
+                # the REPL's own exec frame is machinery, not worth a mention; viewgrad's are
+                hidden += not os.path.abspath(f.filename).startswith(_CLI_DIR + os.sep)
+                continue
+            base = os.path.basename(f.filename)
+            if base in _TYPED and not os.path.exists(f.filename):
+                f.filename = base  # rich made "In[3]" absolute; linecache knows the short name
+            kept.append(f)
+        stack.frames = kept
+    tb = Traceback(trace, width=width, extra_lines=0, max_frames=8, word_wrap=True)
+    parts = [tb]
+    if hidden:
+        parts.append(Text(f"({hidden} frame{'s' * (hidden != 1)} inside viewgrad hidden)",
+                          style="dim"))
+    msg = str(exc)
+    for needle, hint in HINTS.items():
+        if needle in msg:
+            parts.append(Text("hint: ", style="bold yellow") + Text(hint, style="yellow"))
+            break
+    return Group(*parts)
+
+
+def print_exception(console, exc: BaseException):
+    try:
+        console.print(render_exception(exc, width=min(console.width, 120)))
+    except Exception:  # noqa: BLE001 - a broken exception object must not break the REPL
+        console.print(Text(f"{type(exc).__name__}: {exc!s}", style="bold red"))

@@ -1,0 +1,200 @@
+"""The interactive prompt: a prompt_toolkit ``PromptSession`` around a ``Session``.
+
+What the prompt adds to a plain ``input()`` (the parts of ptpython's ``PythonInput`` that a
+learner needs, no more):
+
+* Python syntax highlighting (pygments' lexer; colon commands are left plain);
+* completion from the live namespace (``completion.py``), Tab indents at a line's start;
+* multi-line input: Enter runs the input when the compiler says it is complete
+  (``multiline.is_complete``) and otherwise opens an indented continuation line;
+  Meta-Enter (Esc Enter) runs it regardless;
+* persistent history (``history_path()``), suggestions from it (→ accepts);
+* Ctrl-C cancels the line (or stops a tutorial), Ctrl-D on an empty line leaves;
+* a bottom toolbar with the trace state and the number of recorded events.
+
+``run_repl`` takes ``input``/``output`` so tests can drive it with
+``prompt_toolkit.input.create_pipe_input()`` and ``DummyOutput``.
+"""
+from __future__ import annotations
+
+import os
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import HTML
+from prompt_toolkit.history import FileHistory, InMemoryHistory, ThreadedHistory
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.lexers import DynamicLexer, PygmentsLexer, SimpleLexer
+from prompt_toolkit.styles import Style
+from pygments.lexers.python import PythonLexer
+from rich.text import Text
+
+from .commands_colon import COMMANDS
+from .completion import ReplCompleter
+from .multiline import is_complete, next_indent
+from .session import Session
+
+STYLE = Style.from_dict({
+    "bottom-toolbar": "noreverse bg:#303030 #d0d0d0",
+    "bottom-toolbar.on": "bold #5fd75f",
+    "bottom-toolbar.off": "bold #d75f5f",
+    "prompt": "bold #5fafff",
+    "continuation": "#5f87af",
+})
+
+
+def history_path() -> str:
+    """``$VIEWGRAD_HISTORY``, else ``history`` in the user's data dir (platformdirs)."""
+    env = os.environ.get("VIEWGRAD_HISTORY")
+    if env:
+        return env
+    import platformdirs
+    return os.path.join(platformdirs.user_data_dir("viewgrad", appauthor=False), "history")
+
+
+def make_history(path: str | None = None, console=None):
+    """A file history; if the file can't be used, an in-memory one and a warning (losing
+    persistence beats losing the session)."""
+    path = path or history_path()
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        with open(path, "ab"):
+            pass
+        return ThreadedHistory(FileHistory(path))
+    except OSError as e:
+        if console is not None:
+            console.print(Text(f"(history not saved: cannot write {path}: {e})", style="dim"))
+        return InMemoryHistory()
+
+
+def _key_bindings(session: Session) -> KeyBindings:
+    kb = KeyBindings()
+
+    @kb.add("enter")
+    @kb.add("c-j")
+    def _(event):
+        b = event.current_buffer
+        if b.complete_state is not None and b.complete_state.current_completion is not None:
+            b.complete_state = None  # Enter picks the highlighted completion; it doesn't run
+            return
+        doc = b.document
+        # editing an earlier line of a block: Enter splits the line, as in an editor
+        if "\n" in doc.text and not doc.is_cursor_at_the_end and doc.text_after_cursor.strip():
+            b.insert_text("\n" + next_indent(doc.text_before_cursor))
+            return
+        if is_complete(doc.text):
+            b.validate_and_handle()
+        else:
+            b.insert_text("\n" + next_indent(doc.text_before_cursor))
+
+    @kb.add("escape", "enter")
+    def _(event):
+        event.current_buffer.validate_and_handle()
+
+    at_line_start = Condition(
+        lambda: not _current_line_before_cursor().strip())
+
+    def _current_line_before_cursor():
+        from prompt_toolkit.application.current import get_app
+        return get_app().current_buffer.document.current_line_before_cursor
+
+    @kb.add("tab", filter=at_line_start)
+    def _(event):
+        event.current_buffer.insert_text("    ")
+
+    return kb
+
+
+def make_prompt_session(session: Session, input=None, output=None, history=None,
+                        complete_while_typing=True) -> PromptSession:
+    python = PygmentsLexer(PythonLexer)
+    plain = SimpleLexer()
+    ps: PromptSession = None  # type: ignore[assignment]
+
+    def lexer():
+        text = ps.default_buffer.text if ps is not None else ""
+        return plain if text.lstrip().startswith(":") else python
+
+    def toolbar():
+        try:
+            tr = session.trace
+            n = len(tr)
+            state = ("<on>on</on>" if tr.enabled else "<off>off</off>")
+            tut = ""
+            if session.pending:
+                t, i, _ = session.pending[0]
+                tut = f" · tutorial {t.number} step {i + 1}/{len(t.steps)} (Ctrl-C stops)"
+            return HTML(f" trace {state} · {n} event{'s' * (n != 1)}{tut} · "
+                        ":help · Tab completes · Ctrl-D quits ")
+        except Exception:  # noqa: BLE001 - a toolbar must never take the prompt down
+            return " :help · Ctrl-D quits "
+
+    ps = PromptSession(
+        input=input, output=output,
+        history=history if history is not None else make_history(console=session.console),
+        lexer=DynamicLexer(lexer),
+        completer=ReplCompleter(lambda: session.namespace, COMMANDS,
+                                lambda: session.trace.events),
+        complete_while_typing=complete_while_typing,
+        auto_suggest=AutoSuggestFromHistory(),
+        multiline=True,
+        key_bindings=_key_bindings(session),
+        bottom_toolbar=toolbar,
+        prompt_continuation=lambda width, line_number, wrap: [("class:continuation",
+                                                               "... ".rjust(width))],
+        style=STYLE,
+        include_default_pygments_style=True,
+        enable_history_search=False,
+        mouse_support=False,
+    )
+    return ps
+
+
+def run_repl(session: Session | None = None, input=None, output=None, history=None,
+             banner=True, complete_while_typing=True) -> int:
+    """Read-eval-print until Ctrl-D or :quit. Returns the exit status (0)."""
+    session = session or Session(interactive=True)
+    ps = make_prompt_session(session, input=input, output=output, history=history,
+                             complete_while_typing=complete_while_typing)
+    if banner:
+        session.console.print(Text(session.banner(), style="dim"))
+    failures = 0
+    try:
+        while not session.quit_requested:
+            default = ""
+            step = None
+            if session.pending:
+                step = session.pending[0]
+                tut, i, st = step
+                session.show_step(tut, i, st)
+                default = st.code
+                if not is_complete(default):
+                    default += "\n"  # a block: the empty last line lets Enter run it
+            try:
+                text = ps.prompt([("class:prompt", ">>> ")], default=default)
+            except KeyboardInterrupt:
+                if step is not None:
+                    session.stop_tutorial()
+                continue
+            except EOFError:
+                break
+            except Exception as e:  # noqa: BLE001 - the terminal or prompt_toolkit failed
+                failures += 1
+                session.console.print(Text(f"(prompt error: {type(e).__name__}: {e})",
+                                           style="red"))
+                if failures >= 3:  # it keeps failing: leave rather than spin
+                    return 1
+                continue
+            failures = 0
+            if step is not None and session.pending and session.pending[0] is step:
+                session.pending.popleft()
+            try:
+                session.handle(text)
+                if step is not None:
+                    session.finish_step(step[0], step[1])
+            except KeyboardInterrupt:
+                session.console.print(Text("KeyboardInterrupt", style="bold red"))
+    finally:
+        session.close()
+    return 0

@@ -1,0 +1,65 @@
+"""Non-interactive mode: run lines as if typed, print the transcript.
+
+``viewgrad repl --script FILE`` (or any ``viewgrad`` whose stdin is not a terminal) feeds
+the lines to a ``Session`` exactly as a person would type them and prints a transcript:
+each input echoed after ``>>> `` / ``... ``, followed by what the REPL printed. It is how
+tests and docs show a session.
+
+Grouping lines into inputs follows the interactive rule (``multiline.is_complete``), with
+one forgiveness that script files need: a line at column 0 that cannot continue the open
+block (anything but ``else:``/``elif``/``except``/``finally``/a closing bracket…) ends the
+block even without an empty line, as it would in a ``.py`` file.
+
+A tutorial started with ``:tutorial N`` plays all its steps at once. The exit status is 1
+when any input raised (so CI can run a transcript as a check), else 0.
+"""
+from __future__ import annotations
+
+import re
+
+from .multiline import is_complete
+from .session import Session
+
+_CONTINUES_BLOCK = re.compile(r"^(else|elif|except|finally|case)\b|^[)\]}]")
+
+
+def run_lines(session: Session, lines, echo=True) -> int:
+    buf: list[str] = []
+
+    def flush():
+        if buf:
+            text = "\n".join(buf).rstrip("\n")
+            buf.clear()
+            run(text)
+
+    def run(text):
+        session.handle(text)
+        drain_tutorial()
+
+    def drain_tutorial():
+        while session.pending and not session.quit_requested:
+            tut, i, step = session.pending.popleft()
+            session.show_step(tut, i, step)
+            if echo:
+                session.echo(step.code)
+            session.handle(step.code)
+            session.finish_step(tut, i)
+
+    for raw in lines:
+        if session.quit_requested:
+            break
+        line = raw.rstrip("\r\n")
+        if buf and line and not line[0].isspace() and not _CONTINUES_BLOCK.match(line) \
+                and buf[-1][:1].isspace() and is_complete("\n".join(buf) + "\n"):
+            flush()  # a script's dedented line ends the open block
+        if not buf and not line.strip():
+            continue
+        if echo:
+            session.echo_line(line, continuation=bool(buf))
+        buf.append(line)
+        if is_complete("\n".join(buf)):
+            flush()
+    if not session.quit_requested:
+        flush()
+    session.close()
+    return 1 if session.errors else 0

@@ -1,0 +1,192 @@
+"""One REPL session, independent of how lines arrive (prompt, script, tests).
+
+``Session.handle(text)`` takes one complete input — a Python statement block or a colon
+command — runs it in the session's namespace and prints what a person should see:
+
+1. the value of a trailing expression (like Python's REPL; ``None`` prints nothing), with
+   rich (``printing.py``);
+2. if the input performed in-place ops and tracing is on, the before/after graphs of each
+   (``tracing.render_after_line``);
+3. an exception, concisely, with viewgrad's frames hidden — and the session goes on.
+
+Nothing raised by user code escapes ``handle``: not exceptions, not ``KeyboardInterrupt``
+during a long computation, not a failing ``__repr__``. ``exit()``/``quit()`` (SystemExit)
+ends the session politely, as in Python.
+"""
+from __future__ import annotations
+
+import ast
+import contextlib
+import math
+import sys
+from collections import deque
+
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.syntax import Syntax
+from rich.text import Text
+
+import viewgrad as vg
+
+from . import printing
+from .tracing import TraceSession, render_after_line
+
+BANNER = ("viewgrad {version} — PyTorch's autograd you can watch. `vg` is imported; "
+          "tracing is on: in-place ops draw their before/after graphs.\n"
+          "Try: a = vg.tensor([1.,2.,3.], requires_grad=True); b = a.clone(); x = b[2]; "
+          "y = vg.tensor(4., requires_grad=True); x.mul_(y)\n"
+          ":help lists the commands · Ctrl-D or :quit leaves")
+
+
+def fresh_namespace() -> dict:
+    """What a session starts with: ``vg`` and the few names walkthroughs use."""
+    import numpy as np
+    return {"__name__": "__main__", "__builtins__": __builtins__, "vg": vg,
+            "viewgrad": vg, "math": math, "np": np}
+
+
+class Session:
+    def __init__(self, console: Console | None = None, trace: bool = True,
+                 interactive: bool = False):
+        self.console = console or Console()
+        self.interactive = interactive
+        self.namespace = fresh_namespace()
+        self.trace = TraceSession(self.namespace, enabled=trace)
+        self.inputs = 0
+        self.quit_requested = False
+        self.errors = 0                  # exceptions shown (script mode's exit status)
+        self.pending: deque = deque()    # tutorial steps not yet run: (tutorial, i, step)
+
+    # -- entry point -------------------------------------------------------------------
+    def handle(self, text: str):
+        """Run one complete input. Never raises (except to end the process on purpose)."""
+        from . import commands_colon
+        if not text.strip():
+            return
+        try:
+            if text.lstrip().startswith(":"):
+                commands_colon.dispatch(self, text.strip())
+            else:
+                self.run_python(text)
+        except KeyboardInterrupt:
+            self.console.print(Text("KeyboardInterrupt", style="bold red"))
+        except Exception as e:  # noqa: BLE001 - a bug in the REPL itself: report, go on
+            self.errors += 1
+            self.console.print(Text(f"internal error in the REPL: {type(e).__name__}: {e}",
+                                    style="bold red"))
+
+    def close(self):
+        self.trace.close()
+
+    # -- python ------------------------------------------------------------------------
+    def run_python(self, source: str):
+        self.inputs += 1
+        filename = f"In[{self.inputs}].py"
+        printing.register_source(filename, source)
+        try:
+            tree = ast.parse(source, filename, "exec")
+            expr = None
+            if tree.body and isinstance(tree.body[-1], ast.Expr):
+                # like the REPL's 'single' mode: the value of a trailing expression is shown
+                expr = ast.Expression(tree.body.pop().value)
+            body = compile(tree, filename, "exec")
+            expr_code = compile(expr, filename, "eval") if expr is not None else None
+        except (SyntaxError, ValueError, OverflowError) as e:
+            e.__traceback__ = None  # the frames are the compiler's; the error is the user's line
+            self._show_error(e)
+            return
+        value, failed = None, False
+        with self.trace.recording() as new_events:
+            try:
+                with self._user_output():
+                    exec(body, self.namespace)
+                    if expr_code is not None:
+                        value = eval(expr_code, self.namespace)
+            except SystemExit:
+                self.quit_requested = True
+                failed = True
+            except KeyboardInterrupt:
+                self.console.print(Text("KeyboardInterrupt", style="bold red"))
+                failed = True
+            except BaseException as e:  # noqa: BLE001 - the user's exception is shown, not raised
+                self._show_error(e)
+                failed = True
+        if not failed and value is not None:
+            self.namespace["_"] = value
+            printing.print_result(self.console, value, self.namespace)
+        if new_events and self.trace.enabled:
+            # shown even when the line then failed: the in-place op did happen
+            self.print_trace(new_events)
+
+    def print_trace(self, events):
+        try:
+            self.console.print(render_after_line(self.trace, events))
+        except Exception as e:  # noqa: BLE001
+            self.console.print(Text(f"(could not draw the in-place ops: {e})", style="red"))
+
+    def _show_error(self, e: BaseException):
+        self.errors += 1
+        printing.print_exception(self.console, e)
+
+    @contextlib.contextmanager
+    def _user_output(self):
+        """User code's print() and warnings go where the session prints (a test's buffer, a
+        transcript), in order with the REPL's own output."""
+        target = self.console.file
+        if target is sys.stdout:
+            yield
+            return
+        with contextlib.redirect_stdout(target), contextlib.redirect_stderr(target):
+            yield
+
+    # -- helpers for commands -------------------------------------------------------------
+    def evaluate(self, expr: str):
+        """Evaluate an expression typed after a colon command; errors propagate."""
+        code = compile(expr.strip(), "<command>", "eval")
+        with self._user_output():
+            return eval(code, self.namespace)
+
+    def reset(self):
+        self.namespace = fresh_namespace()
+        self.trace.reset(self.namespace)
+        self.pending.clear()
+
+    # -- tutorials ----------------------------------------------------------------------
+    def queue_tutorial(self, tut):
+        self.pending.clear()
+        for i, step in enumerate(tut.steps):
+            self.pending.append((tut, i, step))
+
+    def show_step(self, tut, i, step):
+        self.console.rule(Text(f"tutorial {tut.number} · {tut.title} · step {i + 1}/"
+                               f"{len(tut.steps)}", style="bold"))
+        if step.prose:
+            self.console.print(Markdown(step.prose))
+
+    def finish_step(self, tut, i):
+        if i == len(tut.steps) - 1:
+            if tut.outro:
+                self.console.print(Markdown(tut.outro))
+            self.console.print(Text(f"end of tutorial {tut.number}.", style="bold green"))
+
+    def stop_tutorial(self):
+        if self.pending:
+            tut = self.pending[0][0]
+            self.pending.clear()
+            self.console.print(Text(f"tutorial stopped (:tutorial {tut.number} starts it "
+                                    "again)", style="yellow"))
+
+    def echo(self, code: str):
+        """Show code as if typed (script mode, tutorials played without a prompt)."""
+        for k, line in enumerate(code.split("\n")):
+            self.echo_line(line, continuation=k > 0)
+
+    def echo_line(self, line: str, continuation=False):
+        self.console.print(Text(("... " if continuation else ">>> ") + line, style="bold"),
+                           highlight=False)
+
+    def show_code(self, code: str):
+        self.console.print(Syntax(code, "python", theme="ansi_dark", background_color="default"))
+
+    def banner(self) -> str:
+        return BANNER.format(version=vg.__version__)

@@ -1,0 +1,257 @@
+"""The REPL's side of the tracer: one place that talks to ``viewgrad.trace``/``render``/``viz``.
+
+The tracer (DESIGN §8) is its own part of viewgrad; the REPL only *uses* it, through the
+contract below, so that everything else in ``cli/`` is independent of how it is built:
+
+  vg.trace(namespace=None) -> Tracer      .start() .stop() .events .clear() .to_json(path)
+  viewgrad.trace.load(path)               a saved trace (a Tracer-like with .events, or a list)
+  InplaceEvent                            .index .op .tensor .before .after .source .summary()
+  viewgrad.trace.diff(before, after)      -> object with .summary()
+  viewgrad.trace.explain(event)           -> str (the functionalized rewrite)
+  viewgrad.trace.snapshot(tensors, namespace=None)
+  viewgrad.render.terminal.render_event(event, compact=False), render_snapshot(snap)
+  viewgrad.viz.draw(obj), viewgrad.viz.to_svg(obj, path)
+
+Modules are looked up lazily with ``importlib`` (``vg.trace`` is a *function* while
+``viewgrad.trace`` is a package: attribute access on ``vg`` cannot reach both), and a
+missing piece turns into a clear message (``TraceUnavailable``), never a crash.
+
+One ``Tracer`` lives as long as the session: started when tracing is on, stopped by
+``:trace off`` (which also stops recording), replaced by ``:reset``. Events get numbers in
+the order they arrive, recorded or loaded from a file with ``:load``, and keep them.
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib
+import types
+
+from rich.console import Group
+from rich.text import Text
+
+import viewgrad as vg
+
+
+class TraceUnavailable(RuntimeError):
+    """The tracer (or the renderer) this command needs is not part of this build."""
+
+
+def _module(name: str):
+    try:
+        return importlib.import_module(name)
+    except ImportError as e:
+        raise TraceUnavailable(f"{name} is not available in this build of viewgrad ({e})") \
+            from None
+
+
+def _attr(modname: str, attr: str):
+    mod = _module(modname)
+    fn = getattr(mod, attr, None)
+    if fn is None:
+        raise TraceUnavailable(f"{modname}.{attr} is not available in this build of viewgrad")
+    return fn
+
+
+def make_tracer(namespace):
+    fn = getattr(vg, "trace", None)
+    if callable(fn) and not isinstance(fn, types.ModuleType):
+        return fn(namespace=namespace)
+    mod = _module("viewgrad.trace")
+    for name in ("trace", "Tracer"):
+        f = getattr(mod, name, None)
+        if callable(f):
+            return f(namespace=namespace)
+    raise TraceUnavailable("the tracer (viewgrad.trace) is not available in this build")
+
+
+def trace_renderable(obj):
+    """A rich renderable for tracer objects (events, snapshots), or None for anything else."""
+    try:
+        mod = importlib.import_module("viewgrad.trace")
+        term = importlib.import_module("viewgrad.render.terminal")
+    except ImportError:
+        return None
+    ev_cls = getattr(mod, "InplaceEvent", None)
+    snap_cls = getattr(mod, "GraphSnapshot", None)
+    if ev_cls is not None and isinstance(obj, ev_cls) and hasattr(term, "render_event"):
+        return term.render_event(obj)
+    if snap_cls is not None and isinstance(obj, snap_cls) and hasattr(term, "render_snapshot"):
+        return term.render_snapshot(obj)
+    return None
+
+
+class TraceSession:
+    """Tracing state of one REPL session: on/off, the tracer, and the events so far."""
+
+    def __init__(self, namespace, enabled=True):
+        self.namespace = namespace
+        self.enabled = False
+        self.tracer = None
+        self.log = []             # every event in order: recorded ones and :load-ed ones
+        self._seen = 0            # how many of the tracer's events are already in the log
+        self.error = None         # why tracing could not start, shown by :trace
+        if enabled:
+            self.turn_on()
+
+    # -- state -----------------------------------------------------------------------
+    def turn_on(self):
+        if self.enabled:
+            return
+        try:
+            if self.tracer is None:
+                self.tracer = make_tracer(self.namespace)
+            self.tracer.start()
+        except TraceUnavailable as e:
+            self.error = str(e)
+            return
+        except Exception as e:  # noqa: BLE001 - a broken tracer must not take the REPL down
+            self.error = f"the tracer failed to start: {type(e).__name__}: {e}"
+            return
+        self.error = None
+        self.enabled = True
+
+    def turn_off(self):
+        if self.enabled and self.tracer is not None:
+            try:
+                self.tracer.stop()
+            finally:
+                self.enabled = False
+        self.enabled = False
+
+    def reset(self, namespace):
+        """A fresh tracer for a fresh namespace (``:reset``)."""
+        was_on = self.enabled or self.tracer is None
+        self.turn_off()
+        self.tracer = None
+        self.log, self._seen = [], 0
+        self.namespace = namespace
+        if was_on:
+            self.turn_on()
+
+    def close(self):
+        with contextlib.suppress(Exception):
+            self.turn_off()
+
+    @property
+    def events(self) -> list:
+        if self.tracer is not None:
+            recorded = self.tracer.events
+            if len(recorded) > self._seen:
+                self._append(list(recorded)[self._seen:])
+                self._seen = len(recorded)
+        return list(self.log)
+
+    def _append(self, evs):
+        for ev in evs:
+            # the session's number, so "#N" in drawings matches :show N even after a :load
+            with contextlib.suppress(Exception):
+                if getattr(ev, "index", None) != len(self.log):
+                    ev.index = len(self.log)
+            self.log.append(ev)
+
+    def __len__(self):
+        return len(self.events)
+
+    def status(self) -> str:
+        state = "on" if self.enabled else "off"
+        n = len(self)
+        return f"trace {state} · {n} event{'s' * (n != 1)}"
+
+    # -- recording around one input ---------------------------------------------------
+    @contextlib.contextmanager
+    def recording(self):
+        """Yields a list that, after the block, holds the events the block recorded."""
+        new: list = []
+        before = len(self)
+        try:
+            yield new
+        finally:
+            evs = self.events
+            new.extend(evs[before:])
+
+    # -- lookup and the commands' work --------------------------------------------------
+    def event(self, n: int):
+        evs = self.events
+        if not evs:
+            raise LookupError("no in-place events recorded yet (tracing is "
+                              f"{'on' if self.enabled else 'off'}; try x.mul_(2) on a tensor)")
+        if n < 0:
+            n += len(evs)
+        if not 0 <= n < len(evs):
+            raise LookupError(f"no event #{n}: events are numbered 0 to {len(evs) - 1} "
+                              "(:events lists them)")
+        return evs[n]
+
+    def number_of(self, event) -> int:
+        for i, e in enumerate(self.events):
+            if e is event:
+                return i
+        return getattr(event, "index", -1)
+
+    def save(self, path):
+        if self.tracer is None:
+            self.tracer = make_tracer(self.namespace)
+        self.tracer.to_json(path)
+        return len(self.tracer.events)
+
+    def load(self, path) -> int:
+        loaded = _attr("viewgrad.trace", "load")(path)
+        evs = list(getattr(loaded, "events", loaded))
+        self.events  # noqa: B018 - sync first, so loaded events come after recorded ones
+        self._append(evs)
+        return len(evs)
+
+
+# -- renderables for the commands ------------------------------------------------------
+def summary_of(event) -> str:
+    try:
+        return str(event.summary())
+    except Exception as e:  # noqa: BLE001
+        return f"{getattr(event, 'op', '?')} (no summary: {e})"
+
+
+def render_event(event, compact=False):
+    return _attr("viewgrad.render.terminal", "render_event")(event, compact=compact)
+
+
+def render_after_line(trace: TraceSession, events, limit=4):
+    """What appears after a line that did in-place work: each event's before/after graphs
+    in compact form, headed by its one-line explanation (the renderer prints
+    ``event.summary()`` above the graphs; without a renderer the line is all there is).
+    Long runs (a loop) are cut to ``limit`` events."""
+    parts = []
+    for ev in events[:limit]:
+        n = trace.number_of(ev)
+        try:
+            parts.append(render_event(ev, compact=True))
+            continue
+        except TraceUnavailable:
+            pass
+        except Exception as e:  # noqa: BLE001 - a renderer bug must not eat the user's line
+            parts.append(Text(f"(could not draw event #{n}: {type(e).__name__}: {e})",
+                              style="red"))
+        parts.append(Text.assemble((f"#{n} ", "bold magenta"), (summary_of(ev), "italic")))
+    if len(events) > limit:
+        parts.append(Text(f"… and {len(events) - limit} more in-place ops (:events lists them)",
+                          style="dim"))
+    first = trace.number_of(events[0])
+    parts.append(Text(f":show {first} full picture · :diff {first} what changed · "
+                      f":explain {first} the rewrite · :trace off silences this", style="dim"))
+    return Group(*parts)
+
+
+def render_snapshot_of(obj, namespace):
+    snap = _attr("viewgrad.trace", "snapshot")([obj], namespace=namespace)
+    return _attr("viewgrad.render.terminal", "render_snapshot")(snap)
+
+
+def diff_of(event):
+    return _attr("viewgrad.trace", "diff")(event.before, event.after)
+
+
+def explain_of(event) -> str:
+    return str(_attr("viewgrad.trace", "explain")(event))
+
+
+def to_svg(obj, path):
+    return _attr("viewgrad.viz", "to_svg")(obj, path)

@@ -1,0 +1,96 @@
+"""Gradcheck samples for the derivatives-table rows added by viewgrad.nn (convolution,
+padding, pooling, batch norm), in the format of ``tests/ops/samples.py``:
+
+SAMPLES maps an op name (a key of ``viewgrad.ops.table.OPS``) to a list of
+``(fn, specs[, gradcheck options])``; ``fn(*tensors)`` calls the op, ``specs`` are the
+shapes of the float64 inputs that require grad. The convolution entry is the parametrized
+grid the issue asks for: strides x paddings x dilations x groups, plain and transposed,
+1-D, 2-D and 3-D. Shapes are tiny: gradgradcheck differentiates every element.
+``tests/ops/samples.py`` merges this dict into the core sweep; ``test_gradcheck.py`` here
+runs it too.
+"""
+import itertools
+
+import viewgrad as vg
+from viewgrad.nn import functional as F
+from viewgrad.ops import conv as C, norm as Nm, pool as P
+
+
+def _conv2d(stride, padding, dilation, groups, bias):
+    if bias:
+        return lambda x, w, b: F.conv2d(x, w, b, stride, padding, dilation, groups)
+    return lambda x, w: F.conv2d(x, w, None, stride, padding, dilation, groups)
+
+
+def _conv_grid():
+    cases = []
+    # the 2-D grid: every combination, channels 2 so that groups=2 is depthwise
+    for stride, padding, dilation, groups in itertools.product((1, 2), (0, 1), (1, 2), (1, 2)):
+        bias = (stride + padding + dilation + groups) % 2 == 0  # half of them with a bias
+        specs = [(1, 2, 4, 4), (2, 2 // groups, 2, 2)] + ([(2,)] if bias else [])
+        cases.append((_conv2d(stride, padding, dilation, groups, bias), specs))
+    # a batch of 2 with 4 channels in 2 groups and a non-square kernel, strides per dim
+    cases.append((lambda x, w, b: F.conv2d(x, w, b, (2, 1), (1, 0), (1, 2), 2),
+                  [(2, 4, 4, 5), (2, 2, 2, 2), (2,)]))
+    # padding='same' with an even kernel: the extra element is padded on the right
+    cases.append((lambda x, w: F.conv2d(x, w, padding="same"), [(1, 1, 3, 4), (2, 1, 2, 3)]))
+    # 1-D and 3-D through the same op
+    cases.append((lambda x, w, b: F.conv1d(x, w, b, 2, 1, 2, 2), [(2, 2, 6), (4, 1, 2), (4,)]))
+    cases.append((lambda x, w: F.conv1d(x, w, padding="valid"), [(1, 3, 4), (2, 3, 3)]))
+    cases.append((lambda x, w: F.conv3d(x, w, stride=(1, 2, 1), padding=1),
+                  [(1, 1, 2, 3, 2), (1, 1, 2, 2, 2)]))
+    # transposed: strides, paddings, output_padding, dilations, groups
+    for stride, padding, out_pad, dilation, groups in [
+            (1, 0, 0, 1, 1), (2, 0, 1, 1, 1), (2, 1, 1, 1, 2), (1, 1, 1, 2, 1),
+            (2, 1, 0, 2, 2), (3, 1, 2, 1, 1)]:
+        specs = [(1, 2, 3, 2), (2, 2 // groups, 2, 2), (2,)]
+        cases.append((lambda x, w, b, s=stride, p=padding, o=out_pad, d=dilation, g=groups:
+                      F.conv_transpose2d(x, w, b, s, p, o, g, d), specs))
+    cases.append((lambda x, w: F.conv_transpose1d(x, w, stride=2, padding=1, output_padding=1),
+                  [(2, 2, 3), (2, 1, 3)]))
+    # unbatched input
+    cases.append((lambda x, w: F.conv2d(x, w, stride=2), [(1, 4, 3), (2, 1, 2, 2)]))
+    return cases
+
+
+SAMPLES = {
+    "convolution": _conv_grid(),
+    "constant_pad_nd": [
+        (lambda a: C.constant_pad_nd(a, (1, 2)), [(2, 3)]),
+        (lambda a: F.pad(a, (1, 0, -1, 2), value=0.5), [(1, 3, 2)]),
+    ],
+    "max_pool2d_with_indices": [
+        (lambda a: F.max_pool2d(a, 2), [(1, 2, 4, 4)]),
+        (lambda a: F.max_pool2d(a, 3, stride=2, padding=1), [(2, 1, 5, 4)]),
+        (lambda a: F.max_pool2d(a, (2, 3), stride=(1, 2), dilation=(2, 1), ceil_mode=True),
+         [(1, 1, 5, 6)]),
+        (lambda a: F.max_pool1d(a, 2, stride=1, padding=1), [(1, 2, 4)]),
+        (lambda a: F.max_pool2d(a, 2, return_indices=True)[0], [(2, 3, 2)]),
+    ],
+    "avg_pool2d": [
+        (lambda a: F.avg_pool2d(a, 2), [(1, 2, 4, 4)]),
+        (lambda a: F.avg_pool2d(a, 3, stride=2, padding=1), [(1, 1, 5, 4)]),
+        (lambda a: F.avg_pool2d(a, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+         [(2, 1, 4, 5)]),
+        (lambda a: F.avg_pool2d(a, (1, 2), divisor_override=3), [(1, 2, 3)]),
+    ],
+    "adaptive_avg_pool2d": [
+        (lambda a: F.adaptive_avg_pool2d(a, (2, 3)), [(1, 2, 5, 4)]),
+        (lambda a: F.adaptive_avg_pool2d(a, 1), [(2, 2, 3)]),
+        (lambda a: F.adaptive_avg_pool2d(a, (None, 2)), [(1, 1, 3, 4)]),
+    ],
+    "native_batch_norm": [
+        (lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True),
+         [(3, 2, 2), (2,), (2,)]),
+        (lambda x: F.batch_norm(x, None, None, training=True, eps=1e-3), [(4, 3)]),
+        (lambda x, w: F.batch_norm(x, vg.zeros(2, dtype=vg.float64), vg.ones(2, dtype=vg.float64),
+                                   w, None, training=True, momentum=0.5), [(2, 2, 2, 2), (2,)]),
+    ],
+    "native_batch_norm_eval": [
+        (lambda x, w, b: F.batch_norm(x, vg.tensor([0.1, -0.2], dtype=vg.float64),
+                                      vg.tensor([0.5, 2.0], dtype=vg.float64), w, b),
+         [(3, 2, 2), (2,), (2,)]),
+        (lambda x: F.batch_norm(x, vg.zeros(3, dtype=vg.float64),
+                                vg.ones(3, dtype=vg.float64)), [(2, 3, 1, 2)]),
+    ],
+}

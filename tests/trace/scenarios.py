@@ -1,0 +1,201 @@
+"""Canonical in-place scenarios shared by the trace and render tests.
+
+Each builder runs one piece of user code under ``vg.trace(namespace=ns)`` and returns the
+tracer; ``SCENARIOS`` says what the snapshots, the diff and the explanation must contain.
+"""
+import viewgrad as vg
+
+
+def seed():
+    a = vg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = a.clone()
+    x = b[2]
+    y = vg.tensor(4.0, requires_grad=True)
+    ns = dict(a=a, b=b, x=x, y=y)
+    with vg.trace(namespace=ns) as tr:
+        x.mul_(y)
+    return tr
+
+
+def spec_example():
+    a = vg.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    b = a.clone()
+    x = b.select(0, 0)
+    ns = dict(a=a, b=b, x=x)
+    with vg.trace(namespace=ns) as tr:
+        x *= 2
+    return tr
+
+
+def non_view():
+    a = vg.tensor([1.0, 2.0], requires_grad=True)
+    x = a * 2
+    ns = dict(a=a, x=x)
+    with vg.trace(namespace=ns) as tr:
+        x.mul_(3)
+    return tr
+
+
+def base_with_views():
+    a = vg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = a.clone()
+    v = b[0]
+    w = b[1:]
+    ns = dict(a=a, b=b, v=v, w=w)
+    with vg.trace(namespace=ns) as tr:
+        b.add_(1)
+    return tr
+
+
+def view_of_view():
+    a = vg.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    m = a.clone()
+    r = m[0]
+    s = r[1:]
+    ns = dict(a=a, m=m, r=r, s=s)
+    with vg.trace(namespace=ns) as tr:
+        s.exp_()
+    return tr
+
+
+def stale_views():
+    a = vg.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    b = a.clone()
+    v = b[:2]
+    w = b[2:]
+    ns = dict(a=a, b=b, v=v, w=w)
+    with vg.trace(namespace=ns) as tr:
+        w.mul_(2)      # v goes stale
+        v.add_(1)      # v's stale grad_fn is rebuilt by the op on v itself
+    return tr
+
+
+def setitem():
+    a = vg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    c = a.clone()
+    ns = dict(a=a, c=c)
+    with vg.trace(namespace=ns) as tr:
+        c[0] = 5.0
+    return tr
+
+
+def optimizer_step():
+    p = vg.tensor([1.0, 2.0], requires_grad=True)
+    loss = (p * p).sum()
+    loss.backward()
+    lr = 0.1
+    ns = dict(p=p, loss=loss)
+    with vg.trace(namespace=ns) as tr:
+        with vg.no_grad():
+            p.sub_(lr * p.grad)
+    return tr
+
+
+def saved_result():
+    a = vg.tensor([1.0, 2.0], requires_grad=True)
+    z = a.exp()
+    ns = dict(a=a, z=z)
+    with vg.trace(namespace=ns) as tr:
+        z.mul_(2)      # ExpBackward0 saved z: backward will now fail
+    return tr
+
+
+# name -> (builder, expectations for event 0 (or the listed event))
+SCENARIOS = {
+    "seed": dict(
+        build=seed, event=0, op="mul_", tensor="x",
+        before={"x": "SelectBackward0", "b": "CloneBackward0", "y": None},
+        after={"x": "AsStridedBackward0", "b": "CopySlices", "y": None},
+        after_edges={"b": ["CloneBackward0", "AccumulateGrad"],
+                     "x": ["CopySlices"]},
+        wrapped="MulBackward0",
+        added=["AsStridedBackward0", "CopySlices", "MulBackward0"],
+        removed=["SelectBackward0"], stale=[],
+        summary="x.mul_(y): x is a view of b → b.grad_fn is now CopySlices(MulBackward0)",
+        explain=["b0 = b", "x0 = x", "x1 = x0 * y", "b1 = b0.select_scatter(x1, 0, 2)",
+                 "x2 = b1.select(0, 2)", "x = x2", "b = b1"]),
+    "spec_example": dict(
+        build=spec_example, event=0, op="mul_", tensor="x",
+        before={"x": "SelectBackward0", "b": "CloneBackward0"},
+        after={"x": "AsStridedBackward0", "b": "CopySlices"},
+        after_edges={"b": ["CloneBackward0"]},
+        wrapped="MulBackward0",
+        added=["AsStridedBackward0", "CopySlices", "MulBackward0"],
+        removed=["SelectBackward0"], stale=[],
+        summary="x.mul_(2): x is a view of b → b.grad_fn is now CopySlices(MulBackward0)",
+        explain=["b0 = b", "x0 = x", "x1 = x0 * 2", "b1 = b0.select_scatter(x1, 0, 0)",
+                 "x2 = b1.select(0, 0)", "x = x2", "b = b1"]),
+    "non_view": dict(
+        build=non_view, event=0, op="mul_", tensor="x",
+        before={"x": "MulBackward0"}, after={"x": "MulBackward0"},
+        after_edges={"x": ["MulBackward0"]},
+        added=["MulBackward0"], removed=[], stale=[],
+        summary="x.mul_(3): x.grad_fn is now MulBackward0 (its edge 0 is the old "
+                "MulBackward0)",
+        explain=["x0 = x", "x1 = x0 * 3", "x = x1"]),
+    "base_with_views": dict(
+        build=base_with_views, event=0, op="add_", tensor="b",
+        before={"b": "CloneBackward0", "v": "SelectBackward0", "w": "SliceBackward0"},
+        after={"b": "AddBackward0", "v": "SelectBackward0", "w": "SliceBackward0"},
+        after_edges={"b": ["CloneBackward0"]},
+        added=["AddBackward0"], removed=[], stale=["v", "w"],
+        summary="b.add_(1): b.grad_fn is now AddBackward0 (its edge 0 is the old "
+                "CloneBackward0); 2 other views went stale",
+        explain=["b0 = b", "b1 = b0 + 1", "b = b1", "v = b1.select(0, 0)",
+                 "w = b1.slice(0, 1, 3, 1)"]),
+    "view_of_view": dict(
+        build=view_of_view, event=0, op="exp_", tensor="s",
+        before={"s": "SliceBackward0", "r": "SelectBackward0", "m": "CloneBackward0"},
+        after={"s": "AsStridedBackward0", "r": "SelectBackward0", "m": "CopySlices"},
+        after_edges={"m": ["CloneBackward0"]},
+        wrapped="ExpBackward0",
+        added=["AsStridedBackward0", "CopySlices", "ExpBackward0"],
+        removed=["SliceBackward0"], stale=["r"],
+        summary="s.exp_(): s is a view of m → m.grad_fn is now CopySlices(ExpBackward0); "
+                "1 other view went stale",
+        explain=["m0 = m", "s0 = s", "s1 = s0.exp()", "m0_v1 = m0.select(0, 0)",
+                 "m0_v1_new = m0_v1.slice_scatter(s1, 0, 1, 3, 1)",
+                 "m1 = m0.select_scatter(m0_v1_new, 0, 0)",
+                 "s2 = m1.select(0, 0).slice(0, 1, 3, 1)", "s = s2", "m = m1",
+                 "r = m1.select(0, 0)"]),
+    "stale_views": dict(
+        build=stale_views, event=1, op="add_", tensor="v",
+        # the op reads v's history first, which rebuilds v's stale grad_fn (as PyTorch)
+        before={"v": "AsStridedBackward0", "w": "AsStridedBackward0", "b": "CopySlices"},
+        after={"v": "AsStridedBackward0", "w": "AsStridedBackward0", "b": "CopySlices"},
+        after_edges={"b": ["CopySlices"]},
+        wrapped="AddBackward0",
+        added=["AsStridedBackward0", "CopySlices", "AddBackward0"],
+        removed=["AsStridedBackward0"], stale=["w"],
+        summary="v.add_(1): v is a view of b → b.grad_fn is now CopySlices(AddBackward0); "
+                "1 other view went stale",
+        explain=["b0 = b", "v0 = v", "v1 = v0 + 1", "b1 = b0.slice_scatter(v1, 0, 0, 2, 1)",
+                 "v2 = b1.slice(0, 0, 2, 1)", "v = v2", "b = b1",
+                 "w = b1.slice(0, 2, 4, 1)"]),
+    "setitem": dict(
+        build=setitem, event=0, op="__setitem__", tensor="c.select(0, 0)",
+        before={"c": "CloneBackward0", "c.select(0, 0)": "SelectBackward0"},
+        after={"c": "CopySlices", "c.select(0, 0)": "AsStridedBackward0"},
+        after_edges={"c": ["CloneBackward0"]},
+        wrapped="FillBackward2",
+        added=["AsStridedBackward0", "CopySlices", "FillBackward2"],
+        removed=["SelectBackward0"], stale=[],
+        summary="c.select(0, 0) = 5.0: c.select(0, 0) is a view of c → c.grad_fn is now "
+                "CopySlices(FillBackward2)",
+        explain=["c0 = c", "view0 = c0.select(0, 0)", "view1 = vg.full_like(view0, 5.0)",
+                 "c1 = c0.select_scatter(view1, 0, 0)", "view2 = c1.select(0, 0)",
+                 "c = c1"]),
+    "optimizer_step": dict(
+        build=optimizer_step, event=0, op="sub_", tensor="p",
+        before={"p": None}, after={"p": None}, after_edges={},
+        added=[], removed=[], stale=[],
+        summary="under no_grad: the graph is unchanged; p's version 0 → 1",
+        explain=["p0 = p", "p = p1"]),
+    "saved_result": dict(
+        build=saved_result, event=0, op="mul_", tensor="z",
+        before={"z": "ExpBackward0"}, after={"z": "MulBackward0"},
+        after_edges={"z": ["ExpBackward0"]},
+        added=["MulBackward0"], removed=[], stale=[],
+        summary="1 saved tensor is now out of date",
+        explain=["z0 = z", "z1 = z0 * 2", "z = z1"]),
+}

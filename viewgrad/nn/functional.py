@@ -1,0 +1,187 @@
+"""``viewgrad.nn.functional``: the functional layer API, as ``torch.nn.functional``.
+
+Convolutions (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d) are thin
+wrappers that check their arguments and call the ONE generic op,
+``viewgrad.ops.conv.convolution`` (node ``ConvolutionBackward0``). Pooling, batch norm and
+dropout live in ``viewgrad/ops/pool.py`` and ``viewgrad/ops/norm.py``; activations and
+losses are the core's (``viewgrad/ops/nnops.py``, ``pointwise.py``).
+"""
+from __future__ import annotations
+
+from ..ops.conv import constant_pad_nd, convolution
+from ..ops.nnops import (cross_entropy, linear, log_softmax, mse_loss, nll_loss,
+                         softmax)
+from ..ops.norm import batch_norm, dropout
+from ..ops.pointwise import relu as _relu, sigmoid, tanh
+from ..ops.pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
+from ..tensor import Tensor
+
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+           "convolution", "pad", "max_pool1d", "max_pool2d", "avg_pool2d",
+           "adaptive_avg_pool2d", "dropout", "batch_norm", "relu", "tanh", "sigmoid",
+           "softmax", "log_softmax", "linear", "cross_entropy", "nll_loss", "mse_loss",
+           "flatten", "unfold"]
+
+
+def _conv_nd(nsp, name, input, weight, bias, stride, padding, dilation, groups):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' must be Tensor, not "
+                        f"{type(input).__name__}")
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"{name}(): argument 'weight' must be Tensor, not "
+                        f"{type(weight).__name__}")
+    if input.dim() not in (nsp + 1, nsp + 2):
+        raise RuntimeError(f"Expected {nsp + 1}D (unbatched) or {nsp + 2}D (batched) input to "
+                           f"{name}, but got input of size: {list(input.shape)}")
+    if weight.dim() != nsp + 2:
+        raise RuntimeError(
+            f"{name}: expected weight to be {nsp + 2}-D (out_channels, in_channels/groups"
+            f"{', kernel' if nsp == 1 else ', *kernel'}), but got weight of size "
+            f"{list(weight.shape)}")
+    unbatched = input.dim() == nsp + 1
+    x = input.unsqueeze(0) if unbatched else input
+    if isinstance(padding, str):
+        mode = padding
+        kernel = tuple(weight.shape[2:])
+        dil = (dilation,) * nsp if isinstance(dilation, int) else tuple(dilation)
+        if len(dil) == 1:
+            dil = dil * nsp
+        if mode == "valid":
+            padding = 0
+        elif mode == "same":
+            st = (stride,) * nsp if isinstance(stride, int) else tuple(stride)
+            if any(s != 1 for s in st):
+                raise RuntimeError("padding='same' is not supported for strided convolutions "
+                                   f"(stride={list(st)})")
+            # total padding d*(k-1) per dim; when it is odd PyTorch pads the extra element on
+            # the right: pad the input explicitly for that part, symmetric for the rest
+            total = [d * (k - 1) for d, k in zip(dil, kernel)]
+            left = [t // 2 for t in total]
+            extra = [t - 2 * lo for t, lo in zip(total, left)]
+            if any(extra):
+                x = constant_pad_nd(x, tuple(p for e in reversed(extra) for p in (0, e)))
+            padding = tuple(left)
+        else:
+            raise RuntimeError(f"Invalid padding string: {mode!r} (expected 'same', 'valid' "
+                               "or ints)")
+    out = convolution(x, weight, bias, stride, padding, dilation, False, 0, groups)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-D convolution of (N, C_in, L) or (C_in, L) with weight (C_out, C_in/groups, k);
+    ``padding`` is an int, a tuple, 'valid' or 'same'."""
+    return _conv_nd(1, "conv1d", input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-D convolution of (N, C_in, H, W) or (C_in, H, W) with weight
+    (C_out, C_in/groups, kH, kW); ``padding`` is an int, a pair, 'valid' or 'same'."""
+    return _conv_nd(2, "conv2d", input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv_nd(3, "conv3d", input, weight, bias, stride, padding, dilation, groups)
+
+
+def _conv_transpose_nd(nsp, name, input, weight, bias, stride, padding, output_padding,
+                       groups, dilation):
+    if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
+        raise TypeError(f"{name}(): arguments 'input' and 'weight' must be Tensors")
+    if input.dim() not in (nsp + 1, nsp + 2):
+        raise RuntimeError(f"Expected {nsp + 1}D (unbatched) or {nsp + 2}D (batched) input to "
+                           f"{name}, but got input of size: {list(input.shape)}")
+    if weight.dim() != nsp + 2:
+        raise RuntimeError(
+            f"{name}: expected weight to be {nsp + 2}-D (in_channels, out_channels/groups, "
+            f"*kernel), but got weight of size {list(weight.shape)}")
+    if isinstance(padding, str):
+        raise RuntimeError(f"{name}: padding must be an int or a tuple of ints, not "
+                           f"{padding!r} (string padding is only for convolutions)")
+    unbatched = input.dim() == nsp + 1
+    x = input.unsqueeze(0) if unbatched else input
+    out = convolution(x, weight, bias, stride, padding, dilation, True, output_padding, groups)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    return _conv_transpose_nd(1, "conv_transpose1d", input, weight, bias, stride, padding,
+                              output_padding, groups, dilation)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    """Transposed 2-D convolution (the adjoint of conv2d; "deconvolution") with weight
+    (C_in, C_out/groups, kH, kW)."""
+    return _conv_transpose_nd(2, "conv_transpose2d", input, weight, bias, stride, padding,
+                              output_padding, groups, dilation)
+
+
+def pad(input, pad, mode="constant", value=None):
+    """Constant padding of the last dims: ``pad=(left, right, top, bottom, ...)``."""
+    if mode != "constant":
+        raise NotImplementedError(f"pad: only mode='constant' is implemented, got {mode!r}")
+    return constant_pad_nd(input, pad, 0.0 if value is None else value)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """max_pool2d on a (N, C, 1, L) view of the input."""
+    if not isinstance(input, Tensor) or input.dim() not in (2, 3):
+        raise RuntimeError(f"max_pool1d: Expected 2D (unbatched) or 3D (batched) input, but "
+                           f"got input of size: {list(getattr(input, 'shape', []))}")
+
+    def one(v):
+        return (1, v if isinstance(v, int) else tuple(v)[0])
+    out = max_pool2d(input.unsqueeze(-2), one(kernel_size),
+                     None if stride is None else one(stride), (0, padding if isinstance(
+                         padding, int) else tuple(padding)[0]), one(dilation), ceil_mode,
+                     return_indices)
+    if return_indices:
+        return out[0].squeeze(-2), out[1].squeeze(-2)
+    return out.squeeze(-2)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """im2col, as ``torch.nn.functional.unfold``: (N, C, H, W) -> (N, C*kH*kW, L), column l
+    holding the l-th sliding window. Built from viewgrad VIEWS only: ``Tensor.unfold`` along
+    H then W (overlapping windows of the dilated kernel's extent, no copy), a strided
+    ``slice`` for the dilation, then permute and reshape. Its backward runs through
+    UnfoldBackward0, which scatter-adds the overlapping windows' gradients back. A
+    convolution is exactly ``weight.view(C_out, -1) @ unfold(x, ...)`` — what
+    ``ConvolutionBackward0`` computes as one fused node: draw the graphs of both."""
+    from ..ops.conv import _expand_param
+    from ..ops.pool import _batched
+    x, unbatched = _batched(input, "unfold")
+    k = _expand_param(kernel_size, 2, "kernel_size")
+    d = _expand_param(dilation, 2, "dilation")
+    p = _expand_param(padding, 2, "padding")
+    s = _expand_param(stride, 2, "stride")
+    if any(v <= 0 for v in k + d + s) or any(v < 0 for v in p):
+        raise RuntimeError(f"unfold: kernel_size {list(k)}, dilation {list(d)} and stride "
+                           f"{list(s)} must be positive and padding {list(p)} non-negative")
+    if any(p):
+        x = constant_pad_nd(x, (p[1], p[1], p[0], p[0]))
+    ext = [d[i] * (k[i] - 1) + 1 for i in range(2)]
+    if x.shape[2] < ext[0] or x.shape[3] < ext[1]:
+        raise RuntimeError(f"unfold: the padded input of size {list(x.shape)} is smaller than "
+                           f"the dilated kernel {ext} (kernel_size {list(k)}, dilation "
+                           f"{list(d)}, padding {list(p)})")
+    n, c = x.shape[0], x.shape[1]
+    win = x.unfold(2, ext[0], s[0]).unfold(3, ext[1], s[1])    # N, C, oH, oW, eH, eW
+    if d[0] > 1:
+        win = win.slice(4, 0, None, d[0])
+    if d[1] > 1:
+        win = win.slice(5, 0, None, d[1])                       # N, C, oH, oW, kH, kW
+    oh, ow = win.shape[2], win.shape[3]
+    cols = win.permute(0, 1, 4, 5, 2, 3).reshape(n, c * k[0] * k[1], oh * ow)
+    return cols.squeeze(0) if unbatched else cols
+
+
+def relu(input, inplace=False):
+    return input.relu_() if inplace else _relu(input)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    return input.flatten(start_dim, end_dim)

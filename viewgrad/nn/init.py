@@ -1,0 +1,113 @@
+"""``viewgrad.nn.init``: parameter initialisation, with PyTorch's formulas.
+
+Every function fills its tensor IN PLACE under ``no_grad`` (one ``copy_``, so the tensor's
+``_version`` moves) from viewgrad's seeded generator, and returns the tensor. The layers
+use them as PyTorch's do: Linear and Conv draw weights with
+``kaiming_uniform_(w, a=sqrt(5))`` (i.e. U(-1/sqrt(fan_in), 1/sqrt(fan_in))) and biases
+from the same bound.
+"""
+from __future__ import annotations
+
+import math
+
+from ..autograd.grad_mode import no_grad
+from ..ops import factories as F
+
+__all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_",
+           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
+           "_calculate_fan_in_and_fan_out"]
+
+
+def calculate_gain(nonlinearity, param=None):
+    """The recommended gain for a nonlinearity (PyTorch's table)."""
+    linear = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+              "conv_transpose3d", "sigmoid")
+    if nonlinearity in linear:
+        return 1.0
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        slope = 0.01 if param is None else param
+        if isinstance(slope, bool) or not isinstance(slope, (int, float)):
+            raise ValueError(f"negative_slope {slope} not a valid number")
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def _calculate_fan_in_and_fan_out(tensor):
+    if tensor.dim() < 2:
+        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 "
+                         f"dimensions (got shape {list(tensor.shape)})")
+    receptive = 1
+    for s in tensor.shape[2:]:
+        receptive *= s
+    return tensor.shape[1] * receptive, tensor.shape[0] * receptive
+
+
+def _fan(tensor, mode):
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def _write(tensor, value):
+    with no_grad():
+        tensor.copy_(value)
+    return tensor
+
+
+def uniform_(tensor, a=0.0, b=1.0):
+    r = F.rand(tuple(tensor.shape), dtype=tensor.dtype, device=tensor.device)
+    return _write(tensor, r * (b - a) + a)
+
+
+def normal_(tensor, mean=0.0, std=1.0):
+    r = F.randn(tuple(tensor.shape), dtype=tensor.dtype, device=tensor.device)
+    return _write(tensor, r * std + mean)
+
+
+def constant_(tensor, val):
+    with no_grad():
+        tensor.fill_(val)
+    return tensor
+
+
+def ones_(tensor):
+    return constant_(tensor, 1.0)
+
+
+def zeros_(tensor):
+    with no_grad():
+        tensor.zero_()
+    return tensor
+
+
+def xavier_uniform_(tensor, gain=1.0):
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    bound = gain * math.sqrt(6.0 / float(fan_in + fan_out))
+    return uniform_(tensor, -bound, bound)
+
+
+def xavier_normal_(tensor, gain=1.0):
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)))
+
+
+def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
+    fan = _fan(tensor, mode)
+    if fan == 0:
+        return tensor  # PyTorch warns and leaves a zero-element tensor alone
+    bound = math.sqrt(3.0) * calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    return uniform_(tensor, -bound, bound)
+
+
+def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
+    fan = _fan(tensor, mode)
+    if fan == 0:
+        return tensor
+    return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan))

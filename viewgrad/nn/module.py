@@ -1,0 +1,426 @@
+"""``Module`` (the base of every layer), ``Sequential``, ``ModuleList``, and saving state
+dicts as ``.npz`` files (never pickle).
+
+A Module keeps three ordered registries, filled by plain attribute assignment as in
+PyTorch: ``_parameters`` (Parameters), ``_buffers`` (tensors that are state but not
+trained: BatchNorm's running statistics) and ``_modules`` (children). Everything else —
+``parameters()``, ``state_dict()``, ``train()``/``eval()``, ``zero_grad()`` — walks them.
+
+``load_state_dict`` copies values INTO the existing tensors (in place, under no_grad), so a
+parameter keeps its identity (an optimizer holding it still works) and its ``_version``
+moves.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict, namedtuple
+
+from .. import backend as B
+from ..autograd.grad_mode import no_grad
+from ..tensor import Tensor
+from .parameter import Parameter
+
+__all__ = ["Module", "Sequential", "ModuleList", "save", "load"]
+
+_IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+
+class Module:
+    """Base class of every layer; subclasses define ``forward``."""
+
+    training: bool
+
+    def __init__(self):
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_non_persistent", set())
+        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "training", True)
+
+    # -- registration -------------------------------------------------------------------
+    def _registries(self):
+        try:
+            return (object.__getattribute__(self, "_parameters"),
+                    object.__getattribute__(self, "_buffers"),
+                    object.__getattribute__(self, "_modules"))
+        except AttributeError:
+            raise AttributeError(
+                f"cannot assign to {type(self).__name__} before Module.__init__() call "
+                "(call super().__init__() first in your __init__)") from None
+
+    def __setattr__(self, name, value):
+        params, buffers, modules = self._registries()
+        if isinstance(value, Parameter):
+            buffers.pop(name, None)
+            modules.pop(name, None)
+            self.__dict__.pop(name, None)
+            params[name] = value
+        elif isinstance(value, Module):
+            params.pop(name, None)
+            buffers.pop(name, None)
+            self.__dict__.pop(name, None)
+            modules[name] = value
+        elif name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter "
+                                f"'{name}' (viewgrad.nn.Parameter or None expected)")
+            params[name] = None
+        elif name in modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as child module "
+                                f"'{name}' (viewgrad.nn.Module or None expected)")
+            modules[name] = None
+        elif name in buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
+                                "(viewgrad.Tensor or None expected)")
+            buffers[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):
+        # only called when normal lookup fails: parameters, buffers and children live here
+        d = self.__dict__
+        for reg in ("_parameters", "_buffers", "_modules"):
+            r = d.get(reg)
+            if r is not None and name in r:
+                return r[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name):
+        for reg in self._registries():
+            if name in reg:
+                del reg[name]
+                self._non_persistent.discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def register_parameter(self, name, param):
+        if "." in name or not name:
+            raise KeyError(f"parameter name can't contain \".\" or be empty, got {name!r}")
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter "
+                            f"'{name}' (viewgrad.nn.Parameter or None required)")
+        self._parameters[name] = param
+
+    def register_buffer(self, name, tensor, persistent=True):
+        if "." in name or not name:
+            raise KeyError(f"buffer name can't contain \".\" or be empty, got {name!r}")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer "
+                            f"'{name}' (viewgrad.Tensor or None required)")
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent.discard(name)
+        else:
+            self._non_persistent.add(name)
+
+    def add_module(self, name, module):
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        self._modules[name] = module
+
+    register_module = add_module
+
+    # -- calling --------------------------------------------------------------------------
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
+                                  '"forward" function')
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    # -- walking ----------------------------------------------------------------------------
+    def named_modules(self, memo=None, prefix=""):
+        if memo is None:
+            memo = set()
+        if id(self) in memo:
+            return
+        memo.add(id(self))
+        yield prefix, self
+        for name, m in self._modules.items():
+            if m is None:
+                continue
+            yield from m.named_modules(memo, f"{prefix}.{name}" if prefix else name)
+
+    def modules(self):
+        for _, m in self.named_modules():
+            yield m
+
+    def named_children(self):
+        seen = set()
+        for name, m in self._modules.items():
+            if m is not None and id(m) not in seen:
+                seen.add(id(m))
+                yield name, m
+
+    def children(self):
+        for _, m in self.named_children():
+            yield m
+
+    def _named_members(self, registry, prefix, recurse, remove_duplicate=True):
+        seen = set()
+        mods = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        for mprefix, m in mods:
+            for name, v in getattr(m, registry).items():
+                if v is None or (remove_duplicate and id(v) in seen):
+                    continue
+                seen.add(id(v))
+                yield (f"{mprefix}.{name}" if mprefix else name), v
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        yield from self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse=True):
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        yield from self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse=True):
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def apply(self, fn):
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    # -- modes and grads ----------------------------------------------------------------------
+    def train(self, mode=True):
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        for m in self.modules():
+            object.__setattr__(m, "training", mode)
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        """Forget the gradients: ``.grad = None`` (default), or zero them in place."""
+        for p in self.parameters():
+            if p._grad is None:
+                continue
+            if set_to_none:
+                p._grad = None
+            else:
+                g = p._grad
+                if g.grad_fn is not None:
+                    p._grad = g = g.detach()
+                with no_grad():
+                    g.zero_()
+
+    # -- devices and dtypes -------------------------------------------------------------------
+    def _convert(self, fn):
+        """Replace every parameter's and buffer's data by fn(tensor) (in place: the
+        Parameter objects stay the same, so optimizers holding them keep working)."""
+        for m in self.modules():
+            for p in m._parameters.values():
+                if p is not None:
+                    new = fn(p.detach())
+                    if new is not p:
+                        p._data, p._storage, p._device = new._data, new._storage, new._device
+                        if p._grad is not None:
+                            p._grad = fn(p._grad)
+            for k, b in m._buffers.items():
+                if b is not None:
+                    m._buffers[k] = fn(b)
+        return self
+
+    def to(self, *args, **kwargs):
+        return self._convert(lambda t: t.to(*args, **kwargs))
+
+    def double(self):
+        return self._convert(lambda t: t.double() if t.is_floating_point() else t)
+
+    def float(self):
+        return self._convert(lambda t: t.float() if t.is_floating_point() else t)
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def cuda(self):
+        return self.to("cuda")
+
+    # -- state dicts ---------------------------------------------------------------------------
+    def state_dict(self, destination=None, prefix="", keep_vars=False):
+        """name -> tensor for every parameter and persistent buffer (sharing memory)."""
+        out = OrderedDict() if destination is None else destination
+        for mprefix, m in self.named_modules(prefix=prefix.rstrip(".")):
+            for name, p in m._parameters.items():
+                if p is not None:
+                    out[f"{mprefix}.{name}" if mprefix else name] = p if keep_vars else \
+                        p.detach()
+            for name, b in m._buffers.items():
+                if b is not None and name not in m._non_persistent:
+                    out[f"{mprefix}.{name}" if mprefix else name] = b if keep_vars else \
+                        b.detach()
+        return out
+
+    def load_state_dict(self, state_dict, strict=True):
+        """Copy ``state_dict``'s values into this module's parameters and buffers in place.
+        With ``strict``, missing or unexpected keys are an error (listed by name); a shape
+        mismatch always is."""
+        own = self.state_dict(keep_vars=True)
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        errors = []
+        if strict:
+            if unexpected:
+                errors.append("Unexpected key(s) in state_dict: "
+                              + ", ".join(f'"{k}"' for k in unexpected) + ". ")
+            if missing:
+                errors.append("Missing key(s) in state_dict: "
+                              + ", ".join(f'"{k}"' for k in missing) + ". ")
+        for k, t in own.items():
+            if k not in state_dict:
+                continue
+            v = state_dict[k]
+            if not isinstance(v, Tensor):
+                v = _to_tensor(v, t)
+            if tuple(v.shape) != tuple(t.shape):
+                errors.append(f"size mismatch for {k}: copying a param with shape "
+                              f"{list(v.shape)} from checkpoint, the shape in current model is "
+                              f"{list(t.shape)}.")
+        if errors:
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                               + "\n\t".join(errors))
+        with no_grad():
+            for k, t in own.items():
+                if k in state_dict:
+                    v = state_dict[k]
+                    if not isinstance(v, Tensor):
+                        v = _to_tensor(v, t)
+                    t.copy_(v.to(t.dtype))
+        return _IncompatibleKeys(missing, unexpected)
+
+    def save(self, path):
+        """Write ``state_dict()`` to ``path`` as an .npz file."""
+        save(self.state_dict(), path)
+
+    def load(self, path, strict=True):
+        """Read an .npz state dict from ``path`` and load it."""
+        return self.load_state_dict(load(path), strict=strict)
+
+    # -- printing --------------------------------------------------------------------------
+    def extra_repr(self):
+        return ""
+
+    def __repr__(self):
+        lines = []
+        extra = self.extra_repr()
+        if extra:
+            lines = extra.split("\n")
+        for name, m in self._modules.items():
+            body = repr(m).replace("\n", "\n  ")
+            lines.append(f"({name}): {body}")
+        main = type(self).__name__ + "("
+        if lines:
+            if len(lines) == 1 and not self._modules:
+                return main + lines[0] + ")"
+            return main + "\n  " + "\n  ".join(lines) + "\n)"
+        return main + ")"
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers)
+                      | set(self._modules))
+
+    def __reduce_ex__(self, proto):
+        raise TypeError("viewgrad modules are not pickled; save the weights with "
+                        "module.save(path) (an .npz file) and load them into a new module "
+                        "with module.load(path)")
+
+
+def _to_tensor(v, like):
+    from ..ops.factories import tensor
+    return tensor(v, dtype=like.dtype, device=like.device)
+
+
+class Sequential(Module):
+    """Modules called one after the other: ``Sequential(Conv2d(...), ReLU(), ...)`` or
+    ``Sequential(OrderedDict(name=module, ...))``."""
+
+    def __init__(self, *args):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], (dict, OrderedDict)):
+            for name, m in args[0].items():
+                self.add_module(name, m)
+        else:
+            for i, m in enumerate(args):
+                self.add_module(str(i), m)
+
+    def forward(self, input):
+        for m in self._modules.values():
+            input = m(input)
+        return input
+
+    def __getitem__(self, idx):
+        mods = list(self._modules.items())
+        if isinstance(idx, slice):
+            return Sequential(OrderedDict(mods[idx]))
+        n = len(mods)
+        if not -n <= idx < n:
+            raise IndexError(f"index {idx} is out of range for Sequential of length {n}")
+        return mods[idx][1]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+
+class ModuleList(Module):
+    """A list of modules whose parameters the parent module sees."""
+
+    def __init__(self, modules=None):
+        super().__init__()
+        for m in modules or ():
+            self.append(m)
+
+    def append(self, module):
+        self.add_module(str(len(self._modules)), module)
+        return self
+
+    def __getitem__(self, idx):
+        mods = list(self._modules.values())
+        if isinstance(idx, slice):
+            return ModuleList(mods[idx])
+        return mods[idx]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+
+# -- .npz files -----------------------------------------------------------------------------
+
+def save(state_dict, path):
+    """Save a dict of tensors (a state dict) as an .npz file: arrays only, no pickle."""
+    arrays = {}
+    for k, v in state_dict.items():
+        if not isinstance(v, Tensor):
+            raise TypeError(f"save: value for {k!r} is a {type(v).__name__}; only tensors can "
+                            "be saved (the .npz format holds arrays, never pickled objects)")
+        arrays[k] = v._device.to_host(v._data)
+    B.save_npz(path, arrays)
+
+
+def load(path, device=None):
+    """Read an .npz file written by ``save`` into an OrderedDict of tensors (arrays only:
+    loading never unpickles)."""
+    from ..ops.factories import tensor
+    return OrderedDict((k, tensor(a, device=device)) for k, a in B.load_npz(path).items())

@@ -1,0 +1,205 @@
+"""Batch normalisation (node ``NativeBatchNormBackward0``, training and eval) and dropout.
+
+batch_norm is two rows of the derivatives table, both named as PyTorch names the node:
+
+* training: normalise with the batch's own mean and (biased) variance. The backward
+  formulas recompute the statistics from the saved input *with viewgrad ops*, so the
+  gradient is a differentiable function of the input (the statistics depend on it):
+  double backward is right, not just the first derivative.
+* eval: normalise with the running statistics, which are saved (so modifying them in place
+  between forward and backward trips the saved-tensor version check).
+
+The running statistics are updated by the Python wrapper, in place and under ``no_grad``,
+with one ``copy_`` each: their ``_version`` moves, as every in-place op's does in viewgrad.
+(PyTorch's fused kernel writes them without a version bump; viewgrad routes every in-place
+write through the same choke point, so that the tracer can show it.)
+
+dropout is ``input * mask`` with a mask drawn from viewgrad's seeded generator
+(``viewgrad.manual_seed``), scaled by 1/(1-p): its node is MulBackward0, as PyTorch's on CPU.
+"""
+from __future__ import annotations
+
+from .. import backend as B
+from ..autograd import grad_mode as _gm
+from ..tensor import Tensor
+from .table import defop, dispatch
+
+__all__ = ["batch_norm", "dropout"]
+
+_xp = B.xp_of
+
+
+def _red_dims(ndim):
+    return (0,) + tuple(range(2, ndim))
+
+
+def _bcast(t, ndim):
+    """(C,) -> (1, C, 1, ...) so it broadcasts against (N, C, *spatial)."""
+    return t.reshape((1, -1) + (1,) * (ndim - 2))
+
+
+# -- training: batch statistics --------------------------------------------------------------
+
+def _train_fwd(input, weight, bias, eps):
+    xp = _xp(input)
+    dims = _red_dims(input.ndim)
+    mean = input.mean(axis=dims, keepdims=True)
+    xc = input - mean
+    var = (xc * xc).mean(axis=dims, keepdims=True)
+    y = xc / xp.sqrt(var + eps)
+    if weight is not None:
+        y = y * _bcast(weight, input.ndim)
+    if bias is not None:
+        y = y + _bcast(bias, input.ndim)
+    return y.astype(input.dtype, copy=False)
+
+
+def _stats(input, eps):
+    """Centred input and 1/std over every dim but the channels, in viewgrad ops."""
+    dims = _red_dims(input.dim())
+    xc = input - input.mean(dims, keepdim=True)
+    invstd = ((xc * xc).mean(dims, keepdim=True) + eps).pow(-0.5)
+    return dims, xc, invstd
+
+
+def _train_input_bwd(grad, input, weight, eps):
+    # d/dx of w * (x - mean) * invstd, with mean and invstd functions of x:
+    #   invstd * w * (grad - mean(grad) - xhat * mean(grad * xhat))
+    dims, xc, invstd = _stats(input, eps)
+    xhat = xc * invstd
+    g_mean = grad.mean(dims, keepdim=True)
+    gx_mean = (grad * xhat).mean(dims, keepdim=True)
+    scale = invstd if weight is None else invstd * _bcast(weight, input.dim())
+    return scale * (grad - g_mean - xhat * gx_mean)
+
+
+def _train_weight_bwd(grad, input, eps):
+    dims, xc, invstd = _stats(input, eps)
+    return (grad * xc * invstd).sum(dims)
+
+
+def _bias_bwd(grad):
+    return grad.sum(_red_dims(grad.dim()))
+
+
+BATCH_NORM = defop("native_batch_norm", "NativeBatchNormBackward0", _train_fwd,
+                   inputs=("input", "weight", "bias"), attrs=("eps",),
+                   input=_train_input_bwd, weight=_train_weight_bwd, bias=_bias_bwd)
+
+
+# -- eval: running statistics ----------------------------------------------------------------
+
+def _eval_fwd(input, weight, bias, running_mean, running_var, eps):
+    xp = _xp(input)
+    nd = input.ndim
+    y = (input - _bcast(running_mean, nd)) / xp.sqrt(_bcast(running_var, nd) + eps)
+    if weight is not None:
+        y = y * _bcast(weight, nd)
+    if bias is not None:
+        y = y + _bcast(bias, nd)
+    return y.astype(input.dtype, copy=False)
+
+
+def _eval_input_bwd(grad, weight, running_var, eps):
+    scale = (running_var + eps).pow(-0.5)
+    if weight is not None:
+        scale = scale * weight
+    return grad * _bcast(scale, grad.dim())
+
+
+def _eval_weight_bwd(grad, input, running_mean, running_var, eps):
+    nd = input.dim()
+    xhat = (input - _bcast(running_mean, nd)) * _bcast((running_var + eps).pow(-0.5), nd)
+    return (grad * xhat).sum(_red_dims(nd))
+
+
+BATCH_NORM_EVAL = defop("native_batch_norm_eval", "NativeBatchNormBackward0", _eval_fwd,
+                        inputs=("input", "weight", "bias", "running_mean", "running_var"),
+                        attrs=("eps",),
+                        input=_eval_input_bwd, weight=_eval_weight_bwd, bias=_bias_bwd)
+
+
+def _check_channels(t, name, c):
+    if t is None:
+        return
+    if not isinstance(t, Tensor):
+        raise TypeError(f"batch_norm(): argument '{name}' must be Tensor or None, not "
+                        f"{type(t).__name__}")
+    if t.dim() != 1 or t.shape[0] != c:
+        raise RuntimeError(f"{name} should contain {c} elements not {t.numel()} (input of "
+                           f"size {list(t.shape) if t.dim() != 1 else c}: expected shape "
+                           f"[{c}], got {list(t.shape)})")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Batch normalisation over every dim but dim 1 (the channels) of an (N, C, ...) input.
+
+    ``training=True`` normalises with the batch statistics and, when running stats are
+    given, updates them in place: ``running = (1 - momentum) * running + momentum * batch``
+    (the batch variance unbiased). ``training=False`` uses the running statistics.
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"batch_norm(): argument 'input' must be Tensor, not "
+                        f"{type(input).__name__}")
+    if input.dim() < 2:
+        raise ValueError(f"batch_norm: expected 2D or more input (N, C, ...), but got input of "
+                         f"size {list(input.shape)}")
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(f"batch_norm: expected a floating point input, got "
+                           f"{B.dtype_name(input.dtype)}")
+    c = input.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        _check_channels(t, name, c)
+    if (running_mean is None) != (running_var is None):
+        raise RuntimeError("batch_norm: running_mean and running_var must both be given or "
+                           "both be None")
+    if not training:
+        if running_mean is None:
+            raise RuntimeError("batch_norm: running_mean and running_var must be defined in "
+                               "evaluation mode (training=False)")
+        return dispatch(BATCH_NORM_EVAL, (input, weight, bias, running_mean, running_var),
+                        (float(eps),))
+    count = input.numel() // c if c else 0
+    if count <= 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                         f"size {list(input.shape)}")
+    out = dispatch(BATCH_NORM, (input, weight, bias), (float(eps),))
+    if running_mean is not None:
+        _update_running(input, running_mean, running_var, momentum, count)
+    return out
+
+
+def _update_running(input, running_mean, running_var, momentum, count):
+    data = input._data
+    dims = _red_dims(data.ndim)
+    mean = data.mean(axis=dims)
+    var = data.var(axis=dims) * (count / (count - 1))  # unbiased, as PyTorch
+    m = float(momentum)
+    dev = input._device
+    with _gm.no_grad():
+        # one in-place write per buffer: one version bump each
+        running_mean.copy_(Tensor._make(
+            (running_mean._data * (1 - m) + mean * m).astype(running_mean.dtype), dev))
+        running_var.copy_(Tensor._make(
+            (running_var._data * (1 - m) + var * m).astype(running_var.dtype), dev))
+
+
+# -- dropout -----------------------------------------------------------------------------------
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability ``p`` and scale the rest by 1/(1-p) (training
+    only). The mask comes from viewgrad's generator, so ``viewgrad.manual_seed`` fixes it."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    from .factories import rand
+    if p == 1.0:
+        mask = Tensor._make(input._device.xp.zeros(tuple(input.shape), dtype=input.dtype),
+                            input._device)
+    else:
+        keep = rand(tuple(input.shape), dtype=input.dtype, device=input.device)._data < 1 - p
+        mask = Tensor._make((keep * (1.0 / (1.0 - p))).astype(input.dtype), input._device)
+    return input.mul_(mask) if inplace else input * mask

@@ -1,0 +1,285 @@
+"""Pooling: max_pool2d (with indices), avg_pool2d, adaptive_avg_pool2d.
+
+Each is one row of the derivatives table with PyTorch's node name
+(``MaxPool2DWithIndicesBackward0``, ``AvgPool2DBackward0``, ``AdaptiveAvgPool2DBackward0``).
+Forward windows come from the same im2col view as convolution
+(``conv.sliding_windows``). Backward formulas are viewgrad ops, so double backward works:
+
+* max pool: the indices of the maxima are computed first (not differentiable, like
+  ``max(dim)``'s indices), the values are a gather, and the gradient is a scatter-add of
+  grad into zeros at those indices;
+* avg pool: the gradient is grad divided by each window's divisor, spread back over the
+  window by a transposed convolution with a kernel of ones;
+* adaptive avg pool: a linear map ``P_h @ x @ P_w^T`` with fixed averaging matrices, so the
+  gradient is ``P_h^T @ grad @ P_w``.
+
+All work on (N, C, H, W); the public functions also take unbatched (C, H, W) input.
+"""
+from __future__ import annotations
+
+from .. import backend as B
+from ..tensor import Tensor
+from .conv import _convolution, _pad_fwd, constant_pad_nd, sliding_windows
+from .table import defop, dispatch
+
+__all__ = ["max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "pool_output_size"]
+
+_xp = B.xp_of
+
+
+def pool_output_size(size, kernel, stride, padding, dilation, ceil_mode):
+    """PyTorch's pooling_output_shape: with ceil_mode, the last window must still start
+    inside the input or its left padding."""
+    span = size + 2 * padding - dilation * (kernel - 1) - 1
+    out = (span + (stride - 1 if ceil_mode else 0)) // stride + 1
+    if ceil_mode and (out - 1) * stride >= size + padding:
+        out -= 1
+    return out
+
+
+def _padded_windows(x, kernel, stride, padding, dilation, out, value):
+    """Windows (N, C, oh, ow, kh, kw) of x padded with ``value`` on the left by ``padding``
+    and on the right as far as the last window reaches."""
+    right = [max(0, (out[i] - 1) * stride[i] + dilation[i] * (kernel[i] - 1) + 1
+                 - (x.shape[2 + i] + padding[i])) for i in range(2)]
+    # right side: as far as the last window reaches (the symmetric padding, or more with
+    # ceil_mode, or less when the windows stop short of it)
+    pad = (padding[1], right[1], padding[0], right[0])
+    xpad = _pad_fwd(x, pad, value) if any(pad) else x
+    win = sliding_windows(xpad, kernel, stride, dilation)
+    return win[:, :, :out[0], :out[1]]
+
+
+# -- max pool ------------------------------------------------------------------------------
+
+def _max_pool_indices(x, kernel, stride, padding, dilation, out):
+    """Flat index (h * W + w) into each input plane of every window's maximum (the first
+    one on ties, as PyTorch; NaN wins, as NaN propagates)."""
+    xp = _xp(x)
+    n, c, h, w = x.shape
+    fill = -float("inf") if x.dtype.kind == "f" else xp.iinfo(x.dtype).min
+    win = _padded_windows(x, kernel, stride, padding, dilation, out, fill)
+    flat = win.reshape(n, c, out[0], out[1], kernel[0] * kernel[1])
+    am = flat.argmax(axis=-1)
+    if x.dtype.kind == "f":
+        nan = xp.isnan(flat)
+        am = xp.where(nan.any(axis=-1), nan.argmax(axis=-1), am)
+    ki, kj = am // kernel[1], am % kernel[1]
+    rows = xp.arange(out[0], dtype=B.int64).reshape(-1, 1) * stride[0] - padding[0]
+    cols = xp.arange(out[1], dtype=B.int64).reshape(1, -1) * stride[1] - padding[1]
+    return ((rows + ki * dilation[0]) * w + (cols + kj * dilation[1])).astype(B.int64)
+
+
+def _max_pool_fwd(self, indices):
+    xp = _xp(self)
+    n, c = self.shape[:2]
+    flat = self.reshape(n, c, -1)
+    return xp.take_along_axis(flat, indices.reshape(n, c, -1), axis=2).reshape(indices.shape)
+
+
+def _max_pool_bwd(grad, self, indices, self_shape):
+    # self is saved (unused here) as PyTorch saves it: modifying the input in place after
+    # pooling makes backward fail, as there
+    from .factories import zeros
+    n, c = self_shape[:2]
+    z = zeros((n, c, self_shape[2] * self_shape[3]), dtype=grad.dtype, device=grad.device)
+    return z.scatter_add(2, indices.reshape(n, c, -1), grad.reshape(n, c, -1)).view(self_shape)
+
+
+MAX_POOL2D = defop("max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", _max_pool_fwd,
+                   inputs=("self", "indices"), self=_max_pool_bwd)
+
+
+def _pair(v, name, fn):
+    if isinstance(v, int):
+        return (v, v)
+    try:
+        t = tuple(int(a) for a in v)
+    except TypeError:
+        raise TypeError(f"{fn}: {name} must be an int or a pair of ints, got {v!r}") from None
+    if len(t) == 1:
+        return t * 2
+    if len(t) != 2:
+        raise RuntimeError(f"{fn}: {name} must either be a single int, or a tuple of two ints, "
+                           f"got {name}={list(t)}")
+    return t
+
+
+def _batched(input, fn):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{fn}(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if input.dim() not in (3, 4):
+        raise RuntimeError(f"{fn}: Expected 3D (unbatched) or 4D (batched) input, but got "
+                           f"input of size: {list(input.shape)}")
+    return (input.unsqueeze(0), True) if input.dim() == 3 else (input, False)
+
+
+def _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, fn):
+    kernel = _pair(kernel_size, "kernel_size", fn)
+    stride = kernel if stride is None or (not isinstance(stride, int) and not len(stride)) \
+        else _pair(stride, "stride", fn)
+    padding = _pair(padding, "padding", fn)
+    dilation = _pair(dilation, "dilation", fn)
+    if any(k <= 0 for k in kernel):
+        raise RuntimeError(f"{fn}: kernel_size must be greater than zero, but got "
+                           f"kernel_size={list(kernel)}")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError(f"{fn}: stride must be greater than zero, but got "
+                           f"stride={list(stride)}")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError(f"{fn}: dilation must be greater than zero, but got "
+                           f"dilation={list(dilation)}")
+    for i in range(2):
+        eff = dilation[i] * (kernel[i] - 1) + 1
+        if padding[i] < 0 or padding[i] > eff // 2:
+            raise RuntimeError(
+                f"{fn}: pad should be at most half of effective kernel size, but got "
+                f"pad={padding[i]}, kernel_size={kernel[i]} and dilation={dilation[i]}")
+    h, w = x.shape[2:]
+    out = tuple(pool_output_size(x.shape[2 + i], kernel[i], stride[i], padding[i],
+                                 dilation[i], ceil_mode) for i in range(2))
+    if out[0] <= 0 or out[1] <= 0:
+        raise RuntimeError(
+            f"{fn}: Given input size: ({x.shape[1]}x{h}x{w}). Calculated output size: "
+            f"({x.shape[1]}x{out[0]}x{out[1]}). Output size is too small (kernel_size "
+            f"{list(kernel)}, stride {list(stride)}, padding {list(padding)}, dilation "
+            f"{list(dilation)})")
+    return kernel, stride, padding, dilation, out
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """2-D max pooling over (N, C, H, W) or (C, H, W); ``return_indices`` also gives the flat
+    index (h * W + w) of each maximum within its input plane."""
+    x, unbatched = _batched(input, "max_pool2d")
+    kernel, stride, padding, dilation, out = _pool_geometry(
+        x, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
+    idx = Tensor._make(_max_pool_indices(x._data, kernel, stride, padding, dilation, out),
+                       x._device)
+    y = dispatch(MAX_POOL2D, (x, idx))
+    if unbatched:
+        y, idx = y.squeeze(0), idx.squeeze(0)
+    return (y, idx) if return_indices else y
+
+
+# -- average pool --------------------------------------------------------------------------
+
+def _avg_divisor(xp, dtype, size, kernel, stride, padding, out, count_include_pad,
+                 divisor_override):
+    """(oh, ow) divisors, PyTorch's rule: windows clipped to the padded input; without
+    count_include_pad, clipped to the input itself."""
+    if divisor_override:
+        return xp.full(tuple(out), float(divisor_override), dtype=dtype)
+    per_dim = []
+    for i in range(2):
+        start = xp.arange(out[i]) * stride[i] - padding[i]
+        end = xp.minimum(start + kernel[i], size[i] + padding[i])
+        if not count_include_pad:
+            start = xp.maximum(start, 0)
+            end = xp.minimum(end, size[i])
+        per_dim.append(end - start)
+    return (per_dim[0].reshape(-1, 1) * per_dim[1].reshape(1, -1)).astype(dtype)
+
+
+def _avg_fwd(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    xp = _xp(self)
+    kernel = kernel_size
+    out = tuple(pool_output_size(self.shape[2 + i], kernel[i], stride[i], padding[i], 1,
+                                 ceil_mode) for i in range(2))
+    win = _padded_windows(self, kernel, stride, padding, (1, 1), out, 0)
+    div = _avg_divisor(xp, self.dtype, self.shape[2:], kernel, stride, padding, out,
+                       count_include_pad, divisor_override)
+    return win.sum(axis=(-2, -1)) / div
+
+
+def _avg_bwd(grad, self, self_shape, kernel_size, stride, padding, ceil_mode,
+             count_include_pad, divisor_override):
+    # (self is saved, as PyTorch's AvgPool2DBackward0 saves it; only its shape is needed)
+    from .factories import ones
+    kernel = kernel_size
+    n, c, h, w = self_shape
+    out = tuple(grad.shape[2:])
+    div = Tensor._make(_avg_divisor(grad._device.xp, grad.dtype, (h, w), kernel, stride,
+                                    padding, out, count_include_pad, divisor_override),
+                       grad._device)
+    g = (grad / div).reshape(n * c, 1, out[0], out[1])
+    k = ones((1, 1) + tuple(kernel), dtype=grad.dtype, device=grad.device)
+    # spread each output's share over its window (in padded coordinates) ...
+    full = _convolution(g, k, None, stride, (0, 0), (1, 1), True, (0, 0), 1)
+    # ... then drop the padding on the left and fit the right edge to the input
+    full = constant_pad_nd(full, (-padding[1], w + padding[1] - full.shape[3],
+                                  -padding[0], h + padding[0] - full.shape[2]))
+    return full.reshape(self_shape)
+
+
+AVG_POOL2D = defop("avg_pool2d", "AvgPool2DBackward0", _avg_fwd,
+                   attrs=("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+                          "divisor_override"),
+                   self=_avg_bwd)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """2-D average pooling over (N, C, H, W) or (C, H, W)."""
+    x, unbatched = _batched(input, "avg_pool2d")
+    if x._data.dtype.kind != "f":
+        raise RuntimeError(f"avg_pool2d: expected a floating point input, got "
+                           f"{B.dtype_name(x.dtype)}")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("avg_pool2d: divisor must be not zero")
+    kernel, stride, padding, _, _ = _pool_geometry(x, kernel_size, stride, padding, 1,
+                                                   ceil_mode, "avg_pool2d")
+    y = dispatch(AVG_POOL2D, (x,), (kernel, stride, padding, bool(ceil_mode),
+                                    bool(count_include_pad), divisor_override))
+    return y.squeeze(0) if unbatched else y
+
+
+# -- adaptive average pool ------------------------------------------------------------------
+
+def _bins(xp, dtype, size, out):
+    """(out, size) averaging matrix: row i averages [floor(i*size/out), ceil((i+1)*size/out))."""
+    p = xp.zeros((out, size), dtype=dtype)
+    for i in range(out):
+        start = (i * size) // out
+        end = -(-((i + 1) * size) // out)
+        p[i, start:end] = 1.0 / (end - start)
+    return p
+
+
+def _adaptive_fwd(self, output_size):
+    xp = _xp(self)
+    ph = _bins(xp, self.dtype, self.shape[2], output_size[0])
+    pw = _bins(xp, self.dtype, self.shape[3], output_size[1])
+    return xp.ascontiguousarray(xp.matmul(xp.matmul(ph, self), pw.T))
+
+
+def _adaptive_bwd(grad, self, self_shape, output_size):
+    # (self is saved, as PyTorch saves it; the map itself only needs the shape)
+    xp = grad._device.xp
+    ph = Tensor._make(_bins(xp, grad.dtype, self_shape[2], output_size[0]), grad._device)
+    pw = Tensor._make(_bins(xp, grad.dtype, self_shape[3], output_size[1]), grad._device)
+    return ph.t().matmul(grad).matmul(pw)
+
+
+ADAPTIVE_AVG_POOL2D = defop("adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", _adaptive_fwd,
+                            attrs=("output_size",), self=_adaptive_bwd)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Average pooling to a fixed output size (an int, or a pair; None keeps that dim)."""
+    if not isinstance(input, Tensor) or input.dim() not in (3, 4):
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
+                           f"{list(input.shape) if isinstance(input, Tensor) else input!r}")
+    x, unbatched = (input.unsqueeze(0), True) if input.dim() == 3 else (input, False)
+    if isinstance(output_size, int):
+        output_size = (output_size, output_size)
+    output_size = tuple(x.shape[2 + i] if s is None else int(s)
+                        for i, s in enumerate(output_size))
+    if len(output_size) != 2 or any(s <= 0 for s in output_size):
+        raise RuntimeError(f"adaptive_avg_pool2d: output_size must be 2 positive ints, got "
+                           f"{list(output_size)}")
+    if any(d == 0 for d in x.shape[2:]):
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected input to have non-zero size for "
+                           f"non-batch dimensions, but input has sizes {list(input.shape)}")
+    y = dispatch(ADAPTIVE_AVG_POOL2D, (x,), (output_size,))
+    return y.squeeze(0) if unbatched else y

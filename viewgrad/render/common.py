@@ -1,0 +1,71 @@
+"""What the renderers share: turning "something to draw" into snapshots, and choosing the
+part of a big graph to show.
+
+``as_drawable(obj)`` accepts an InplaceEvent, a GraphSnapshot, a Tensor or a list of
+Tensors (snapshotted on the spot), and returns ``(kind, payload)``.
+
+``neighbourhood(snap, max_nodes)``: a real training step has hundreds of nodes; a picture
+of all of them is unreadable. Keep the nodes nearest the snapshot's tensors (breadth first
+from their grad_fns, iteratively) up to ``max_nodes``; the rest are counted so the picture
+can say "N more nodes". A CopySlices' wrapped fn is drawn inside it and never counts.
+"""
+from __future__ import annotations
+
+from collections import deque
+
+__all__ = ["as_drawable", "neighbourhood", "DEFAULT_MAX_NODES"]
+
+DEFAULT_MAX_NODES = 60
+
+
+def as_drawable(obj, namespace=None):
+    from ..tensor import Tensor
+    from ..trace.snapshot import GraphSnapshot
+    from ..trace.tracer import InplaceEvent, snapshot
+    if isinstance(obj, InplaceEvent):
+        return "event", obj
+    if isinstance(obj, GraphSnapshot):
+        return "snapshot", obj
+    if isinstance(obj, Tensor) or (isinstance(obj, (list, tuple)) and obj
+                                   and all(isinstance(t, Tensor) for t in obj)):
+        return "snapshot", snapshot(obj, namespace=namespace or {})
+    raise TypeError(
+        f"cannot draw a {type(obj).__name__}: pass a Tensor, a list of Tensors, a "
+        "GraphSnapshot (viewgrad.trace.snapshot(...)) or an InplaceEvent (tracer.events[i])")
+
+
+def neighbourhood(snap, max_nodes=DEFAULT_MAX_NODES, keep=()):
+    """(ids of the nodes to show, {id: edges cut there}, number of nodes not shown).
+
+    ``keep``: node ids always shown (e.g. what an op added). ``max_nodes=None``: all."""
+    drawable = [n for n in snap.nodes if n.kind != "wrapped"]
+    if max_nodes is None or len(drawable) <= max_nodes:
+        return {n.id for n in drawable}, {n.id: n.more for n in drawable if n.more}, \
+            snap.omitted
+    shown = set()
+    queue = deque()
+    for nid in keep:
+        if snap.has_node(nid) and snap.node(nid).kind != "wrapped" and nid not in shown:
+            shown.add(nid)
+            queue.append(nid)
+    for t in snap.tensors:
+        for nid in (t.grad_fn, t.accumulator):
+            if nid is not None and snap.has_node(nid) and nid not in shown:
+                shown.add(nid)
+                queue.append(nid)
+    while queue and len(shown) < max_nodes:
+        nid = queue.popleft()
+        for e in snap.out_edges(nid):
+            if e.dst not in shown and len(shown) < max_nodes:
+                shown.add(e.dst)
+                queue.append(e.dst)
+    cut = {}
+    for nid in shown:
+        k = snap.node(nid).more
+        for e in snap.out_edges(nid):
+            if e.dst not in shown:
+                k += 1
+        if k:
+            cut[nid] = k
+    hidden = len(drawable) - len(shown) + snap.omitted
+    return shown, cut, hidden

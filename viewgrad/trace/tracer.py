@@ -1,0 +1,368 @@
+"""The Tracer: one ``InplaceEvent`` (before/after GraphSnapshots) per in-place op.
+
+``with vg.trace() as tr: ...`` (or ``tr = vg.trace(); tr.start(); ...; tr.stop()``).
+
+How it hears about in-place ops: the in-place choke point (``ops/table.apply_inplace``)
+calls ``observe.inplace.before(op, tensor, others)`` before computing and
+``observe.inplace.after(token)`` after rebasing history. While at least one Tracer is
+active, ``observe.inplace`` is the module's ``_HUB``, which fans out to every active tracer
+(the REPL's long-lived tracer and a user's ``with vg.trace()`` can nest), and
+``observe.view_created`` feeds the registry of live views. With no tracer both slots are
+``None``: tracing off costs one ``is None`` check per op.
+
+The tracer only observes. It never raises into the user's program: if taking a snapshot
+fails, it warns once and skips the event.
+
+Which ops are recorded: those the user's code asked for, directly or through an optimizer
+or module. In-place ops that autograd itself runs (CopySlices writing a gradient into a
+buffer, AccumulateGrad's ``grad += new``, anything during a backward pass) are not events.
+"""
+from __future__ import annotations
+
+import linecache
+import os
+import sys
+import warnings
+
+from ..autograd import grad_mode as _gm
+from ..autograd import observe as _obs
+from .registry import IDS, LIVE_VIEWS
+from .snapshot import Labeler, build, MAX_NODES
+
+__all__ = ["Tracer", "InplaceEvent", "trace", "snapshot", "Source"]
+
+_PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # .../viewgrad
+_SKIP = (os.path.join(_PKG, "ops"), os.path.join(_PKG, "tensor.py"),
+         os.path.join(_PKG, "trace"))
+_INTERNAL = (os.path.join(_PKG, "autograd"),)
+_ENGINE = os.path.join(_PKG, "autograd", "engine.py")
+
+
+class Source(tuple):
+    """(file, line, text) of the user's line that did the op; ``text`` may be None."""
+    __slots__ = ()
+
+    def __new__(cls, file, line, text):
+        return super().__new__(cls, (file, line, text))
+
+    file = property(lambda s: s[0])
+    line = property(lambda s: s[1])
+    text = property(lambda s: s[2])
+
+
+def _caller():
+    """(user frame or None, internal?) for the op being run now.
+
+    Walk out of viewgrad's op machinery; if the first frame beyond it is autograd's own
+    code, or a backward pass is running anywhere up the stack, the op is internal."""
+    f = sys._getframe(2)
+    user = None
+    while f is not None:
+        fn = f.f_code.co_filename
+        if fn == _ENGINE and f.f_code.co_name == "run_backward":
+            return None, True
+        if user is None and not fn.startswith(_SKIP):
+            if fn.startswith(_INTERNAL):
+                return None, True
+            user = f
+        f = f.f_back
+    return user, False
+
+
+def _source_of(frame):
+    if frame is None:
+        return None
+    fn, ln = frame.f_code.co_filename, frame.f_lineno
+    text = linecache.getline(fn, ln).strip() or None
+    return Source(fn, ln, text)
+
+
+def _user_frame(frame):
+    """Nearest frame outside the viewgrad package (optimizer code → the user's step())."""
+    f = frame
+    while f is not None and f.f_code.co_filename.startswith(_PKG):
+        f = f.f_back
+    return f or frame
+
+
+class InplaceEvent:
+    """One in-place op: ``op`` (e.g. "mul_"), the mutated ``tensor``'s label, ``operands``
+    (labels, or the value of a constant), the ``before`` and ``after`` snapshots, the
+    user's ``source`` line, and whether grad mode was on."""
+
+    __slots__ = ("index", "op", "tensor", "tensor_id", "operands", "before", "after",
+                 "source", "grad_enabled", "_diff")
+
+    def __init__(self, index, op, tensor, tensor_id, operands, before, after, source,
+                 grad_enabled):
+        self.index = index
+        self.op = op
+        self.tensor = tensor
+        self.tensor_id = tensor_id
+        self.operands = tuple(operands)
+        self.before = before
+        self.after = after
+        self.source = source
+        self.grad_enabled = grad_enabled
+        self._diff = None
+
+    @property
+    def diff(self):
+        if self._diff is None:
+            from .diff import diff
+            self._diff = diff(self.before, self.after)
+        return self._diff
+
+    def summary(self) -> str:
+        from .explain import summarize
+        return summarize(self)
+
+    def explain(self) -> str:
+        from .explain import explain
+        return explain(self)
+
+    def call_text(self) -> str:
+        """``x.mul_(y)`` as it would be written."""
+        if self.op == "__setitem__":
+            from .explain import _first_value
+            t = self.after.tensor(self.tensor_id) if self.after.has_tensor(
+                self.tensor_id) else None
+            value = ", ".join(self.operands) or _first_value(t) or "…"
+            return f"{self.tensor} = {value}"
+        return f"{self.tensor}.{self.op}({', '.join(self.operands)})"
+
+    def __eq__(self, other):
+        if not isinstance(other, InplaceEvent):
+            return NotImplemented
+        return all(getattr(self, k) == getattr(other, k) for k in self.__slots__ if k != "_diff")
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"<InplaceEvent #{self.index} {self.call_text()}>"
+
+    def _repr_svg_(self):
+        from ..render.svg import render_svg_text
+        return render_svg_text(self)
+
+    def __rich__(self):
+        from ..render.terminal import render_event
+        return render_event(self)
+
+
+def _operand_text(o, labeler):
+    from ..tensor import Tensor
+    if not isinstance(o, Tensor):
+        return repr(o)
+    lab = labeler.named(o)
+    if lab is not None:
+        return labeler(o)
+    if o._grad_fn is None and not o._requires_grad and o._data.size == 1:
+        v = o._data.reshape(-1)[0].item()       # a constant such as the 2 in x.mul_(2)
+        return repr(v)
+    return labeler(o)
+
+
+class _Pending:
+    __slots__ = ("tracer", "op", "tensor", "others", "roots", "labeler", "before", "source",
+                 "grad_enabled", "operands")
+
+
+class _Hub:
+    """The object in ``observe.inplace`` while tracers are active."""
+
+    def __init__(self):
+        self.tracers = []
+        self.warned = False
+
+    def before(self, op, tensor, others):
+        try:
+            frame, internal = _caller()
+            if internal:
+                return None
+            pend = []
+            for tr in self.tracers:
+                if tr._paused:
+                    continue
+                pend.append(tr._before(op, tensor, others, frame))
+            return pend or None
+        except Exception as e:  # noqa: BLE001 - an observer must never break the program
+            self._warn(e)
+            return None
+
+    def after(self, token):
+        for p in token:
+            try:
+                p.tracer._after(p)
+            except Exception as e:  # noqa: BLE001
+                self._warn(e)
+
+    def _warn(self, e):
+        if not self.warned:
+            self.warned = True
+            warnings.warn(f"viewgrad tracer: could not record an in-place op ({e!r}); "
+                          "tracing goes on, this event is skipped", RuntimeWarning,
+                          stacklevel=4)
+
+    def add(self, tr):
+        if tr not in self.tracers:
+            self.tracers.append(tr)
+        _obs.inplace = self
+        _obs.view_created = LIVE_VIEWS.add
+
+    def remove(self, tr):
+        if tr in self.tracers:
+            self.tracers.remove(tr)
+        if not self.tracers:
+            if _obs.inplace is self:
+                _obs.inplace = None
+            if _obs.view_created == LIVE_VIEWS.add:
+                _obs.view_created = None
+
+
+_HUB = _Hub()
+
+
+def _namespaces(namespace, frame):
+    if namespace is not None:
+        return [namespace]
+    if frame is None:
+        return []
+    frame = _user_frame(frame)
+    return [frame.f_locals, frame.f_globals]
+
+
+def _roots(tensor, others, namespaces):
+    """The tensors a snapshot covers: the mutated tensor, its base, every live view of the
+    base (registry + views found in the namespace), and the other operands."""
+    from ..tensor import Tensor
+    roots = [(tensor, "mutated")]
+    base = tensor._base if tensor._base is not None else tensor
+    if base is not tensor:
+        roots.append((base, "base"))
+    views = LIVE_VIEWS.views_of(base)
+    seen = {id(v) for v in views}
+    for ns in namespaces:
+        for v in list(ns.values()):
+            if isinstance(v, Tensor) and v._base is base and id(v) not in seen:
+                seen.add(id(v))
+                views.append(v)
+    for v in views:
+        if v is not tensor:
+            roots.append((v, "view"))
+    for o in others:
+        if isinstance(o, Tensor):
+            roots.append((o, "operand"))
+    return roots
+
+
+class Tracer:
+    """Records one ``InplaceEvent`` per in-place op while active.
+
+    ``namespace``: a dict (e.g. the REPL's globals) used to label tensors by variable
+    name; by default the caller's locals and globals at each op. ``max_nodes``: how many
+    graph nodes a snapshot keeps in full (the rest are counted, not stored).
+    """
+
+    def __init__(self, namespace=None, max_nodes=MAX_NODES):
+        self.namespace = namespace
+        self.max_nodes = max_nodes
+        self.events = []
+        self._active = False
+        self._paused = False
+
+    # -- lifecycle -------------------------------------------------------------------
+    def start(self):
+        self._active = True
+        _HUB.add(self)
+        return self
+
+    def stop(self):
+        self._active = False
+        _HUB.remove(self)
+        return self
+
+    @property
+    def active(self) -> bool:
+        return self._active
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+        return False
+
+    def clear(self):
+        self.events.clear()
+
+    def __len__(self):
+        return len(self.events)
+
+    def __iter__(self):
+        return iter(self.events)
+
+    def __getitem__(self, i):
+        return self.events[i]
+
+    def __repr__(self):
+        state = "active" if self._active else "stopped"
+        return f"<Tracer {state}, {len(self.events)} events>"
+
+    # -- JSON ------------------------------------------------------------------------
+    def to_json(self, path=None):
+        """Write the trace to ``path`` (or return the JSON text when path is None)."""
+        from .jsonio import dumps
+        text = dumps(self.events)
+        if path is None:
+            return text
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return path
+
+    # -- the hub calls these ---------------------------------------------------------
+    def _before(self, op, tensor, others, frame):
+        p = _Pending()
+        p.tracer = self
+        p.op = op
+        p.tensor = tensor
+        p.others = others
+        namespaces = _namespaces(self.namespace, frame)
+        p.labeler = Labeler(namespaces)
+        p.roots = _roots(tensor, others, namespaces)
+        p.grad_enabled = _gm.enabled
+        p.source = _source_of(_user_frame(frame) if frame is not None else None)
+        p.operands = [_operand_text(o, p.labeler) for o in others]
+        p.before = build(p.roots, p.labeler, self.max_nodes, p.grad_enabled, focus=tensor)
+        return p
+
+    def _after(self, p):
+        after = build(p.roots, p.labeler, self.max_nodes, p.grad_enabled, focus=p.tensor)
+        ev = InplaceEvent(len(self.events), p.op, p.labeler(p.tensor), IDS.tensor(p.tensor),
+                          p.operands, p.before, after, p.source, p.grad_enabled)
+        self.events.append(ev)
+
+
+def trace(namespace=None, max_nodes=MAX_NODES) -> Tracer:
+    """``with vg.trace() as tr:`` — record a before/after snapshot per in-place op."""
+    return Tracer(namespace, max_nodes)
+
+
+def snapshot(tensors, namespace=None, max_nodes=MAX_NODES):
+    """A GraphSnapshot of the graph reachable from ``tensors`` (a tensor or a list), with
+    each view's base. Labels come from ``namespace`` (default: the caller's variables)."""
+    from ..tensor import Tensor
+    if isinstance(tensors, Tensor):
+        tensors = [tensors]
+    tensors = list(tensors)
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"snapshot() takes tensors; item {i} is a "
+                            f"{type(t).__name__}")
+    if namespace is None:
+        f = sys._getframe(1)
+        namespaces = [f.f_locals, f.f_globals]
+    else:
+        namespaces = [namespace]
+    return build([(t, "root") for t in tensors], Labeler(namespaces), max_nodes,
+                 _gm.enabled, focus=tensors[0] if len(tensors) == 1 else None)
