@@ -266,6 +266,36 @@ def cmd_explain(session, rest):
     session.show_code(explain_of(ev))
 
 
+@command("backward", ":backward EXPR", "run EXPR.backward() and step through the engine, "
+         "one node per Enter", args="expr")
+def cmd_backward(session, rest):
+    """Runs the backward pass of a (scalar) tensor — it accumulates .grad, like
+    EXPR.backward() — while recording the engine: which node ran, in which order, the
+    gradients in and out, the ready queue and the dependency counts, and what
+    AccumulateGrad did. Enter shows the next node."""
+    if not rest.strip():
+        raise UsageError("backward of what? give a tensor expression, e.g. :backward loss")
+    t = _target(session, rest)
+    if not isinstance(t, vg.Tensor):
+        raise UsageError(f"{rest.strip()} is a {type(t).__name__}, not a tensor")
+    from viewgrad.trace import record_backward
+    with session._user_output():
+        bt = record_backward(t, retain_graph=True, namespace=session.namespace)
+    session.start_backward(bt)
+
+
+@command("report", ":report FILE", "write the recorded events as one self-contained web "
+         "page (open it in a browser)", args="file")
+def cmd_report(session, rest):
+    path = _one_path(rest)
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UsageError(f"folder {folder} does not exist")
+    n = session.trace.report(path)
+    session.console.print(Text(f"wrote {path}: {n} event{'s' * (n != 1)}; open it in a "
+                               "browser (arrow keys step through)", style="green"))
+
+
 @command("save", ":save FILE", "save the recorded events as trace JSON", args="file")
 def cmd_save(session, rest):
     path = _one_path(rest)

@@ -57,6 +57,24 @@ def history_path() -> str:
     return os.path.join(platformdirs.user_data_dir("viewgrad", appauthor=False), "history")
 
 
+class SafeFileHistory(FileHistory):
+    """A FileHistory whose write failures (disk full, file removed read-only…) cost the
+    persistence of that entry, never the line the user just typed."""
+
+    def __init__(self, filename, console=None):
+        super().__init__(filename)
+        self._console = console
+        self._warned = False
+
+    def store_string(self, string: str) -> None:
+        try:
+            super().store_string(string)
+        except OSError as e:
+            if not self._warned and self._console is not None:
+                self._warned = True
+                self._console.print(Text(f"(history not saved: {e})", style="dim"))
+
+
 def make_history(path: str | None = None, console=None):
     """A file history; if the file can't be used, an in-memory one and a warning (losing
     persistence beats losing the session)."""
@@ -65,7 +83,7 @@ def make_history(path: str | None = None, console=None):
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         with open(path, "ab"):
             pass
-        return ThreadedHistory(FileHistory(path))
+        return ThreadedHistory(SafeFileHistory(path, console))
     except OSError as e:
         if console is not None:
             console.print(Text(f"(history not saved: cannot write {path}: {e})", style="dim"))
@@ -145,8 +163,9 @@ def make_prompt_session(session: Session, input=None, output=None, history=None,
         multiline=True,
         key_bindings=_key_bindings(session),
         bottom_toolbar=toolbar,
-        prompt_continuation=lambda width, line_number, wrap: [("class:continuation",
-                                                               "... ".rjust(width))],
+        # "... " starts a new line of a block; a long line that merely wraps gets none
+        prompt_continuation=lambda width, line_number, wrap: (
+            "" if wrap else [("class:continuation", "... ".rjust(width))]),
         style=STYLE,
         include_default_pygments_style=True,
         enable_history_search=False,
@@ -196,7 +215,9 @@ def run_repl(session: Session | None = None, input=None, output=None, history=No
                 continue
             failures = 0
             if step is not None:
-                if not text.strip():  # Enter on an empty prompt: run the step
+                if not text.strip() and getattr(session, "stepping", None) is not None:
+                    step = None  # Enter belongs to :backward's stepping first
+                elif not text.strip():  # Enter on an empty prompt: run the step
                     text = step[2].code
                     session.echo(text)
                 elif text.strip() != step[2].code.strip():

@@ -22,10 +22,10 @@ def set_blame(enabled: bool):
     """Turn blame recording on or off (on by default)."""
     global _enabled
     _enabled = bool(enabled)
-    from .. import tensor
-    from ..ops import table
-    tensor._BLAME = _enabled
-    table._BLAME[0] = _enabled
+    # NB: `viewgrad.tensor` the attribute is the factory function; the module is in
+    # sys.modules under its dotted name.
+    sys.modules["viewgrad.tensor"]._BLAME = _enabled
+    sys.modules["viewgrad.ops.table"]._BLAME[0] = _enabled
 
 
 def is_blame_enabled() -> bool:
