@@ -4,7 +4,8 @@
     viewgrad tutorial N               print its prose, each step's code and what it prints,
                                       with the before/after graphs of its in-place ops
     viewgrad tutorial N --svg-dir DIR also write one SVG per in-place event of the
-                                      tutorial's code: DIR/NN-stepS-eventK.svg
+                                      tutorial's code: DIR/NN-stepS-eventK.svg (the first
+                                      SVG_LIMIT of a step, as many as the REPL draws)
                                       (NN-solution-eventK.svg with --solve)
     viewgrad tutorial N --check       compare each step's output with the Markdown's
                                       ```text block and run the exercise's solution; exit
@@ -34,6 +35,8 @@ from rich.text import Text
 
 from . import tutorials
 from .session import Session
+
+SVG_LIMIT = 4  # pictures per step, as many as the REPL draws after one input
 
 _ADDR = re.compile(r"0x[0-9a-fA-F]{4,}")
 # the tracer's short ids (n8, t5) count graph objects over the whole process
@@ -65,13 +68,16 @@ class TutorialSession(Session):
         self.step_no = 0
         self.events = []     # every in-place event of the tutorial's code
         self.svgs = []       # paths written
+        # like the REPL's terminal graphs: a loop (a training run, gradcheck's perturbations)
+        # gets its first few events drawn, not hundreds
+        self.svg_limit = SVG_LIMIT
 
     def print_trace(self, events):
         self.events.extend(events)
         if self.svg_dir:
             os.makedirs(self.svg_dir, exist_ok=True)
             from .tracing import to_svg
-            for ev in events:
+            for ev in events[:self.svg_limit]:
                 tag = self.step_no if isinstance(self.step_no, str) else f"step{self.step_no}"
                 path = os.path.join(self.svg_dir, f"{self.number:02d}-{tag}-event{ev.index}.svg")
                 try:
@@ -79,6 +85,9 @@ class TutorialSession(Session):
                     self.svgs.append(path)
                 except Exception as e:  # noqa: BLE001 - a picture must not stop the lesson
                     self.console.print(Text(f"(could not write {path}: {e})", style="red"))
+            if len(events) > self.svg_limit:
+                self.console.print(Text(f"({len(events) - self.svg_limit} more in-place events "
+                                        "of this step not written as pictures)", style="dim"))
         if self.show_graphs:
             super().print_trace(events)
 
