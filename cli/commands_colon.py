@@ -320,8 +320,9 @@ def cmd_load(session, rest):
 @command("tutorial", ":tutorial [N]", "list the walkthroughs, or play number N", args="tut",
          aliases=("tut",))
 def cmd_tutorial(session, rest):
-    """Tutorials are Markdown files in tutorials/: every ```python block is a step. Each
-    step's code is put on the prompt: Enter runs it, Ctrl-C stops the walkthrough."""
+    """Tutorials are Markdown files in tutorials/: every ```python block is a step (format:
+    tutorials.py). Each step's prose and code are shown; Enter on the empty prompt runs it,
+    the reader's own lines may come first, :next skips it, Ctrl-C stops the walkthrough."""
     found = tutorials.discover()
     if not rest.strip():
         if not found:

@@ -50,11 +50,11 @@ Format (one file per tutorial, in the top-level ``tutorials/`` folder)::
   to the exercise: never played as a step; tests run it and then the check (the REPL shows
   it with ``:check solution``). Put it in a ``<details>`` block so readers of the Markdown
   do not see it at once. ``python`` fences with any other word are steps as before.
-* In an interactive session each step's code is put on the prompt: Enter runs it (edit it
-  first if you like). Anything else typed instead runs as the reader's own input and the
-  step waits on the next prompt; ``:next`` skips it, Ctrl-C stops the walkthrough. After
-  the last step the exercise is shown: type lines, then ``:check``. In script mode the
-  steps simply run, and the exercise is shown but not checked.
+* In an interactive session each step's prose and code are shown above an empty prompt:
+  Enter runs the step. Anything typed instead runs as the reader's own input and the step
+  keeps waiting; ``:next`` skips it, Ctrl-C stops the walkthrough. After the last step the
+  exercise is shown: type lines, then ``:check``. In script mode (and ``viewgrad tutorial
+  N``) the steps simply run, and the exercise is shown but not checked.
 
 Where tutorials are looked for: ``$VIEWGRAD_TUTORIALS``, else ``tutorials/`` next to the
 ``cli/`` folder (a source checkout), else ``./tutorials``.
