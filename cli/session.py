@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import math
+import os
 import sys
 from collections import deque
 
@@ -228,6 +229,11 @@ class Session:
                 self.console.print(Text("type your answer at the prompt, then :check "
                                         "(:check solution shows one)", style="cyan"))
             self.console.print(Text(f"end of tutorial {tut.number}.", style="bold green"))
+            from . import tutorials
+            nxt = tutorials.find(tut.number + 1, os.path.dirname(tut.path) or None)
+            if nxt is not None:  # from tutorial 1 to the last without leaving the REPL
+                self.console.print(Text(f":tutorial {nxt.number} plays the next one: "
+                                        f"{nxt.title}", style="dim"))
 
     def stop_tutorial(self):
         if self.pending:
