@@ -10,6 +10,10 @@ learner needs, no more):
   Meta-Enter (Esc Enter) runs it regardless;
 * persistent history (``history_path()``), suggestions from it (→ accepts);
 * Ctrl-C cancels the line (or stops a tutorial), Ctrl-D on an empty line leaves;
+* tutorials (``:tutorial N``): each step's prose and code are shown above an empty
+  prompt; Enter on the empty prompt runs the step. Anything typed instead runs as the
+  reader's own input and the step keeps waiting (``:next`` skips it); ``gpu`` steps are
+  skipped without a GPU; after the last step the exercise waits for ``:check``;
 * a bottom toolbar with the trace state and the number of recorded events.
 
 ``run_repl`` takes ``input``/``output`` so tests can drive it with
@@ -142,7 +146,7 @@ def make_prompt_session(session: Session, input=None, output=None, history=None,
             tut = ""
             if session.pending:
                 t, i, _ = session.pending[0]
-                tut = f" · tutorial {t.number} step {i + 1}/{len(t.steps)} (Ctrl-C stops)"
+                tut = f" · tutorial {t.number} step {i + 1}/{len(t.steps)} (Enter runs it · Ctrl-C stops)"
             return HTML(f" trace {state} · {n} event{'s' * (n != 1)}{tut} · "
                         ":help · Tab completes · Ctrl-D quits ")
         except Exception:  # noqa: BLE001 - a toolbar must never take the prompt down
@@ -179,19 +183,23 @@ def run_repl(session: Session | None = None, input=None, output=None, history=No
     if banner:
         session.console.print(Text(session.banner(), style="dim"))
     failures = 0
+    shown = None  # the tutorial step whose prose is on screen
     try:
         while not session.quit_requested:
-            default = ""
             step = None
+            session.skip_unplayable()
             if session.pending:
                 step = session.pending[0]
                 tut, i, st = step
-                session.show_step(tut, i, st)
-                default = st.code
-                if not is_complete(default):
-                    default += "\n"  # a block: the empty last line lets Enter run it
+                if step is not shown:  # after the reader's own lines it is not shown again
+                    session.show_step(tut, i, st)
+                    session.show_code(st.code)
+                    session.console.print(Text(
+                        "Enter runs this step · or type your own lines first · :next skips "
+                        "it · Ctrl-C stops", style="dim"))
+                    shown = step
             try:
-                text = ps.prompt([("class:prompt", ">>> ")], default=default)
+                text = ps.prompt([("class:prompt", ">>> ")])
             except KeyboardInterrupt:
                 if step is not None:
                     session.stop_tutorial()
@@ -206,6 +214,14 @@ def run_repl(session: Session | None = None, input=None, output=None, history=No
                     return 1
                 continue
             failures = 0
+            if step is not None:
+                if not text.strip() and getattr(session, "stepping", None) is not None:
+                    step = None  # Enter belongs to :backward's stepping first
+                elif not text.strip():  # Enter on an empty prompt: run the step
+                    text = step[2].code
+                    session.echo(text)
+                elif text.strip() != step[2].code.strip():
+                    step = None  # the reader's own line: it runs, the step waits
             if step is not None and session.pending and session.pending[0] is step:
                 session.pending.popleft()
             try:

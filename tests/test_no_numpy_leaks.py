@@ -30,8 +30,6 @@ ALLOWLIST = {
     # path relative to viewgrad/ -> why it may use host numpy (via B.host_numpy() only)
     "printing.py": "formats a HOST copy of the data (dev.to_host) with numpy's "
                    "array2string; it never sees a device array",
-    "nn/module.py": "save/load of .npz files: np.savez / np.load(allow_pickle=False) on HOST "
-                    "copies (B.save_npz / B.load_npz do the same without numpy)",
 }
 BANNED_MODULES = ("numpy", "cupy", "cupyx")
 BANNED_NAMES = {"np", "numpy", "cupy", "cp", "cupyx"}
