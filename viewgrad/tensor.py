@@ -70,6 +70,7 @@ class Tensor:
     _retains_grad = False
     _name = None
     _is_param = False
+    _fresh_buffer = False     # set by empty_strided: its strided array owns a new buffer
 
     @property
     def _storage(self):

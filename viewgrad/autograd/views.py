@@ -329,6 +329,18 @@ class CopySlices(Node):
             result = F.empty_strided(self.base_sizes, self.base_strides, dtype=self.dtype,
                                      device=self.device)
             result.copy_(grad)
+        if not _gm.enabled and not self.replay:
+            # Plain backward: the same steps on arrays (no graph to build).
+            from ..ops.shape import strided_region
+            from ..tensor import Tensor
+            region = strided_region(result, self.view_sizes, self.view_strides,
+                                    self.view_offset)
+            res = self.fn.apply([Tensor._make(region.copy(), self.device)])
+            if res[0] is not None:
+                region[...] = res[0]._data
+            else:
+                region[...] = 0
+            return [result] + list(res[1:])
         if self.replay:
             grad_slice = ViewInfo(result, self.view_fns, 0, DEFAULT).replay(result)
         else:
@@ -357,8 +369,9 @@ class CopySlices(Node):
 
 
 def _owns(t):
-    owner = getattr(t._data, "base", None)
-    return owner is None or owner is t._storage_
+    """t's memory is its own: an array that owns its data, or empty_strided's fresh
+    buffer (marked, since its array is a strided view of that buffer)."""
+    return getattr(t._data, "base", None) is None or t._fresh_buffer
 
     def saved_items(self):
         return self.fn.saved_items()

@@ -148,6 +148,7 @@ def empty_strided(size, stride, dtype=None, device=None, requires_grad=False):
         a = dev.xp.empty(size, dtype=dt)
     t = Tensor._make(a, dev)
     t._storage = buf
+    t._fresh_buffer = True
     if requires_grad:
         t.requires_grad_(True)
     return t

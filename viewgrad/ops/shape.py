@@ -158,6 +158,19 @@ AS_STRIDED = defop("as_strided", "AsStridedBackward0", _as_strided_fwd,
                    self=_as_strided_bwd)
 
 
+def strided_region(t, size, stride, storage_offset):
+    """The array with geometry (size, stride, storage_offset) over t's storage (no
+    bounds check: as_strided does it)."""
+    dev = t._device
+    if dev.as_strided is None:
+        raise RuntimeError(f"as_strided is not supported on device {dev.type}; use view "
+                           "replay (viewgrad.autograd.set_view_replay(True))")
+    storage = t._storage
+    isz = storage.itemsize
+    flat = dev.as_strided(storage, (int(storage.size),), (isz,))
+    return dev.as_strided(flat[storage_offset:], size, tuple(s * isz for s in stride))
+
+
 @method("as_strided")
 def as_strided(self, size, stride, storage_offset=None):
     size = tuple(int(s) for s in size)
@@ -178,11 +191,7 @@ def as_strided(self, size, stride, storage_offset=None):
             f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
             f"{storage_offset}, and itemsize {isz} requiring a storage size of {need * isz} "
             f"are out of bounds for storage of size {have * isz}")
-    if dev.as_strided is None:
-        raise RuntimeError(f"as_strided is not supported on device {dev.type}; use view "
-                           "replay (viewgrad.autograd.set_view_replay(True))")
-    flat = dev.as_strided(storage, (have,), (isz,))
-    data = dev.as_strided(flat[storage_offset:], size, tuple(s * isz for s in stride))
+    data = strided_region(self, size, stride, storage_offset)
     in_geom = (tuple(self._data.shape), self.stride(), self.storage_offset())
     attrs = (size, stride, storage_offset, in_geom)
     return make_view(AS_STRIDED, self, data, attrs, (as_strided, (size, stride,
