@@ -115,14 +115,17 @@ def torch_step_workload(batch=32, size=16, channels=(8, 16), seed=0, threads=Non
 
 
 def _time(fn, repeat, warmup=3):
+    """Wall-clock seconds per call, and this process's CPU seconds per call (the second is
+    what to compare on a shared machine: other jobs' load stretches wall time, not it)."""
     for _ in range(warmup):
         fn()
-    out = []
+    wall, cpu = [], []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         fn()
-        out.append(time.perf_counter() - t0)
-    return out
+        cpu.append(time.process_time() - c0)
+        wall.append(time.perf_counter() - t0)
+    return wall, cpu
 
 
 def main(argv=None):
@@ -138,11 +141,11 @@ def main(argv=None):
     print(f"BLAS threads: {os.environ.get('OPENBLAS_NUM_THREADS', 'default')}; "
           f"viewgrad {vg.__version__}")
     step = conv_step_workload(args.batch, args.size, device=args.device)
-    ts = _time(lambda: (step(), _sync(args.device)), args.repeat)
-    med = statistics.median(ts)
-    print(f"{step.name}: median {med * 1e3:.1f} ms/step (min {min(ts) * 1e3:.1f}, "
-          f"max {max(ts) * 1e3:.1f}) over {args.repeat} steps; "
-          f"{args.batch / med:.0f} images/s")
+    ts, cs = _time(lambda: (step(), _sync(args.device)), args.repeat)
+    med, cmed = statistics.median(ts), statistics.median(cs)
+    print(f"{step.name}: median {med * 1e3:.1f} ms/step wall (min {min(ts) * 1e3:.1f}, "
+          f"max {max(ts) * 1e3:.1f}), {cmed * 1e3:.1f} ms/step CPU, over {args.repeat} "
+          f"steps; {args.batch / med:.0f} images/s")
     ph = [step.phases() for _ in range(args.repeat)]
     f, b, o = (statistics.median(p[i] for p in ph) * 1e3 for i in range(3))
     print(f"  phases (median ms): forward+loss {f:.1f}, backward {b:.1f}, optimizer {o:.1f}")
@@ -152,10 +155,11 @@ def main(argv=None):
         except ImportError:
             print("  torch not installed: no comparison")
         else:
-            tts = _time(tstep, args.repeat)
-            tmed = statistics.median(tts)
-            print(f"  torch (CPU) same step: median {tmed * 1e3:.2f} ms/step "
-                  f"(viewgrad takes {med / tmed:.1f}x as long)")
+            tts, tcs = _time(tstep, args.repeat)
+            tmed, tcmed = statistics.median(tts), statistics.median(tcs)
+            print(f"  torch (CPU) same step: median {tmed * 1e3:.2f} ms/step wall, "
+                  f"{tcmed * 1e3:.2f} ms/step CPU (viewgrad takes {cmed / tcmed:.1f}x the CPU "
+                  "time)")
     return 0
 
 

@@ -4,9 +4,11 @@
         The seed example (DESIGN §4): ``b = a.clone(); x = b[2]; x.mul_(y)``, traced;
         before | after in the terminal, and an SVG of the two graphs.
 
-    viewgrad run SCRIPT [ARGS...] [--svg-dir DIR] [--json FILE] [--renderer R] [--show]
+    viewgrad run SCRIPT [ARGS...] [--svg-dir DIR] [--json FILE] [--html FILE]
+                        [--renderer R] [--show]
         Runs SCRIPT (as ``__main__``) under a tracer; prints one line per in-place op,
-        writes one before/after SVG per op into DIR and the whole trace as JSON.
+        writes one before/after SVG per op into DIR, the whole trace as JSON, and a
+        self-contained web page stepping through the events.
         ``--`` ends viewgrad's options: the rest goes to the script as ``sys.argv[1:]``.
 
 Each returns an exit status (0 ok, 1 the script raised, 2 bad usage).
@@ -81,6 +83,8 @@ def run(argv=None) -> int:
     p.add_argument("script", help="a Python file using viewgrad")
     p.add_argument("--svg-dir", default=None, help="write event-NNN-OP.svg files here")
     p.add_argument("--json", default=None, help="write the whole trace as JSON here")
+    p.add_argument("--html", default=None,
+                   help="write a self-contained web page stepping through the events")
     p.add_argument("--renderer", default=None,
                    help="dot | graphviz-pure | auto | a path (default: $VIEWGRAD_RENDERER "
                         "or auto)")
@@ -96,7 +100,7 @@ def run(argv=None) -> int:
     from viewgrad.render.terminal import render_event
     from viewgrad.render.svg import RendererNotFound, find_renderer
 
-    if ns.svg_dir:
+    if ns.svg_dir or ns.html:
         try:  # fail before running the script, not after
             find_renderer(ns.renderer)
         except RendererNotFound as e:
@@ -126,10 +130,15 @@ def run(argv=None) -> int:
         status = 1
     finally:
         sys.argv, sys.path[:] = old_argv, old_path
-    for ev in tr.events:
-        if ns.show:
-            con.print(render_event(ev))
+    from viewgrad.render.terminal import render_backward
+    for item in tr.timeline():
+        if hasattr(item, "steps"):
+            con.print(render_backward(item) if ns.show else item.summary()[:160],
+                      highlight=False)
+        elif ns.show:
+            con.print(render_event(item))
         else:
+            ev = item
             where = f"  ({os.path.basename(ev.source[0])}:{ev.source[1]})" if ev.source else ""
             con.print(f"#{ev.index} {ev.summary()}{where}", highlight=False)
     if not tr.events:
@@ -139,6 +148,10 @@ def run(argv=None) -> int:
         for ev in tr.events:
             vg.viz.to_svg(ev, os.path.join(ns.svg_dir, _event_file(ev)), renderer=ns.renderer)
         con.print(f"{len(tr.events)} SVG file(s) written to {ns.svg_dir}")
+    if ns.html:
+        tr.to_html(ns.html, title=f"viewgrad: {os.path.basename(ns.script)}",
+                   renderer=ns.renderer)
+        con.print(f"web page written to {ns.html}")
     if ns.json:
         tr.to_json(ns.json)
         con.print(f"trace written to {ns.json}")

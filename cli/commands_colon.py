@@ -266,6 +266,36 @@ def cmd_explain(session, rest):
     session.show_code(explain_of(ev))
 
 
+@command("backward", ":backward EXPR", "run EXPR.backward() and step through the engine, "
+         "one node per Enter", args="expr")
+def cmd_backward(session, rest):
+    """Runs the backward pass of a (scalar) tensor — it accumulates .grad, like
+    EXPR.backward() — while recording the engine: which node ran, in which order, the
+    gradients in and out, the ready queue and the dependency counts, and what
+    AccumulateGrad did. Enter shows the next node."""
+    if not rest.strip():
+        raise UsageError("backward of what? give a tensor expression, e.g. :backward loss")
+    t = _target(session, rest)
+    if not isinstance(t, vg.Tensor):
+        raise UsageError(f"{rest.strip()} is a {type(t).__name__}, not a tensor")
+    from viewgrad.trace import record_backward
+    with session._user_output():
+        bt = record_backward(t, retain_graph=True, namespace=session.namespace)
+    session.start_backward(bt)
+
+
+@command("report", ":report FILE", "write the recorded events as one self-contained web "
+         "page (open it in a browser)", args="file")
+def cmd_report(session, rest):
+    path = _one_path(rest)
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UsageError(f"folder {folder} does not exist")
+    n = session.trace.report(path)
+    session.console.print(Text(f"wrote {path}: {n} event{'s' * (n != 1)}; open it in a "
+                               "browser (arrow keys step through)", style="green"))
+
+
 @command("save", ":save FILE", "save the recorded events as trace JSON", args="file")
 def cmd_save(session, rest):
     path = _one_path(rest)
@@ -290,8 +320,9 @@ def cmd_load(session, rest):
 @command("tutorial", ":tutorial [N]", "list the walkthroughs, or play number N", args="tut",
          aliases=("tut",))
 def cmd_tutorial(session, rest):
-    """Tutorials are Markdown files in tutorials/: every ```python block is a step. Each
-    step's code is put on the prompt: Enter runs it, Ctrl-C stops the walkthrough."""
+    """Tutorials are Markdown files in tutorials/: every ```python block is a step (format:
+    tutorials.py). Each step's prose and code are shown; Enter on the empty prompt runs it,
+    the reader's own lines may come first, :next skips it, Ctrl-C stops the walkthrough."""
     found = tutorials.discover()
     if not rest.strip():
         if not found:
@@ -324,6 +355,32 @@ def cmd_tutorial(session, rest):
         raise UsageError(f"tutorial {n} ({tut.path}) has no ```python steps")
     session.console.print(Text(f"tutorial {n}: {tut.title} — {len(tut.steps)} steps", style="bold"))
     session.queue_tutorial(tut)
+
+
+@command("next", ":next", "skip the tutorial step waiting on the prompt")
+def cmd_next(session, rest):
+    if not session.pending:
+        raise UsageError("no tutorial is playing (:tutorial N starts one)")
+    tut, i, _ = session.pending.popleft()
+    session.console.print(Text(f"step {i + 1} skipped", style="yellow"))
+    session.finish_step(tut, i)
+
+
+@command("check", ":check [solution]", "check your answer to the tutorial's exercise")
+def cmd_check(session, rest):
+    """The exercise of the last tutorial played (tutorials.py: ```python exercise)."""
+    ex = session.exercise
+    if ex is None:
+        raise UsageError("no exercise yet: play a tutorial to its end (:tutorial N)")
+    if rest.strip() == "solution":
+        if ex.solution is None:
+            raise UsageError("this exercise has no solution written down")
+        session.console.print(Text("one solution (type it, or your own, then :check):",
+                                   style="dim"))
+        session.show_code(ex.solution)
+        return
+    ok, msg = tutorials.check_exercise(ex, session.namespace)
+    session.console.print(Text(msg, style="bold green" if ok else "yellow"))
 
 
 @command("reset", ":reset", "forget all variables and recorded events (vg stays imported)")

@@ -4,6 +4,7 @@
     viewgrad repl [--script FILE] the same, explicitly; --script runs FILE as if typed
     viewgrad demo                 the seed example, traced and drawn (cli/commands.py)
     viewgrad run SCRIPT ...       trace a script, write its pictures (cli/commands.py)
+    viewgrad tutorial N [--svg-dir DIR]  play a walkthrough (cli/tutorial_cmd.py)
 
 Kept small on purpose: each subcommand lives in its own module (the REPL: ``launch.py``,
 ``repl.py``, ``script.py``; demo and run: ``commands.py``).
@@ -32,10 +33,14 @@ def main(argv=None) -> int:
     if argv and argv[0] in ("demo", "run"):  # the tracer's commands (cli/commands.py)
         from . import commands
         return getattr(commands, argv[0])(list(argv[1:]))
+    if argv and argv[0] == "tutorial":
+        from . import tutorial_cmd
+        return tutorial_cmd.main(list(argv[1:]))
     p = argparse.ArgumentParser(prog="viewgrad", description="An autograd engine you can watch.")
     sub = p.add_subparsers(dest="cmd")
     sub.add_parser("demo", help="draw the seed example: in-place on a view (CopySlices)")
     sub.add_parser("run", help="trace a script: run SCRIPT [--svg-dir DIR] [--json FILE]")
+    sub.add_parser("tutorial", help="play a walkthrough: tutorial N [--svg-dir DIR] [--check]")
     add_repl_parser(sub)
     ns = p.parse_args(argv)
     return repl(ns)

@@ -167,13 +167,14 @@ def print_result(console, obj, namespace=None):
 
 # -- exceptions --------------------------------------------------------------------
 HINTS = {
+    # the more specific message first: the view-of-leaf text also contains the leaf one
+    "a view of a leaf Variable": (
+        "the view shares memory with a leaf that requires grad. Clone the leaf first "
+        "(b = a.clone(); b[0].mul_(2)) or use no_grad for a deliberate update."),
     "a leaf Variable that requires grad": (
         "a leaf that requires grad may not be changed in place (its .grad would lose track "
         "of the value it belongs to). Work on a copy: b = a.clone(), or wrap a deliberate "
         "change of parameters in `with vg.no_grad():`."),
-    "a view of a leaf Variable": (
-        "the view shares memory with a leaf that requires grad. Clone the leaf first "
-        "(b = a.clone(); b[0].mul_(2)) or use no_grad for a deliberate update."),
     "modified by an inplace operation": (
         "a tensor that a node saved for backward was changed afterwards. `:events` lists the "
         "in-place ops of this session; `:show N` draws the one that bumped the version."),

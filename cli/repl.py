@@ -10,6 +10,10 @@ learner needs, no more):
   Meta-Enter (Esc Enter) runs it regardless;
 * persistent history (``history_path()``), suggestions from it (→ accepts);
 * Ctrl-C cancels the line (or stops a tutorial), Ctrl-D on an empty line leaves;
+* tutorials (``:tutorial N``): each step's prose and code are shown above an empty
+  prompt; Enter on the empty prompt runs the step. Anything typed instead runs as the
+  reader's own input and the step keeps waiting (``:next`` skips it); ``gpu`` steps are
+  skipped without a GPU; after the last step the exercise waits for ``:check``;
 * a bottom toolbar with the trace state and the number of recorded events.
 
 ``run_repl`` takes ``input``/``output`` so tests can drive it with
@@ -53,6 +57,24 @@ def history_path() -> str:
     return os.path.join(platformdirs.user_data_dir("viewgrad", appauthor=False), "history")
 
 
+class SafeFileHistory(FileHistory):
+    """A FileHistory whose write failures (disk full, file removed read-only…) cost the
+    persistence of that entry, never the line the user just typed."""
+
+    def __init__(self, filename, console=None):
+        super().__init__(filename)
+        self._console = console
+        self._warned = False
+
+    def store_string(self, string: str) -> None:
+        try:
+            super().store_string(string)
+        except OSError as e:
+            if not self._warned and self._console is not None:
+                self._warned = True
+                self._console.print(Text(f"(history not saved: {e})", style="dim"))
+
+
 def make_history(path: str | None = None, console=None):
     """A file history; if the file can't be used, an in-memory one and a warning (losing
     persistence beats losing the session)."""
@@ -61,7 +83,7 @@ def make_history(path: str | None = None, console=None):
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         with open(path, "ab"):
             pass
-        return ThreadedHistory(FileHistory(path))
+        return ThreadedHistory(SafeFileHistory(path, console))
     except OSError as e:
         if console is not None:
             console.print(Text(f"(history not saved: cannot write {path}: {e})", style="dim"))
@@ -124,7 +146,7 @@ def make_prompt_session(session: Session, input=None, output=None, history=None,
             tut = ""
             if session.pending:
                 t, i, _ = session.pending[0]
-                tut = f" · tutorial {t.number} step {i + 1}/{len(t.steps)} (Ctrl-C stops)"
+                tut = f" · tutorial {t.number} step {i + 1}/{len(t.steps)} (Enter runs it · Ctrl-C stops)"
             return HTML(f" trace {state} · {n} event{'s' * (n != 1)}{tut} · "
                         ":help · Tab completes · Ctrl-D quits ")
         except Exception:  # noqa: BLE001 - a toolbar must never take the prompt down
@@ -141,8 +163,9 @@ def make_prompt_session(session: Session, input=None, output=None, history=None,
         multiline=True,
         key_bindings=_key_bindings(session),
         bottom_toolbar=toolbar,
-        prompt_continuation=lambda width, line_number, wrap: [("class:continuation",
-                                                               "... ".rjust(width))],
+        # "... " starts a new line of a block; a long line that merely wraps gets none
+        prompt_continuation=lambda width, line_number, wrap: (
+            "" if wrap else [("class:continuation", "... ".rjust(width))]),
         style=STYLE,
         include_default_pygments_style=True,
         enable_history_search=False,
@@ -160,19 +183,23 @@ def run_repl(session: Session | None = None, input=None, output=None, history=No
     if banner:
         session.console.print(Text(session.banner(), style="dim"))
     failures = 0
+    shown = None  # the tutorial step whose prose is on screen
     try:
         while not session.quit_requested:
-            default = ""
             step = None
+            session.skip_unplayable()
             if session.pending:
                 step = session.pending[0]
                 tut, i, st = step
-                session.show_step(tut, i, st)
-                default = st.code
-                if not is_complete(default):
-                    default += "\n"  # a block: the empty last line lets Enter run it
+                if step is not shown:  # after the reader's own lines it is not shown again
+                    session.show_step(tut, i, st)
+                    session.show_code(st.code)
+                    session.console.print(Text(
+                        "Enter runs this step · or type your own lines first · :next skips "
+                        "it · Ctrl-C stops", style="dim"))
+                    shown = step
             try:
-                text = ps.prompt([("class:prompt", ">>> ")], default=default)
+                text = ps.prompt([("class:prompt", ">>> ")])
             except KeyboardInterrupt:
                 if step is not None:
                     session.stop_tutorial()
@@ -187,6 +214,14 @@ def run_repl(session: Session | None = None, input=None, output=None, history=No
                     return 1
                 continue
             failures = 0
+            if step is not None:
+                if not text.strip() and getattr(session, "stepping", None) is not None:
+                    step = None  # Enter belongs to :backward's stepping first
+                elif not text.strip():  # Enter on an empty prompt: run the step
+                    text = step[2].code
+                    session.echo(text)
+                elif text.strip() != step[2].code.strip():
+                    step = None  # the reader's own line: it runs, the step waits
             if step is not None and session.pending and session.pending[0] is step:
                 session.pending.popleft()
             try:

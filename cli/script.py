@@ -10,7 +10,8 @@ one forgiveness that script files need: a line at column 0 that cannot continue 
 block (anything but ``else:``/``elif``/``except``/``finally``/a closing bracket…) ends the
 block even without an empty line, as it would in a ``.py`` file.
 
-A tutorial started with ``:tutorial N`` plays all its steps at once. The exit status is 1
+A tutorial started with ``:tutorial N`` plays all its steps at once (``gpu`` steps are
+skipped, with the reason, where there is no GPU). The exit status is 1
 when any input raised (so CI can run a transcript as a check), else 0.
 """
 from __future__ import annotations
@@ -38,6 +39,9 @@ def run_lines(session: Session, lines, echo=True) -> int:
 
     def drain_tutorial():
         while session.pending and not session.quit_requested:
+            session.skip_unplayable()
+            if not session.pending:
+                break
             tut, i, step = session.pending.popleft()
             session.show_step(tut, i, step)
             if echo:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import math
+import os
 import sys
 from collections import deque
 
@@ -56,11 +57,19 @@ class Session:
         self.quit_requested = False
         self.errors = 0                  # exceptions shown (script mode's exit status)
         self.pending: deque = deque()    # tutorial steps not yet run: (tutorial, i, step)
+        self.exercise = None             # the last played tutorial's exercise (``:check``)
+        self.stepping = None             # (BackwardTrace, next step) while :backward steps
 
     # -- entry point -------------------------------------------------------------------
     def handle(self, text: str):
         """Run one complete input. Never raises (except to end the process on purpose)."""
         from . import commands_colon
+        if self.stepping is not None:
+            # :backward is stepping: Enter shows the next node, anything else stops it
+            if not text.strip():
+                self.backward_step()
+                return
+            self.stepping = None
         if not text.strip():
             return
         try:
@@ -143,19 +152,63 @@ class Session:
     def evaluate(self, expr: str):
         """Evaluate an expression typed after a colon command; errors propagate."""
         code = compile(expr.strip(), "<command>", "eval")
-        with self._user_output():
-            return eval(code, self.namespace)
+        with self.trace.recording() as new_events:
+            with self._user_output():
+                value = eval(code, self.namespace)
+        if new_events and self.trace.enabled:  # e.g. ":graph x.mul_(2)" did in-place work
+            self.print_trace(new_events)
+        return value
 
     def reset(self):
         self.namespace = fresh_namespace()
         self.trace.reset(self.namespace)
         self.pending.clear()
 
+    # -- :backward, one node per key press ----------------------------------------------
+    def start_backward(self, bt):
+        from viewgrad.render.terminal import render_backward
+        self.console.print(Text(bt.summary(), style="bold"))
+        if not bt.steps:
+            return
+        if not self.interactive:  # a transcript: the whole pass at once
+            self.console.print(render_backward(bt))
+            return
+        self.stepping = (bt, 0)
+        self.backward_step()
+
+    def backward_step(self):
+        from viewgrad.render.terminal import render_backward
+        bt, i = self.stepping
+        self.console.print(render_backward(bt, upto=i))
+        if i + 1 < len(bt.steps):
+            self.stepping = (bt, i + 1)
+            self.console.print(Text(f"step {i + 1}/{len(bt.steps)} · Enter: next node · "
+                                    "any other input stops", style="dim"))
+        else:
+            self.stepping = None
+            naive = bt.naive_order()
+            self.console.print(Text(
+                f"done: {len(bt.steps)} nodes, each ran once with its whole gradient. A naive "
+                f"depth-first walk would have run {len(naive)} (once per path).", style="dim"))
+
     # -- tutorials ----------------------------------------------------------------------
     def queue_tutorial(self, tut):
         self.pending.clear()
+        self.exercise = None
         for i, step in enumerate(tut.steps):
             self.pending.append((tut, i, step))
+
+    def skip_unplayable(self):
+        """Drop the pending ```python gpu steps at the front when there is no GPU, saying
+        so (tutorials.py: later steps never depend on them)."""
+        from . import tutorials
+        while self.pending and self.pending[0][2].gpu and not tutorials.gpu_available():
+            tut, i, step = self.pending.popleft()
+            self.show_step(tut, i, step)
+            self.show_code(step.code)
+            self.console.print(Text("skipped: this step needs a GPU (vg.cuda.is_available() "
+                                    "is False here)", style="yellow"))
+            self.finish_step(tut, i)
 
     def show_step(self, tut, i, step):
         self.console.rule(Text(f"tutorial {tut.number} · {tut.title} · step {i + 1}/"
@@ -167,7 +220,20 @@ class Session:
         if i == len(tut.steps) - 1:
             if tut.outro:
                 self.console.print(Markdown(tut.outro))
+            ex = getattr(tut, "exercise", None)
+            if ex is not None:
+                self.exercise = ex
+                self.console.rule(Text(f"tutorial {tut.number} · exercise", style="bold"))
+                if ex.prose:
+                    self.console.print(Markdown(ex.prose))
+                self.console.print(Text("type your answer at the prompt, then :check "
+                                        "(:check solution shows one)", style="cyan"))
             self.console.print(Text(f"end of tutorial {tut.number}.", style="bold green"))
+            from . import tutorials
+            nxt = tutorials.find(tut.number + 1, os.path.dirname(tut.path) or None)
+            if nxt is not None:  # from tutorial 1 to the last without leaving the REPL
+                self.console.print(Text(f":tutorial {nxt.number} plays the next one: "
+                                        f"{nxt.title}", style="dim"))
 
     def stop_tutorial(self):
         if self.pending:

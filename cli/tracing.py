@@ -194,6 +194,13 @@ class TraceSession:
         self.tracer.to_json(path)
         return len(self.tracer.events)
 
+    def report(self, path) -> int:
+        """The session's events (recorded and loaded) as a self-contained HTML page."""
+        from viewgrad.render.html import to_html
+        evs = self.events
+        to_html(_EventsOnly(evs), path)
+        return len(evs)
+
     def load(self, path) -> int:
         loaded = _attr("viewgrad.trace", "load")(path)
         evs = list(getattr(loaded, "events", loaded))
@@ -255,3 +262,14 @@ def explain_of(event) -> str:
 
 def to_svg(obj, path):
     return _attr("viewgrad.viz", "to_svg")(obj, path)
+
+
+class _EventsOnly:
+    """What render.html.to_html reads from a trace: its events (and no backward passes)."""
+
+    def __init__(self, events):
+        self.events = list(events)
+        self.backwards = []
+
+    def timeline(self):
+        return list(self.events)

@@ -123,3 +123,34 @@ def pytest_collection_modifyitems(config, items):
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = keep
+
+
+@pytest.fixture(autouse=True)
+def _isolated_global_state():
+    """Each test leaves viewgrad's global state as it found it: no tracer left recording
+    (every later in-place op would be snapshotted: slow, and memory grows), grad mode on,
+    view replay and anomaly off. A test that leaks gets the state reset AND fails, naming
+    what it left behind, so the leak is fixed where it happens."""
+    from viewgrad.autograd import grad_mode, observe, views
+    from viewgrad.autograd.anomaly import is_anomaly_enabled, set_detect_anomaly
+    yield
+    leaks = []
+    if observe.inplace is not None or observe.backward is not None or \
+            getattr(observe, "view_created", None) is not None:
+        leaks.append("a tracer still recording (stop it, or use `with vg.trace():`)")
+        from viewgrad.trace import tracer as T
+        for tr in list(T._HUB.tracers):
+            T._HUB.remove(tr)
+        observe.inplace = observe.backward = None
+        observe.view_created = None
+    if not grad_mode.enabled or grad_mode.inference:
+        leaks.append("grad mode left off")
+        grad_mode.enabled, grad_mode.inference = True, False
+    if views.is_view_replay_enabled():
+        leaks.append("view replay left on")
+        views.set_view_replay(False)
+    if is_anomaly_enabled():
+        leaks.append("anomaly mode left on")
+        set_detect_anomaly(False)
+    if leaks:
+        pytest.fail("test left global state behind: " + "; ".join(leaks))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from .replkit import real_tracer_available
+from .replkit import close_sessions, real_tracer_available
 
 
 @pytest.fixture(autouse=True)
@@ -24,7 +24,7 @@ def _isolated(tmp_path, monkeypatch):
     yield
     if pin:
         backend.set_default_device(previous)
-    observe.inplace = None  # a test that failed mid-session must not leave a tracer hooked
+    close_sessions()  # their tracers stop: no test may leave one recording (root conftest)
 
 
 @pytest.fixture(autouse=True)

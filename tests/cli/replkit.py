@@ -18,12 +18,21 @@ def real_tracer_available() -> bool:
     return hasattr(t, "Tracer") and hasattr(r, "render_event")
 
 
+OPEN_SESSIONS: list = []  # closed after each test by conftest (their tracers stop)
+
+
 def new_session(trace=True, width=110):
     from viewgrad_cli.session import Session
     buf = io.StringIO()
     s = Session(console=Console(file=buf, width=width, color_system=None, highlight=False),
                 trace=trace)
+    OPEN_SESSIONS.append(s)
     return s, buf
+
+
+def close_sessions():
+    while OPEN_SESSIONS:
+        OPEN_SESSIONS.pop().close()
 
 
 def drive(*chunks, session=None, trace=True, history=None):

@@ -139,3 +139,38 @@ def test_tutorial_format_parser():
         "x = b[2]\nx.mul_(2)"]
     assert t.steps[0].prose == "A view shares memory with its base."
     assert "CopySlices at work" in t.outro and "# not a heading" in t.outro
+
+
+def test_backward_steps_one_node_per_enter():
+    s, buf = new_session(trace=True)
+    s.interactive = True  # stepping waits for Enter only at a real prompt
+    for line in ("x = vg.tensor(1.0, requires_grad=True)", "a = x * 2; b = a + a; c = b + b",
+                 ":backward c"):
+        s.handle(line)
+    out = buf.getvalue()
+    assert "backward #0: 5 nodes ran" in out and "step 1/5" in out
+    assert s.stepping is not None
+    for _ in range(4):
+        s.handle("")            # Enter: the next node
+    out = buf.getvalue()
+    assert "x.grad: stole" in out and "A naive depth-first walk would have run" in out
+    assert s.stepping is None
+    s.handle("x.grad")
+    assert "tensor(8.)" in buf.getvalue()
+
+
+def test_backward_in_a_transcript_and_bad_arguments():
+    out, s = run("x = vg.tensor([1.0, 2.0], requires_grad=True)", ":backward (x * x).sum()",
+                 ":backward", ":backward 3", ":backward (x * 2)")
+    assert "AccumulateGrad" in out and "x.grad: stole" in out and s.stepping is None
+    assert "backward of what?" in out and "is a int, not a tensor" in out
+    assert "grad can be implicitly created only for scalar outputs" in out
+
+
+def test_report_writes_a_page(tmp_path):
+    out, _ = run(SEED, ":report page.html", ":report", ":report /no/such/dir/p.html")
+    assert "wrote page.html: 1 event" in out
+    html = (tmp_path / "page.html").read_text()
+    assert "<html" in html.lower() and "event-0" in html
+    assert "missing the file name" in out or "usage: :report FILE" in out
+    assert "does not exist" in out

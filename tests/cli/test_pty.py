@@ -6,7 +6,6 @@ two lines; Tab completion; an error; Ctrl-C interrupting a running line; ``:svg 
 writing the picture; the toolbar; Ctrl-D leaving, with the history saved.
 """
 import os
-import pty
 import re
 import select
 import struct
@@ -18,6 +17,7 @@ import pytest
 
 try:
     import fcntl
+    import pty
     import termios
 except ImportError:  # pragma: no cover - not on Windows
     pytest.skip("needs a POSIX pseudo-terminal", allow_module_level=True)

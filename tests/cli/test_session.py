@@ -2,6 +2,7 @@
 rich, in-place lines are followed by their before/after graphs (and other lines are not),
 and nothing typed ends the session."""
 import os
+import sys
 
 import pytest
 
@@ -88,3 +89,23 @@ def test_no_tracer_means_a_message_not_a_crash(monkeypatch):
     out, s = drive(SEED + "\r", ":trace\r", ":events\r")
     assert "tracing is unavailable" in out and "trace off" in out
     assert os.environ["VIEWGRAD_HISTORY"]
+
+
+def test_history_write_failure_keeps_the_line(tmp_path):
+    from viewgrad_cli.repl import SafeFileHistory
+    s, buf = new_session()
+    hist = SafeFileHistory(str(tmp_path / "missing-dir" / "history"), s.console)
+    out, _ = drive("print('typed' + 'line')\r", session=s, history=hist)
+    assert "typedline" in out and "history not saved" in out
+
+
+def test_history_lives_in_the_user_data_dir(monkeypatch, tmp_path):
+    import platformdirs
+    from viewgrad_cli.repl import history_path
+    monkeypatch.delenv("VIEWGRAD_HISTORY")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    path = history_path()
+    assert path == os.path.join(platformdirs.user_data_dir("viewgrad", appauthor=False),
+                                "history")
+    if sys.platform.startswith("linux"):  # XDG_DATA_HOME is the Linux convention
+        assert path.startswith(str(tmp_path / "data"))

@@ -126,8 +126,8 @@ def test_unfold_is_views_and_conv_is_unfold_matmul():
     assert vg.autograd.gradcheck(f, (xs,)) and vg.autograd.gradgradcheck(f, (xs,))
 
 
-@pytest.mark.parametrize("op", ["conv_input", "conv_weight", "max_pool", "avg_pool",
-                                "adaptive", "bn_train"])
+@pytest.mark.parametrize("op", ["conv_input", "conv_weight", "conv_frozen_weight",
+                                "max_pool", "avg_pool", "adaptive", "bn_train"])
 def test_saved_tensors_follow_pytorch(op):
     """What a node saves decides which later in-place ops break backward; these follow
     PyTorch: convolution saves input and weight, the pools save their input, batch norm
@@ -136,12 +136,15 @@ def test_saved_tensors_follow_pytorch(op):
     x = vg.randn(2, 2, 4, 4, requires_grad=True)
     w = vg.randn(3, 2, 3, 3, requires_grad=True)
     a, b = x * 1, w * 1
+    if op == "conv_frozen_weight":  # only the input needs a gradient: w is still saved
+        b = w.detach().clone()
     out = {"conv_input": lambda: F.conv2d(a, b), "conv_weight": lambda: F.conv2d(a, b),
+           "conv_frozen_weight": lambda: F.conv2d(a, b),
            "max_pool": lambda: F.max_pool2d(a, 2), "avg_pool": lambda: F.avg_pool2d(a, 2),
            "adaptive": lambda: F.adaptive_avg_pool2d(a, 3),
            "bn_train": lambda: F.batch_norm(a, None, None, training=True)}[op]()
     with vg.no_grad():
-        (b if op == "conv_weight" else a).add_(1)
+        (b if op.startswith("conv_") and op != "conv_input" else a).add_(1)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         out.sum().backward()
 
@@ -152,3 +155,23 @@ def test_conv_saves_input_and_weight_readably():
     y = vg.nn.functional.conv2d(x, w, stride=2)
     assert y.grad_fn._saved_weight is w and y.grad_fn._saved_input is x
     assert y.grad_fn._saved_stride == (2, 2) and y.grad_fn._saved_groups == 1
+
+
+@pytest.mark.parametrize("name,fn,specs,opts",
+                         [c for c in _cases() if OPS[c.values[0]].fast is not None])
+def test_fast_kernels_match_formulas(name, fn, specs, opts):
+    """A plain backward runs the array kernels (ops/fast.py style; convolution, max pool,
+    batch norm), create_graph=True the viewgrad formulas: the same gradients on every
+    sample."""
+    inputs = _inputs(specs, 5)
+    out = fn(*inputs)
+    v = vg.tensor(np.random.default_rng(6).standard_normal(tuple(out.shape)),
+                  dtype=out.dtype)
+    fast = vg.autograd.grad(out, inputs, v, retain_graph=True, allow_unused=True)
+    slow = vg.autograd.grad(out, inputs, v, create_graph=True, allow_unused=True)
+    for a, b in zip(fast, slow):
+        assert (a is None) == (b is None)
+        if a is not None:
+            assert a.shape == b.shape and a.dtype == b.dtype
+            np.testing.assert_allclose(a.cpu().numpy(), b.detach().cpu().numpy(), rtol=1e-10,
+                                       atol=1e-12)

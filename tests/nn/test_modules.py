@@ -215,3 +215,22 @@ def test_training_step_has_no_reference_cycles():
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+def test_inplace_relu_in_a_model():
+    """ReLU(inplace=True) after conv + batch norm is fine (neither saves its output); after
+    Sigmoid, which saves its result, backward fails — as in PyTorch."""
+    vg.manual_seed(0)
+    conv, bn = nn.Conv2d(1, 2, 3), nn.BatchNorm2d(2)
+    x = vg.randn(2, 1, 5, 5)
+    ref = nn.Sequential(conv, bn, nn.ReLU())(x).sum()
+    ref.backward()
+    g = conv.weight.grad.cpu().numpy().copy()
+    conv.zero_grad()
+    y = nn.Sequential(conv, bn, nn.ReLU(inplace=True))(x)
+    assert y.grad_fn.name() == "ReluBackward0"
+    y.sum().backward()
+    np.testing.assert_allclose(conv.weight.grad.cpu().numpy(), g, rtol=1e-5, atol=1e-6)
+    bad = nn.Sequential(conv, nn.Sigmoid(), nn.ReLU(inplace=True))(x)
+    with pytest.raises(RuntimeError, match="SigmoidBackward0"):
+        bad.sum().backward()

@@ -30,13 +30,15 @@ def _compare(tf, vf, shapes, seed=0):
         assert np.array_equal(vy[1].cpu().numpy(), ty[1].cpu().numpy()), "indices differ"
         ty, vy = ty[0], vy[0]
     assert tuple(vy.shape) == tuple(ty.shape)
-    np.testing.assert_allclose(vy.detach().cpu().numpy(), ty.detach().cpu().numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(vy.detach().cpu().numpy(), ty.detach().numpy(), rtol=1e-10,
+                               atol=1e-10)
     g = rng.standard_normal(tuple(ty.shape))
     ty.backward(torch.tensor(g))
     vy.backward(vg.tensor(g, dtype=vg.float64))
     for a, b in zip(t, v):
         if a is not None:
-            np.testing.assert_allclose(b.grad.cpu().numpy(), a.grad.cpu().numpy(), rtol=1e-10, atol=1e-10)
+            np.testing.assert_allclose(b.grad.cpu().numpy(), a.grad.numpy(), rtol=1e-10,
+                                       atol=1e-10)
 
 
 @pytest.mark.parametrize("stride,padding,dilation,groups,bias",
@@ -125,13 +127,16 @@ def test_batch_norm(training, affine, shape):
 
 def test_batchnorm2d_module_running_stats_match_torch():
     rng = np.random.default_rng(2)
-    tm, vm = torch.nn.BatchNorm2d(3, momentum=None).double(), vg.nn.BatchNorm2d(3, momentum=None).double()
+    tm = torch.nn.BatchNorm2d(3, momentum=None).double()
+    vm = vg.nn.BatchNorm2d(3, momentum=None).double()
     for _ in range(3):
         x = rng.standard_normal((4, 3, 2, 2))
         tm(torch.tensor(x))
         vm(vg.tensor(x, dtype=vg.float64))
-    np.testing.assert_allclose(vm.running_mean.cpu().numpy(), tm.running_mean.cpu().numpy(), rtol=1e-12)
-    np.testing.assert_allclose(vm.running_var.cpu().numpy(), tm.running_var.cpu().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(vm.running_mean.cpu().numpy(), tm.running_mean.numpy(),
+                               rtol=1e-12)
+    np.testing.assert_allclose(vm.running_var.cpu().numpy(), tm.running_var.numpy(),
+                               rtol=1e-12)
     assert int(vm.num_batches_tracked.item()) == int(tm.num_batches_tracked) == 3
     x = rng.standard_normal((2, 3, 2, 2))
     tm.eval(), vm.eval()
@@ -191,10 +196,11 @@ def test_whole_model_matches_torch_through_state_dict():
     tloss.backward()
     vloss.backward()
     for (name, tp), vp in zip(tm.named_parameters(), vm.parameters()):
-        np.testing.assert_allclose(vp.grad.cpu().numpy(), tp.grad.cpu().numpy(), rtol=1e-8, atol=1e-12,
+        np.testing.assert_allclose(vp.grad.cpu().numpy(), tp.grad.numpy(), rtol=1e-8, atol=1e-12,
                                    err_msg=name)
     for k, v in tm.state_dict().items():
-        np.testing.assert_allclose(vm.state_dict()[k].cpu().numpy(), v.cpu().numpy(), rtol=1e-10, err_msg=k)
+        np.testing.assert_allclose(vm.state_dict()[k].cpu().numpy(), v.numpy(), rtol=1e-10,
+                                   err_msg=k)
     torch.optim.SGD(tm.parameters(), lr=0.1, momentum=0.9).step()
     vg.optim.SGD(vm.parameters(), lr=0.1, momentum=0.9).step()
     tm.eval(), vm.eval()

@@ -33,6 +33,9 @@ CASES = [
     ("cross_entropy", lambda M, F, a: F.cross_entropy(a, M.tensor([0, 2, 1])), [(3, 4)]),
     ("cross_entropy_4d", lambda M, F, a: F.cross_entropy(a, M.tensor([[[0, 2], [1, 1]]])), [(1, 3, 2, 2)]),
     ("ce_smooth_weight", lambda M, F, a: F.cross_entropy(a, M.tensor([0, 2, 1]), label_smoothing=0.1), [(3, 4)]),
+    ("ce_weighted", lambda M, F, a: F.cross_entropy(a, M.tensor([0, 2, 1, 1]), weight=M.tensor(
+        [0.2, 1.0, 3.0], dtype=M.float64)) + F.nll_loss(a, M.tensor([2, 2, 0, 1]), weight=M.tensor(
+        [0.5, 1.0, 2.0], dtype=M.float64), reduction="none").sum(), [(4, 3)]),
     ("nll_ignore", lambda M, F, a: F.nll_loss(a.log_softmax(1), M.tensor([0, -100, 1])), [(3, 4)]),
     ("linear", lambda M, F, a, w, b: F.linear(a, w, b), [(2, 3), (4, 3), (4,)]),
     ("linear_3d", lambda M, F, a, w: F.linear(a, w), [(2, 2, 3), (4, 3)]),

@@ -115,6 +115,7 @@ def test_draw_returns_a_digraph_for_every_kind(events):
         g = draw(obj)
         assert isinstance(g, graphviz.Digraph)
     assert "cluster_graph" in draw(y).source
+    assert "<B>y</B>" in draw(y).source and "<B>y</B>" in vg.viz.draw(y).source  # caller's name
     assert 'label=<<TABLE' in draw(y).source
     with pytest.raises(TypeError, match="cannot draw a int"):
         draw(3)

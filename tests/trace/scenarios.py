@@ -189,8 +189,9 @@ SCENARIOS = {
         build=optimizer_step, event=0, op="sub_", tensor="p",
         before={"p": None}, after={"p": None}, after_edges={},
         added=[], removed=[], stale=[],
-        summary="under no_grad: the graph is unchanged; p's version 0 → 1",
-        explain=["p0 = p", "p = p1"]),
+        summary="p.sub_(lr * p.grad): under no_grad: the graph is unchanged; p's version "
+                "0 → 1",
+        explain=["p0 = p", "p1 = p0 - (lr * p.grad)", "p = p1"]),
     "saved_result": dict(
         build=saved_result, event=0, op="mul_", tensor="z",
         before={"z": "ExpBackward0"}, after={"z": "MulBackward0"},

@@ -115,6 +115,7 @@ def test_seed_snapshot_contents(traces):
     fn = ev.after.node(ev.after.grad_fn("b").wrapped)
     saved = {s.name: s for s in fn.saved}
     assert saved["other"].tensor_label == "y" and saved["other"].saved_version == 0
+    assert saved["self"].tensor_label == "x0"        # the copy of x's old value (x1 = x0*y)
     assert not fn.broken
     assert ev.source is not None and ev.source.text == "x.mul_(y)"
     assert ev.source.file.endswith("scenarios.py")

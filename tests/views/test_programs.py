@@ -49,9 +49,7 @@ def _category(msg):
     return msg
 
 
-@settings(max_examples=1500, **SETTINGS)
-@given(st.data())
-def test_random_programs_match_torch(data):
+def check_against_torch(data):
     torch = torch_or_skip()
     program, leaf_values, _ = draw_program(data, st, vg)
     replay = data.draw(st.booleans(), label="replay")
@@ -73,7 +71,20 @@ def test_random_programs_match_torch(data):
             np.testing.assert_allclose(g, tg, rtol=1e-9, atol=1e-10)
 
 
-@settings(max_examples=400, **SETTINGS)
+@pytest.mark.once  # thousands, on the first device pass
+@settings(max_examples=1500, **SETTINGS)
+@given(st.data())
+def test_thousands_of_random_programs_match_torch(data):
+    check_against_torch(data)
+
+
+@settings(max_examples=200, **SETTINGS)  # on every device pass
+@given(st.data())
+def test_random_programs_match_torch(data):
+    check_against_torch(data)
+
+
+@settings(max_examples=300, **SETTINGS)
 @given(st.data())
 def test_random_programs_match_finite_differences(data):
     program, leaf_values, errored = draw_program(data, st, vg, max_steps=6)

@@ -235,6 +235,8 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
                     continue
             elif node._tensor_pre_hooks or node._retains_grad:
                 ins = _call_hooks_and_capture(node, ins, None, None, False)
+            if tracer is not None:
+                seen = tracer.summarize(ins)  # plain data: holds no gradient
             if anomaly or node._pre_hooks or node._post_hooks:
                 outs = _apply(node, ins)
             else:
@@ -242,7 +244,7 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
             if not keep_graph:
                 node.release_variables()
             if tracer is not None:
-                tracer.node(node, ins, outs, heap, deps)
+                tracer.node(node, seen, outs, heap, deps)
             i = -1
             for e in node.next_functions:
                 i += 1

@@ -5,8 +5,10 @@ unless a tracer is active, so observation costs one ``is None`` check when traci
 
   inplace     object with ``before(op_name, tensor, others)`` and ``after(token)``; called
               by the in-place choke point (ops/table.py) around the compute/bump/rebase.
-  backward    object with ``start(roots, deps, ...)``, ``node(...)``, ``end()``; called by
-              the engine (autograd/engine.py).
+  backward    object with ``start(root, deps)``, ``summarize(grads)`` (plain data taken
+              before a node runs, so the observer holds no gradient), ``node(node,
+              summary, outs, heap, deps)`` and ``end()``; called by the engine.
+  view_created  ``f(view)`` when a view is made (the tracer's registry of live views).
   view_created  ``fn(view)``, called by ``views.make_view`` for every new view, so the
               tracer can keep a weak registry of the live views of each base (it must
               show every view an in-place op makes stale).

@@ -11,8 +11,6 @@ from ..tensor import Tensor
 
 __all__ = ["Parameter"]
 
-_FIELDS = ("_data", "_storage", "_device", "_version_counter")
-
 
 class Parameter(Tensor):
     __slots__ = ()

@@ -31,7 +31,8 @@ from .. import backend as B
 from ..tensor import Tensor
 from .table import defop, dispatch
 
-__all__ = ["convolution", "constant_pad_nd", "conv_output_size", "sliding_windows"]
+__all__ = ["convolution", "constant_pad_nd", "conv_output_size", "sliding_windows",
+           "set_fast_kernels"]
 
 _xp = B.xp_of
 
@@ -240,6 +241,62 @@ CONVOLUTION = defop(
     "convolution", "ConvolutionBackward0", _conv_fwd, inputs=("input", "weight", "bias"),
     attrs=("stride", "padding", "dilation", "transposed", "output_padding", "groups"),
     input=_input_bwd, weight=_weight_bwd, bias=_bias_bwd)
+
+
+# -- array kernels for a plain backward (grad mode off; see ops/fast.py) --------------------
+# The viewgrad formulas above are what runs under create_graph=True (they can be
+# differentiated again); a plain backward runs these array versions of the same math.
+
+def set_fast_kernels(op, **kernels):
+    """Array kernels for plain backward (see OpDef.set_fast)."""
+    op.set_fast(**kernels)
+
+
+def _weight_grad_arrays(inp, gout, kernel, stride, padding, dilation, groups):
+    """gw[o, c, k] = sum_{n, y} gout[n, o, y] * inp_padded[n, c, y*stride + k*dilation]:
+    the forward's im2col view of the input contracted with gout, group by group."""
+    xp = _xp(inp)
+    nsp = len(kernel)
+    if any(padding):
+        inp = _pad_fwd(inp, tuple(p for q in reversed(padding) for p in (q, q)), 0)
+    cols = sliding_windows(inp, kernel, stride, dilation)          # N, C, *out, *K
+    cols = cols[(slice(None), slice(None)) + tuple(slice(0, gout.shape[2 + i])
+                                                   for i in range(nsp))]
+    axes = (0,) + tuple(range(2, 2 + nsp))
+    cg, og = inp.shape[1] // groups, gout.shape[1] // groups
+    gw = xp.concatenate([
+        xp.tensordot(gout[:, g * og:(g + 1) * og], cols[:, g * cg:(g + 1) * cg],
+                     axes=(axes, axes)) for g in range(groups)], axis=0)
+    return xp.ascontiguousarray(gw)
+
+
+# (the kernels take input AND weight, unused or not, so that both saved tensors are unpacked
+# — and version-checked — as by the formulas)
+def _fast_input(grad, input, weight, input_shape, stride, padding, dilation, transposed,
+                output_padding, groups):
+    nsp = len(stride)
+    kernel = tuple(weight.shape[2:])
+    if not transposed:
+        op = tuple(input_shape[2 + i] - transposed_output_size(
+            grad.shape[2 + i], kernel[i], stride[i], padding[i], 0, dilation[i])
+            for i in range(nsp))
+        return _conv_transpose_arrays(grad, weight, stride, padding, op, dilation, groups)
+    g = _conv_arrays(grad, weight, stride, padding, dilation, groups)
+    return _xp(g).ascontiguousarray(
+        g[(slice(None), slice(None)) + tuple(slice(0, input_shape[2 + i]) for i in range(nsp))])
+
+
+def _fast_weight(grad, input, weight, weight_shape, stride, padding, dilation, transposed,
+                 output_padding, groups):
+    kernel = tuple(weight_shape[2:])
+    if not transposed:
+        return _weight_grad_arrays(input, grad, kernel, stride, padding, dilation, groups)
+    return _weight_grad_arrays(grad, input, kernel, stride, padding, dilation, groups)
+
+
+set_fast_kernels(CONVOLUTION, input=_fast_input, weight=_fast_weight,
+                 bias=lambda grad, input, weight: grad.sum(
+                     axis=(0,) + tuple(range(2, grad.ndim))))
 
 
 def _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,

@@ -13,6 +13,7 @@ sample.
 from __future__ import annotations
 
 from .. import backend as B
+from .reduce import _count
 from .table import OPS
 
 _xp = B.xp_of
@@ -29,14 +30,6 @@ def _restore(g, shape, dims, keepdim):
 
 def _expand(g, shape):
     return _xp(g).broadcast_to(g, shape)
-
-
-def _count(shape, dims):
-    n = 1
-    for i, s in enumerate(shape):
-        if dims is None or i in dims:
-            n *= s
-    return n
 
 
 def _inv(dims):
@@ -113,20 +106,7 @@ FAST = {
 
 def _install():
     for name, kernels in FAST.items():
-        op = OPS[name]
-        fl = []
-        for inp, (f, deps, _) in zip(op.inputs, op.formulas):
-            k = kernels.get(inp)
-            if k is None or f is None:
-                fl.append((None, ()))
-                continue
-            import inspect
-            params = tuple(inspect.signature(k).parameters)[1:]
-            if not set(params) <= set(deps):
-                raise TypeError(f"fast kernel of {name} wrt {inp} needs {params}, but the "
-                                f"viewgrad formula saves only {deps}")
-            fl.append((k, params))
-        op.fast = tuple(fl) if any(k is not None for k, _ in fl) else None
+        OPS[name].set_fast(**kernels)
 
 
 _install()

@@ -129,19 +129,29 @@ def _nll_fwd(self, target, weight, reduction, ignore_index):
     return xp.asarray(losses.sum() / w.sum(), dtype=self.dtype)
 
 
+def _nll_grad_array(grad, target, self_shape, weight, reduction, ignore_index):
+    """d(nll)/d(input) on arrays: -w[t] (scaled) at each row's target column."""
+    xp = _xp(grad)
+    safe_t, w = _nll_terms(xp, xp.zeros(self_shape[:1], dtype=grad.dtype), target, weight,
+                           ignore_index)
+    scale = -w.astype(grad.dtype)
+    if reduction == "mean":
+        scale = scale / w.sum()
+    z = xp.zeros(self_shape, dtype=grad.dtype)
+    z[xp.arange(self_shape[0]), safe_t] = grad * scale
+    return z
+
+
 def _nll_bwd(grad, target, self_shape, weight, reduction, ignore_index):
+    # Differentiable in grad (linear): scatter grad * scale at the targets.
     from .factories import zeros
     xp = grad._device.xp
-    tdata = target._data
-    safe_t, w = _nll_terms(xp, xp.zeros(self_shape, dtype=grad.dtype), tdata,
-                           weight._data if weight is not None else None, ignore_index)
-    scale = Tensor._make(-w, grad._device)
+    safe_t, w = _nll_terms(xp, xp.zeros(self_shape[:1], dtype=grad.dtype), target._data,
+                           weight, ignore_index)
+    scale = Tensor._make((-w).astype(grad.dtype), grad._device)
     if reduction == "mean":
         scale = scale / float(w.sum())
-    if reduction == "none":
-        g = grad * scale
-    else:
-        g = grad.expand(tuple(scale.shape)) * scale
+    g = grad * scale if reduction == "none" else grad.expand(tuple(scale.shape)) * scale
     z = zeros(self_shape, dtype=grad.dtype, device=grad.device)
     idx = Tensor._make(safe_t.reshape(-1, 1), grad._device)
     return z.scatter(1, idx, g.unsqueeze(1))
@@ -150,6 +160,7 @@ def _nll_bwd(grad, target, self_shape, weight, reduction, ignore_index):
 NLL = defop("nll_loss", "NllLossBackward0", _nll_fwd, inputs=("self", "target"),
             attrs=("weight", "reduction", "ignore_index"),
             self=_nll_bwd)
+NLL.set_fast(self=_nll_grad_array)
 
 
 # (N, C, d1, ...) scores: the class dim moved last and flattened, as nll_loss2d does.
@@ -200,12 +211,27 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
             raise ValueError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}"
                              f", got {list(target.shape)}")
         _check_targets(target, input.shape[1], ignore_index)
-        return dispatch(NLL2D, (input, target), (weight, reduction, ignore_index))
+        return dispatch(NLL2D, (input, target), (_warray(weight, input), reduction,
+                                                 ignore_index))
     if input.shape[0] != target.shape[0]:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
                          f"batch_size ({target.shape[0]}).")
     _check_targets(target, input.shape[1], ignore_index)
-    return dispatch(NLL, (input, target), (weight, reduction, ignore_index))
+    return dispatch(NLL, (input, target), (_warray(weight, input), reduction, ignore_index))
+
+
+def _warray(weight, input):
+    """The class weights as an array on input's device (an op attribute, not an input:
+    like PyTorch, nll_loss gives no gradient for the weights)."""
+    if weight is None:
+        return None
+    if not isinstance(weight, Tensor) or tuple(weight.shape) != (input.shape[1],):
+        raise RuntimeError(f"nll_loss: weight must be a tensor of shape [{input.shape[1]}] "
+                           f"(one per class), got {list(getattr(weight, 'shape', []))}")
+    if weight._device is not input._device:
+        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least "
+                           f"two devices, {input.device.type} and {weight.device.type}!")
+    return weight._data
 
 
 def _check_targets(target, c, ignore_index):

@@ -22,6 +22,7 @@ from __future__ import annotations
 from .. import backend as B
 from ..autograd import grad_mode as _gm
 from ..tensor import Tensor
+from .conv import set_fast_kernels
 from .table import defop, dispatch
 
 __all__ = ["batch_norm", "dropout"]
@@ -87,6 +88,31 @@ BATCH_NORM = defop("native_batch_norm", "NativeBatchNormBackward0", _train_fwd,
                    input=_train_input_bwd, weight=_train_weight_bwd, bias=_bias_bwd)
 
 
+def _stats_arrays(input, eps):
+    xp = _xp(input)
+    dims = _red_dims(input.ndim)
+    xc = input - input.mean(axis=dims, keepdims=True)
+    invstd = 1 / xp.sqrt((xc * xc).mean(axis=dims, keepdims=True) + eps)
+    return dims, xc, invstd
+
+
+def _train_input_fast(grad, input, weight, eps):
+    dims, xc, invstd = _stats_arrays(input, eps)
+    xhat = xc * invstd
+    scale = invstd if weight is None else invstd * _bcast(weight, input.ndim)
+    return scale * (grad - grad.mean(axis=dims, keepdims=True)
+                    - xhat * (grad * xhat).mean(axis=dims, keepdims=True))
+
+
+def _train_weight_fast(grad, input, eps):
+    dims, xc, invstd = _stats_arrays(input, eps)
+    return (grad * xc * invstd).sum(axis=dims)
+
+
+set_fast_kernels(BATCH_NORM, input=_train_input_fast, weight=_train_weight_fast,
+                 bias=lambda grad: grad.sum(axis=_red_dims(grad.ndim)))
+
+
 # -- eval: running statistics ----------------------------------------------------------------
 
 def _eval_fwd(input, weight, bias, running_mean, running_var, eps):
@@ -117,6 +143,16 @@ BATCH_NORM_EVAL = defop("native_batch_norm_eval", "NativeBatchNormBackward0", _e
                         inputs=("input", "weight", "bias", "running_mean", "running_var"),
                         attrs=("eps",),
                         input=_eval_input_bwd, weight=_eval_weight_bwd, bias=_bias_bwd)
+
+
+set_fast_kernels(
+    BATCH_NORM_EVAL,
+    input=lambda grad, weight, running_var, eps: grad * _bcast(
+        (1 / _xp(grad).sqrt(running_var + eps)) * (1 if weight is None else weight), grad.ndim),
+    weight=lambda grad, input, running_mean, running_var, eps: (
+        grad * (input - _bcast(running_mean, input.ndim))
+        / _xp(grad).sqrt(_bcast(running_var, input.ndim) + eps)).sum(axis=_red_dims(input.ndim)),
+    bias=lambda grad: grad.sum(axis=_red_dims(grad.ndim)))
 
 
 def _check_channels(t, name, c):

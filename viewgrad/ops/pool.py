@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from .. import backend as B
 from ..tensor import Tensor
-from .conv import _convolution, _pad_fwd, constant_pad_nd, sliding_windows
+from .conv import _convolution, _pad_fwd, constant_pad_nd, set_fast_kernels, sliding_windows
 from .table import defop, dispatch
 
 __all__ = ["max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "pool_output_size"]
@@ -86,8 +86,21 @@ def _max_pool_bwd(grad, self, indices, self_shape):
     return z.scatter_add(2, indices.reshape(n, c, -1), grad.reshape(n, c, -1)).view(self_shape)
 
 
+def _max_pool_bwd_arrays(grad, self, indices, self_shape):  # self: unpacked = checked
+    # overlapping windows may pick one element twice: accumulate with bincount over
+    # plane-offset flat indices (one pass, no Python loop)
+    xp = _xp(grad)
+    n, c, h, w = self_shape
+    plane = h * w
+    offs = (xp.arange(n * c, dtype=B.int64) * plane).reshape(n, c, 1, 1)
+    flat = xp.bincount((indices + offs).reshape(-1), weights=grad.reshape(-1),
+                       minlength=n * c * plane)
+    return flat.astype(grad.dtype, copy=False).reshape(self_shape)
+
+
 MAX_POOL2D = defop("max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", _max_pool_fwd,
                    inputs=("self", "indices"), self=_max_pool_bwd)
+set_fast_kernels(MAX_POOL2D, self=_max_pool_bwd_arrays)
 
 
 def _pair(v, name, fn):

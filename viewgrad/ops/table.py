@@ -38,6 +38,7 @@ __all__ = ["OpDef", "defop", "dispatch", "dispatch_view", "apply_inplace", "OPS"
            "FnNode", "sum_to", "unpack_args"]
 
 OPS: dict[str, "OpDef"] = {}
+_make = Tensor._make
 _ARRAYS = B.ARRAY_TYPES       # op name -> OpDef (the derivatives table)
 _new = object.__new__
 _Tensor = Tensor
@@ -98,15 +99,7 @@ class FnNode(Node):
                 continue
             if type(r) not in _ARRAYS:
                 r = dev.xp.asarray(r)
-            t = _new(_Tensor)
-            t._data = r
-            t._device = dev
-            t._version_counter = _VC()
-            t._base = None
-            t._view_info = None
-            t._grad_fn = None
-            t._output_nr = 0
-            out.append(t)
+            out.append(_make(r, dev))
         return out
 
     def release_variables(self):
@@ -211,6 +204,22 @@ class OpDef:
             self._plans[needs] = plan
         return plan
 
+    def set_fast(self, /, **kernels):  # positional-only: "self" is also a kernel name
+        """Give this row array kernels for plain backward (see ops/fast.py): each kernel
+        takes the same saved names as (a subset of) its viewgrad formula's."""
+        fl = []
+        for inp, (f, deps, _) in zip(self.inputs, self.formulas):
+            k = kernels.get(inp)
+            if k is None or f is None:
+                fl.append((None, ()))
+                continue
+            params = tuple(inspect.signature(k).parameters)[1:]
+            if not set(params) <= set(deps):
+                raise TypeError(f"fast kernel of {self.name} wrt {inp} needs {params}, but "
+                                f"the viewgrad formula saves only {deps}")
+            fl.append((k, params))
+        self.fast = tuple(fl) if any(k is not None for k, _ in fl) else None
+
     def __repr__(self):
         return f"<op {self.name} -> {self.node_name}>"
 
@@ -290,13 +299,27 @@ def record(op, inputs, out, attrs, edges):
 _gm_anomaly = [False]
 
 
+def _edge_of(t):
+    """The gradient edge of one input (inlined fast path of Tensor._edge)."""
+    if t._view_info is None:
+        fn = t._grad_fn
+        if fn is not None:
+            return (fn, t._output_nr)
+        if not t._requires_grad:
+            return None
+    return t._edge()
+
+
 def _edges(inputs):
     """Gradient edges of the inputs, or None when no input requires grad."""
+    if len(inputs) == 1:
+        e = _edge_of(inputs[0])
+        return None if e is None else (e,)
     edges = []
     any_edge = False
     for t in inputs:
         if isinstance(t, _Tensor):
-            e = t._edge()
+            e = _edge_of(t)
             if e is not None:
                 any_edge = True
             edges.append(e)
@@ -307,23 +330,29 @@ def _edges(inputs):
 
 def dispatch(op, inputs, attrs=()):
     """Run a (non-view, single-output) op on Tensors (and Python scalars)."""
-    if len(inputs) == 1:
+    n = len(inputs)
+    if n == 1:
         x = inputs[0]
         dev = x._device
         data = op.forward(x._data, *attrs)
+    elif n == 2 and type(inputs[0]) is _Tensor:  # the common binary case, no loops
+        x, y = inputs
+        dev = x._device
+        if type(y) is _Tensor:
+            if y._device is not dev:
+                _device_of(inputs)  # raises the mixed-devices error
+            data = op.forward(x._data, y._data, *attrs)
+        elif isinstance(y, _Tensor):
+            dev = _device_of(inputs)
+            data = op.forward(x._data, y._data, *attrs)
+        else:
+            data = op.forward(x._data, y, *attrs)
     else:
         dev = _device_of(inputs)
         data = op.forward(*[t._data if isinstance(t, _Tensor) else t for t in inputs], *attrs)
     if type(data) not in _ARRAYS:
         data = dev.xp.asarray(data)
-    out = _new(_Tensor)
-    out._data = data
-    out._device = dev
-    out._version_counter = _VC()
-    out._base = None
-    out._view_info = None
-    out._grad_fn = None
-    out._output_nr = 0
+    out = _make(data, dev)
     if _gm.enabled:
         edges = _edges(inputs)
         if edges is not None:

@@ -269,6 +269,17 @@ def _new_graph(name, fixed=False):
     return g
 
 
+def draw_snapshot(snap, title="graph", added=(), removed=(), max_nodes=DEFAULT_MAX_NODES,
+                  layout="auto", prefix="g") -> Digraph:
+    """One snapshot alone, with ``added`` / ``removed`` node ids marked (the HTML report
+    draws an event's before and after as two pictures side by side)."""
+    cl = _collect(snap, prefix, title, max_nodes, added=set(added), removed=set(removed))
+    fixed = layout == "fast" or (layout == "auto" and len(cl.nodes) > FAST_LAYOUT_NODES)
+    g = _new_graph("graph", fixed)
+    _emit(g, [cl], fixed)
+    return g
+
+
 def draw(obj, max_nodes=DEFAULT_MAX_NODES, namespace=None, layout="auto") -> Digraph:
     """A ``graphviz.Digraph`` of an InplaceEvent (before | after), a GraphSnapshot, a Tensor
     or a list of Tensors. ``max_nodes`` (None: all) collapses big graphs to the
@@ -298,4 +309,37 @@ def draw(obj, max_nodes=DEFAULT_MAX_NODES, namespace=None, layout="auto") -> Dig
     if label:
         g.attr(label=_e(label), labelloc="t", fontsize="13")
     _emit(g, clusters, fixed)
+    return g
+
+
+def draw_backward_step(bt, step, max_nodes=DEFAULT_MAX_NODES) -> Digraph:
+    """The graph of backward pass ``bt`` at ``step``: nodes already run greyed (class
+    "done"), the one running now highlighted ("current"), the ready queue marked ("ready"),
+    each edge labelled with the count it still owes its target."""
+    snap = bt.graph
+    done = {s.node for s in bt.steps[:step]}
+    cur = bt.steps[step].node if 0 <= step < len(bt.steps) else None
+    ready = {nid for nid, _ in bt.steps[step].ready} if cur is not None else set()
+    cl = _collect(snap, "g", f"backward #{bt.index}, step {step}: "
+                  f"{bt.steps[step].name if cur else ''}", max_nodes)
+    nodes = []
+    for name, attrs, rows in cl.nodes:
+        nid = name[2:]
+        attrs = dict(attrs)
+        cls = attrs.get("class", "")
+        if nid == cur:
+            attrs.update(fillcolor=ADDED_FILL, style="rounded,filled,bold", penwidth="2")
+            cls += " current"
+        elif nid in done:
+            attrs.update(fillcolor="#f5f5f5", fontcolor="#9e9e9e", color="#bdbdbd")
+            cls += " done"
+        elif nid in ready:
+            attrs.update(color="#2e7d32", penwidth="2")
+            cls += " ready"
+        attrs["class"] = cls
+        nodes.append((name, attrs, rows))
+    cl.nodes = nodes
+    fixed = len(cl.nodes) > FAST_LAYOUT_NODES
+    g = _new_graph(f"backward{bt.index}_{step}", fixed)
+    _emit(g, [cl], fixed)
     return g

@@ -159,3 +159,32 @@ def render(obj, compact=False, max_nodes=DEFAULT_MAX_NODES):
 
 def show(obj, console=None, compact=False):
     (console or Console()).print(render(obj, compact=compact))
+
+
+def render_backward(bt, upto=None):
+    """A backward pass as a table: one row per executed node, in the order it ran, with the
+    gradients in and out, the ready queue, and the counts it lowered."""
+    t = Table(title=bt.summary() if upto is None else f"backward #{bt.index}, step {upto}",
+              title_justify="left", show_lines=False, header_style="bold")
+    t.add_column("#", justify="right", style="dim")
+    t.add_column("node ran")
+    t.add_column("grad in")
+    t.add_column("grads out")
+    t.add_column("lowered counts (→ ready)")
+    t.add_column("ready queue while it ran", style="dim")
+    steps = bt.steps if upto is None else bt.steps[:upto + 1]
+    for s in steps:
+        name = Text(f"{s.name} #{s.node}", style="bold yellow" if upto == s.index else "bold")
+        if s.accumulate:
+            name.append(f"\n{s.variable}.grad: {s.accumulate}", style="cyan")
+        low = Text()
+        for i, (nid, nm, left) in enumerate(s.lowered):
+            if i:
+                low.append("\n")
+            low.append(f"{nm} #{nid}: {left}", style="bold green" if left == 0 else "")
+            if left == 0:
+                low.append(" → ready", style="green")
+        t.add_row(str(s.index), name, ", ".join(g.text() for g in s.inputs) or "-",
+                  ", ".join(g.text() for g in s.outputs) or "-", low,
+                  ", ".join(f"{nm} #{nid}" for nid, nm in s.ready) or "(empty)")
+    return t

@@ -11,30 +11,33 @@ module and the function, so ``import viewgrad.trace as T`` and ``vg.trace()`` bo
   registry.py  stable ids, labels, live views      snapshot.py  GraphSnapshot (plain data)
   tracer.py    Tracer, InplaceEvent, snapshot()    diff.py      diff(before, after)
   explain.py   functionalized rewrite, summaries   jsonio.py    JSON export / import
+  backward.py  backward passes, one step per node executed
 """
 import sys as _sys
 import types as _types
 
 from .snapshot import (GraphSnapshot, TensorInfo, NodeInfo, SavedInfo, EdgeInfo, Geometry)
-from .tracer import Tracer, InplaceEvent, Source, snapshot, trace as _trace
+from .tracer import Tracer, InplaceEvent, Source, snapshot, record_backward, trace as _trace
 from .diff import diff, Diff, Moved
 from .explain import explain, summarize
 from .jsonio import load, loads, Trace, TraceFormatError
+from .backward import BackwardTrace, BackwardStep, GradInfo
 
 trace = _trace
 
-__all__ = ["trace", "Tracer", "InplaceEvent", "Source", "snapshot", "diff", "Diff", "Moved",
+__all__ = ["trace", "record_backward", "Tracer", "InplaceEvent", "Source", "snapshot", "diff", "Diff", "Moved",
            "explain", "summarize", "load", "loads", "Trace", "TraceFormatError",
-           "GraphSnapshot", "TensorInfo", "NodeInfo", "SavedInfo", "EdgeInfo", "Geometry"]
+           "GraphSnapshot", "TensorInfo", "NodeInfo", "SavedInfo", "EdgeInfo", "Geometry",
+           "BackwardTrace", "BackwardStep", "GradInfo"]
 
 
 class _CallableModule(_types.ModuleType):
     """``viewgrad.trace(...)`` calls ``trace(...)``: the package doubles as the function."""
 
-    def __call__(self, namespace=None, max_nodes=None):
+    def __call__(self, namespace=None, max_nodes=None, record_backward=True):
         if max_nodes is None:
-            return _trace(namespace)
-        return _trace(namespace, max_nodes)
+            return _trace(namespace, record_backward=record_backward)
+        return _trace(namespace, max_nodes, record_backward)
 
 
 _sys.modules[__name__].__class__ = _CallableModule

@@ -188,6 +188,18 @@ def _first_value(tinfo):
     return s.split(",")[0].strip() if s else None
 
 
+def _atom(text) -> bool:
+    """A name, a number or a call/attribute chain: needs no parentheses."""
+    import ast
+    try:
+        e = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return False
+    if isinstance(e, ast.UnaryOp) and isinstance(e.operand, ast.Constant):
+        return True
+    return isinstance(e, (ast.Name, ast.Constant, ast.Attribute, ast.Call, ast.Subscript))
+
+
 def functional_expr(event, x0):
     """The op as an expression on ``x0`` (e.g. ``x0 * y``, ``x0.exp()``)."""
     op, ops = event.op, list(event.operands)
@@ -204,6 +216,8 @@ def functional_expr(event, x0):
         node = n
     if op in _BIN:
         other = ops[0] if ops else (_attr(node, "exponent") or "exponent")
+        if not _atom(other):
+            other = f"({other})"          # x.mul_(a + b) is x0 * (a + b)
         return f"{x0} {_BIN[op]} {other}"
     if op == "neg_":
         return f"-{x0}"

@@ -4,7 +4,8 @@ Format (``"format": "viewgrad-trace", "version": 1``)::
 
     {"format": "viewgrad-trace", "version": 1,
      "events": [{"index", "op", "tensor", "tensor_id", "operands", "source",
-                 "grad_enabled", "before": SNAPSHOT, "after": SNAPSHOT}]}
+                 "grad_enabled", "before": SNAPSHOT, "after": SNAPSHOT}],
+     "backward": [{"index", "graph": SNAPSHOT, "deps0", "steps", "source"}]}
     SNAPSHOT = {"tensors": [...], "nodes": [...], "edges": [...], "focus", "omitted",
                 "view_replay", "grad_enabled"}
 
@@ -20,6 +21,7 @@ import json
 
 from .snapshot import (EdgeInfo, Geometry, GraphSnapshot, NodeInfo, SavedInfo, TensorInfo)
 from .tracer import InplaceEvent, Source
+from .backward import BackwardStep, BackwardTrace, GradInfo
 
 __all__ = ["TraceFormatError", "Trace", "dumps", "loads", "load", "snapshot_to_dict",
            "snapshot_from_dict"]
@@ -53,9 +55,19 @@ def _event_dict(e: InplaceEvent) -> dict:
             "before": snapshot_to_dict(e.before), "after": snapshot_to_dict(e.after)}
 
 
-def dumps(events) -> str:
-    return json.dumps({"format": FORMAT, "version": VERSION,
-                       "events": [_event_dict(e) for e in events]}, indent=1)
+def _backward_dict(bt) -> dict:
+    return {"index": bt.index, "graph": snapshot_to_dict(bt.graph),
+            "deps0": [list(x) for x in bt.deps0], "steps": _enc(bt.steps),
+            "source": list(bt.source) if bt.source is not None else None}
+
+
+def dumps(events, backwards=(), order=None) -> str:
+    doc = {"format": FORMAT, "version": VERSION,
+           "events": [_event_dict(e) for e in events],
+           "backward": [_backward_dict(b) for b in backwards]}
+    if order:
+        doc["order"] = [list(x) for x in order]
+    return json.dumps(doc, indent=1)
 
 
 # -- loading with checks ----------------------------------------------------------------
@@ -134,7 +146,7 @@ def _node(d, path):
                        _get(geo, "view_offset", gp, int), _view_fns(geo, "view_fns", gp),
                        _get(geo, "replay", gp, bool))
     kind = _get(d, "kind", path, str)
-    kinds = ("function", "view", "copyslices", "wrapped", "accumulate", "custom")
+    kinds = ("function", "view", "copyslices", "wrapped", "accumulate", "custom", "root")
     if kind not in kinds:
         _fail(f"{path}.kind", f"expected one of {', '.join(kinds)}, got {kind!r}")
     return NodeInfo(
@@ -204,11 +216,67 @@ def snapshot_from_dict(d, path="snapshot") -> GraphSnapshot:
                          grad_enabled=_get(d, "grad_enabled", path, bool))
 
 
-class Trace:
-    """A loaded trace: ``.events`` like a Tracer's (it records nothing new)."""
+def _source(e, p):
+    src = _get(e, "source", p, list, True)
+    if src is not None:
+        if len(src) != 3 or not isinstance(src[0], str) or isinstance(src[1], bool) \
+                or not isinstance(src[1], int) or not isinstance(src[2], (str, type(None))):
+            _fail(f"{p}.source", f"expected [file, line, text or null], got {src!r}")
+        src = Source(*src)
+    return src
 
-    def __init__(self, events):
+
+def _grad(d, p):
+    shape = _get(d, "shape", p, list, True)
+    return GradInfo(_tup(shape) if shape is not None else None,
+                    _get(d, "dtype", p, str, True), _get(d, "values", p, str, True))
+
+
+def _pairs(v, p, n):
+    out = []
+    for i, x in enumerate(v):
+        if not (isinstance(x, list) and len(x) == n and isinstance(x[0], str)):
+            _fail(f"{p}[{i}]", f"expected a list of {n} items starting with a node id, "
+                  f"got {x!r}")
+        out.append(tuple(x))
+    return tuple(out)
+
+
+def _backward(d, p):
+    graph = snapshot_from_dict(_get(d, "graph", p, dict), f"{p}.graph")
+    steps = []
+    for i, st in enumerate(_get(d, "steps", p, list)):
+        q = f"{p}.steps[{i}]"
+        node = _get(st, "node", q, str)
+        if not graph.has_node(node):
+            _fail(f"{q}.node", f"names node {node!r}, which is not in the graph")
+        steps.append(BackwardStep(
+            index=_get(st, "index", q, int), node=node, name=_get(st, "name", q, str),
+            inputs=tuple(_grad(g, f"{q}.inputs[{j}]")
+                         for j, g in enumerate(_get(st, "inputs", q, list))),
+            outputs=tuple(_grad(g, f"{q}.outputs[{j}]")
+                          for j, g in enumerate(_get(st, "outputs", q, list))),
+            ready=_pairs(_get(st, "ready", q, list), f"{q}.ready", 2),
+            lowered=_pairs(_get(st, "lowered", q, list), f"{q}.lowered", 3),
+            accumulate=_get(st, "accumulate", q, str, True),
+            variable=_get(st, "variable", q, str, True)))
+    return BackwardTrace(_get(d, "index", p, int), graph,
+                         _pairs(_get(d, "deps0", p, list), f"{p}.deps0", 2), tuple(steps),
+                         _source(d, p))
+
+
+class Trace:
+    """A loaded trace: ``.events`` and ``.backwards`` like a Tracer's (records nothing)."""
+
+    def __init__(self, events, backwards=(), order=()):
         self.events = list(events)
+        self.backwards = list(backwards)
+        self.order = [tuple(x) for x in order]
+
+    def timeline(self) -> list:
+        """Events and backward passes in the order they happened."""
+        from .tracer import _timeline
+        return _timeline(self)
 
     def __len__(self):
         return len(self.events)
@@ -220,12 +288,17 @@ class Trace:
         return self.events[i]
 
     def to_json(self, path=None):
-        text = dumps(self.events)
+        text = dumps(self.events, self.backwards, self.order)
         if path is None:
             return text
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
         return path
+
+    def to_html(self, path=None, **kw):
+        """A self-contained web page stepping through the events (render/html.py)."""
+        from ..render.html import to_html
+        return to_html(self, path, **kw)
 
     def __repr__(self):
         return f"<Trace {len(self.events)} events>"
@@ -250,12 +323,7 @@ def loads(text, origin="trace") -> Trace:
     events = []
     for i, e in enumerate(_get(doc, "events", origin, list)):
         p = f"events[{i}]"
-        src = _get(e, "source", p, list, True)
-        if src is not None:
-            if len(src) != 3 or not isinstance(src[0], str) or isinstance(src[1], bool) \
-                    or not isinstance(src[1], int) or not isinstance(src[2], (str, type(None))):
-                _fail(f"{p}.source", f"expected [file, line, text or null], got {src!r}")
-            src = Source(*src)
+        src = _source(e, p)
         operands = _get(e, "operands", p, list)
         for j, o in enumerate(operands):
             if not isinstance(o, str):
@@ -269,7 +337,16 @@ def loads(text, origin="trace") -> Trace:
         if not ev.before.has_tensor(ev.tensor_id):
             _fail(f"{p}.tensor_id", f"names tensor {ev.tensor_id!r}, which is not in before")
         events.append(ev)
-    return Trace(events)
+    backwards = [_backward(b, f"backward[{i}]")
+                 for i, b in enumerate(_get(doc, "backward", origin, list, True) or [])]
+    order = []
+    for i, x in enumerate(_get(doc, "order", origin, list, True) or []):
+        if not (isinstance(x, list) and len(x) == 2 and x[0] in ("event", "backward")
+                and isinstance(x[1], int) and not isinstance(x[1], bool)
+                and 0 <= x[1] < len(events if x[0] == "event" else backwards)):
+            _fail(f"order[{i}]", f"expected [\"event\" or \"backward\", index], got {x!r}")
+        order.append(tuple(x))
+    return Trace(events, backwards, order)
 
 
 def load(path) -> Trace:

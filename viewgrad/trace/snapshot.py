@@ -33,7 +33,8 @@ from .registry import IDS
 __all__ = ["TensorInfo", "NodeInfo", "SavedInfo", "EdgeInfo", "Geometry", "GraphSnapshot",
            "build", "Labeler", "chain_text", "fmt_args"]
 
-MAX_NODES = 400          # nodes a snapshot keeps in full (nearest the tensors first)
+MAX_NODES = 400          # nodes snapshot() keeps in full (nearest the tensors first)
+EVENT_MAX_NODES = 150    # ... and each of an event's two snapshots (a loop takes many)
 COUNT_LIMIT = 200_000    # how far we keep counting the nodes that were left out
 
 
@@ -81,6 +82,7 @@ class NodeInfo:
     id: str
     name: str                 # PyTorch's name: MulBackward0, CopySlices, AccumulateGrad...
     kind: str                 # function | view | copyslices | wrapped | accumulate | custom
+                              # | root (a backward pass's GraphRoot)
     seq: int                  # sequence number (the engine's priority)
     saved: tuple = ()         # SavedInfo...
     attrs: tuple = ()         # ((name, repr), ...): non-tensor saved values
@@ -271,6 +273,14 @@ class Labeler:
             for k, v in list(mapping.items()):
                 if isinstance(v, Tensor) and not k.startswith("_") and id(v) not in self.names:
                     self.names[id(v)] = k
+        # a variable's gradient is "w.grad" (w.grad.zero_() in an optimizer step)
+        grads = {}
+        for mapping in (namespace or ()):
+            for k, v in list(mapping.items()):
+                if isinstance(v, Tensor) and not k.startswith("_") and v._grad is not None:
+                    grads.setdefault(id(v._grad), f"{k}.grad")
+        for gid, lab in grads.items():
+            self.names.setdefault(gid, lab)
         self._cache = {}
 
     def named(self, t):
@@ -316,6 +326,8 @@ def _kind(node) -> str:
         return "view"
     if node.name() == "AsStridedBackward0":
         return "view"
+    if node.name() == "GraphRoot":
+        return "root"
     return "function"
 
 
@@ -352,8 +364,80 @@ def _seq(node) -> int:
     return int(node._sequence_nr)
 
 
+def _replace(info, **kw):
+    import dataclasses
+    return dataclasses.replace(info, **kw)
+
+
+class _NodeCache:
+    """id(node) → (weakref, signature, NodeInfo, raw edges). The signature holds all that
+    can change for a live node: the current version and label of each saved tensor,
+    whether its saved tensors were freed, and its parent CopySlices (if it is a wrapped
+    fn). Everything else about a node never changes after it is made."""
+
+    def __init__(self):
+        self._table = {}
+
+    def _sig(self, n, parent, labeler):
+        target = n.fn if isinstance(n, CopySlices) else n
+        freed = getattr(target, "_saved", 0) is None
+        sv = ()
+        if not isinstance(n, CopySlices):
+            try:
+                items = n.saved_items()
+            except Exception:  # noqa: BLE001
+                items = []
+            sv = tuple((v.version_counter.version,
+                        labeler(v.tensor) if v.tensor is not None else None)
+                       for _k, v in items if type(v) is SavedTensor)
+        var = labeler(n.variable) if isinstance(n, AccumulateGrad) else None
+        return (id(parent) if parent is not None else None, freed, sv, var)
+
+    def get(self, n, parent, labeler, ids):
+        key = id(n)
+        sig = self._sig(n, parent, labeler)
+        entry = self._table.get(key)
+        if entry is not None and entry[0]() is n and entry[1] == sig:
+            return entry[2], entry[3]
+        info = _node_info(n, parent, labeler, ids)
+        nid = ids.node
+        raw = tuple((i, e[0], nid(e[0]), int(e[1])) for i, e in enumerate(n.next_functions)
+                    if e is not None)
+        import weakref
+        try:
+            ref = weakref.ref(n, lambda _r, k=key: self._table.pop(k, None))
+        except TypeError:
+            return info, raw
+        self._table[key] = (ref, sig, info, raw)
+        return info, raw
+
+
+_CACHE = _NodeCache()
+
+
+def _node_info(n, parent, labeler, ids):
+    nid = ids.node
+    kind = "wrapped" if parent is not None else _kind(n)
+    saved, attrs, freed = ((), (), False) if kind == "copyslices" else \
+        _saved_info(n, labeler, ids)
+    geo = wrapped = var = var_label = None
+    if kind == "copyslices":
+        wrapped = nid(n.fn)
+        geo = Geometry(tuple(n.base_sizes), tuple(n.base_strides), tuple(n.view_sizes),
+                       tuple(n.view_strides), int(n.view_offset),
+                       plain_view_fns(n.view_fns), bool(n.replay))
+        freed = getattr(n.fn, "_saved", 0) is None
+    elif kind == "accumulate":
+        var = ids.tensor(n.variable)
+        var_label = labeler(n.variable)
+    return NodeInfo(
+        id=nid(n), name=n.name(), kind=kind, seq=_seq(n), saved=saved, attrs=attrs,
+        freed=freed, wrapped=wrapped, parent=nid(parent) if parent is not None else None,
+        geometry=geo, variable=var, variable_label=var_label, more=0)
+
+
 def build(roots, labeler=None, max_nodes=MAX_NODES, grad_enabled=True, focus=None,
-          ids=IDS) -> GraphSnapshot:
+          ids=IDS, start_nodes=()) -> GraphSnapshot:
     """Snapshot the graph reachable from ``roots``: a list of ``(tensor, role)``.
 
     A view in ``roots`` brings its base. Nodes are kept breadth first from the tensors'
@@ -382,6 +466,8 @@ def build(roots, labeler=None, max_nodes=MAX_NODES, grad_enabled=True, focus=Non
             queue.append(n)
 
     accs = {}
+    for n in start_nodes:           # e.g. a backward pass's GraphRoot
+        visit(n)
     for t in order:
         visit(t._grad_fn)
         ref = t._grad_accumulator
@@ -424,39 +510,26 @@ def build(roots, labeler=None, max_nodes=MAX_NODES, grad_enabled=True, focus=Non
                     stack.append(e[0])
         omitted = len(extra)
     # -- node infos and edges -----------------------------------------------------------
+    # A node's info is rebuilt only when what it shows can have changed (its saved
+    # tensors' versions and labels, freed or not): a trace of a loop snapshots the same
+    # long history over and over (see _NodeCache).
     nid = ids.node
     wrapped_parent = {id(n.fn): n for n in kept.values() if isinstance(n, CopySlices)}
     nodes, edges = [], []
+    cache = _CACHE
     for n in kept.values():
-        kind = _kind(n)
         parent = wrapped_parent.get(id(n))
-        if parent is not None:
-            kind = "wrapped"
-        saved, attrs, freed = ((), (), False) if kind == "copyslices" else \
-            _saved_info(n, labeler, ids)
-        geo = wrapped = var = var_label = None
-        if kind == "copyslices":
-            wrapped = nid(n.fn)
-            geo = Geometry(tuple(n.base_sizes), tuple(n.base_strides), tuple(n.view_sizes),
-                           tuple(n.view_strides), int(n.view_offset),
-                           plain_view_fns(n.view_fns), bool(n.replay))
-            freed = getattr(n.fn, "_saved", 0) is None
-        elif kind == "accumulate":
-            var = ids.tensor(n.variable)
-            var_label = labeler(n.variable)
-        nodes.append(NodeInfo(
-            id=nid(n), name=n.name(), kind=kind, seq=_seq(n), saved=saved, attrs=attrs,
-            freed=freed, wrapped=wrapped, parent=nid(parent) if parent is not None else None,
-            geometry=geo, variable=var, variable_label=var_label, more=more.get(id(n), 0)))
+        info, raw_edges = cache.get(n, parent, labeler, ids)
+        m = more.get(id(n), 0)
+        nodes.append(info if not m else _replace(info, more=m))
         hidden = parent is not None
-        for i, e in enumerate(n.next_functions):
-            if e is None:
-                continue
+        src = info.id
+        for i, dst_node, dst, nr in raw_edges:
             if hidden and i > 0:
                 continue        # the same edges as its CopySlices' edges 1..
-            if not hidden and id(e[0]) not in kept:
+            if not hidden and id(dst_node) not in kept:
                 continue
-            edges.append(EdgeInfo(nid(n), nid(e[0]), i, int(e[1]), hidden))
+            edges.append(EdgeInfo(src, dst, i, nr, hidden))
     # -- tensor infos -------------------------------------------------------------------
     tinfos = []
     for t in order:

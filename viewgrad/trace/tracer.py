@@ -19,6 +19,7 @@ buffer, AccumulateGrad's ``grad += new``, anything during a backward pass) are n
 """
 from __future__ import annotations
 
+import ast
 import linecache
 import os
 import sys
@@ -27,7 +28,7 @@ import warnings
 from ..autograd import grad_mode as _gm
 from ..autograd import observe as _obs
 from .registry import IDS, LIVE_VIEWS
-from .snapshot import Labeler, build, MAX_NODES
+from .snapshot import Labeler, build, MAX_NODES, EVENT_MAX_NODES
 
 __all__ = ["Tracer", "InplaceEvent", "trace", "snapshot", "Source"]
 
@@ -163,6 +164,37 @@ def _operand_text(o, labeler):
     return labeler(o)
 
 
+_AUG_OPS = {"add_": ast.Add, "sub_": ast.Sub, "mul_": ast.Mult, "div_": ast.Div,
+            "pow_": ast.Pow}
+
+
+def _source_operands(text, op, n):
+    """The argument expressions of ``op`` as written on the user's line (``lr * p.grad``
+    in ``p.sub_(lr * p.grad)``, ``2`` in ``x *= 2``), or None when the line is not one
+    clear call of it."""
+    if not text or n == 0:
+        return None
+    try:
+        tree = ast.parse(text.strip())
+    except SyntaxError:
+        return None
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == op and len(node.args) >= n:
+            found.append(node.args[:n])
+        elif isinstance(node, ast.AugAssign) and isinstance(node.op, _AUG_OPS.get(op, ())) \
+                and n == 1:
+            found.append([node.value])
+        elif op == "__setitem__" and isinstance(node, ast.Assign) and n == 1 \
+                and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript):
+            found.append([node.value])
+    if len(found) != 1:
+        return None
+    out = [ast.get_source_segment(text.strip(), a) for a in found[0]]
+    return out if all(out) else None
+
+
 class _Pending:
     __slots__ = ("tracer", "op", "tensor", "others", "roots", "labeler", "before", "source",
                  "grad_enabled", "operands")
@@ -204,10 +236,43 @@ class _Hub:
                           "tracing goes on, this event is skipped", RuntimeWarning,
                           stacklevel=4)
 
+    # -- the engine's slot (observe.backward) ----------------------------------------
+    def start(self, root, deps):
+        try:
+            frame = _user_frame(sys._getframe(1))
+            src = _source_of(frame)
+            for tr in self.tracers:
+                if tr.record_backward and not tr._paused:
+                    ns = _namespaces(tr.namespace, frame)
+                    tr._recorder.start(root, deps, Labeler(ns), src)
+        except Exception as e:  # noqa: BLE001
+            self._warn(e)
+
+    def summarize(self, grads):
+        from .backward import grad_infos
+        return grad_infos(grads)
+
+    def node(self, node, ins, outs, heap, deps):
+        for tr in self.tracers:
+            if tr._recorder.current is not None:
+                try:
+                    tr._recorder.node(node, ins, outs, heap, deps)
+                except Exception as e:  # noqa: BLE001
+                    tr._recorder.current = None
+                    self._warn(e)
+
+    def end(self):
+        for tr in self.tracers:
+            try:
+                tr._recorder.end()
+            except Exception as e:  # noqa: BLE001
+                self._warn(e)
+
     def add(self, tr):
         if tr not in self.tracers:
             self.tracers.append(tr)
         _obs.inplace = self
+        _obs.backward = self
         _obs.view_created = LIVE_VIEWS.add
 
     def remove(self, tr):
@@ -216,6 +281,8 @@ class _Hub:
         if not self.tracers:
             if _obs.inplace is self:
                 _obs.inplace = None
+            if _obs.backward is self:
+                _obs.backward = None
             if _obs.view_created == LIVE_VIEWS.add:
                 _obs.view_created = None
 
@@ -264,10 +331,15 @@ class Tracer:
     graph nodes a snapshot keeps in full (the rest are counted, not stored).
     """
 
-    def __init__(self, namespace=None, max_nodes=MAX_NODES):
+    def __init__(self, namespace=None, max_nodes=EVENT_MAX_NODES, record_backward=True):
+        from .backward import Recorder
         self.namespace = namespace
         self.max_nodes = max_nodes
+        self.record_backward = record_backward
         self.events = []
+        self.backwards = []           # BackwardTrace per backward pass (trace/backward.py)
+        self.order = []               # ("event", i) / ("backward", j) as they happened
+        self._recorder = Recorder(self)
         self._active = False
         self._paused = False
 
@@ -295,6 +367,12 @@ class Tracer:
 
     def clear(self):
         self.events.clear()
+        self.backwards.clear()
+        self.order.clear()
+
+    def timeline(self) -> list:
+        """Events and backward passes in the order they happened."""
+        return _timeline(self)
 
     def __len__(self):
         return len(self.events)
@@ -313,12 +391,21 @@ class Tracer:
     def to_json(self, path=None):
         """Write the trace to ``path`` (or return the JSON text when path is None)."""
         from .jsonio import dumps
-        text = dumps(self.events)
+        text = dumps(self.events, self.backwards, self.order)
         if path is None:
             return text
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
         return path
+
+    def to_html(self, path=None, **kw):
+        """A self-contained web page stepping through the events (render/html.py)."""
+        from ..render.html import to_html
+        return to_html(self, path, **kw)
+
+    @staticmethod
+    def _name_saved_copy(p):
+        _name_saved_copy_impl(p)
 
     # -- the hub calls these ---------------------------------------------------------
     def _before(self, op, tensor, others, frame):
@@ -333,19 +420,64 @@ class Tracer:
         p.grad_enabled = _gm.enabled
         p.source = _source_of(_user_frame(frame) if frame is not None else None)
         p.operands = [_operand_text(o, p.labeler) for o in others]
+        # an anonymous operand (``t14``) reads better as the expression the user wrote
+        written = _source_operands(p.source[2] if p.source else None, op, len(others))
+        if written is not None:
+            from ..tensor import Tensor
+            for i, o in enumerate(others):
+                if isinstance(o, Tensor) and o is not tensor and p.labeler.named(o) is None \
+                        and p.operands[i] == p.labeler(o):
+                    p.operands[i] = written[i]
         p.before = build(p.roots, p.labeler, self.max_nodes, p.grad_enabled, focus=tensor)
         return p
 
     def _after(self, p):
+        self._name_saved_copy(p)
         after = build(p.roots, p.labeler, self.max_nodes, p.grad_enabled, focus=p.tensor)
         ev = InplaceEvent(len(self.events), p.op, p.labeler(p.tensor), IDS.tensor(p.tensor),
                           p.operands, p.before, after, p.source, p.grad_enabled)
+        self.order.append(("event", len(self.events)))
         self.events.append(ev)
 
 
-def trace(namespace=None, max_nodes=MAX_NODES) -> Tracer:
-    """``with vg.trace() as tr:`` — record a before/after snapshot per in-place op."""
-    return Tracer(namespace, max_nodes)
+def _timeline(tr) -> list:
+    order = getattr(tr, "order", None)
+    if not order or len(order) != len(tr.events) + len(tr.backwards):
+        return list(tr.events) + list(tr.backwards)
+    return [tr.events[i] if kind == "event" else tr.backwards[i] for kind, i in order]
+
+
+def _op_node(t):
+    """The node the in-place op just made: t's grad_fn, or the fn inside its base's
+    CopySlices."""
+    from ..autograd.views import CopySlices
+    base = t._base
+    n = (base if base is not None else t)._grad_fn
+    return n.fn if isinstance(n, CopySlices) else n
+
+
+def _name_saved_copy_impl(p):
+    # mul_ and friends save a copy of self's OLD value (the op overwrites self): call it
+    # "x0", as explain() does (x1 = x0 * y), rather than an anonymous id.
+    n = _op_node(p.tensor)
+    if n is None:
+        return
+    before_t = p.before.tensor(IDS.tensor(p.tensor)) if p.before.has_tensor(
+        IDS.tensor(p.tensor)) else None
+    if before_t is None:
+        return
+    for name, v in n.saved_items():
+        t = getattr(v, "tensor", None)
+        if name == "self" and t is not None and t is not p.tensor \
+                and p.labeler.named(t) is None:
+            lab = before_t.label
+            p.labeler._cache[id(t)] = f"{lab}0" if lab.isidentifier() else f"({lab})0"
+
+
+def trace(namespace=None, max_nodes=EVENT_MAX_NODES, record_backward=True) -> Tracer:
+    """``with vg.trace() as tr:`` — record a before/after snapshot per in-place op
+    (``tr.events``) and each backward pass step by step (``tr.backwards``)."""
+    return Tracer(namespace, max_nodes, record_backward)
 
 
 def snapshot(tensors, namespace=None, max_nodes=MAX_NODES):
@@ -366,3 +498,14 @@ def snapshot(tensors, namespace=None, max_nodes=MAX_NODES):
         namespaces = [namespace]
     return build([(t, "root") for t in tensors], Labeler(namespaces), max_nodes,
                  _gm.enabled, focus=tensors[0] if len(tensors) == 1 else None)
+
+
+def record_backward(tensor, gradient=None, retain_graph=None, namespace=None):
+    """Run ``tensor.backward(...)`` and return its ``BackwardTrace`` (one step per node the
+    engine ran): what ``:backward EXPR`` in the REPL steps through."""
+    tr = Tracer(namespace)
+    with tr:
+        tensor.backward(gradient, retain_graph=retain_graph)
+    if not tr.backwards:
+        raise RuntimeError("the backward pass was not recorded")
+    return tr.backwards[-1]

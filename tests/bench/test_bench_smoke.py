@@ -1,0 +1,88 @@
+"""Smoke test of the benchmark runner (bench/): correctness only, NO timing assertions.
+
+For each workload, in its --quick sizes: viewgrad, the hand-written NumPy baseline and
+(when installed) PyTorch compute the same loss and gradients; the memory workload finds no
+reference cycles; and ``python -m bench --quick`` runs end to end and writes its JSON.
+"""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from bench import workloads as W
+
+# The bench compares viewgrad with host NumPy (and runs its own CPU subprocess): cpu pass only.
+pytestmark = pytest.mark.host_only("the benchmark compares against host NumPy on the CPU")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOL = 1e-4   # float32, relative to the largest reference value
+
+
+class _Ctx:
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - torch is an optional oracle
+        torch = None
+    torch_reason = "torch not installed"
+
+
+@pytest.mark.parametrize("name", [n for n in W.ORDER if n in W.CHECKS])
+def test_engines_agree(name):
+    diffs = W.CHECKS[name](W.QUICK[name], _Ctx)
+    for key, d in diffs.items():
+        if key.startswith("skipped"):
+            print(f"{name}: {key}: {d}")      # a part built elsewhere is not there yet
+            continue
+        assert np.isfinite(d) and d <= TOL, f"{name}: {key} differs by {d:.3g}"
+
+
+def test_chain_gradient_is_not_trivial():
+    # the quick chain's gradient must not have vanished, or the check above proves nothing
+    x, c = W._chain_inputs(8, seed=1)
+    g = W.chain_numpy(x, c, W.chain_ops(W.QUICK["chain"]["n_ops"]))
+    assert np.abs(g).max() > 1e-6
+
+
+def test_numpy_baselines_match_torch_formulas():
+    # the hand-written CNN backward (im2col/col2im) against finite differences of its loss
+    cfg = W.QUICK["cnn"]
+    P, X, y = W.cnn_data(cfg, seed=7)
+    P = [p.astype(np.float64) for p in P]
+    Xn = np.ascontiguousarray(X.transpose(0, 2, 3, 1)).astype(np.float64)
+    _, grads = W.cnn_step_numpy([p.copy() for p in P], Xn, y, 0.0, update=False)
+    rng = np.random.default_rng(0)
+    for k in (0, 2):                      # both conv weights
+        idx = tuple(rng.integers(0, s) for s in P[k].shape)
+        eps = 1e-6
+        Pp = [p.copy() for p in P]
+        Pm = [p.copy() for p in P]
+        Pp[k][idx] += eps
+        Pm[k][idx] -= eps
+        lp, _ = W.cnn_step_numpy(Pp, Xn, y, 0.0, update=False)
+        lm, _ = W.cnn_step_numpy(Pm, Xn, y, 0.0, update=False)
+        assert abs((lp - lm) / (2 * eps) - grads[k][idx]) < 1e-6
+
+
+def test_memory_loop_has_no_reference_cycles():
+    r = W.memory_run(W.QUICK["memory"])
+    assert r["gc_unreachable_after_loop"] == 0   # DESIGN §5: saving outputs makes no cycle
+    assert r["first_window_peak_bytes"] > 0
+
+
+def test_quick_run_end_to_end(tmp_path):
+    out = tmp_path / "r.json"
+    env = dict(os.environ)
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    p = subprocess.run([sys.executable, "-m", "bench", "--quick", "--rounds", "1", "-q",
+                        "--json", str(out)], cwd=ROOT, env=env, capture_output=True,
+                       text=True, timeout=300)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    data = json.loads(out.read_text())
+    assert set(data["workloads"]) == set(W.ORDER)
+    for name, w in data["workloads"].items():
+        assert "error" not in w, (name, w)
+    assert data["blas"]["env"]["OPENBLAS_NUM_THREADS"] == "1"
+    assert "summary" in p.stdout
