@@ -20,12 +20,19 @@ A test that does not depend on the pass's device (it names its devices itself, o
 source files) is marked ``@pytest.mark.once``: it runs in the first pass only and is
 deselected in the others (counted as "deselected" in the summary).
 
+Property-based (hypothesis) tests run their full ``max_examples`` in the first pass; in
+the other passes they run a fraction of them (``VIEWGRAD_DEVICE_PASS_EXAMPLES``, default
+0.2, at least 10). They are derandomized, so the device passes replay the first programs
+of the cpu pass: enough to catch host code leaking into the device path (which any
+program touching the op shows), without doubling the suite's slowest tests.
+
 A test that only makes sense on the host (it checks numpy interop such as ``from_numpy``
 memory sharing) is marked ``@pytest.mark.host_only("why")``: it runs on cpu and is skipped
 on the other devices with that reason. Tests that need a specific device take the
 ``device`` fixture (its value is the device name of the current pass) or name devices
 explicitly.
 """
+import math
 import os
 
 import pytest
@@ -72,6 +79,26 @@ def device(request):
     B.set_default_device(name)
     yield name
     B.set_default_device(None)
+
+
+_FRACTION = float(os.environ.get("VIEWGRAD_DEVICE_PASS_EXAMPLES", "0.2"))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """Fewer hypothesis examples in the passes after the first (see the module doc)."""
+    fn = getattr(item.obj, "__func__", item.obj)
+    conf = getattr(fn, "_hypothesis_internal_use_settings", None)
+    dev = _pass_device(item)
+    if conf is None or dev is None or dev == DEVICES[0] or _FRACTION >= 1:
+        return (yield)
+    from hypothesis import settings
+    fn._hypothesis_internal_use_settings = settings(
+        conf, max_examples=max(10, math.ceil(conf.max_examples * _FRACTION)))
+    try:
+        return (yield)
+    finally:
+        fn._hypothesis_internal_use_settings = conf
 
 
 def _pass_device(item):
