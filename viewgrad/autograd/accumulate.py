@@ -63,6 +63,18 @@ class AccumulateGrad(Node):
         return f"<AccumulateGrad object at {id(self):#x}>"
 
 
+def owns_memory(t) -> bool:
+    """Nobody else can see t's memory: its array owns it, or is a view (e.g. a transpose)
+    of an array that only that view holds, or is empty_strided's fresh buffer."""
+    if t._fresh_buffer or t._data.flags.owndata:
+        return True
+    base = getattr(t._data, "base", None)   # array types without .base: assume shared
+    if base is None:
+        return False
+    # the view's reference to its base, our local, getrefcount's argument
+    return getattr(base, "base", None) is None and sys.getrefcount(base) <= 3
+
+
 def grad_accumulator(t):
     """The (unique while alive) AccumulateGrad of leaf ``t``."""
     ref = t._grad_accumulator
@@ -114,7 +126,7 @@ def accumulate(var, new, node=None):
     if old is None:
         if (not _gm.enabled and sys.getrefcount(new) <= _STEAL_REFS
                 and new._data.flags.writeable and new._base is None
-                and getattr(new._data, "base", None) is None  # owns its memory
+                and owns_memory(new)
                 and obeys_layout_contract(new, var)):
             var._grad = new.detach() if new._grad_fn is not None else new
             action = "stole"

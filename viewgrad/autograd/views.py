@@ -74,6 +74,7 @@ import sys
 
 from . import grad_mode as _gm
 from . import observe as _obs
+from .accumulate import owns_memory
 from .graph import Node
 
 __all__ = ["CreationMeta", "ViewInfo", "make_view", "check_inplace", "rebase_history",
@@ -360,18 +361,12 @@ class CopySlices(Node):
         # base's strides.
         return (not _gm.enabled and sys.getrefcount(grad) <= 3 and grad._base is None
                 and grad._grad_fn is None and grad._data.flags.writeable
-                and _owns(grad)
+                and owns_memory(grad)
                 and tuple(grad._data.shape) == self.base_sizes
                 and grad.stride() == self.base_strides and grad.storage_offset() == 0)
 
     def release_variables(self):
         self.fn.release_variables()
-
-
-def _owns(t):
-    """t's memory is its own: an array that owns its data, or empty_strided's fresh
-    buffer (marked, since its array is a strided view of that buffer)."""
-    return getattr(t._data, "base", None) is None or t._fresh_buffer
 
     def saved_items(self):
         return self.fn.saved_items()

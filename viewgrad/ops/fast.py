@@ -32,6 +32,20 @@ def _expand(g, shape):
     return _xp(g).broadcast_to(g, shape)
 
 
+def _scale(x, a):
+    return x if a == 1 else x * a
+
+
+def _mat2_grad(grad, mat1, transposed):
+    """mat1.T @ grad — computed as (grad.T @ mat1).T when mat2 is a transposed matrix
+    (linear's weight.t()), so that after TBackward0 the weight's gradient comes out
+    row-major like the weight, and AccumulateGrad can keep it without a copy (PyTorch's
+    mm_mat2_backward does the same)."""
+    if transposed:
+        return (grad.T @ mat1).T
+    return mat1.T @ grad
+
+
 def _inv(dims):
     inv = [0] * len(dims)
     for i, d in enumerate(dims):
@@ -79,8 +93,8 @@ FAST = {
     "addmm": dict(self=lambda grad, beta: grad if beta == 1 else grad * beta,
                   mat1=lambda grad, mat2, alpha: (grad @ mat2.T) * alpha if alpha != 1
                   else grad @ mat2.T,
-                  mat2=lambda grad, mat1, alpha: (mat1.T @ grad) * alpha if alpha != 1
-                  else mat1.T @ grad),
+                  mat2=lambda grad, mat1, alpha, mat2_transposed:
+                  _scale(_mat2_grad(grad, mat1, mat2_transposed), alpha)),
     "clone": dict(self=lambda grad: grad),
     "view": dict(self=lambda grad, self_shape: grad.reshape(self_shape)),
     "_unsafe_view": dict(self=lambda grad, self_shape: grad.reshape(self_shape)),

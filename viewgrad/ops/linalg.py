@@ -41,7 +41,8 @@ ADDMM = defop("addmm", "AddmmBackward0", _addmm_fwd, inputs=("self", "mat1", "ma
               attrs=("beta", "alpha"), broadcast=True,
               self=lambda grad, beta: grad if beta == 1 else grad * beta,
               mat1=lambda grad, mat2, alpha: _scale(grad.mm(mat2.t()), alpha),
-              mat2=lambda grad, mat1, alpha: _scale(mat1.t().mm(grad), alpha))
+              mat2=lambda grad, mat1, alpha, mat2_transposed:
+              _scale(mat1.t().mm(grad), alpha))
 
 
 def _scale(x, a):

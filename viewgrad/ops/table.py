@@ -173,7 +173,8 @@ class OpDef:
             params = list(inspect.signature(f).parameters)[1:]
             for p in params:
                 if p not in inputs and p != "result" and p not in attrs and not (
-                        p.endswith("_shape") and p[:-6] in inputs):
+                        p.endswith("_shape") and p[:-6] in inputs) and not (
+                        p.endswith("_transposed") and p[:-11] in inputs):
                     raise TypeError(f"derivative of {name} wrt {inp}: unknown name {p!r}")
             fl.append((f, tuple(params), "result" in params))
         self.formulas = tuple(fl)
@@ -198,6 +199,8 @@ class OpDef:
                     plan.append((d, 0, self.inputs.index(d)))
                 elif d in self.attrs:
                     plan.append((d, 2, self.attrs.index(d)))
+                elif d.endswith("_transposed"):
+                    plan.append((d, 4, self.inputs.index(d[:-11])))
                 else:
                     plan.append((d, 3, self.inputs.index(d[:-6])))
             plan = tuple(plan)
@@ -283,9 +286,12 @@ def record(op, inputs, out, attrs, edges):
                 saved[name] = t  # a Python scalar operand
         elif kind == 2:
             saved[name] = attrs[idx]
-        else:
+        elif kind == 3:
             x = inputs[idx]
             saved[name] = tuple(x._data.shape) if isinstance(x, _Tensor) else ()
+        else:  # <input>_transposed: a 2-D input laid out column-major (e.g. weight.t())
+            f = inputs[idx]._data.flags
+            saved[name] = bool(f.f_contiguous and not f.c_contiguous)
     node._releasable = releasable
     node._saved = saved
     node._shapes = tuple([x._data.shape if isinstance(x, _Tensor) else None for x in inputs]
