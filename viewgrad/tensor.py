@@ -160,6 +160,8 @@ class Tensor:
         return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
 
     def storage_offset(self):
+        if self._storage_ is None:
+            return 0  # this tensor's array owns its memory from its first element
         d = self._device
         return (d.data_ptr(self._data) - d.data_ptr(self._storage)) // self._data.itemsize
 

@@ -70,6 +70,7 @@ alias one location (an expanded view).
 from __future__ import annotations
 
 import enum
+import sys
 
 from . import grad_mode as _gm
 from . import observe as _obs
@@ -103,7 +104,7 @@ def is_view_replay_enabled() -> bool:
 
 
 class ViewInfo:
-    __slots__ = ("base", "view_fns", "version", "creation_meta", "made_by", "where")
+    __slots__ = ("base", "view_fns", "version", "creation_meta", "made_by", "where", "geom")
 
     def __init__(self, base, view_fns, version, creation_meta, made_by=None, where=None):
         self.base = base
@@ -112,6 +113,7 @@ class ViewInfo:
         self.creation_meta = creation_meta
         self.made_by = made_by      # (node name, output nr) of the op that made the view
         self.where = where          # (file, line, text) for multi-output/no_grad views
+        self.geom = None            # the view's (sizes, strides, offset), once computed
 
     def replay(self, t):
         """Apply this view's chain of view ops to ``t`` (a tensor shaped like the base)."""
@@ -121,7 +123,14 @@ class ViewInfo:
 
 
 def geometry(t):
-    """(sizes, strides, storage_offset) of a tensor, in elements."""
+    """(sizes, strides, storage_offset) of a tensor, in elements. A view's never changes
+    (its array is fixed), so it is computed once and kept in its ViewInfo."""
+    vi = t._view_info
+    if vi is not None:
+        g = vi.geom
+        if g is None:
+            g = vi.geom = (tuple(t._data.shape), t.stride(), t.storage_offset())
+        return g
     return tuple(t._data.shape), t.stride(), t.storage_offset()
 
 
@@ -297,11 +306,9 @@ class CopySlices(Node):
         edge0 = base._edge()
         super().__init__((edge0,) + tuple(fn.next_functions[1:]))
         self.fn = fn
-        self.base_sizes = tuple(base._data.shape)
-        self.base_strides = base.stride()
-        self.view_sizes = tuple(view._data.shape)
-        self.view_strides = view.stride()
-        self.view_offset = view.storage_offset() - base.storage_offset()
+        self.base_sizes, self.base_strides, base_offset = geometry(base)
+        self.view_sizes, self.view_strides, view_offset = geometry(view)
+        self.view_offset = view_offset - base_offset
         self.view_fns = vi.view_fns
         self.replay = _view_replay or base._device.as_strided is None
         self.dtype = base._data.dtype
@@ -310,11 +317,18 @@ class CopySlices(Node):
     def apply(self, grads):
         from ..ops import factories as F
         grad = grads[0]
+        grads[0] = None
         if grad is None:
             grad = F.zeros(self.base_sizes, dtype=self.dtype, device=self.device)
-        result = F.empty_strided(self.base_sizes, self.base_strides, dtype=self.dtype,
-                                 device=self.device)
-        result.copy_(grad)
+        if self._can_write_into(grad):
+            # Nobody else holds this gradient and it has the base's layout: write the
+            # region's gradient into it directly instead of cloning the whole base (a
+            # loop of row updates would otherwise cost O(rows x base)). Same result.
+            result = grad
+        else:
+            result = F.empty_strided(self.base_sizes, self.base_strides, dtype=self.dtype,
+                                     device=self.device)
+            result.copy_(grad)
         if self.replay:
             grad_slice = ViewInfo(result, self.view_fns, 0, DEFAULT).replay(result)
         else:
@@ -327,8 +341,24 @@ class CopySlices(Node):
             grad_slice.zero_()
         return [result] + list(res[1:])
 
+    def _can_write_into(self, grad):
+        # Only in a plain backward (under create_graph the copy is part of the graph), for
+        # a gradient referenced only here (the local, getrefcount's argument, the caller's
+        # argument), that owns its memory (alone, or as empty_strided's buffer), with the
+        # base's strides.
+        return (not _gm.enabled and sys.getrefcount(grad) <= 3 and grad._base is None
+                and grad._grad_fn is None and grad._data.flags.writeable
+                and _owns(grad)
+                and tuple(grad._data.shape) == self.base_sizes
+                and grad.stride() == self.base_strides and grad.storage_offset() == 0)
+
     def release_variables(self):
         self.fn.release_variables()
+
+
+def _owns(t):
+    owner = getattr(t._data, "base", None)
+    return owner is None or owner is t._storage_
 
     def saved_items(self):
         return self.fn.saved_items()
@@ -347,15 +377,21 @@ def regenerate_grad_fn(view):
         view._grad_fn = None
         view._output_nr = 0
         return
-    prev = _gm.enabled
-    _gm.enabled = True
-    try:
-        if _view_replay or base._device.as_strided is None:
-            fresh = vi.replay(base)
-        else:
-            sizes, strides, offset = geometry(view)
-            fresh = base.as_strided(sizes, strides, offset)
-    finally:
-        _gm.enabled = prev
-    view._grad_fn = fresh._grad_fn
-    view._output_nr = fresh._output_nr
+    if _view_replay or base._device.as_strided is None:
+        prev = _gm.enabled
+        _gm.enabled = True
+        try:
+            fresh = vi.replay(base)   # the chain of view nodes, on the base's history
+        finally:
+            _gm.enabled = prev
+        view._grad_fn = fresh._grad_fn
+        view._output_nr = fresh._output_nr
+        return
+    # Geometry mode: the node base.as_strided(view's geometry) would record, built
+    # directly (the view's data is already there; only its history is new).
+    from ..ops.shape import AS_STRIDED
+    from ..ops.table import record
+    sizes, strides, offset = geometry(view)
+    attrs = (sizes, strides, offset, geometry(base))
+    view._grad_fn = record(AS_STRIDED, (base,), view, attrs, (base._edge(),))
+    view._output_nr = 0
