@@ -460,8 +460,16 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
         # gradient): like PyTorch, save a clone of the original self.
         inputs = (self.clone(),) + inputs[1:]
     args = [t._data if isinstance(t, _Tensor) else t for t in (self,) + tuple(others)]
-    new = compute(*args, *attrs) if compute is not None else op.forward(*args, *attrs)
-    _write_into(self, new, opname)
+    ufunc = _INPLACE_UFUNCS.get(op.name) if compute is None else None
+    if ufunc is None or not _ufunc_into(self._device.xp, ufunc, args):
+        try:
+            new = compute(*args, *attrs) if compute is not None else op.forward(*args,
+                                                                              *attrs)
+        except ValueError as e:
+            shapes = [list(getattr(a, "shape", ())) for a in args]
+            raise RuntimeError(f"{opname}: the shapes {shapes} cannot be broadcast together "
+                               f"into self's shape {shapes[0]} ({e})") from None
+        _write_into(self, new, opname)
     self._version_counter.bump(opname)
     if edges is not None:
         # self's own edge stays edge 0 (the old history): x.mul_(2) is x = x0 * 2.
@@ -472,10 +480,40 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
     return self
 
 
+# Binary arithmetic in place writes straight into self's memory (``out=``): no
+# temporary, one pass (an optimizer step over big parameters is several of these).
+_INPLACE_UFUNCS = {"add": "add", "add_scalar": "add", "sub": "subtract", "mul": "multiply",
+                   "div": "true_divide"}
+
+
+def _ufunc_into(xp, name, args):
+    d, o = args
+    if d.dtype.kind != "f":
+        return False  # integer tensors: the general path applies the casting rules
+    od = getattr(o, "dtype", None)
+    if od is None:
+        if isinstance(o, bool) or not isinstance(o, (int, float)):
+            return False
+    elif od != d.dtype or o.shape != d.shape:
+        try:
+            if od != d.dtype or B.broadcast_shapes(o.shape, d.shape) != d.shape:
+                return False  # promotion or a shape that does not fit: the general path
+        except ValueError:
+            return False
+
+    getattr(xp, name)(d, o, out=d)
+    return True
+
+
 def _write_into(self, new, opname):
     d = self._data
     if new is d:
         return
+    nd = getattr(new, "dtype", None)
+    if nd is not None and nd.kind == "f" and d.dtype.kind in "iub":
+        raise RuntimeError(f"{opname}: result type {B.dtype_name(nd)} can't be cast to the "
+                           f"desired output type {B.dtype_name(d.dtype)}; use an out-of-place "
+                           "op, or convert first (x = x.float())")
     ns = getattr(new, "shape", ())
     if ns != d.shape:
         try:
