@@ -196,9 +196,9 @@ class TraceSession:
 
     def report(self, path) -> int:
         """The session's events (recorded and loaded) as a self-contained HTML page."""
-        from viewgrad.render.html import to_html
+        from viewgrad.trace.jsonio import Trace
         evs = self.events
-        to_html(_EventsOnly(evs), path)
+        Trace(evs).to_html(path)
         return len(evs)
 
     def load(self, path) -> int:
@@ -263,13 +263,3 @@ def explain_of(event) -> str:
 def to_svg(obj, path):
     return _attr("viewgrad.viz", "to_svg")(obj, path)
 
-
-class _EventsOnly:
-    """What render.html.to_html reads from a trace: its events (and no backward passes)."""
-
-    def __init__(self, events):
-        self.events = list(events)
-        self.backwards = []
-
-    def timeline(self):
-        return list(self.events)

@@ -45,10 +45,6 @@ class GraphRoot(Node):
         return list(self.grads)
 
 
-def _num_outputs(node):
-    return node._n_outputs or 1
-
-
 def _make_root_grads(tensors, grad_tensors):
     from ..tensor import Tensor
     from ..ops import factories as F

@@ -203,16 +203,22 @@ def _weight_grad(inp, gout, kernel, stride, padding, dilation, groups):
     return r
 
 
+def _adjoint_output_padding(grad_shape, input_shape, kernel, stride, padding, dilation):
+    """output_padding of the transposed conv that maps a conv's output gradient back to
+    its input's shape: it restores the rows the forward's floor division dropped."""
+    return tuple(input_shape[2 + i] - transposed_output_size(
+        grad_shape[2 + i], kernel[i], stride[i], padding[i], 0, dilation[i])
+        for i in range(len(stride)))
+
+
 def _input_bwd(grad, input, weight, input_shape, stride, padding, dilation, transposed,
                output_padding, groups):
     nsp = len(stride)
     kernel = tuple(weight.shape[2:])
     if not transposed:
-        # the adjoint of a convolution is the transposed convolution with the same weight;
-        # output_padding restores the rows the forward's floor division dropped
-        op = tuple(input_shape[2 + i] - transposed_output_size(
-            grad.shape[2 + i], kernel[i], stride[i], padding[i], 0, dilation[i])
-            for i in range(nsp))
+        # the adjoint of a convolution is the transposed convolution with the same weight
+        op = _adjoint_output_padding(grad.shape, input_shape, kernel, stride, padding,
+                                     dilation)
         return _convolution(grad, weight, None, stride, padding, dilation, True, op, groups)
     g = _convolution(grad, weight, None, stride, padding, dilation, False, (0,) * nsp, groups)
     for i in range(nsp):
@@ -277,9 +283,8 @@ def _fast_input(grad, input, weight, input_shape, stride, padding, dilation, tra
     nsp = len(stride)
     kernel = tuple(weight.shape[2:])
     if not transposed:
-        op = tuple(input_shape[2 + i] - transposed_output_size(
-            grad.shape[2 + i], kernel[i], stride[i], padding[i], 0, dilation[i])
-            for i in range(nsp))
+        op = _adjoint_output_padding(grad.shape, input_shape, kernel, stride, padding,
+                                     dilation)
         return _conv_transpose_arrays(grad, weight, stride, padding, op, dilation, groups)
     g = _conv_arrays(grad, weight, stride, padding, dilation, groups)
     return _xp(g).ascontiguousarray(

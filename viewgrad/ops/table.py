@@ -366,31 +366,6 @@ def dispatch(op, inputs, attrs=()):
     return out
 
 
-def wrap_like(data, dev):
-    out = _Tensor._make(data, dev)
-    return out
-
-
-def dispatch_multi(op, inputs, attrs=()):
-    """An op with several outputs (tuple of arrays); non-differentiable ones get no
-    grad_fn (e.g. the indices of max(dim))."""
-    dev = _device_of(inputs)
-    datas = op.forward(*[t._data if isinstance(t, _Tensor) else t for t in inputs], *attrs)
-    outs = tuple(_Tensor._make(d if type(d) in _ARRAYS else dev.xp.asarray(d), dev)
-                 for d in datas)
-    if _gm.enabled:
-        edges = _edges(inputs)
-        if edges is not None:
-            diff = op.differentiable_outputs or range(len(outs))
-            node = record(op, inputs, outs[0], attrs, edges)
-            node._output_shapes = None
-            for i in diff:
-                outs[i]._grad_fn = node
-                outs[i]._output_nr = i
-    return outs
-
-
-from ..tensor import VersionCounter as _VC  # noqa: E402
 
 
 def sum_to(g, shape):

@@ -97,7 +97,8 @@ class Optimizer:
         return loss
 
     def _update(self, p, grad, group, state):
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must define _update(p, grad, group, "
+                                  "state): the in-place step of one parameter")
 
     # -- state dicts (parameters referred to by position) ---------------------------------
     def state_dict(self):

@@ -20,7 +20,7 @@ import dataclasses
 import json
 
 from .snapshot import (EdgeInfo, Geometry, GraphSnapshot, NodeInfo, SavedInfo, TensorInfo)
-from .tracer import InplaceEvent, Source
+from .tracer import EventLog, InplaceEvent, Source
 from .backward import BackwardStep, BackwardTrace, GradInfo
 
 __all__ = ["TraceFormatError", "Trace", "dumps", "loads", "load", "snapshot_to_dict",
@@ -265,40 +265,13 @@ def _backward(d, p):
                          _source(d, p))
 
 
-class Trace:
+class Trace(EventLog):
     """A loaded trace: ``.events`` and ``.backwards`` like a Tracer's (records nothing)."""
 
     def __init__(self, events, backwards=(), order=()):
         self.events = list(events)
         self.backwards = list(backwards)
         self.order = [tuple(x) for x in order]
-
-    def timeline(self) -> list:
-        """Events and backward passes in the order they happened."""
-        from .tracer import _timeline
-        return _timeline(self)
-
-    def __len__(self):
-        return len(self.events)
-
-    def __iter__(self):
-        return iter(self.events)
-
-    def __getitem__(self, i):
-        return self.events[i]
-
-    def to_json(self, path=None):
-        text = dumps(self.events, self.backwards, self.order)
-        if path is None:
-            return text
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-        return path
-
-    def to_html(self, path=None, **kw):
-        """A self-contained web page stepping through the events (render/html.py)."""
-        from ..render.html import to_html
-        return to_html(self, path, **kw)
 
     def __repr__(self):
         return f"<Trace {len(self.events)} events>"

@@ -323,7 +323,40 @@ def _roots(tensor, others, namespaces):
     return roots
 
 
-class Tracer:
+class EventLog:
+    """What a live Tracer and a loaded Trace share: ``.events``, ``.backwards`` and
+    ``.order`` (their interleaving), read as a sequence of events and written out."""
+
+    def timeline(self) -> list:
+        """Events and backward passes in the order they happened."""
+        return _timeline(self)
+
+    def __len__(self):
+        return len(self.events)
+
+    def __iter__(self):
+        return iter(self.events)
+
+    def __getitem__(self, i):
+        return self.events[i]
+
+    def to_json(self, path=None):
+        """Write the trace to ``path`` (or return the JSON text when path is None)."""
+        from .jsonio import dumps
+        text = dumps(self.events, self.backwards, self.order)
+        if path is None:
+            return text
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return path
+
+    def to_html(self, path=None, **kw):
+        """A self-contained web page stepping through the events (render/html.py)."""
+        from ..render.html import to_html
+        return to_html(self, path, **kw)
+
+
+class Tracer(EventLog):
     """Records one ``InplaceEvent`` per in-place op while active.
 
     ``namespace``: a dict (e.g. the REPL's globals) used to label tensors by variable
@@ -370,38 +403,9 @@ class Tracer:
         self.backwards.clear()
         self.order.clear()
 
-    def timeline(self) -> list:
-        """Events and backward passes in the order they happened."""
-        return _timeline(self)
-
-    def __len__(self):
-        return len(self.events)
-
-    def __iter__(self):
-        return iter(self.events)
-
-    def __getitem__(self, i):
-        return self.events[i]
-
     def __repr__(self):
         state = "active" if self._active else "stopped"
         return f"<Tracer {state}, {len(self.events)} events>"
-
-    # -- JSON ------------------------------------------------------------------------
-    def to_json(self, path=None):
-        """Write the trace to ``path`` (or return the JSON text when path is None)."""
-        from .jsonio import dumps
-        text = dumps(self.events, self.backwards, self.order)
-        if path is None:
-            return text
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-        return path
-
-    def to_html(self, path=None, **kw):
-        """A self-contained web page stepping through the events (render/html.py)."""
-        from ..render.html import to_html
-        return to_html(self, path, **kw)
 
     @staticmethod
     def _name_saved_copy(p):
