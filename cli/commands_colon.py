@@ -24,7 +24,7 @@ import viewgrad as vg
 
 from . import printing, tutorials
 from .tracing import (TraceUnavailable, diff_of, explain_of, render_event, render_snapshot_of,
-                      summary_of, to_svg)
+                      render_storage_of, summary_of, to_svg)
 
 
 class UsageError(Exception):
@@ -192,12 +192,17 @@ def cmd_graph(session, rest):
     session.console.print(printing.graph_tree(obj, session.namespace, max_depth=depth))
 
 
-@command("svg", ":svg EXPR FILE", "write the graph of EXPR (or event #N) as an SVG picture",
-         args="expr file")
+@command("svg", ":svg EXPR FILE", "write the graph of EXPR (or event #N) as a picture: "
+         "FILE.svg, .png or .pdf", args="expr file")
 def cmd_svg(session, rest):
-    """Writes a picture: for a tensor its autograd graph, for #N the before/after of event
-    N. The file's folder must exist."""
+    """Writes a picture in the format the file's extension names (.svg, .png, .pdf): for a
+    tensor its autograd graph, for #N the before/after of event N. The file's folder must
+    exist."""
     expr, path = _split_expr_file(rest)
+    ext = os.path.splitext(path)[1].lower()
+    if ext not in (".svg", ".png", ".pdf"):
+        raise UsageError(f"cannot write {ext or 'a file without an extension'}: name the "
+                         "picture .svg, .png or .pdf (e.g. :svg b graph.png)")
     obj = _target(session, expr)
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
@@ -205,6 +210,22 @@ def cmd_svg(session, rest):
     to_svg(obj, path)
     size = os.path.getsize(path) if os.path.exists(path) else 0
     session.console.print(Text(f"wrote {path} ({size:,} bytes)", style="green"))
+
+
+@command("storage", ":storage EXPR", "draw the memory behind a tensor (or event #N): "
+         "its base's cells, each view's elements outlined", args="expr")
+def cmd_storage(session, rest):
+    """A row of cells per tensor: the base's storage with its values, then every live view
+    of it with the cells it covers marked by the view's own index, and its size, stride
+    and storage offset — element i of a view lives in cell offset + Σ i_k·stride_k. For an
+    event #N, the cells the in-place op wrote are filled."""
+    if not rest.strip():
+        raise UsageError("storage of what? give a tensor expression, e.g. :storage x")
+    obj = _target(session, rest)
+    if not (isinstance(obj, vg.Tensor) or hasattr(obj, "before")):
+        raise UsageError(f"{rest.strip()} is a {type(obj).__name__}, not a tensor or an "
+                         "event")
+    session.console.print(render_storage_of(obj, session.namespace))
 
 
 @command("trace", ":trace [on|off]", "turn in-place tracing on or off (no argument: status)",
@@ -279,8 +300,12 @@ def cmd_backward(session, rest):
     if not isinstance(t, vg.Tensor):
         raise UsageError(f"{rest.strip()} is a {type(t).__name__}, not a tensor")
     from viewgrad.trace import record_backward
+    before = session.trace.backward_count()
     with session._user_output():
-        bt = record_backward(t, retain_graph=True, namespace=session.namespace)
+        bt = record_backward(t, retain_graph=True, namespace=session.namespace,
+                             errors="return")
+    if session.trace.enabled and session.trace.backward_count() > before:
+        bt = session.trace.tracer.backwards[-1]   # the session's copy: blames its events
     session.start_backward(bt)
 
 

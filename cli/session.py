@@ -104,7 +104,8 @@ class Session:
             e.__traceback__ = None  # the frames are the compiler's; the error is the user's line
             self._show_error(e)
             return
-        value, failed = None, False
+        value, failed, error = None, False, None
+        passes = self.trace.backward_count()
         with self.trace.recording() as new_events:
             try:
                 with self._user_output():
@@ -118,14 +119,18 @@ class Session:
                 self.console.print(Text("KeyboardInterrupt", style="bold red"))
                 failed = True
             except BaseException as e:  # noqa: BLE001 - the user's exception is shown, not raised
-                self._show_error(e)
+                error = e
                 failed = True
         if not failed and value is not None:
             self.namespace["_"] = value
             printing.print_result(self.console, value, self.namespace)
         if new_events and self.trace.enabled:
-            # shown even when the line then failed: the in-place op did happen
+            # shown even when the line then failed: the in-place op did happen, and the
+            # error reads best right after the picture of the op that caused it
             self.print_trace(new_events)
+        if error is not None:
+            self.show_failed_backward(passes)
+            self._show_error(error)
 
     def print_trace(self, events):
         try:
@@ -164,28 +169,38 @@ class Session:
         self.trace.reset(self.namespace)
         self.pending.clear()
 
-    # -- :backward, one node per key press ----------------------------------------------
+    # -- :backward, one moment of the engine per key press -------------------------------
+    def show_failed_backward(self, since):
+        """After a line whose backward raised: the engine's picture at the failing node."""
+        bt = self.trace.failed_backward(since)
+        if bt is not None:
+            with contextlib.suppress(Exception):
+                self.console.print(bt.at(len(bt.steps)))
+
     def start_backward(self, bt):
         from viewgrad.render.terminal import render_backward
         self.console.print(Text(bt.summary(), style="bold"))
-        if not bt.steps:
+        if not bt.steps and bt.error is None:
             return
-        if not self.interactive:  # a transcript: the whole pass at once
+        if not self.interactive:  # a transcript: the whole pass at once, then its end
             self.console.print(render_backward(bt))
+            self.console.print(bt.at(len(bt.steps)))
             return
         self.stepping = (bt, 0)
         self.backward_step()
 
     def backward_step(self):
-        from viewgrad.render.terminal import render_backward
         bt, i = self.stepping
-        self.console.print(render_backward(bt, upto=i))
-        if i + 1 < len(bt.steps):
+        self.console.print(bt.at(i))        # the engine just before step i (render/terminal)
+        last = len(bt.steps) if bt.error is not None else len(bt.steps) - 1
+        if i < last:
             self.stepping = (bt, i + 1)
             self.console.print(Text(f"step {i + 1}/{len(bt.steps)} · Enter: next node · "
                                     "any other input stops", style="dim"))
         else:
             self.stepping = None
+            if bt.error is not None:
+                return
             naive = bt.naive_order()
             self.console.print(Text(
                 f"done: {len(bt.steps)} nodes, each ran once with its whole gradient. A naive "

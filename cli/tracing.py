@@ -195,11 +195,33 @@ class TraceSession:
         return len(self.tracer.events)
 
     def report(self, path) -> int:
-        """The session's events (recorded and loaded) as a self-contained HTML page."""
+        """The session's events (recorded and loaded) and backward passes, in the order
+        they happened, as a self-contained HTML page (as ``viewgrad run --html``)."""
         from viewgrad.trace.jsonio import Trace
         evs = self.events
-        Trace(evs).to_html(path)
+        backs = list(getattr(self.tracer, "backwards", ()) or ())
+        order = []
+        for kind, i in getattr(self.tracer, "order", ()) or ():
+            if kind == "backward":
+                order.append(("backward", i))
+            elif i < len(self.tracer.events):
+                n = self.number_of(self.tracer.events[i])
+                if 0 <= n < len(evs):
+                    order.append(("event", n))
+        placed = {i for k, i in order if k == "event"}
+        order += [("event", i) for i in range(len(evs)) if i not in placed]   # loaded ones
+        Trace(evs, backs, order).to_html(path)
         return len(evs)
+
+    def backward_count(self) -> int:
+        return len(getattr(self.tracer, "backwards", ()) or ())
+
+    def failed_backward(self, since=0):
+        """The last backward pass recorded after the first ``since`` if it failed."""
+        backs = getattr(self.tracer, "backwards", None) if self.enabled else None
+        if backs and len(backs) > since and getattr(backs[-1], "error", None) is not None:
+            return backs[-1]
+        return None
 
     def load(self, path) -> int:
         loaded = _attr("viewgrad.trace", "load")(path)
@@ -250,6 +272,14 @@ def render_after_line(trace: TraceSession, events, limit=4):
 def render_snapshot_of(obj, namespace):
     snap = _attr("viewgrad.trace", "snapshot")([obj], namespace=namespace)
     return _attr("viewgrad.render.terminal", "render_snapshot")(snap)
+
+
+def render_storage_of(obj, namespace):
+    """The storage picture of a tensor (with its base's live views) or of an event."""
+    from viewgrad.render.storage import render_storage
+    if isinstance(obj, vg.Tensor):
+        obj = _attr("viewgrad.trace", "storage_snapshot")(obj, namespace)
+    return render_storage(obj)
 
 
 def diff_of(event):

@@ -6,7 +6,7 @@ from . import backend as B
 _DEFAULT_DTYPES = ("float32", "int64", "bool")
 
 
-def _format_array(a) -> str:
+def _format_array(a, threshold=1000, edgeitems=3, max_line_width=80) -> str:
     np = B.host_numpy()
     if a.dtype.kind == "f":
         finite = a[np.isfinite(a)] if a.size else a
@@ -23,7 +23,8 @@ def _format_array(a) -> str:
     else:
         formatter = None
     return np.array2string(a, separator=", ", formatter=formatter, prefix="tensor(",
-                           threshold=1000, edgeitems=3, max_line_width=80)
+                           threshold=threshold, edgeitems=edgeitems,
+                           max_line_width=max_line_width)
 
 
 def tensor_repr(t) -> str:
@@ -44,3 +45,12 @@ def tensor_repr(t) -> str:
     if extras:
         return f"tensor({body}, {', '.join(extras)})"
     return f"tensor({body})"
+
+
+def preview(t, limit=6) -> str:
+    """The values of ``t`` on one line as PyTorch prints them (``[1.0100, 2.0000]``: four
+    decimals, or ``e`` notation for tiny/huge values), summarised with ``...`` past
+    ``limit`` elements: what pictures show instead of ``1.0099999904632568``."""
+    a = t._device.to_host(t._data)
+    text = _format_array(a, threshold=limit, edgeitems=2, max_line_width=10_000)
+    return " ".join(text.split())

@@ -232,15 +232,13 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
             elif node._tensor_pre_hooks or node._retains_grad:
                 ins = _call_hooks_and_capture(node, ins, None, None, False)
             if tracer is not None:
-                seen = tracer.summarize(ins)  # plain data: holds no gradient
+                seen = tracer.summarize(ins, node)  # plain data: holds no gradient
             if anomaly or node._pre_hooks or node._post_hooks:
                 outs = _apply(node, ins)
             else:
                 outs = node.apply(ins)
             if not keep_graph:
                 node.release_variables()
-            if tracer is not None:
-                tracer.node(node, seen, outs, heap, deps)
             i = -1
             for e in node.next_functions:
                 i += 1
@@ -264,6 +262,8 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
                 if d == 0:
                     heappush(heap, (-fn._sequence_nr, counter, fn))
                     counter += 1
+            if tracer is not None:   # after the hand-off: buffers, counts, queue as they are now
+                tracer.node(node, seen, outs, heap, deps, buffers)
             # Drop our references to the gradients we handed on, so that AccumulateGrad
             # can tell a gradient nobody else holds (and steal it).
             outs = g = old = None

@@ -5,9 +5,11 @@ unless a tracer is active, so observation costs one ``is None`` check when traci
 
   inplace     object with ``before(op_name, tensor, others)`` and ``after(token)``; called
               by the in-place choke point (ops/table.py) around the compute/bump/rebase.
-  backward    object with ``start(root, deps)``, ``summarize(grads)`` (plain data taken
-              before a node runs, so the observer holds no gradient), ``node(node,
-              summary, outs, heap, deps)`` and ``end()``; called by the engine.
+  backward    object with ``start(root, deps)``, ``summarize(grads, node)`` (plain data
+              taken just before ``node`` runs, so the observer holds no gradient),
+              ``node(node, summary, outs, heap, deps, buffers)`` after the node handed its
+              gradients on (buffers, counts and queue as they are then) and ``end()``
+              (called from the engine's ``finally``: also when a node raised).
   view_created  ``f(view)`` when a view is made (the tracer's registry of live views).
   view_created  ``fn(view)``, called by ``views.make_view`` for every new view, so the
               tracer can keep a weak registry of the live views of each base (it must

@@ -29,6 +29,7 @@ import html
 import graphviz
 
 from .common import DEFAULT_MAX_NODES, as_drawable, neighbourhood
+from .fontmetrics import FONT_FAMILY, text_width
 
 __all__ = ["draw", "Digraph", "ADDED_FILL", "NODE_FILL"]
 
@@ -38,7 +39,7 @@ COPYSLICES_FILL = "#f3e5f5"
 TENSOR_FILL = "#ffffff"
 MUTATED_FILL = "#c8e6c9"
 ACC_FILL = "#eeeeee"
-FONT = "Helvetica"
+FONT = FONT_FAMILY     # Graphviz (both renderers) lays out with its real metrics
 
 
 class Digraph(graphviz.Digraph):
@@ -52,8 +53,34 @@ class Digraph(graphviz.Digraph):
         return {"image/svg+xml": self._repr_svg_()}
 
     def to_svg(self, path, renderer=None):
+        """Write the picture to ``path`` as SVG, PNG or PDF (by the extension)."""
         from .svg import write_source
         return write_source(self.source, path, renderer)
+
+    def render(self, filename=None, directory=None, view=False, cleanup=False,
+               format=None, renderer=None, formatter=None, neato_no_op=None,
+               quiet=False, quiet_view=False, *, outfile=None, engine=None,
+               raise_if_result_exists=False, overwrite_source=False):
+        """graphviz's ``render``, through viewgrad's renderer (no system ``dot``
+        needed): saves the DOT source and writes ``<source>.<format>`` (svg by default;
+        png and pdf too), or ``outfile``. Returns the output's path."""
+        import os
+        fmt = format or self.format or "svg"
+        if outfile is None:
+            src = self.save(filename, directory=directory)
+            outfile = f"{src}.{fmt}"
+            if cleanup:
+                os.remove(src)
+        elif not os.path.splitext(str(outfile))[1]:
+            outfile = f"{outfile}.{fmt}"
+        if raise_if_result_exists and os.path.exists(outfile):
+            raise FileExistsError(f"output file exists: {outfile!r}")
+        from .svg import write_source
+        path = write_source(self.source, outfile, renderer if isinstance(renderer, str)
+                            and renderer in ("dot", "graphviz-pure", "auto") else None)
+        if view:
+            self._view(path, format=fmt, quiet=quiet_view)
+        return path
 
 
 def _e(s) -> str:
@@ -138,7 +165,7 @@ class _Cluster:
         self.edges = []      # (src, dst, attrs, used by the layout?)
 
 
-def _collect(snap, prefix, title, max_nodes, added=(), removed=()):
+def _collect(snap, prefix, title, max_nodes, added=(), removed=(), extra=None):
     shown, cut, hidden = neighbourhood(snap, max_nodes, set(added))
     key = {"b": "before", "a": "after"}.get(prefix, "graph")
     cl = _Cluster(f"cluster_{key}", title)
@@ -160,6 +187,8 @@ def _collect(snap, prefix, title, max_nodes, added=(), removed=()):
             attrs.update(label=label, fillcolor=COPYSLICES_FILL, peripheries="2")
         else:
             rows = _node_rows(n)
+            for text, color in (extra or {}).get(n.id, ()):
+                rows.append((_small(text, color), text))
             attrs["label"] = _table(rows)
             plain = [r for _, r in rows]
             if n.kind == "accumulate":
@@ -241,7 +270,7 @@ def _emit(g, clusters, fixed):
             pad = 16.0
         with g.subgraph(name=cl.name) as c:
             c.attr(label=cl.title, fontname=FONT, fontsize="14", style="rounded",
-                   color="#90a4ae", labeljust="l")
+                   color="#90a4ae", labeljust="l", labelloc="t")
             if fixed:
                 c.attr(bb=f"{x0:.1f},0,{x0 + w + 2 * pad:.1f},{h + 2 * pad + 24:.1f}")
             # Lines are written straight into the body (names are plain ids; values are
@@ -260,7 +289,7 @@ def _emit(g, clusters, fixed):
 
 
 def _new_graph(name, fixed=False):
-    g = Digraph(name=name, comment=FIXED_LAYOUT_MARK if fixed else None)
+    g = Digraph(name=name, comment=FIXED_LAYOUT_MARK if fixed else None, format="svg")
     g.attr(rankdir="TB", fontname=FONT, nodesep="0.25", ranksep="0.35")
     if fixed:
         g.attr(splines="line", outputorder="edgesfirst")
@@ -293,6 +322,8 @@ def draw(obj, max_nodes=DEFAULT_MAX_NODES, namespace=None, layout="auto") -> Dig
         f = sys._getframe(1)
         namespace = {**f.f_globals, **f.f_locals}
     kind, x = as_drawable(obj, namespace)
+    if kind == "moment":
+        return draw_moment(x, max_nodes)
     if kind == "event":
         d = x.diff
         clusters = [
@@ -312,34 +343,112 @@ def draw(obj, max_nodes=DEFAULT_MAX_NODES, namespace=None, layout="auto") -> Dig
     return g
 
 
-def draw_backward_step(bt, step, max_nodes=DEFAULT_MAX_NODES) -> Digraph:
-    """The graph of backward pass ``bt`` at ``step``: nodes already run greyed (class
-    "done"), the one running now highlighted ("current"), the ready queue marked ("ready"),
-    each edge labelled with the count it still owes its target."""
+def sized_plain(rows, size=11):
+    """width/height (inches) for a plaintext node of ``rows`` measured with our metrics."""
+    w = max(text_width(r, size) for r in rows) + 12
+    h = len(rows) * size * 1.25 + 8
+    return {"width": f"{w / 72:.3f}", "height": f"{h / 72:.3f}"}
+
+
+def _legend_table(items):
+    """An HTML-like table (the graph's label, under the picture): sample boxes."""
+    cells = []
+    for text, fill, color, style in items:
+        border = "1" if style != "none" else "0"
+        cells.append(f'<TD BORDER="{border}" COLOR="{color}" BGCOLOR="{fill}" '
+                     f'STYLE="{"rounded" if style == "rounded" else ""}">'
+                     f'<FONT POINT-SIZE="9" COLOR="{color if style == "none" else "#212121"}">'
+                     f"{_e(text)}</FONT></TD>")
+    cells = [c.replace(' STYLE=""', "") for c in cells]
+    return ('<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="4" CELLPADDING="3"><TR>'
+            '<TD BORDER="0"><FONT POINT-SIZE="9" COLOR="#616161">legend:</FONT></TD>'
+            + "".join(cells) + "</TR></TABLE>>")
+
+
+GRAPH_LEGEND = (("tensor", TENSOR_FILL, "#212121", "box"),
+                ("mutated tensor", MUTATED_FILL, "#212121", "box"),
+                ("grad_fn node", NODE_FILL, "#212121", "rounded"),
+                ("leaf's AccumulateGrad", ACC_FILL, "#212121", "rounded"),
+                ("CopySlices (fn inside)", COPYSLICES_FILL, "#6a1b9a", "rounded"),
+                ("added by the op", ADDED_FILL, "#212121", "rounded"),
+                ("saved @v0 (now v1) ✗: out of date", "#ffffff", "#c62828", "none"),
+                ("- - stale view's grad_fn", "#ffffff", "#ef6c00", "none"),
+                ("view of: dotted", "#ffffff", "#757575", "none"))
+MOMENT_LEGEND = (("ran", "#f5f5f5", "#9e9e9e", "rounded"),
+                 ("runs now", ADDED_FILL, "#212121", "rounded"),
+                 ("in the ready queue (#1 pops first)", NODE_FILL, "#2e7d32", "rounded"),
+                 ("waiting: count = edges still to deliver", NODE_FILL, "#212121", "rounded"),
+                 ("failed", "#ffcdd2", "#c62828", "rounded"))
+
+
+def draw_moment(m, max_nodes=DEFAULT_MAX_NODES, legend=True) -> Digraph:
+    """The engine at one moment of a backward pass (``BackwardTrace.at(k)``): nodes that
+    ran greyed (class "done"), the one about to run highlighted ("current"; "failed" and
+    red when it raised), the ready queue marked with its order ("ready"), and on every
+    node still to run its input buffer as the engine holds it (partial sums) and how many
+    of its incoming edges have yet to deliver."""
+    bt = m.trace
     snap = bt.graph
-    done = {s.node for s in bt.steps[:step]}
-    cur = bt.steps[step].node if 0 <= step < len(bt.steps) else None
-    ready = {nid for nid, _ in bt.steps[step].ready} if cur is not None else set()
-    cl = _collect(snap, "g", f"backward #{bt.index}, step {step}: "
-                  f"{bt.steps[step].name if cur else ''}", max_nodes)
+    done = set(m.done)
+    queue = {nid: i for i, (nid, _n) in enumerate(m.queue)}
+    deps0 = dict(bt.deps0)
+    extra = {}
+    for n in snap.nodes:
+        if n.id in done or n.kind == "wrapped":
+            continue
+        rows = []
+        if n.id == m.node:
+            rows.append(("raises" if m.failing else "runs now", "#c62828" if m.failing
+                         else "#e65100"))
+        elif n.id in queue:
+            rows.append((f"ready queue #{queue[n.id] + 1}", "#2e7d32"))
+        elif n.kind != "root":
+            left, total = m.counts.get(n.id, deps0.get(n.id, 0)), deps0.get(n.id, 0)
+            rows.append((f"waiting for {left} of {total} edge{'s' * (total != 1)}", "#616161"))
+        buf = m.buffers.get(n.id)
+        if buf:
+            got = ", ".join(g.text() if g is not None else "·" for g in buf)
+            partial = n.id not in queue and n.id != m.node and m.counts.get(n.id, 0) > 0
+            rows.append((("partial sum: " if partial else "buffer: ") + got, "#1565c0"))
+        if n.id == m.node and m.step is not None and m.step.accumulate:
+            rows.append((f"{m.step.variable}.grad: {m.step.accumulate}", "#00838f"))
+            if m.step.strides:
+                rows.append((m.step.strides, "#00838f"))
+        if rows:
+            extra[n.id] = rows
+    title = m.title()
+    if m.failing:
+        title += ": " + bt.error.message.splitlines()[0][:160]
+    cl = _collect(snap, "g", title, max_nodes, extra=extra)
     nodes = []
     for name, attrs, rows in cl.nodes:
         nid = name[2:]
         attrs = dict(attrs)
         cls = attrs.get("class", "")
-        if nid == cur:
+        if nid == m.node and m.failing:
+            attrs.update(fillcolor="#ffcdd2", color="#c62828", style="rounded,filled,bold",
+                         penwidth="3")
+            cls += " current failed"
+        elif nid == m.node:
             attrs.update(fillcolor=ADDED_FILL, style="rounded,filled,bold", penwidth="2")
             cls += " current"
         elif nid in done:
             attrs.update(fillcolor="#f5f5f5", fontcolor="#9e9e9e", color="#bdbdbd")
             cls += " done"
-        elif nid in ready:
+        elif nid in queue:
             attrs.update(color="#2e7d32", penwidth="2")
             cls += " ready"
         attrs["class"] = cls
         nodes.append((name, attrs, rows))
     cl.nodes = nodes
     fixed = len(cl.nodes) > FAST_LAYOUT_NODES
-    g = _new_graph(f"backward{bt.index}_{step}", fixed)
+    g = _new_graph(f"backward{bt.index}_{m.k}", fixed)
+    if legend:
+        g.attr(label=_legend_table(MOMENT_LEGEND), labelloc="b")
     _emit(g, [cl], fixed)
     return g
+
+
+def draw_backward_step(bt, step, max_nodes=DEFAULT_MAX_NODES) -> Digraph:
+    """The graph of backward pass ``bt`` just before ``step`` runs (``draw_moment``)."""
+    return draw_moment(bt.at(step), max_nodes)

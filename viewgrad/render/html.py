@@ -45,6 +45,7 @@ table.versions { border-collapse: collapse; } table.versions td, table.versions 
   border: 1px solid #cfd8dc; padding: 2px 8px; font-family: monospace; }
 .hint { color: #90a4ae; font-size: 12px; }
 tr.current td { background: #ffe082; }
+pre.error { background: #ffebee; color: #b71c1c; white-space: pre-wrap; }
 """
 
 _JS = """
@@ -77,6 +78,13 @@ _JS = """
     if (e.key === 'ArrowRight' || e.key === 'PageDown') { show(current + 1); e.preventDefault(); }
     if (e.key === 'ArrowLeft' || e.key === 'PageUp') { show(current - 1); e.preventDefault(); }
   });
+  var gotos = document.querySelectorAll('.goto');
+  for (var g = 0; g < gotos.length; g++) {
+    gotos[g].addEventListener('click', function (e) {
+      var want = e.currentTarget.getAttribute('data-goto');
+      for (var k = 0; k < events.length; k++) { if (events[k].id === want) { show(k); } }
+    });
+  }
   window.addEventListener('hashchange', fromHash);
   fromHash();
 })();
@@ -118,6 +126,12 @@ def _event_section(ev, renderer, max_nodes):
     parts.append('<div class="graphs">'
                  f'<div class="graph before"><h3>before</h3>{before}</div>'
                  f'<div class="graph after"><h3>after</h3>{after}</div></div>')
+    from .storage import draw_storage, storage_groups
+    if any(g.members[1:] for g in storage_groups(ev.after, ev.tensor_id)):
+        cells = _inline_svg(render_source(draw_storage(ev).source, renderer))
+        parts.append('<div class="graphs"><div class="graph storage"><h3>memory: the '
+                     "base's storage, each view's cells outlined, the written cells "
+                     f"filled</h3>{cells}</div></div>")
     items = []
     for n in d.added_nodes:
         inside = f" (inside {n.parent})" if n.kind == "wrapped" else ""
@@ -160,9 +174,11 @@ def _steps_table(bt, upto):
     for st in bt.steps[:upto + 1]:
         cls = ' class="current"' if st.index == upto else ""
         acc = f" — {_e(st.variable)}.grad: {_e(st.accumulate)}" if st.accumulate else ""
-        low = ", ".join(f"{_e(n)} #{_e(i)}: {left}" + (" → ready" if left == 0 else "")
-                        for i, n, left in st.lowered)
-        rows.append(f"<tr{cls}><td>{st.index}</td><td>{_e(st.name)} #{_e(st.node)}{acc}</td>"
+        if st.strides:
+            acc += f" ({_e(st.strides)})"
+        low = ", ".join(f"{_e(n)}: {left}" + (" → ready" if left == 0 else "")
+                        for _i, n, left in st.lowered)
+        rows.append(f"<tr{cls}><td>{st.index}</td><td>{_e(st.name)}{acc}</td>"
                     f"<td>{_e(', '.join(g.text() for g in st.inputs) or '-')}</td>"
                     f"<td>{_e(', '.join(g.text() for g in st.outputs) or '-')}</td>"
                     f"<td>{low}</td>"
@@ -172,30 +188,45 @@ def _steps_table(bt, upto):
             + "".join(rows) + "</table>")
 
 
+def _failure(bt):
+    if bt.error is None:
+        return ""
+    blame = ""
+    if bt.error.blame is not None:
+        blame = (f'<button type="button" class="goto" data-goto="event-{bt.error.blame}">'
+                 f"the saved tensor was modified by event #{bt.error.blame}: show it</button>")
+    return f'<pre class="error">{_e(bt.error.message)}</pre><p>{blame}</p>'
+
+
 def _backward_sections(bt, renderer, max_nodes):
-    from .dot import draw_backward_step
+    from .dot import draw_moment
     from .svg import render_source
     head = f"backward #{bt.index}"
     src = ""
     if bt.source is not None:
         src = (f'<p><span class="source">{_e(bt.source[2] or "")}</span> '
                f'<span class="hint">{_e(bt.source[0])}:{bt.source[1]}</span></p>')
-    if len(bt.steps) > MAX_STEP_PICTURES or not bt.steps:
+    if len(bt.steps) > MAX_STEP_PICTURES or (not bt.steps and bt.error is None):
         return [f'<section class="event" id="backward-{bt.index}" hidden="hidden">'
-                f"<h2>{_e(bt.summary()[:300])}</h2>{src}"
+                f"<h2>{_e(bt.summary()[:300])}</h2>{src}{_failure(bt)}"
                 f"{_steps_table(bt, len(bt.steps) - 1)}</section>"]
     out = []
     note = ("a node runs when every edge into it has delivered its gradient (its count "
-            "reached 0): a topological order")
-    for st in bt.steps:
-        svg = _inline_svg(render_source(draw_backward_step(bt, st.index, max_nodes).source,
-                                        renderer))
-        out.append(f'<section class="event" id="backward-{bt.index}-step-{st.index}" '
-                   f'hidden="hidden"><h2>{_e(head)}, step {st.index + 1} of '
-                   f"{len(bt.steps)}: {_e(st.name)} runs</h2>{src}"
-                   f'<div class="graphs"><div class="graph"><h3>graph (ran: grey, now: '
-                   f"amber, ready: green border)</h3>{svg}</div></div>"
-                   f'<p class="hint">{_e(note)}</p>{_steps_table(bt, st.index)}</section>')
+            "reached 0): a topological order. Each node shows its input buffer as the "
+            "engine holds it at this moment (partial sums before every edge delivered).")
+    for m in bt.moments():
+        if m.node is None:
+            continue                       # the end: the last step's table says it all
+        svg = _inline_svg(render_source(draw_moment(m, max_nodes).source, renderer))
+        sid = f"backward-{bt.index}-step-{m.k}" if not m.failing else \
+            f"backward-{bt.index}-failed"
+        upto = m.k if not m.failing else len(bt.steps) - 1
+        out.append(f'<section class="event" id="{sid}" hidden="hidden">'
+                   f"<h2>{_e(m.title())}</h2>{src}"
+                   + (_failure(bt) if m.failing else "")
+                   + f'<div class="graphs"><div class="graph"><h3>the engine now (ran: grey, '
+                   f"now: amber, ready: green border)</h3>{svg}</div></div>"
+                   f'<p class="hint">{_e(note)}</p>{_steps_table(bt, upto)}</section>')
     return out
 
 

@@ -152,6 +152,8 @@ def render_event(event, compact=False, max_nodes=DEFAULT_MAX_NODES):
 
 def render(obj, compact=False, max_nodes=DEFAULT_MAX_NODES):
     kind, x = as_drawable(obj)
+    if kind == "moment":
+        return render_moment(x)
     if kind == "event":
         return render_event(x, compact=compact, max_nodes=max_nodes)
     return render_snapshot(x, max_nodes=max_nodes)
@@ -188,3 +190,56 @@ def render_backward(bt, upto=None):
                   ", ".join(g.text() for g in s.outputs) or "-", low,
                   ", ".join(f"{nm} #{nid}" for nid, nm in s.ready) or "(empty)")
     return t
+
+
+def render_moment(m):
+    """One moment of a backward pass in the terminal: the node about to run, then every
+    node still to run with its dependency count and its input buffer as the engine holds
+    it (partial sums), the ready queue in pop order, and what AccumulateGrad does."""
+    bt = m.trace
+    snap = bt.graph
+    deps0 = dict(bt.deps0)
+    queue = {nid: i for i, (nid, _n) in enumerate(m.queue)}
+    head = Text(m.title(), style="bold red" if m.failing else "bold")
+    parts = [head]
+    if m.failing:
+        parts.append(Text(bt.error.message, style="red"))
+        if bt.error.blame is not None:
+            parts.append(Text(f"the saved tensor was modified by event #{bt.error.blame} "
+                              f"(:show {bt.error.blame})", style="yellow"))
+    t = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
+    t.add_column("node", no_wrap=True, min_width=14)
+    t.add_column("state", no_wrap=True)
+    t.add_column("to come", justify="right", no_wrap=True)
+    t.add_column("input buffer (what the engine holds now)", overflow="fold")
+    done = set(m.done)
+    for n in snap.nodes:
+        if n.kind == "wrapped":
+            continue
+        if n.id == m.node:
+            state = Text("FAILS" if m.failing else "runs now",
+                         style="bold red" if m.failing else "bold yellow")
+        elif n.id in done:
+            state = Text("ran", style="dim")
+        elif n.id in queue:
+            state = Text(f"ready #{queue[n.id] + 1}", style="green")
+        else:
+            state = Text("waiting", style="")
+        left = m.counts.get(n.id, deps0.get(n.id, 0))
+        count = "" if n.id in done or n.kind == "root" else f"{left}/{deps0.get(n.id, 0)}"
+        buf = m.buffers.get(n.id)
+        btxt = ", ".join(g.text() if g is not None else "·" for g in buf) if buf else ""
+        if buf and n.id not in queue and n.id != m.node and left > 0:
+            btxt = "partial: " + btxt
+        name = n.name + (f" → {n.variable_label}.grad" if n.kind == "accumulate"
+                         and n.variable_label else "")
+        t.add_row(Text(name, style="dim" if n.id in done else "bold"), state, count,
+                  Text(btxt, style="cyan"))
+    parts.append(t)
+    q = " → ".join(name for _i, name in m.queue) or "(empty)"
+    parts.append(Text(f"ready queue (pops left first): {q}", style="green"))
+    if m.step is not None and m.step.accumulate:
+        parts.append(Text(f"AccumulateGrad → {m.step.variable}.grad: {m.step.accumulate}"
+                          + (f" — {m.step.strides}" if m.step.strides else ""), style="cyan"))
+    return Panel(Group(*parts), title=f"backward #{bt.index}", title_align="left",
+                 border_style="red" if m.failing else "blue")

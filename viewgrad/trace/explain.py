@@ -185,7 +185,11 @@ def _first_value(tinfo):
     if not v:
         return None
     s = v.strip("[] ")
-    return s.split(",")[0].strip() if s else None
+    first = s.split(",")[0].strip() if s else None
+    try:
+        return repr(float(first)) if first and "." in first else first   # 5. -> 5.0
+    except ValueError:
+        return first
 
 
 def _atom(text) -> bool:

@@ -21,7 +21,7 @@ import json
 
 from .snapshot import (EdgeInfo, Geometry, GraphSnapshot, NodeInfo, SavedInfo, TensorInfo)
 from .tracer import EventLog, InplaceEvent, Source
-from .backward import BackwardStep, BackwardTrace, GradInfo
+from .backward import BackwardError, BackwardStep, BackwardTrace, GradInfo
 
 __all__ = ["TraceFormatError", "Trace", "dumps", "loads", "load", "snapshot_to_dict",
            "snapshot_from_dict"]
@@ -58,7 +58,8 @@ def _event_dict(e: InplaceEvent) -> dict:
 def _backward_dict(bt) -> dict:
     return {"index": bt.index, "graph": snapshot_to_dict(bt.graph),
             "deps0": [list(x) for x in bt.deps0], "steps": _enc(bt.steps),
-            "source": list(bt.source) if bt.source is not None else None}
+            "source": list(bt.source) if bt.source is not None else None,
+            "error": _enc(bt.error) if bt.error is not None else None}
 
 
 def dumps(events, backwards=(), order=None) -> str:
@@ -228,8 +229,32 @@ def _source(e, p):
 
 def _grad(d, p):
     shape = _get(d, "shape", p, list, True)
+    stride = _get(d, "stride", p, list, True)
     return GradInfo(_tup(shape) if shape is not None else None,
-                    _get(d, "dtype", p, str, True), _get(d, "values", p, str, True))
+                    _get(d, "dtype", p, str, True), _get(d, "values", p, str, True),
+                    _tup(stride) if stride is not None else None)
+
+
+def _delivered(v, p, graph):
+    out = []
+    for i, x in enumerate(v):
+        if not (isinstance(x, list) and len(x) == 3 and isinstance(x[0], str)
+                and isinstance(x[1], int) and isinstance(x[2], dict)):
+            _fail(f"{p}[{i}]", f"expected [node id, input nr, gradient], got {x!r}")
+        if not graph.has_node(x[0]):
+            _fail(f"{p}[{i}]", f"names node {x[0]!r}, which is not in the graph")
+        out.append((x[0], x[1], _grad(x[2], f"{p}[{i}][2]")))
+    return tuple(out)
+
+
+def _error(d, p, graph):
+    if d is None:
+        return None
+    node = _get(d, "node", p, str)
+    if not graph.has_node(node):
+        _fail(f"{p}.node", f"names node {node!r}, which is not in the graph")
+    return BackwardError(node, _get(d, "name", p, str), _get(d, "message", p, str),
+                         _get(d, "kind", p, str), _get(d, "blame", p, int, True))
 
 
 def _pairs(v, p, n):
@@ -259,10 +284,14 @@ def _backward(d, p):
             ready=_pairs(_get(st, "ready", q, list), f"{q}.ready", 2),
             lowered=_pairs(_get(st, "lowered", q, list), f"{q}.lowered", 3),
             accumulate=_get(st, "accumulate", q, str, True),
-            variable=_get(st, "variable", q, str, True)))
+            variable=_get(st, "variable", q, str, True),
+            delivered=_delivered(_get(st, "delivered", q, list, True) or [],
+                                 f"{q}.delivered", graph),
+            strides=_get(st, "strides", q, str, True)))
     return BackwardTrace(_get(d, "index", p, int), graph,
                          _pairs(_get(d, "deps0", p, list), f"{p}.deps0", 2), tuple(steps),
-                         _source(d, p))
+                         _source(d, p), _error(_get(d, "error", p, dict, True), f"{p}.error",
+                                               graph))
 
 
 class Trace(EventLog):

@@ -28,10 +28,11 @@ from ..autograd.function import BackwardCFunction
 from ..autograd.graph import SavedTensor
 from ..autograd.views import CopySlices, is_view_replay_enabled
 from .. import backend as B
+from .display import Displayable
 from .registry import IDS
 
 __all__ = ["TensorInfo", "NodeInfo", "SavedInfo", "EdgeInfo", "Geometry", "GraphSnapshot",
-           "build", "Labeler", "chain_text", "fmt_args"]
+           "build", "Labeler", "chain_text", "fmt_args", "preview"]
 
 MAX_NODES = 400          # nodes snapshot() keeps in full (nearest the tensors first)
 EVENT_MAX_NODES = 150    # ... and each of an event's two snapshots (a loop takes many)
@@ -135,7 +136,8 @@ class TensorInfo:
 
 
 @dataclass(frozen=True)
-class GraphSnapshot:
+class GraphSnapshot(Displayable):
+    _display_kind = "snapshot"
     tensors: tuple
     nodes: tuple
     edges: tuple
@@ -201,13 +203,6 @@ class GraphSnapshot:
     def __len__(self):
         return len(self.nodes)
 
-    def _repr_svg_(self):
-        from ..render.svg import render_svg_text
-        return render_svg_text(self)
-
-    def __rich__(self):
-        from ..render.terminal import render_snapshot
-        return render_snapshot(self)
 
 
 # ---------------------------------------------------------------------------------------
@@ -304,14 +299,20 @@ class Labeler:
         return lab
 
 
-def _values(t):
+def preview(t, limit=6):
+    """``t``'s values as PyTorch prints them, summarised past ``limit`` elements; None
+    when there is nothing sensible to show."""
+    from ..printing import preview as _preview
     try:
-        if t._data.size > 6:
-            return None
-        vals = t._data.tolist()
+        return _preview(t, limit)
     except Exception:  # noqa: BLE001 - a preview is optional
         return None
-    return repr(vals)
+
+
+def _values(t):
+    if t._data.size > 24:
+        return None
+    return preview(t)
 
 
 def _kind(node) -> str:

@@ -27,10 +27,11 @@ import warnings
 
 from ..autograd import grad_mode as _gm
 from ..autograd import observe as _obs
+from .display import Displayable, paint
 from .registry import IDS, LIVE_VIEWS
 from .snapshot import Labeler, build, MAX_NODES, EVENT_MAX_NODES
 
-__all__ = ["Tracer", "InplaceEvent", "trace", "snapshot", "Source"]
+__all__ = ["Tracer", "InplaceEvent", "trace", "snapshot", "storage_snapshot", "Source"]
 
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # .../viewgrad
 _SKIP = (os.path.join(_PKG, "ops"), os.path.join(_PKG, "tensor.py"),
@@ -86,13 +87,14 @@ def _user_frame(frame):
     return f or frame
 
 
-class InplaceEvent:
+class InplaceEvent(Displayable):
     """One in-place op: ``op`` (e.g. "mul_"), the mutated ``tensor``'s label, ``operands``
     (labels, or the value of a constant), the ``before`` and ``after`` snapshots, the
     user's ``source`` line, and whether grad mode was on."""
 
     __slots__ = ("index", "op", "tensor", "tensor_id", "operands", "before", "after",
                  "source", "grad_enabled", "_diff")
+    _display_kind = "event"
 
     def __init__(self, index, op, tensor, tensor_id, operands, before, after, source,
                  grad_enabled):
@@ -142,13 +144,6 @@ class InplaceEvent:
     def __repr__(self):
         return f"<InplaceEvent #{self.index} {self.call_text()}>"
 
-    def _repr_svg_(self):
-        from ..render.svg import render_svg_text
-        return render_svg_text(self)
-
-    def __rich__(self):
-        from ..render.terminal import render_event
-        return render_event(self)
 
 
 def _operand_text(o, labeler):
@@ -248,15 +243,17 @@ class _Hub:
         except Exception as e:  # noqa: BLE001
             self._warn(e)
 
-    def summarize(self, grads):
+    def summarize(self, grads, node=None):
         from .backward import grad_infos
+        for tr in self.tracers:
+            tr._recorder.begin(node)
         return grad_infos(grads)
 
-    def node(self, node, ins, outs, heap, deps):
+    def node(self, node, ins, outs, heap, deps, buffers=None):
         for tr in self.tracers:
             if tr._recorder.current is not None:
                 try:
-                    tr._recorder.node(node, ins, outs, heap, deps)
+                    tr._recorder.node(node, ins, outs, heap, deps, buffers)
                 except Exception as e:  # noqa: BLE001
                     tr._recorder.current = None
                     self._warn(e)
@@ -352,8 +349,7 @@ class EventLog:
 
     def to_html(self, path=None, **kw):
         """A self-contained web page stepping through the events (render/html.py)."""
-        from ..render.html import to_html
-        return to_html(self, path, **kw)
+        return paint("trace", "html", self, path, **kw)
 
 
 class Tracer(EventLog):
@@ -504,12 +500,35 @@ def snapshot(tensors, namespace=None, max_nodes=MAX_NODES):
                  _gm.enabled, focus=tensors[0] if len(tensors) == 1 else None)
 
 
-def record_backward(tensor, gradient=None, retain_graph=None, namespace=None):
+def storage_snapshot(tensor, namespace=None):
+    """A GraphSnapshot of ``tensor``, its base and every live view of that base (the
+    tracer's registry of views, and the views held by variables in ``namespace``; default:
+    the caller's): what a storage picture draws (``vg.viz.storage``, ``:storage EXPR``)."""
+    from ..tensor import Tensor
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"storage_snapshot() takes a tensor, not a {type(tensor).__name__}")
+    if namespace is None:
+        f = sys._getframe(1)
+        namespaces = [f.f_locals, f.f_globals]
+    else:
+        namespaces = [namespace]
+    roots = [(t, "view" if r == "view" else "root") for t, r in _roots(tensor, (), namespaces)]
+    return build(roots, Labeler(namespaces), MAX_NODES, _gm.enabled, focus=tensor)
+
+
+def record_backward(tensor, gradient=None, retain_graph=None, namespace=None,
+                    errors="raise"):
     """Run ``tensor.backward(...)`` and return its ``BackwardTrace`` (one step per node the
-    engine ran): what ``:backward EXPR`` in the REPL steps through."""
+    engine ran): what ``:backward EXPR`` in the REPL steps through. When the pass fails,
+    ``errors="raise"`` re-raises; ``errors="return"`` returns the trace, whose ``.error``
+    names the failing node, the message and the event to blame."""
     tr = Tracer(namespace)
-    with tr:
-        tensor.backward(gradient, retain_graph=retain_graph)
+    try:
+        with tr:
+            tensor.backward(gradient, retain_graph=retain_graph)
+    except Exception:
+        if errors == "raise" or not tr.backwards or tr.backwards[-1].error is None:
+            raise
     if not tr.backwards:
         raise RuntimeError("the backward pass was not recorded")
     return tr.backwards[-1]
