@@ -91,6 +91,10 @@ class TutorialSession(Session):
         if self.show_graphs:
             super().print_trace(events)
 
+    def show_failed_backward(self, since):
+        if self.show_graphs:      # a failing pass's picture is a graph too
+            super().show_failed_backward(since)
+
 
 def capture_console() -> Console:
     return Console(file=io.StringIO(), width=tutorials.WIDTH, color_system=None,

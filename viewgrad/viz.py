@@ -29,13 +29,16 @@ def _caller_namespace(obj, depth=2):
     return {**f.f_globals, **f.f_locals}
 
 
-def draw(obj, max_nodes=60, namespace=None, layout="auto"):
+def draw(obj, max_nodes=60, namespace=None, layout="auto", params=None):
     """A ``graphviz.Digraph`` of an InplaceEvent (before | after clusters), a GraphSnapshot,
-    a Tensor or a list of Tensors (see ``viewgrad.render.dot.draw``)."""
+    a Tensor or a list of Tensors, a backward pass or one moment of it (see
+    ``viewgrad.render.dot.draw``). Like torchviz's ``make_dot(y, params=dict(
+    model.named_parameters()))``, ``params`` names parameters; without it they are named
+    by module path through the Modules among the caller's variables."""
     from .render.dot import draw as _draw
     if namespace is None:
         namespace = _caller_namespace(obj)
-    return _draw(obj, max_nodes=max_nodes, namespace=namespace, layout=layout)
+    return _draw(obj, max_nodes=max_nodes, namespace=namespace, layout=layout, params=params)
 
 
 def to_svg(obj, path, renderer=None, **draw_kw):
@@ -47,10 +50,13 @@ def to_svg(obj, path, renderer=None, **draw_kw):
     return _to_svg(obj, path, renderer, **draw_kw)
 
 
-def show(obj, console=None, compact=False):
-    """Print ``obj`` (an event, snapshot, tensor or tensors) in the terminal with rich."""
+def show(obj, console=None, compact=False, namespace=None, params=None):
+    """Print ``obj`` (an event, snapshot, tensor or tensors, a backward moment) in the
+    terminal with rich; tensors are named as in ``draw``."""
     from .render.terminal import show as _show
-    _show(obj, console=console, compact=compact)
+    if namespace is None:
+        namespace = _caller_namespace(obj)
+    _show(obj, console=console, compact=compact, namespace=namespace, params=params)
 
 
 def _storage_target(obj, namespace):

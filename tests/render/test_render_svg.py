@@ -91,7 +91,7 @@ def test_moved_saved_version_is_red(events, renderer):
     exp = ev.after.node(ev.after.out_edges(exp.id)[0].dst)
     g = groups[f"a_{exp.id}"]
     red = [t.text for t in g.iter(SVG + "text") if (t.get("fill") or "").lower() == "#c62828"]
-    assert any("saved result @v0 (now v1)" in (t or "") for t in red)
+    assert any("saved result: z @v0 (now v1)" in (t or "") for t in red)
     before = groups[f"b_{exp.id}"]
     assert not [t for t in before.iter(SVG + "text") if t.get("fill") == "#c62828"]
 

@@ -19,7 +19,7 @@ __all__ = ["as_drawable", "neighbourhood", "DEFAULT_MAX_NODES"]
 DEFAULT_MAX_NODES = 60
 
 
-def as_drawable(obj, namespace=None):
+def as_drawable(obj, namespace=None, params=None):
     from ..tensor import Tensor
     from ..trace.snapshot import GraphSnapshot
     from ..trace.tracer import InplaceEvent, snapshot
@@ -35,7 +35,7 @@ def as_drawable(obj, namespace=None):
         return "snapshot", obj
     if isinstance(obj, Tensor) or (isinstance(obj, (list, tuple)) and obj
                                    and all(isinstance(t, Tensor) for t in obj)):
-        return "snapshot", snapshot(obj, namespace=namespace or {})
+        return "snapshot", snapshot(obj, namespace=namespace or {}, params=params)
     raise TypeError(
         f"cannot draw a {type(obj).__name__}: pass a Tensor, a list of Tensors, a "
         "GraphSnapshot (viewgrad.trace.snapshot(...)), an InplaceEvent (tracer.events[i]), "

@@ -141,7 +141,7 @@ def _copyslices_label(n, snap):
 def _tensor_rows(t):
     from ..trace.snapshot import chain_text
     rows = [(f"<B>{_e(t.label)}</B>", t.label)]
-    txt = f"{list(t.shape)} {t.dtype} v{t.version}"
+    txt = f"{list(t.shape)} {t.dtype} @v{t.version}"
     rows.append((_small(txt), txt))
     if t.is_view:
         for txt in (f"view of {t.base_label}{chain_text(t.view_fns)}",
@@ -309,7 +309,8 @@ def draw_snapshot(snap, title="graph", added=(), removed=(), max_nodes=DEFAULT_M
     return g
 
 
-def draw(obj, max_nodes=DEFAULT_MAX_NODES, namespace=None, layout="auto") -> Digraph:
+def draw(obj, max_nodes=DEFAULT_MAX_NODES, namespace=None, layout="auto",
+         params=None) -> Digraph:
     """A ``graphviz.Digraph`` of an InplaceEvent (before | after), a GraphSnapshot, a Tensor
     or a list of Tensors. ``max_nodes`` (None: all) collapses big graphs to the
     neighbourhood of the tensors, with an "N more nodes" marker. ``layout``: "dot"
@@ -321,7 +322,7 @@ def draw(obj, max_nodes=DEFAULT_MAX_NODES, namespace=None, layout="auto") -> Dig
         import sys
         f = sys._getframe(1)
         namespace = {**f.f_globals, **f.f_locals}
-    kind, x = as_drawable(obj, namespace)
+    kind, x = as_drawable(obj, namespace, params)
     if kind == "moment":
         return draw_moment(x, max_nodes)
     if kind == "event":

@@ -134,10 +134,10 @@ def _event_section(ev, renderer, max_nodes):
                      f"filled</h3>{cells}</div></div>")
     items = []
     for n in d.added_nodes:
-        inside = f" (inside {n.parent})" if n.kind == "wrapped" else ""
-        items.append(f'<li class="added">added {_e(n.name)} #{_e(n.id)}{_e(inside)}</li>')
+        inside = " (inside CopySlices)" if n.kind == "wrapped" else ""
+        items.append(f'<li class="added">added {_e(n.name)}{_e(inside)}</li>')
     for n in d.removed_nodes:
-        items.append(f'<li class="removed">no longer reachable: {_e(n.name)} #{_e(n.id)}</li>')
+        items.append(f'<li class="removed">no longer reachable: {_e(n.name)}</li>')
     for m in d.moved:
         items.append(f'<li class="moved">{_e(m.text())}</li>')
     for t in d.stale:
@@ -154,7 +154,7 @@ def _event_section(ev, renderer, max_nodes):
         bt = b_t.get(t.id)
         was = bt.version if bt is not None else "-"
         rows.append(f"<tr><td>{_e(t.label)}</td><td>{_e(', '.join(t.roles))}</td>"
-                    f"<td>v{_e(was)} → v{t.version}</td>"
+                    f"<td>@v{_e(was)} → @v{t.version}</td>"
                     f"<td>{'stale' if t.stale else ''}</td></tr>")
     parts.append('<div class="cols"><div><h3>What changed</h3>'
                  f'<ul class="diff">{"".join(items)}</ul>'

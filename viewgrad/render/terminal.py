@@ -2,7 +2,7 @@
 
 A graph is a DAG, a rich Tree is a tree: a node reached a second time (from another edge
 or another tensor's tree) is shown once in full and afterwards as a back-reference
-``↑ MulBackward0 #n5``. Trees are built with an explicit stack (graphs can be deep).
+``↑ MulBackward0 (shown above)``. Trees are built with an explicit stack (graphs can be deep).
 
 Marks (``render_event``): in "after", ``+`` and amber for what the op added; in "before",
 ``-`` and struck through for what is no longer reachable; a stale view's link says
@@ -24,7 +24,7 @@ __all__ = ["render_snapshot", "render_event", "render", "show", "snapshot_trees"
 def _tensor_text(t, focus):
     s = Text()
     s.append(t.label, style="bold green" if t.id == focus else "bold")
-    s.append(f"  {list(t.shape)} v{t.version}", style="dim")
+    s.append(f"  {list(t.shape)} @v{t.version}", style="dim")
     if t.is_view:
         from ..trace.snapshot import chain_text
         s.append(f"  view of {t.base_label}{chain_text(t.view_fns)}", style="cyan")
@@ -51,7 +51,6 @@ def _node_text(n, snap, mark):
         n_saved = fn.saved
     else:
         n_saved = n.saved
-    s.append(f" #{n.id}", style="dim")
     if n.kind == "accumulate" and n.variable_label:
         s.append(f" → {n.variable_label}.grad", style="cyan")
     for sv in n_saved:
@@ -89,7 +88,7 @@ def snapshot_trees(snap, max_nodes=DEFAULT_MAX_NODES, added=(), removed=(), tens
             mark = "+" if nid in added else ("-" if nid in removed else None)
             label = Text(prefix, style="yellow" if "stale" in prefix else "dim")
             if nid in seen:
-                label.append(f"↑ {n.name} #{nid}", style="dim italic")
+                label.append(f"↑ {n.name} (shown above)", style="dim italic")
                 parent.add(label)
                 continue
             seen.add(nid)
@@ -150,8 +149,8 @@ def render_event(event, compact=False, max_nodes=DEFAULT_MAX_NODES):
     return Group(*parts)
 
 
-def render(obj, compact=False, max_nodes=DEFAULT_MAX_NODES):
-    kind, x = as_drawable(obj)
+def render(obj, compact=False, max_nodes=DEFAULT_MAX_NODES, namespace=None, params=None):
+    kind, x = as_drawable(obj, namespace, params)
     if kind == "moment":
         return render_moment(x)
     if kind == "event":
@@ -159,8 +158,9 @@ def render(obj, compact=False, max_nodes=DEFAULT_MAX_NODES):
     return render_snapshot(x, max_nodes=max_nodes)
 
 
-def show(obj, console=None, compact=False):
-    (console or Console()).print(render(obj, compact=compact))
+def show(obj, console=None, compact=False, namespace=None, params=None):
+    (console or Console()).print(render(obj, compact=compact, namespace=namespace,
+                                        params=params))
 
 
 def render_backward(bt, upto=None):
@@ -169,26 +169,26 @@ def render_backward(bt, upto=None):
     t = Table(title=bt.summary() if upto is None else f"backward #{bt.index}, step {upto}",
               title_justify="left", show_lines=False, header_style="bold")
     t.add_column("#", justify="right", style="dim")
-    t.add_column("node ran")
+    t.add_column("node ran", no_wrap=True, min_width=14)
     t.add_column("grad in")
     t.add_column("grads out")
     t.add_column("lowered counts (→ ready)")
     t.add_column("ready queue while it ran", style="dim")
     steps = bt.steps if upto is None else bt.steps[:upto + 1]
     for s in steps:
-        name = Text(f"{s.name} #{s.node}", style="bold yellow" if upto == s.index else "bold")
+        name = Text(s.name, style="bold yellow" if upto == s.index else "bold")
         if s.accumulate:
             name.append(f"\n{s.variable}.grad: {s.accumulate}", style="cyan")
         low = Text()
         for i, (nid, nm, left) in enumerate(s.lowered):
             if i:
                 low.append("\n")
-            low.append(f"{nm} #{nid}: {left}", style="bold green" if left == 0 else "")
+            low.append(f"{nm}: {left}", style="bold green" if left == 0 else "")
             if left == 0:
                 low.append(" → ready", style="green")
         t.add_row(str(s.index), name, ", ".join(g.text() for g in s.inputs) or "-",
                   ", ".join(g.text() for g in s.outputs) or "-", low,
-                  ", ".join(f"{nm} #{nid}" for nid, nm in s.ready) or "(empty)")
+                  ", ".join(nm for _nid, nm in s.ready) or "(empty)")
     return t
 
 

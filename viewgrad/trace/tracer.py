@@ -458,7 +458,7 @@ def _op_node(t):
 
 def _name_saved_copy_impl(p):
     # mul_ and friends save a copy of self's OLD value (the op overwrites self): call it
-    # "x0", as explain() does (x1 = x0 * y), rather than an anonymous id.
+    # "x @v0" (x as it was at version 0), rather than an anonymous id.
     n = _op_node(p.tensor)
     if n is None:
         return
@@ -470,8 +470,7 @@ def _name_saved_copy_impl(p):
         t = getattr(v, "tensor", None)
         if name == "self" and t is not None and t is not p.tensor \
                 and p.labeler.named(t) is None:
-            lab = before_t.label
-            p.labeler._cache[id(t)] = f"{lab}0" if lab.isidentifier() else f"({lab})0"
+            p.labeler._cache[id(t)] = f"{before_t.label} @v{before_t.version}"
 
 
 def trace(namespace=None, max_nodes=EVENT_MAX_NODES, record_backward=True) -> Tracer:
@@ -480,9 +479,10 @@ def trace(namespace=None, max_nodes=EVENT_MAX_NODES, record_backward=True) -> Tr
     return Tracer(namespace, max_nodes, record_backward)
 
 
-def snapshot(tensors, namespace=None, max_nodes=MAX_NODES):
+def snapshot(tensors, namespace=None, max_nodes=MAX_NODES, params=None):
     """A GraphSnapshot of the graph reachable from ``tensors`` (a tensor or a list), with
-    each view's base. Labels come from ``namespace`` (default: the caller's variables)."""
+    each view's base. Labels come from ``params`` (``dict(model.named_parameters())``),
+    then ``namespace`` (default: the caller's variables, Modules' parameters by path)."""
     from ..tensor import Tensor
     if isinstance(tensors, Tensor):
         tensors = [tensors]
@@ -496,7 +496,7 @@ def snapshot(tensors, namespace=None, max_nodes=MAX_NODES):
         namespaces = [f.f_locals, f.f_globals]
     else:
         namespaces = [namespace]
-    return build([(t, "root") for t in tensors], Labeler(namespaces), max_nodes,
+    return build([(t, "root") for t in tensors], Labeler(namespaces, params=params), max_nodes,
                  _gm.enabled, focus=tensors[0] if len(tensors) == 1 else None)
 
 
