@@ -138,11 +138,16 @@ def _copyslices_label(n, snap):
             + "".join(rows) + "</TABLE>>"), plain
 
 
-def _tensor_rows(t):
+def _tensor_rows(t, was=None):
+    """Rows of a tensor's box; ``was``: its version before the op (shown ``@v0 → @v1``)."""
     from ..trace.snapshot import chain_text
     rows = [(f"<B>{_e(t.label)}</B>", t.label)]
-    txt = f"{list(t.shape)} {t.dtype} @v{t.version}"
-    rows.append((_small(txt), txt))
+    if was is None:
+        txt = f"{list(t.shape)} {t.dtype} @v{t.version}"
+        rows.append((_small(txt), txt))
+    else:
+        txt = f"{list(t.shape)} {t.dtype} @v{was} → @v{t.version}"
+        rows.append((f'<FONT POINT-SIZE="10" COLOR="#d84315"><B>{_e(txt)}</B></FONT>', txt))
     if t.is_view:
         for txt in (f"view of {t.base_label}{chain_text(t.view_fns)}",
                     f"stride {list(t.stride)} offset {t.offset}"):
@@ -165,17 +170,20 @@ class _Cluster:
         self.edges = []      # (src, dst, attrs, used by the layout?)
 
 
-def _collect(snap, prefix, title, max_nodes, added=(), removed=(), extra=None):
+def _collect(snap, prefix, title, max_nodes, added=(), removed=(), extra=None,
+             versions=None):
     shown, cut, hidden = neighbourhood(snap, max_nodes, set(added))
     key = {"b": "before", "a": "after"}.get(prefix, "graph")
     cl = _Cluster(f"cluster_{key}", title)
     p = prefix + "_"
     for t in snap.tensors:
         fill = MUTATED_FILL if t.id == snap.focus else TENSOR_FILL
-        rows = _tensor_rows(t)
+        was = (versions or {}).get(t.id)
+        rows = _tensor_rows(t, was)
+        cls = "tensor" + (" stale" if t.stale else "") + (" bumped" if was is not None else "")
         cl.nodes.append((p + t.id, dict(label=_table(rows), shape="box", style="filled",
                                         fillcolor=fill, margin="0.08,0.04",
-                                        **{"class": "tensor" + (" stale" if t.stale else "")}),
+                                        **{"class": cls}),
                          [r for _, r in rows]))
     for n in snap.nodes:
         if n.id not in shown:
@@ -325,6 +333,9 @@ def draw(obj, max_nodes=DEFAULT_MAX_NODES, namespace=None, layout="auto",
     kind, x = as_drawable(obj, namespace, params)
     if kind == "moment":
         return draw_moment(x, max_nodes)
+    if kind == "event" and layout != "dot":
+        from .panels import draw_event
+        return draw_event(x, max_nodes)
     if kind == "event":
         d = x.diff
         clusters = [

@@ -45,6 +45,7 @@ table.versions { border-collapse: collapse; } table.versions td, table.versions 
   border: 1px solid #cfd8dc; padding: 2px 8px; font-family: monospace; }
 .hint { color: #90a4ae; font-size: 12px; }
 tr.current td { background: #ffe082; }
+p.legend { font-size: 12px; color: #616161; } p.legend span { padding: 1px 6px; margin: 0 2px; }
 pre.error { background: #ffebee; color: #b71c1c; white-space: pre-wrap; }
 """
 
@@ -104,20 +105,31 @@ def _e(s) -> str:
     return html.escape(str(s), quote=True)
 
 
+def _legend():
+    """The pictures' legend as HTML (the same samples as the SVG's, render/dot.py)."""
+    from .dot import GRAPH_LEGEND
+    items = []
+    for text, fill, color, style in GRAPH_LEGEND:
+        border = f"1px solid {color}" if style != "none" else "none"
+        radius = "6px" if style == "rounded" else "0"
+        items.append(f'<span style="background:{fill};border:{border};border-radius:{radius};'
+                     f'color:{color if style == "none" else "#212121"}">{_e(text)}</span>')
+    return f'<p class="legend">legend: {" ".join(items)}</p>'
+
+
 def _event_section(ev, renderer, max_nodes):
-    from .dot import draw_snapshot
+    from .panels import draw_event
     from .svg import render_source
     from ..trace.explain import explain
     d = ev.diff
-    added = {n.id for n in d.added_nodes}
-    removed = {n.id for n in d.removed_nodes}
-    before = _inline_svg(render_source(draw_snapshot(
-        ev.before, f"before: {ev.call_text()}", removed=removed, max_nodes=max_nodes,
-        prefix="b").source, renderer))
-    after = _inline_svg(render_source(draw_snapshot(
-        ev.after, "after", added=added, max_nodes=max_nodes, prefix="a").source, renderer))
+    # the two panels come from ONE layout of the union graph (render/panels.py): a node
+    # present in both sits at the same place in both pictures
+    before = _inline_svg(render_source(draw_event(ev, max_nodes, legend=False,
+                                                  sides=("before",)).source, renderer))
+    after = _inline_svg(render_source(draw_event(ev, max_nodes, legend=False,
+                                                 sides=("after",)).source, renderer))
     parts = [f'<section class="event" id="event-{ev.index}" hidden="hidden">',
-             f"<h2>#{ev.index} {_e(ev.summary())}</h2>"]
+             f"<h2>#{ev.index} {_e(ev.summary())}</h2>", _legend()]
     if ev.source is not None:
         where = f"{ev.source[0]}:{ev.source[1]}"
         text = ev.source[2] or ev.call_text()

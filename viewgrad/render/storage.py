@@ -180,10 +180,11 @@ def draw_storage(obj, namespace=None):
     g.attr(fontname=FONT, label=_e(title), labelloc="t", fontsize="13")
     g.attr("node", fontname=FONT, fontsize="11", shape="plaintext")
     if not groups:
-        g.node("none", label="no views share a storage here", **sized_plain(
-            ["no views share a storage here"]))
+        g.node("none", label="no views share a storage here", shape="box", style="rounded",
+               color="#cfd8dc", **sized_plain(["no views share a storage here"]))
     for i, grp in enumerate(groups):
-        g.node(f"storage{i}", label=_group_table(grp), **{"class": "storage"})
+        g.node(f"storage{i}", label=_group_table(grp), shape="box", style="rounded",
+               color="#cfd8dc", margin="0.08", **{"class": "storage"})
     return g
 
 

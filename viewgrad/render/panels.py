@@ -1,0 +1,167 @@
+"""Before | after of an in-place event on ONE layout, with what changed marked.
+
+The eye compares two pictures by position. If Graphviz laid out "before" and "after"
+separately, a node present in both could move, and the reader would see changes that are
+not there. So the UNION of the two graphs (nodes by their stable ids) is laid out once
+(render/layout.py, node sizes measured with the font the picture names), and each panel
+draws its own nodes at those positions: a node present in both has the same coordinates
+(relative to its panel) in both. What only the other panel has is a ghost: invisible in
+"before" (the space the op will fill), a faint dashed outline in "after" (what the op
+left behind).
+
+Marks, in "after" (classes on the SVG groups, for tests and for CSS):
+  added         what the op made: amber, bold ("added")
+  version bump  ``@v0 → @v1`` in red on every tensor whose counter moved: base and views
+                share one counter, so they bump together ("bumped")
+  moved         a tensor whose grad_fn changed: the old pointer dashed grey ("old grad_fn"),
+                the new one bold ("new grad_fn")
+  stale         a stale view's link dashed orange ("stale"), and a dotted arrow to the
+                history its grad_fn is regenerated from when next read
+  out of date   a saved tensor modified since saving: red, ``✗`` (from the labels)
+plus a legend under the panels (tensor / view / leaf / node / CopySlices / saved / stale).
+"""
+from __future__ import annotations
+
+from .layout import layered, node_size
+
+__all__ = ["draw_event", "PANEL_GAP"]
+
+PANEL_GAP = 40.0
+PAD = 16.0
+GHOST = {"style": "rounded,dashed", "color": "#cfd8dc", "fontcolor": "#b0bec5",
+         "fillcolor": "#ffffff", "penwidth": "1"}
+
+
+def _key(name):
+    return name[2:]
+
+
+def _collect_pair(ev, max_nodes):
+    from .dot import _collect
+    d = ev.diff
+    versions = {t_id: old for t_id, old in _bumped(ev)}
+    cb = _collect(ev.before, "b", f"before: {ev.call_text()}", max_nodes,
+                  removed={n.id for n in d.removed_nodes})
+    ca = _collect(ev.after, "a", "after", max_nodes, added={n.id for n in d.added_nodes},
+                  versions=versions)
+    return cb, ca
+
+
+def _bumped(ev):
+    before = {t.id: t for t in ev.before.tensors}
+    for t in ev.after.tensors:
+        b = before.get(t.id)
+        if b is not None and b.version != t.version:
+            yield t.id, b.version
+
+
+def _union_layout(clusters):
+    order, sizes, edges, seen = [], {}, [], set()
+    for cl in clusters:
+        for name, attrs, rows in cl.nodes:
+            k = _key(name)
+            w, h = node_size(rows, attrs)
+            if k in sizes:
+                sizes[k] = (max(sizes[k][0], w), max(sizes[k][1], h))
+            else:
+                sizes[k] = (w, h)
+                order.append(k)
+        for s, d, _a, lay in cl.edges:
+            e = (_key(s), _key(d))
+            if lay and e not in seen:
+                seen.add(e)
+                edges.append(e)
+    pos, (w, h) = layered(order, edges, sizes)
+    return pos, sizes, (w, h)
+
+
+def _mark_changes(ev, ca, present_after, pos):
+    """Edges and attributes in the after panel that show what changed."""
+    d = ev.diff
+    for i, (s, dst, attrs, lay) in enumerate(ca.edges):
+        t_id, n_id = _key(s), _key(dst)
+        moved = next((m for m in d.moved if m.tensor_id == t_id and m.after == n_id), None)
+        if moved is not None:
+            ca.edges[i] = (s, dst, dict(attrs, penwidth="2.5", label="new grad_fn",
+                                        fontsize="9", fontcolor="#1565c0"), lay)
+    for m in d.moved:
+        if m.before is not None and m.before in pos:
+            ca.edges.append((f"a_{m.tensor_id}", f"a_{m.before}",
+                             dict(style="dashed", color="#9e9e9e", label="old grad_fn",
+                                  fontsize="9", fontcolor="#9e9e9e", arrowsize="0.6",
+                                  **{"class": "old-pointer"}), False))
+    after = ev.after
+    for t in d.stale:
+        base = after.tensor(t.base) if t.base and after.has_tensor(t.base) else None
+        if base is not None and base.grad_fn is not None and base.grad_fn in present_after:
+            node = "replayed view ops" if after.view_replay else "AsStridedBackward0"
+            ca.edges.append((f"a_{t.id}", f"a_{base.grad_fn}",
+                             dict(style="dotted", color="#ef6c00", fontcolor="#ef6c00",
+                                  fontsize="9", arrowsize="0.6",
+                                  label=f"read: regenerated as {node} →",
+                                  **{"class": "regenerated"}), False))
+
+
+def draw_event(ev, max_nodes, legend=True, sides=("before", "after")):
+    """A Digraph of event ``ev``: the panels named in ``sides`` on the shared layout."""
+    from .dot import FIXED_LAYOUT_MARK, GRAPH_LEGEND, _attrs, _legend_table, _new_graph
+    from .fontmetrics import text_width
+    cb, ca = _collect_pair(ev, max_nodes)
+    pos, sizes, (w, h) = _union_layout([cb, ca])
+    present = {"before": {_key(n) for n, _a, _r in cb.nodes},
+               "after": {_key(n) for n, _a, _r in ca.nodes}}
+    _mark_changes(ev, ca, present["after"], pos)
+    ghosts_from = {"before": ca, "after": cb}
+    g = _new_graph(f"event{ev.index}", fixed=True)
+    g.attr(splines="spline" if len(pos) <= 80 else "line")
+    panel_w = float(round(w + 2 * PAD))     # whole points: equal offsets in both panels
+    panel_h = h + 2 * PAD + 24
+    x0 = 0.0
+    for side, cl in (("before", cb), ("after", ca)):
+        if side not in sides:
+            continue
+        p = cl.name
+        with g.subgraph(name=p) as c:
+            c.attr(label=cl.title, fontsize="14", style="rounded", color="#90a4ae",
+                   labeljust="l", labelloc="t",
+                   bb=f"{x0:.1f},0,{x0 + panel_w:.1f},{panel_h:.1f}")
+            body = c.body
+            prefix = side[0] + "_"
+
+            def at(k, _x0=x0):
+                x, y = pos[k]
+                return f"{_x0 + PAD + x:.1f},{PAD + y:.1f}!"
+
+            for name, attrs, _rows in cl.nodes:
+                k = _key(name)
+                ww, hh = sizes[k]
+                a = dict(attrs, pos=at(k), width=f"{ww / 72:.3f}", height=f"{hh / 72:.3f}")
+                body.append(f"\t{name} [{_attrs(a)}]\n")
+            for name, attrs, _rows in ghosts_from[side].nodes:
+                k = _key(name)
+                if k in present[side]:
+                    continue
+                ww, hh = sizes[k]
+                a = dict(attrs, pos=at(k), width=f"{ww / 72:.3f}", height=f"{hh / 72:.3f}",
+                         fixedsize="true")
+                a["class"] = "ghost"
+                if side == "before":
+                    a.update(style="invis")
+                else:
+                    a.update(GHOST)
+                    a["label"] = a["label"].replace('COLOR="#c62828"', 'COLOR="#b0bec5"')
+                body.append(f"\t{prefix}{k} [{_attrs(a)}]\n")
+            for s, d, attrs, _lay in cl.edges:
+                body.append(f"\t{s} -> {d} [{_attrs(attrs)}]\n")
+        x0 += panel_w + PANEL_GAP
+    total_w = x0 - PANEL_GAP
+    if len(sides) == 2:
+        title = ev.summary()
+        tw = text_width(title, 13)
+        a = dict(label=title, shape="plaintext", fontsize="13", width=f"{(tw + 16) / 72:.3f}",
+                 pos=f"{max(total_w, tw) / 2:.1f},{panel_h + 22:.1f}!", **{"class": "title"})
+        g.body.append(f"\ttitle [{_attrs(a)}]\n")
+    if legend:
+        g.attr(label=_legend_table(GRAPH_LEGEND), labelloc="b")
+    assert g.comment == FIXED_LAYOUT_MARK
+    return g
