@@ -1,7 +1,7 @@
 """A minimal stand-in for the tracer contract (cli/tracing.py's docstring), used by the REPL
 tests only while the real tracer (viewgrad.trace / render / viz) is not in this checkout.
 
-It hooks the same slot as the real tracer (``viewgrad.autograd.observe.inplace``) and
+It hooks the same slot as the real tracer (``viewgrad.autograd.state.state.inplace_observer``) and
 records, per in-place op, the grad_fn names of the mutated tensor and of its base, before
 and after: enough for the REPL's wiring (events, numbering, rendering after a line,
 save/load) to be tested for real.
@@ -13,7 +13,7 @@ import types
 
 from rich.text import Text
 
-from viewgrad.autograd import observe
+from viewgrad.autograd.state import state
 
 
 def _names(t):
@@ -38,11 +38,11 @@ class FakeTracer:
         self.events = []
 
     def start(self):
-        observe.inplace = self
+        state.inplace_observer = self
 
     def stop(self):
-        if observe.inplace is self:
-            observe.inplace = None
+        if state.inplace_observer is self:
+            state.inplace_observer = None
 
     def clear(self):
         self.events.clear()
