@@ -5,7 +5,7 @@ Their inputs are variadic (a list of tensors), so their nodes are written by han
 """
 from __future__ import annotations
 
-from ..autograd import grad_mode as _gm
+from ..autograd.state import state as _st
 from ..autograd.graph import Node
 from ..tensor import Tensor, _wrap_dim
 from .table import _edges
@@ -55,7 +55,7 @@ def _seq_check(tensors, name):
 
 def _finish_variadic(node_cls, data, tensors, **fields):
     out = Tensor._make(data, tensors[0]._device)
-    if _gm.enabled:
+    if _st.grad_enabled:
         edges = _edges(tuple(tensors))
         if edges is not None:
             node = node_cls(edges)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import builtins as _builtins
 
-from ..autograd import grad_mode as _gm
+from ..autograd.state import state as _st
 from ..autograd.views import CreationMeta, make_view
 from ..tensor import _wrap_dim
 from .joining import cat, stack
@@ -51,7 +51,7 @@ UNBIND = defop("unbind", "UnbindBackward0", None, attrs=("dim", "dtype", "device
 
 def _multi_view(op, self, datas, attrs, replays):
     node = None
-    if _gm.enabled:
+    if _st.grad_enabled:
         edges = _edges((self,))
         if edges is not None:
             from .table import record
