@@ -22,6 +22,7 @@ plus a legend under the panels (tensor / view / leaf / node / CopySlices / saved
 """
 from __future__ import annotations
 
+from ..trace.sanitize import LABEL_LIMIT, dot_string
 from .layout import layered, node_size
 
 __all__ = ["draw_event", "PANEL_GAP"]
@@ -122,9 +123,9 @@ def draw_event(ev, max_nodes, legend=True, sides=("before", "after")):
             continue
         p = cl.name
         with g.subgraph(name=p) as c:
-            c.attr(label=cl.title, fontsize="14", style="rounded", color="#90a4ae",
-                   labeljust="l", labelloc="t",
-                   bb=f"{x0:.1f},0,{x0 + panel_w:.1f},{panel_h:.1f}")
+            c.attr(fontsize="14", style="rounded", color="#90a4ae", labeljust="l",
+                   labelloc="t", bb=f"{x0:.1f},0,{x0 + panel_w:.1f},{panel_h:.1f}")
+            c.body.append(f"\tlabel={dot_string(cl.title, LABEL_LIMIT)}\n")
             body = c.body
             prefix = side[0] + "_"
 

@@ -19,9 +19,10 @@ Long storages wrap every ``ROW`` cells; past ``MAX_CELLS`` the picture says how 
 """
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 from itertools import product
+
+from ..trace.sanitize import LABEL_LIMIT, clean, dot_string, html_text
 
 __all__ = ["StorageGroup", "storage_groups", "draw_storage", "render_storage", "cells_of",
            "MAX_CELLS"]
@@ -128,7 +129,8 @@ def _idx_text(idx):
 # -- DOT ------------------------------------------------------------------------------
 
 def _e(s):
-    return html.escape(str(s), quote=True)
+    """Text for an HTML-like label: cleaned, cut, escaped (Note [Untrusted text])."""
+    return html_text(s, LABEL_LIMIT, keep_newlines=False)
 
 
 def _group_table(g):
@@ -168,8 +170,9 @@ def _group_table(g):
     if g.size > MAX_CELLS:
         rows.append(f'<TR><TD COLSPAN="{ROW + 1}" ALIGN="LEFT"><FONT POINT-SIZE="10" '
                     f'COLOR="#616161">⋯ {g.size - MAX_CELLS} more cells</FONT></TD></TR>')
-    return ('<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="2" CELLPADDING="3">'
-            + "".join(rows) + "</TABLE>>")
+    from .dot import _Html
+    return _Html('<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="2" CELLPADDING="3">'
+                 + "".join(rows) + "</TABLE>>")
 
 
 def draw_storage(obj, namespace=None):
@@ -177,7 +180,8 @@ def draw_storage(obj, namespace=None):
     from .dot import Digraph, FONT, sized_plain
     groups, title = _as_groups(obj, namespace)
     g = Digraph(name="storage", format="svg")
-    g.attr(fontname=FONT, label=_e(title), labelloc="t", fontsize="13")
+    g.attr(fontname=FONT, labelloc="t", fontsize="13")
+    g.body.append(f"\tlabel={dot_string(title, LABEL_LIMIT)}\n")
     g.attr("node", fontname=FONT, fontsize="11", shape="plaintext")
     if not groups:
         g.node("none", label="no views share a storage here", shape="box", style="rounded",
@@ -196,7 +200,7 @@ def render_storage(obj, namespace=None, width=None):
     from rich.table import Table
     from rich.text import Text
     groups, title = _as_groups(obj, namespace)
-    parts = [Text(title, style="bold")]
+    parts = [Text(clean(title, LABEL_LIMIT), style="bold")]
     if not groups:
         parts.append(Text("no views share a storage here", style="dim"))
     styles = ("bold blue", "bold green", "bold magenta", "bold cyan", "bold red", "bold")
@@ -213,14 +217,15 @@ def render_storage(obj, namespace=None, width=None):
             cells = []
             for c in range(start, stop):
                 v = (grp.values[c] or "·")[:5]
+                v = clean(v, 5)
                 cells.append(Text(f"[{v:^3}]" if len(v) <= 3 else f"{v:^5}",
                                   style="black on yellow" if c in grp.written else ""))
-            t.add_row(Text(f"{grp.base} storage ", style="bold"), *cells)
+            t.add_row(Text(clean(f"{grp.base} storage ", LABEL_LIMIT), style="bold"), *cells)
             for k, m in enumerate(grp.members):
                 if m.is_base and not m.written:
                     continue
                 st = styles[k % len(styles)]
-                row = [Text(f"{m.label} ", style=st)]
+                row = [Text(clean(f"{m.label} ", LABEL_LIMIT), style=st)]
                 for c in range(start, stop):
                     if c in m.cells:
                         row.append(Text(f"{_idx_text(m.cells[c]):^5}",
@@ -232,8 +237,8 @@ def render_storage(obj, namespace=None, width=None):
         for k, m in enumerate(grp.members):
             if m.is_base and not m.written:
                 continue
-            parts.append(Text(f"  {m.label}: {m.geometry()}" + ("  (written)" if m.written
-                                                               else ""),
+            parts.append(Text(clean(f"  {m.label}: {m.geometry()}", LABEL_LIMIT)
+                              + ("  (written)" if m.written else ""),
                               style=styles[k % len(styles)]))
         if grp.size > MAX_CELLS:
             parts.append(Text(f"  ⋯ {grp.size - MAX_CELLS} more cells", style="dim"))

@@ -1,8 +1,8 @@
 """Backward, step by step: a faithful recording of every moment of the engine.
 
-While a Tracer is active, ``observe.backward`` receives the engine's ``start(root, deps)``,
-``summarize(grads, node)`` just before a node runs, ``node(node, inputs, outputs, heap,
-deps, buffers)`` after it ran and handed its gradients on, and ``end()``
+While a Tracer is active, ``state.backward_observer`` receives the engine's ``start(root,
+deps)``, ``summarize(grads, node)`` just before a node runs, ``node(node, inputs, outputs,
+heap, deps, buffers)`` after it ran and handed its gradients on, and ``end()``
 (autograd/engine.py). A ``BackwardTrace`` keeps, as plain data:
 
   graph      a GraphSnapshot of the graph from the GraphRoot, taken at start
