@@ -48,23 +48,29 @@ RECIPROCAL = defop("reciprocal", "ReciprocalBackward0", lambda self: 1 / self,
 
 
 def _pow_self(grad, self, exponent):
-    if isinstance(exponent, (int, float)) and exponent == 0:
-        return grad * 0
-    return grad * exponent * self.pow(exponent - 1)
+    # PyTorch's pow_backward_self: where the exponent is 0 the gradient is 0 (not 0 * inf
+    # = nan at self == 0).
+    if isinstance(exponent, (int, float)):
+        if exponent == 0:
+            return grad * 0
+        return grad * exponent * self.pow(exponent - 1)
+    return where(exponent == 0, 0.0, grad * (exponent * self.pow(exponent - 1)))
 
 
 def _pow_exponent(grad, self, exponent, result):
-    # d/de x**e = x**e * log(x); PyTorch masks x == 0 (with e >= 0) to 0 instead of nan.
-    mask = (self == 0) & (exponent >= 0) if isinstance(self, Tensor) else None
-    g = grad * result * (self.log() if isinstance(self, Tensor) else _log_scalar(self))
-    if mask is not None:
-        g = where(mask, 0.0, g)
-    return g
+    # d/de x**e = x**e * log(x); PyTorch's pow_backward_exponent masks x == 0 with e >= 0
+    # to 0 instead of nan (0 * -inf); with e < 0 it is inf * -inf = -inf.
+    if isinstance(self, Tensor):
+        return grad * where((self == 0) & (exponent >= 0), 0.0, result * self.log())
+    g = result * _log_scalar(self)
+    if self == 0:
+        g = where(exponent >= 0, 0.0, g)
+    return grad * g
 
 
 def _log_scalar(x):
     import math
-    return math.log(x) if x > 0 else float("nan")
+    return math.log(x) if x > 0 else -math.inf if x == 0 else math.nan
 
 
 POW = defop("pow", "PowBackward0", lambda self, exponent: self ** exponent,
@@ -74,7 +80,7 @@ POW_T = defop("pow_tensor", "PowBackward1", lambda self, exponent: self ** expon
               self=_pow_self, exponent=_pow_exponent)
 POW_S = defop("pow_scalar_base", "PowBackward2", lambda self, exponent: self ** exponent,
               inputs=("self", "exponent"),
-              exponent=lambda grad, self, result: grad * result * _log_scalar(self))
+              exponent=_pow_exponent)
 
 
 _xp = B.xp_of
