@@ -25,21 +25,23 @@ def _bshape_err(op, a, b):
         "one of them")
 
 
-ADD = defop("add", "AddBackward0", lambda self, other: self + other, inputs=("self", "other"),
-            broadcast=True, self=lambda grad: grad, other=lambda grad: grad)
+ADD = defop("add", "AddBackward0", lambda self, other: self + other,
+            promote=True, inputs=("self", "other"), broadcast=True,
+            self=lambda grad: grad, other=lambda grad: grad)
 # PyTorch wraps a Python scalar into a 0-d tensor: `x + 1` is AddBackward0 too.
 ADD_SCALAR = defop("add_scalar", "AddBackward0", lambda self, other: self + other,
-                   inputs=("self", "other"), self=lambda grad: grad)
-SUB = defop("sub", "SubBackward0", lambda self, other: self - other, inputs=("self", "other"),
-            broadcast=True, self=lambda grad: grad, other=lambda grad: -grad)
+                   promote=True, inputs=("self", "other"), self=lambda grad: grad)
+SUB = defop("sub", "SubBackward0", lambda self, other: self - other,
+            promote=True, inputs=("self", "other"), broadcast=True,
+            self=lambda grad: grad, other=lambda grad: -grad)
 RSUB = defop("rsub", "RsubBackward1", lambda self, other: other - self,
-             inputs=("self", "other"), self=lambda grad: -grad)
-MUL = defop("mul", "MulBackward0", lambda self, other: self * other, inputs=("self", "other"),
-            broadcast=True,
+             promote=True, inputs=("self", "other"), self=lambda grad: -grad)
+MUL = defop("mul", "MulBackward0", lambda self, other: self * other,
+            promote=True, inputs=("self", "other"), broadcast=True,
             self=lambda grad, other: grad * other,
             other=lambda grad, self: grad * self)
-DIV = defop("div", "DivBackward0", lambda self, other: self / other, inputs=("self", "other"),
-            broadcast=True,
+DIV = defop("div", "DivBackward0", lambda self, other: self / other,
+            promote=True, inputs=("self", "other"), broadcast=True,
             self=lambda grad, other: grad / other,
             other=lambda grad, self, other: -grad * self / (other * other))
 NEG = defop("neg", "NegBackward0", lambda self: -self, self=lambda grad: -grad)
@@ -76,10 +78,10 @@ def _log_scalar(x):
 POW = defop("pow", "PowBackward0", lambda self, exponent: self ** exponent,
             inputs=("self",), attrs=("exponent",), self=_pow_self)
 POW_T = defop("pow_tensor", "PowBackward1", lambda self, exponent: self ** exponent,
-              inputs=("self", "exponent"), broadcast=True,
+              promote=True, inputs=("self", "exponent"), broadcast=True,
               self=_pow_self, exponent=_pow_exponent)
 POW_S = defop("pow_scalar_base", "PowBackward2", lambda self, exponent: self ** exponent,
-              inputs=("self", "exponent"),
+              promote=True, inputs=("self", "exponent"),
               exponent=_pow_exponent)
 
 
@@ -183,11 +185,26 @@ def radd(self, other):
     return add(self, other)
 
 
+def _check_bool_sub(a, b):
+    """PyTorch refuses `-` on bools (NumPy raises a TypeError for two, and quietly
+    promotes one)."""
+    na = isinstance(a, bool) or (isinstance(a, Tensor) and a._data.dtype.kind == "b")
+    nb = isinstance(b, bool) or (isinstance(b, Tensor) and b._data.dtype.kind == "b")
+    if na and nb:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if na or nb:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not "
+                           "supported. If you are trying to invert a mask, use the `~` or "
+                           "`logical_not()` operator instead.")
+
+
 @method("sub", "__sub__")
 def sub(self, other, alpha=1):
     if alpha != 1:
         other = other * alpha
     other = _coerce(other, self)
+    _check_bool_sub(self, other)
     try:
         return dispatch(SUB, (self, other))
     except ValueError:
@@ -197,6 +214,7 @@ def sub(self, other, alpha=1):
 @method("__rsub__")
 def rsub(self, other):
     other = _coerce(other, self)
+    _check_bool_sub(other, self)
     if isinstance(other, Tensor):
         return sub(other, self)
     return dispatch(RSUB, (self, other))
@@ -238,6 +256,8 @@ def rdiv(self, other):
 
 @method("reciprocal")
 def reciprocal(self):
+    if self._data.dtype.kind in "iub":
+        self = self.to(B.float32)  # 1 / integers gives the default float dtype (PyTorch)
     return dispatch(RECIPROCAL, (self,))
 
 
@@ -256,6 +276,13 @@ def pow(self, exponent):
     if not isinstance(self, Tensor):
         return dispatch(POW_S, (self, exponent))
     exponent = _coerce(exponent, self)
+    if self._data.dtype.kind == "b" and (isinstance(exponent, bool) or isinstance(
+            exponent, Tensor) and exponent._data.dtype.kind == "b"):
+        if isinstance(exponent, Tensor):
+            raise NotImplementedError('"pow" not implemented for \'Bool\'')
+        return self.clone() if exponent else self | True  # x**True is x, x**False is 1
+    if isinstance(exponent, float) and self._data.dtype.kind in "iub":
+        self = self.to(B.float32)  # an integer tensor to a float power: default float
     if isinstance(exponent, Tensor):
         try:
             return dispatch(POW_T, (self, exponent))
