@@ -55,3 +55,5 @@ def numel(x):
 
 
 __version__ = "0.1.0"
+
+from . import _docs  # noqa: E402,F401  (docstrings for the learner: x? and help(x) in the REPL)
