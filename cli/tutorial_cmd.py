@@ -39,6 +39,7 @@ from rich.text import Text
 
 from . import tutorial_pictures as pics
 from . import tutorials
+from .modes import TutorialPlayback
 from .session import Session
 
 _ADDR = re.compile(r"0x[0-9a-fA-F]{4,}")
@@ -90,6 +91,11 @@ class TutorialSession(Session):
                                     "this step not drawn as pictures)", style="dim"))
         if self.show_graphs:
             super().print_trace(events)
+
+    def after_step(self, step):
+        self.draw_asked(step)
+        if self.show_graphs:
+            super().after_step(step)
 
     def draw_asked(self, step):
         """The pictures a step's info string asks for (``graph=a,b``)."""
@@ -170,18 +176,12 @@ def play(tut, console, svg_dir=None, solve=False) -> int:
     session = TutorialSession(console, show_graphs=True, svg_dir=svg_dir, number=tut.number)
     console.print(Text(f"tutorial {tut.number}: {tut.title} — {len(tut.steps)} steps",
                        style="bold"))
-    session.queue_tutorial(tut)
-    while session.pending:
-        session.skip_unplayable()
-        if not session.pending:
-            break
-        t, i, step = session.pending.popleft()
-        session.show_step(t, i, step)
-        session.echo(step.code)
+    session.playback = TutorialPlayback(session, tut)
+
+    def numbered(i, step):
         session.step_no = i + 1
-        session.handle(step.code)
-        session.draw_asked(step)
-        session.finish_step(t, i)
+
+    session.playback.run_all(before_step=numbered)
     if solve and tut.exercise is not None and tut.exercise.solution:
         console.print(Text("one solution:", style="dim"))
         session.step_no = "solution"
