@@ -30,6 +30,7 @@ not text), normalised only for object addresses and trailing whitespace.
 from __future__ import annotations
 
 import argparse
+import gc
 import io
 import os
 import re
@@ -74,6 +75,20 @@ class TutorialSession(Session):
         self.pictures = {}   # step number (or "solution") -> [Picture]
         self.svgs = []       # paths written
         self.failed = []     # pictures that could not be written: (path, why)
+
+    def handle(self, text: str):
+        # The pictures must not depend on when Python's cycle collector happens to run: an
+        # old graph freed or not changes which views an event sees alive. So each input
+        # starts from a collected heap and runs with the collector off (refcounting alone,
+        # which is deterministic).
+        gc.collect()
+        was_on = gc.isenabled()
+        gc.disable()
+        try:
+            super().handle(text)
+        finally:
+            if was_on:
+                gc.enable()
 
     @property
     def tag(self) -> str:
