@@ -31,7 +31,7 @@ EXPECTED_FILES = {1: "01-first-graph.md", 2: "02-leaves-and-grad.md",
                   3: "03-inplace-plain.md", 4: "04-views.md", 5: "05-inplace-on-a-view.md",
                   6: "06-stale-views.md", 7: "07-forbidden.md", 8: "08-higher-order.md",
                   9: "09-convolution.md", 10: "10-training.md", 11: "11-gpu.md",
-                  12: "12-your-pytorch-code.md"}
+                  12: "12-your-pytorch-code.md", 13: "13-strides-and-storage.md"}
 
 
 @pytest.fixture
