@@ -75,6 +75,7 @@ class TutorialSession(Session):
         self.pictures = {}   # step number (or "solution") -> [Picture]
         self.svgs = []       # paths written
         self.failed = []     # pictures that could not be written: (path, why)
+        self.new_backwards = []  # the backward passes the last input ran (BackwardTrace)
 
     def handle(self, text: str):
         # The pictures must not depend on when Python's cycle collector happens to run: an
@@ -84,11 +85,14 @@ class TutorialSession(Session):
         gc.collect()
         was_on = gc.isenabled()
         gc.disable()
+        tracer = self.trace.tracer
+        seen = len(tracer.backwards) if tracer is not None else 0
         try:
             super().handle(text)
         finally:
             if was_on:
                 gc.enable()
+            self.new_backwards = list(tracer.backwards[seen:]) if tracer is not None else []
 
     @property
     def tag(self) -> str:
@@ -118,15 +122,25 @@ class TutorialSession(Session):
         if names:
             self._picture(lambda: pics.graph_picture(self.number, self.tag, names,
                                                      self.namespace))
+        which = step.asks.get("backward")
+        for bt in (self.new_backwards if which else ()):
+            self._picture(lambda bt=bt: pics.backward_pictures(self.number, self.tag, bt,
+                                                               which))
 
     def _picture(self, make):
+        """``make()`` draws a Picture (or a list of them): keep it, and write it when
+        given a folder."""
         try:
-            pic = make()
+            made = make()
         except Exception as e:  # noqa: BLE001 - a picture must not stop the lesson
             self.failed.append((self.tag, f"{type(e).__name__}: {e}"))
             self.console.print(Text(f"(could not draw a picture of {self.tag}: {e})",
                                     style="red"))
             return
+        for pic in made if isinstance(made, list) else [made]:
+            self._keep(pic)
+
+    def _keep(self, pic):
         self.pictures.setdefault(self.step_no, []).append(pic)
         if self.svg_dir:
             try:
