@@ -373,7 +373,7 @@ class CopySlices(Node):
             result.copy_(grad)
         if not _st.grad_enabled and not self.replay:
             # Plain backward: the same steps on arrays (no graph to build).
-            from ..ops.shape import strided_region
+            from ..ops.views import strided_region
             from ..tensor import Tensor
             region = strided_region(result, self.view_sizes, self.view_strides,
                                     self.view_offset)
@@ -438,7 +438,7 @@ def regenerate_grad_fn(view):
         return
     # Geometry mode: the node base.as_strided(view's geometry) would record, built
     # directly (the view's data is already there; only its history is new).
-    from ..ops.shape import AS_STRIDED
+    from ..ops.views import AS_STRIDED
     from ..ops.table import record
     sizes, strides, offset = geometry(view)
     attrs = (sizes, strides, offset, geometry(base))
