@@ -47,7 +47,7 @@ def test_backward_command_on_a_failing_pass_shows_the_failing_node():
                  "z = b.pow(2)", "b.mul_(2)", ":backward z.sum()")
     assert "PowBackward0 FAILED" in out and "is at version 1; expected version 0" in out
     assert "FAILS" in out and "modified by event #0" in out
-    assert s.stepping is None
+    assert s.stepper is None
 
 
 def test_report_keeps_backward_passes(tmp_path):

@@ -11,11 +11,12 @@ Everything is iterative (Kahn's algorithm), so depth is no problem.
 """
 from __future__ import annotations
 
+import re
 from collections import deque
 
 from .fontmetrics import text_width
 
-__all__ = ["layered", "estimate_size", "node_size"]
+__all__ = ["layered", "estimate_size", "node_size", "stable_text"]
 
 H_GAP = 24.0
 V_GAP = 36.0
@@ -40,9 +41,21 @@ def estimate_size(rows, header_pt=12, row_pt=10):
     return max(w, 30.0) + 24.0, h + 12.0
 
 
+_SHORT_ID = re.compile(r"\b[nt]\d{1,7}\b")
+
+
+def stable_text(text: str) -> str:
+    """``text`` with every short id widened to seven digits (see ``node_size``)."""
+    return _SHORT_ID.sub("t0000000", text)
+
+
 def node_size(rows, attrs=None):
-    """Size of a node as Graphviz will draw it (a little larger: never overlaps)."""
-    w, h = estimate_size(rows)
+    """Size of a node as Graphviz will draw it (a little larger: never overlaps).
+
+    A short id (``t7``, ``t1234``: a tensor nobody named) is measured as if it had seven
+    digits: the ids count over the whole process, and a picture's layout must not depend
+    on what ran before it (the tutorials' pictures are compared across runs)."""
+    w, h = estimate_size([stable_text(r) for r in rows])
     if attrs and attrs.get("peripheries") == "2":     # CopySlices: an inner box, a frame
         w, h = w + 24.0, h + 24.0
     if attrs and attrs.get("shape") == "plaintext":

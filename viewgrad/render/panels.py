@@ -23,7 +23,7 @@ plus a legend under the panels (tensor / view / leaf / node / CopySlices / saved
 from __future__ import annotations
 
 from ..trace.sanitize import LABEL_LIMIT, dot_string
-from .layout import layered, node_size
+from .layout import layered, node_size, stable_text
 
 __all__ = ["draw_event", "PANEL_GAP"]
 
@@ -158,7 +158,7 @@ def draw_event(ev, max_nodes, legend=True, sides=("before", "after")):
     total_w = x0 - PANEL_GAP
     if len(sides) == 2:
         title = ev.summary()
-        tw = text_width(title, 13)
+        tw = text_width(stable_text(title), 13)
         a = dict(label=title, shape="plaintext", fontsize="13", width=f"{(tw + 16) / 72:.3f}",
                  pos=f"{max(total_w, tw) / 2:.1f},{panel_h + 22:.1f}!", **{"class": "title"})
         g.body.append(f"\ttitle [{_attrs(a)}]\n")
