@@ -224,6 +224,25 @@ def cmd_storage(session, rest):
     session.console.print(render_storage_of(obj, session.namespace))
 
 
+@command("unfold", ":unfold", "draw the in-place ops that library code did under no_grad "
+         "(parameter init, optimizer steps), folded into one line after the input")
+def cmd_unfold(session, rest):
+    """Library code works in place under no_grad (an initializer filling a new Linear's
+    weight, an optimizer's step): those events are recorded, and after a line they are
+    folded into one line ("2 in-place ops under no_grad: parameter init"). :unfold draws
+    the last folded ones; :show N draws any event."""
+    if rest.strip():
+        raise UsageError(":unfold takes no arguments")
+    evs = session.trace.folded
+    if not evs:
+        session.console.print(Text("nothing folded: library in-place work under no_grad "
+                                   "(parameter init, optimizer steps) is folded after the "
+                                   "line that did it", style="dim"))
+        return
+    for ev in evs:
+        session.console.print(render_event(ev, compact=True))
+
+
 @command("trace", ":trace [on|off]", "turn in-place tracing on or off (no argument: status)",
          args="on|off")
 def cmd_trace(session, rest):

@@ -56,3 +56,19 @@ def test_report_keeps_backward_passes(tmp_path):
     page = (tmp_path / "r.html").read_text()
     assert 'id="event-0"' in page and 'id="backward-0-step-0"' in page
     assert page.index('id="event-0"') < page.index('id="backward-0-step-0"')
+
+
+def test_library_work_under_no_grad_is_folded_and_unfolds():
+    out, s = run("lin = vg.nn.Linear(3, 2)")
+    assert "2 in-place ops under no_grad: parameter init (Linear.weight.copy_, " \
+           "Linear.bias.copy_; #0..#1) · :unfold draws them" in " ".join(out.split())
+    assert "CopySlices" not in out and "╭─ before" not in out       # not drawn
+    assert [e.library for e in s.trace.events] == ["parameter init"] * 2
+    out2, _ = run("lin = vg.nn.Linear(3, 2)", ":unfold")
+    assert out2.count("╭─ before") == 2
+    out3, _ = run("lin = vg.nn.Linear(3, 2)", "opt = vg.optim.SGD(lin.parameters(), lr=0.1)",
+                  "lin(vg.ones(1, 3)).sum().backward()", "opt.step()")
+    assert "in-place ops under no_grad: optimizer step (lin.weight.add_, lin.bias.add_" \
+        in " ".join(out3.split())
+    out4, _ = run("x = vg.ones(2).clone()", "x.mul_(2)", ":unfold")
+    assert "╭─ before" in out4 and "nothing folded" in out4

@@ -191,8 +191,16 @@ class _Cluster:
 
 
 def _collect(snap, prefix, title, max_nodes, added=(), removed=(), extra=None,
-             versions=None):
+             versions=None, collapse=True, allow=None):
     shown, cut, hidden = neighbourhood(snap, max_nodes, set(added))
+    if allow is not None:           # (render/panels.py: both panels show the same nodes)
+        hidden += len(shown - allow)
+        shown = shown & allow
+    folded = None
+    if collapse and max_nodes is not None:     # render/fold.py: chains and fans
+        from .fold import fold
+        folded = fold(snap, shown, keep=set(added) | set(removed))
+        shown = folded.shown
     key = {"b": "before", "a": "after"}.get(prefix, "graph")
     cl = _Cluster(f"cluster_{key}", title, prefix + "_")
     p = cl.dot_name
@@ -260,15 +268,44 @@ def _collect(snap, prefix, title, max_nodes, added=(), removed=(), extra=None,
             if e.dst in added and n.id in added:
                 ea["color"] = "#f57f17"
             cl.edges.append((p(n.id), p(e.dst), ea, True))
+    if folded is not None:
+        _fold_boxes(cl, folded)
+    if allow is not None or folded is not None:
+        # where the walk stops now: edges to nodes neither shown nor in a box
+        boxed = folded.boxed if folded is not None else set()
+        cut = {}
+        for nid in shown:
+            k = snap.node(nid).more + sum(1 for e in snap.out_edges(nid)
+                                          if e.dst not in shown and e.dst not in boxed)
+            if k:
+                cut[nid] = k
     if hidden:
         more = cl.prefix + "more"
         text = f"⋯ {hidden} more node{'s' if hidden != 1 else ''}"
         cl.nodes.append((more, dict(label=text, shape="plaintext", fontcolor="#616161",
                                     **{"class": "more"}), [text]))
         for nid in sorted(cut):
-            cl.edges.append((p(nid), more, dict(style="dashed", color="#bdbdbd",
-                                                 arrowsize="0.5"), True))
+            if nid in shown:              # (not a node folded into a chain or fan box)
+                cl.edges.append((p(nid), more, dict(style="dashed", color="#bdbdbd",
+                                                     arrowsize="0.5"), True))
     return cl
+
+
+def _fold_boxes(cl, folded):
+    """The boxes standing for a collapsed chain or a grouped fan (render/fold.py)."""
+    p = cl.dot_name
+    box = dict(shape="box", style="rounded,dashed,filled", fillcolor="#fafafa",
+               color="#90a4ae", fontcolor="#455a64", fontsize="11")
+    for c in folded.chains:
+        name = p(("chain", c.first))
+        cl.nodes.append((name, dict(box, label=c.text(), **{"class": "collapsed"}),
+                         [c.text()]))
+        cl.edges.append((p(c.first), name, {"arrowsize": "0.7"}, True))
+        cl.edges.append((name, p(c.last), {"arrowsize": "0.7"}, True))
+    for f in folded.fans:
+        name = p(("fan", f.node))
+        cl.nodes.append((name, dict(box, label=f.text(), **{"class": "fan"}), [f.text()]))
+        cl.edges.append((p(f.node), name, {"arrowsize": "0.7", "style": "dashed"}, True))
 
 
 FIXED_LAYOUT_MARK = "viewgrad:fixed-layout"   # render with `-Kneato -n2` (see svg.py)

@@ -151,6 +151,14 @@ def _event_section(ev, renderer, max_nodes):
     parts.append('<div class="graphs">'
                  f'<div class="graph before"><h3>before</h3>{before}</div>'
                  f'<div class="graph after"><h3>after</h3>{after}</div></div>')
+    if 'class="collapsed"' in draw_event(ev, max_nodes, legend=False).source:
+        # long chains were collapsed ("… 180 more AddBackward0 …"): the full pictures
+        full = [_inline_svg(render_source(draw_event(ev, max_nodes, legend=False, sides=(s,),
+                                                     collapse=False).source, renderer))
+                for s in ("before", "after")]
+        parts.append('<details class="expand"><summary>expand the collapsed chains</summary>'
+                     f'<div class="graphs"><div class="graph before full">{full[0]}</div>'
+                     f'<div class="graph after full">{full[1]}</div></div></details>')
     from .storage import draw_storage, storage_groups
     if any(g.members[1:] for g in storage_groups(ev.after, ev.tensor_id)):
         cells = _inline_svg(render_source(draw_storage(ev).source, renderer))

@@ -33,18 +33,31 @@ GHOST = {"style": "rounded,dashed", "color": "#cfd8dc", "fontcolor": "#b0bec5",
          "fillcolor": "#ffffff", "penwidth": "1"}
 
 
-def _key(name):
+def _key(name, cl=None):
+    """The node a DOT name stands for, the same in both panels (a snapshot id, or a
+    chain/fan box's key: render/fold.py)."""
+    if cl is not None and name in cl.ids:
+        return cl.ids[name]
     return name[2:]
 
 
-def _collect_pair(ev, max_nodes):
+def _collect_pair(ev, max_nodes, collapse=True):
+    from .common import neighbourhood
     from .dot import _collect
     d = ev.diff
     versions = {t_id: old for t_id, old in _bumped(ev)}
-    cb = _collect(ev.before, "b", f"before: {ev.call_text()}", max_nodes,
-                  removed={n.id for n in d.removed_nodes})
-    ca = _collect(ev.after, "a", "after", max_nodes, added={n.id for n in d.added_nodes},
-                  versions=versions)
+    added = {n.id for n in d.added_nodes}
+    removed = {n.id for n in d.removed_nodes}
+    # A node present in both graphs is shown in both panels or in neither (a big graph is
+    # cut to its neighbourhood in each): the panels must agree to share a layout.
+    sb = neighbourhood(ev.before, max_nodes, removed)[0]
+    sa = neighbourhood(ev.after, max_nodes, added)[0]
+    nb = {n.id for n in ev.before.nodes}
+    na = {n.id for n in ev.after.nodes}
+    cb = _collect(ev.before, "b", f"before: {ev.call_text()}", max_nodes, removed=removed,
+                  allow={n for n in sb if n not in na or n in sa}, collapse=collapse)
+    ca = _collect(ev.after, "a", "after", max_nodes, added=added, versions=versions,
+                  allow={n for n in sa if n not in nb or n in sb}, collapse=collapse)
     return cb, ca
 
 
@@ -60,7 +73,7 @@ def _union_layout(clusters):
     order, sizes, edges, seen = [], {}, [], set()
     for cl in clusters:
         for name, attrs, rows in cl.nodes:
-            k = _key(name)
+            k = _key(name, cl)
             w, h = node_size(rows, attrs)
             if k in sizes:
                 sizes[k] = (max(sizes[k][0], w), max(sizes[k][1], h))
@@ -68,7 +81,7 @@ def _union_layout(clusters):
                 sizes[k] = (w, h)
                 order.append(k)
         for s, d, _a, lay in cl.edges:
-            e = (_key(s), _key(d))
+            e = (_key(s, cl), _key(d, cl))
             if lay and e not in seen:
                 seen.add(e)
                 edges.append(e)
@@ -80,14 +93,14 @@ def _mark_changes(ev, ca, present_after, pos):
     """Edges and attributes in the after panel that show what changed."""
     d = ev.diff
     for i, (s, dst, attrs, lay) in enumerate(ca.edges):
-        t_id, n_id = _key(s), _key(dst)
+        t_id, n_id = _key(s, ca), _key(dst, ca)
         moved = next((m for m in d.moved if m.tensor_id == t_id and m.after == n_id), None)
         if moved is not None:
             ca.edges[i] = (s, dst, dict(attrs, penwidth="2.5", label="new grad_fn",
                                         fontsize="9", fontcolor="#1565c0"), lay)
     for m in d.moved:
         if m.before is not None and m.before in pos:
-            ca.edges.append((f"a_{m.tensor_id}", f"a_{m.before}",
+            ca.edges.append((ca.dot_name(m.tensor_id), ca.dot_name(m.before),
                              dict(style="dashed", color="#9e9e9e", label="old grad_fn",
                                   fontsize="9", fontcolor="#9e9e9e", arrowsize="0.6",
                                   **{"class": "old-pointer"}), False))
@@ -96,21 +109,22 @@ def _mark_changes(ev, ca, present_after, pos):
         base = after.tensor(t.base) if t.base and after.has_tensor(t.base) else None
         if base is not None and base.grad_fn is not None and base.grad_fn in present_after:
             node = "replayed view ops" if after.view_replay else "AsStridedBackward0"
-            ca.edges.append((f"a_{t.id}", f"a_{base.grad_fn}",
+            ca.edges.append((ca.dot_name(t.id), ca.dot_name(base.grad_fn),
                              dict(style="dotted", color="#ef6c00", fontcolor="#ef6c00",
                                   fontsize="9", arrowsize="0.6",
                                   label=f"read: regenerated as {node} →",
                                   **{"class": "regenerated"}), False))
 
 
-def draw_event(ev, max_nodes, legend=True, sides=("before", "after")):
-    """A Digraph of event ``ev``: the panels named in ``sides`` on the shared layout."""
-    from .dot import FIXED_LAYOUT_MARK, GRAPH_LEGEND, _attrs, _legend_table, _new_graph
+def draw_event(ev, max_nodes, legend=True, sides=("before", "after"), collapse=True):
+    """A Digraph of event ``ev``: the panels named in ``sides`` on the shared layout;
+    ``collapse=False`` draws long chains and wide fans in full (render/fold.py)."""
+    from .dot import FIXED_LAYOUT_MARK, GRAPH_LEGEND, _Html, _attrs, _legend_table, _new_graph
     from .fontmetrics import text_width
-    cb, ca = _collect_pair(ev, max_nodes)
+    cb, ca = _collect_pair(ev, max_nodes, collapse)
     pos, sizes, (w, h) = _union_layout([cb, ca])
-    present = {"before": {_key(n) for n, _a, _r in cb.nodes},
-               "after": {_key(n) for n, _a, _r in ca.nodes}}
+    present = {"before": {_key(n, cb) for n, _a, _r in cb.nodes},
+               "after": {_key(n, ca) for n, _a, _r in ca.nodes}}
     _mark_changes(ev, ca, present["after"], pos)
     ghosts_from = {"before": ca, "after": cb}
     g = _new_graph(f"event{ev.index}", fixed=True)
@@ -127,19 +141,19 @@ def draw_event(ev, max_nodes, legend=True, sides=("before", "after")):
                    labelloc="t", bb=f"{x0:.1f},0,{x0 + panel_w:.1f},{panel_h:.1f}")
             c.body.append(f"\tlabel={dot_string(cl.title, LABEL_LIMIT)}\n")
             body = c.body
-            prefix = side[0] + "_"
 
             def at(k, _x0=x0):
                 x, y = pos[k]
                 return f"{_x0 + PAD + x:.1f},{PAD + y:.1f}!"
 
             for name, attrs, _rows in cl.nodes:
-                k = _key(name)
+                k = _key(name, cl)
                 ww, hh = sizes[k]
                 a = dict(attrs, pos=at(k), width=f"{ww / 72:.3f}", height=f"{hh / 72:.3f}")
                 body.append(f"\t{name} [{_attrs(a)}]\n")
-            for name, attrs, _rows in ghosts_from[side].nodes:
-                k = _key(name)
+            other = ghosts_from[side]
+            for name, attrs, _rows in other.nodes:
+                k = _key(name, other)
                 if k in present[side]:
                     continue
                 ww, hh = sizes[k]
@@ -150,8 +164,9 @@ def draw_event(ev, max_nodes, legend=True, sides=("before", "after")):
                     a.update(style="invis")
                 else:
                     a.update(GHOST)
-                    a["label"] = a["label"].replace('COLOR="#c62828"', 'COLOR="#b0bec5"')
-                body.append(f"\t{prefix}{k} [{_attrs(a)}]\n")
+                    a["label"] = _Html(a["label"].replace('COLOR="#c62828"',
+                                                          'COLOR="#b0bec5"'))
+                body.append(f"\t{cl.dot_name(k)} [{_attrs(a)}]\n")
             for s, d, attrs, _lay in cl.edges:
                 body.append(f"\t{s} -> {d} [{_attrs(attrs)}]\n")
         x0 += panel_w + PANEL_GAP

@@ -70,9 +70,24 @@ def _node_text(n, snap, mark):
     return s
 
 
-def snapshot_trees(snap, max_nodes=DEFAULT_MAX_NODES, added=(), removed=(), tensors=None):
-    """A list of rich Trees, one per tensor of ``snap`` (shared nodes back-referenced)."""
+MAX_DEPTH = 24
+
+
+def snapshot_trees(snap, max_nodes=DEFAULT_MAX_NODES, added=(), removed=(), tensors=None,
+                   max_depth=MAX_DEPTH):
+    """A list of rich Trees, one per tensor of ``snap`` (shared nodes back-referenced).
+    Long chains of one op and wide fans are folded (render/fold.py) and trees stop at
+    ``max_depth`` levels, so a 200-op loop does not indent off the screen."""
     shown, cut, hidden = neighbourhood(snap, max_nodes, added)
+    chains, fans = {}, {}
+    if max_nodes is not None:
+        from .fold import fold
+        folded = fold(snap, shown, keep=set(added) | set(removed))
+        chains = {c.hidden[0]: c for c in folded.chains}
+        fans = {f.node: f for f in folded.fans}
+        shown = folded.shown | {c.hidden[0] for c in folded.chains}
+    else:
+        max_depth = float("inf")
     seen = set()
     trees = []
     for t in snap.tensors:
@@ -85,11 +100,19 @@ def snapshot_trees(snap, max_nodes=DEFAULT_MAX_NODES, added=(), removed=(), tens
             root.add(Text("grad_fn None", style="dim"))
             continue
         link = "stale grad_fn → " if t.stale else ("grad_fn → " if t.grad_fn else "")
-        stack = [(root, start, link)]
+        stack = [(root, start, link, 0)]
         while stack:
-            parent, nid, prefix = stack.pop()
+            parent, nid, prefix, depth = stack.pop()
+            chain = chains.get(nid)
+            if chain is not None:          # a long run of one op: one line for its middle
+                parent = parent.add(Text(_c(f"{prefix}{chain.text()}"), style="dim italic"))
+                nid, prefix = chain.last, ""
             if not snap.has_node(nid) or nid not in shown:
                 parent.add(Text(f"{prefix}⋯", style="dim"))
+                continue
+            if depth >= max_depth:
+                parent.add(Text(f"{prefix}⋯ deeper than {max_depth} levels "
+                                "(:graph EXPR --depth N shows more)", style="dim"))
                 continue
             n = snap.node(nid)
             mark = "+" if nid in added else ("-" if nid in removed else None)
@@ -104,9 +127,16 @@ def snapshot_trees(snap, max_nodes=DEFAULT_MAX_NODES, added=(), removed=(), tens
             if cut.get(nid):
                 child.add(Text(f"⋯ {cut[nid]} more edge(s) not shown", style="dim"))
             outs = snap.out_edges(nid)
-            for e in reversed(outs):
+            fan = fans.get(nid)
+            if fan is not None:
+                grouped = set(fan.dsts)
+                child.add(Text(_c(fan.text()), style="dim italic"))
+                outs_shown = [e for e in outs if e.dst not in grouped]
+            else:
+                outs_shown = outs
+            for e in reversed(outs_shown):
                 pre = _c(f"[{e.index}] ") if len(outs) > 1 else ""
-                stack.append((child, e.dst, pre))
+                stack.append((child, e.dst, pre, depth + 1))
     if hidden:
         trees.append(Text(f"⋯ {hidden} more node{'s' if hidden != 1 else ''} not shown",
                           style="dim"))
@@ -136,10 +166,7 @@ def render_event(event, compact=False, max_nodes=DEFAULT_MAX_NODES):
                  title="before", title_align="left", border_style="grey50")
     right = Panel(Group(*snapshot_trees(event.after, max_nodes, added, (), keep)),
                   title="after", title_align="left", border_style="yellow")
-    grid = Table.grid(expand=True, padding=(0, 1))
-    grid.add_column(ratio=1)
-    grid.add_column(ratio=1)
-    grid.add_row(left, right)
+    grid = SideBySide(left, right)
     head = Text()
     head.append(_c(f"#{event.index} "), style="dim")
     head.append(clean(event.summary(), 2000), style="bold")
@@ -154,6 +181,27 @@ def render_event(event, compact=False, max_nodes=DEFAULT_MAX_NODES):
         parts.append(Panel(rich_text(explain(event), limit=20000), title="functionalized",
                            title_align="left", border_style="grey50"))
     return Group(*parts)
+
+
+class SideBySide:
+    """Two panels side by side when the terminal is wide enough, else one above the
+    other: at 80 columns, trees squeezed into 40 would wrap names a few letters a line."""
+
+    MIN_WIDTH = 100
+
+    def __init__(self, left, right):
+        self.left, self.right = left, right
+
+    def __rich_console__(self, console, options):
+        if options.max_width < self.MIN_WIDTH:
+            yield self.left
+            yield self.right
+            return
+        grid = Table.grid(expand=True, padding=(0, 1))
+        grid.add_column(ratio=1)
+        grid.add_column(ratio=1)
+        grid.add_row(self.left, self.right)
+        yield grid
 
 
 def render(obj, compact=False, max_nodes=DEFAULT_MAX_NODES, namespace=None, params=None):
@@ -172,34 +220,54 @@ def show(obj, console=None, compact=False, namespace=None, params=None):
 
 def render_backward(bt, upto=None):
     """A backward pass as a table: one row per executed node, in the order it ran, with the
-    gradients in and out, the ready queue, and the counts it lowered."""
-    t = Table(title=rich_text(bt.summary() if upto is None
-                              else f"backward #{bt.index}, step {upto}", limit=2000),
-              title_justify="left", show_lines=False, header_style="bold")
-    t.add_column("#", justify="right", style="dim")
-    t.add_column("node ran", no_wrap=True, min_width=14)
-    t.add_column("grad in")
-    t.add_column("grads out")
-    t.add_column("lowered counts (→ ready)")
-    t.add_column("ready queue while it ran", style="dim")
-    steps = bt.steps if upto is None else bt.steps[:upto + 1]
-    for s in steps:
-        name = Text(_c(s.name), style="bold yellow" if upto == s.index else "bold")
-        if s.accumulate:
-            name.append("\n" + _c(f"{s.variable}.grad: {s.accumulate}"), style="cyan")
-        low = Text()
-        for i, (nid, nm, left) in enumerate(s.lowered):
-            if i:
-                low.append("\n")
-            low.append(_c(f"{nm}: {left}"), style="bold green" if left == 0 else "")
-            if left == 0:
-                low.append(" → ready", style="green")
-        # plain Text, never markup: "[nan, 2.0]" is a value, not a style tag
-        t.add_row(Text(str(s.index)), name,
-                  rich_text(", ".join(g.text() for g in s.inputs) or "-", limit=2000),
-                  rich_text(", ".join(g.text() for g in s.outputs) or "-", limit=2000), low,
-                  rich_text(", ".join(nm for _nid, nm in s.ready) or "(empty)", limit=2000))
-    return t
+    gradients in and out, the counts it lowered and the ready queue after it. Node names
+    are never cut ("AccumulateG…"): below 100 columns the ready queue column goes (each
+    moment, ``bt.at(k)``, shows the queue)."""
+    return _BackwardTable(bt, upto)
+
+
+class _BackwardTable:
+    def __init__(self, bt, upto):
+        self.bt, self.upto = bt, upto
+
+    def __rich_console__(self, console, options):
+        yield self.table(options.max_width >= SideBySide.MIN_WIDTH)
+
+    def table(self, wide=True):
+        bt, upto = self.bt, self.upto
+        t = Table(title=rich_text(bt.summary() if upto is None
+                                  else f"backward #{bt.index}, step {upto}", limit=2000),
+                  title_justify="left", show_lines=False, header_style="bold")
+        longest = max([12] + [len(n.name) for n in bt.graph.nodes])
+        t.add_column("#", justify="right", style="dim")
+        t.add_column("node ran", no_wrap=True, min_width=longest)
+        t.add_column("grad in", overflow="fold")
+        t.add_column("grads out", overflow="fold")
+        t.add_column("lowered counts (→ ready)", overflow="fold", min_width=longest + 3)
+        if wide:
+            t.add_column("ready queue after it", style="dim", overflow="fold",
+                         min_width=longest)
+        steps = bt.steps if upto is None else bt.steps[:upto + 1]
+        for s in steps:
+            name = Text(_c(s.name), style="bold yellow" if upto == s.index else "bold")
+            if s.accumulate:
+                name.append("\n" + _c(f"{s.variable}.grad: {s.accumulate}"), style="cyan")
+            low = Text()
+            for i, (_nid, nm, left) in enumerate(s.lowered):
+                if i:
+                    low.append("\n")
+                low.append(_c(f"{nm}: {left}"), style="bold green" if left == 0 else "")
+                if left == 0:
+                    low.append(" → ready", style="green")
+            # plain Text, never markup: "[nan, 2.0]" is a value, not a style tag
+            row = [Text(str(s.index)), name,
+                   rich_text(", ".join(g.text() for g in s.inputs) or "-", limit=2000),
+                   rich_text(", ".join(g.text() for g in s.outputs) or "-", limit=2000), low]
+            if wide:
+                row.append(rich_text(", ".join(nm for _nid, nm in s.ready) or "(empty)",
+                                     limit=2000))
+            t.add_row(*row)
+        return t
 
 
 def render_moment(m):
@@ -218,7 +286,9 @@ def render_moment(m):
             parts.append(Text(f"the saved tensor was modified by event #{bt.error.blame} "
                               f"(:show {bt.error.blame})", style="yellow"))
     t = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
-    t.add_column("node", no_wrap=True, min_width=14)
+    t.add_column("node", no_wrap=True, min_width=max(
+        [14] + [len(n.name) + (len(n.variable_label) + 9 if n.variable_label else 0)
+                for n in snap.nodes]))
     t.add_column("state", no_wrap=True)
     t.add_column("to come", justify="right", no_wrap=True)
     t.add_column("input buffer (what the engine holds now)", overflow="fold")

@@ -52,7 +52,7 @@ def _event_dict(e: InplaceEvent) -> dict:
     return {"index": e.index, "op": e.op, "tensor": e.tensor, "tensor_id": e.tensor_id,
             "operands": list(e.operands),
             "source": list(e.source) if e.source is not None else None,
-            "grad_enabled": e.grad_enabled,
+            "grad_enabled": e.grad_enabled, "library": e.library,
             "before": snapshot_to_dict(e.before), "after": snapshot_to_dict(e.after)}
 
 
@@ -406,7 +406,7 @@ def _document(doc, origin) -> Trace:
                           operands, snapshot_from_dict(_get(e, "before", p, dict),
                                                        f"{p}.before"),
                           snapshot_from_dict(_get(e, "after", p, dict), f"{p}.after"), src,
-                          _get(e, "grad_enabled", p, bool))
+                          _get(e, "grad_enabled", p, bool), _get(e, "library", p, str, True))
         for key in ("before", "after"):
             if not getattr(ev, key).has_tensor(ev.tensor_id):
                 _fail(f"{p}.tensor_id", f"names tensor {ev.tensor_id!r}, which is not in "

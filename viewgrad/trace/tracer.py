@@ -71,6 +71,41 @@ def _caller():
     return user, False
 
 
+_LIBRARY = (("optim", "optimizer step"), (os.path.join("nn", "init.py"), "parameter init"),
+            (os.path.join("nn", "layers.py"), "parameter init"),
+            (os.path.join("nn", "module.py"), "module code"), ("nn", "nn code"))
+
+
+def _library(frame):
+    """What library code did the op (the REPL folds these), or None: the user's own line.
+
+    ``frame`` is the first frame outside viewgrad's op machinery (``_caller``): inside the
+    package it is an initializer, an optimizer's ``step``, a module's method."""
+    if frame is None:
+        return None
+    fn = frame.f_code.co_filename
+    if not fn.startswith(_PKG):
+        return None
+    rel = os.path.relpath(fn, _PKG)
+    for prefix, what in _LIBRARY:
+        if rel.startswith(prefix):
+            return what
+    return "library code"
+
+
+def _modules_in(frame) -> dict:
+    """{class name: module} for the ``self`` of viewgrad's frames around an op."""
+    from ..nn.module import Module
+    out = {}
+    f = frame
+    while f is not None and f.f_code.co_filename.startswith(_PKG):
+        me = f.f_locals.get("self")
+        if isinstance(me, Module):
+            out.setdefault(type(me).__name__, me)
+        f = f.f_back
+    return out
+
+
 def _source_of(frame):
     if frame is None:
         return None
@@ -93,11 +128,11 @@ class InplaceEvent(Displayable):
     user's ``source`` line, and whether grad mode was on."""
 
     __slots__ = ("index", "op", "tensor", "tensor_id", "operands", "before", "after",
-                 "source", "grad_enabled", "_diff")
+                 "source", "grad_enabled", "library", "_diff")
     _display_kind = "event"
 
     def __init__(self, index, op, tensor, tensor_id, operands, before, after, source,
-                 grad_enabled):
+                 grad_enabled, library=None):
         self.index = index
         self.op = op
         self.tensor = tensor
@@ -107,6 +142,7 @@ class InplaceEvent(Displayable):
         self.after = after
         self.source = source
         self.grad_enabled = grad_enabled
+        self.library = library      # "parameter init", "optimizer step"...: library code did it
         self._diff = None
 
     @property
@@ -192,7 +228,7 @@ def _source_operands(text, op, n):
 
 class _Pending:
     __slots__ = ("tracer", "op", "tensor", "others", "roots", "labeler", "before", "source",
-                 "grad_enabled", "operands")
+                 "grad_enabled", "operands", "library")
 
 
 class _Hub:
@@ -418,6 +454,11 @@ class Tracer(EventLog):
         p.tensor = tensor
         p.others = others
         namespaces = _namespaces(self.namespace, frame)
+        p.library = _library(frame)
+        if p.library is not None:
+            # library code working on a module being built (init) or stepped: name its
+            # parameters after the module's class (Linear.weight) when nobody holds it yet
+            namespaces = namespaces + [_modules_in(frame)]
         p.labeler = Labeler(namespaces)
         p.roots = _roots(tensor, others, namespaces)
         p.grad_enabled = _st.grad_enabled
@@ -438,7 +479,7 @@ class Tracer(EventLog):
         self._name_saved_copy(p)
         after = build(p.roots, p.labeler, self.max_nodes, p.grad_enabled, focus=p.tensor)
         ev = InplaceEvent(len(self.events), p.op, p.labeler(p.tensor), IDS.tensor(p.tensor),
-                          p.operands, p.before, after, p.source, p.grad_enabled)
+                          p.operands, p.before, after, p.source, p.grad_enabled, p.library)
         self.order.append(("event", len(self.events)))
         self.events.append(ev)
 
