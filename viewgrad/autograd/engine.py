@@ -26,8 +26,7 @@ from __future__ import annotations
 import heapq
 import sys
 
-from . import grad_mode as _gm
-from . import observe as _obs
+from .state import state as _st
 from .graph import Node
 
 __all__ = ["backward", "grad", "run_backward", "GraphRoot"]
@@ -127,7 +126,7 @@ def _call_hooks_and_capture(node, inputs, captures, capture_out, accumulate_capt
             g = inputs[nr] if nr < len(inputs) else None
             if t is not None and g is not None:
                 if t._grad is None:
-                    t._grad = g.clone() if _gm.enabled else g.detach().clone()
+                    t._grad = g.clone() if _st.grad_enabled else g.detach().clone()
                 else:
                     t._grad = t._grad + g
     if captures is not None:
@@ -162,7 +161,7 @@ def _apply(node, inputs):
             r = fn(tuple(inputs))
             if r is not None:
                 inputs = list(r)
-    if _anomaly[0]:
+    if _st.anomaly:
         from .anomaly import run_with_anomaly
         outputs = run_with_anomaly(node, inputs)
     else:
@@ -175,7 +174,6 @@ def _apply(node, inputs):
     return outputs
 
 
-_anomaly = [False]
 
 
 def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
@@ -209,9 +207,9 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
         needed = _needed(root, targets)
 
     deps = _collect(root)
-    prev_mode = _gm.enabled
-    _gm.enabled = bool(create_graph)
-    tracer = _obs.backward
+    prev_mode = _st.grad_enabled
+    _st.grad_enabled = bool(create_graph)
+    tracer = _st.backward_observer
     if tracer is not None:
         tracer.start(root, deps)
     buffers = {root: []}
@@ -219,7 +217,7 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
     counter = 1
     from .accumulate import AccumulateGrad
     heappop, heappush = heapq.heappop, heapq.heappush
-    anomaly = _anomaly[0]
+    anomaly = _st.anomaly
     try:
         while heap:
             node = heappop(heap)[2]
@@ -268,7 +266,7 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
             # can tell a gradient nobody else holds (and steal it).
             outs = g = old = None
     finally:
-        _gm.enabled = prev_mode
+        _st.grad_enabled = prev_mode
         if tracer is not None:
             tracer.end()
     return capture_out

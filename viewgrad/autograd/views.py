@@ -72,8 +72,7 @@ from __future__ import annotations
 import enum
 import sys
 
-from . import grad_mode as _gm
-from . import observe as _obs
+from .state import state as _st
 from .accumulate import owns_memory
 from .graph import Node
 
@@ -90,18 +89,16 @@ class CreationMeta(enum.Enum):
 
 
 DEFAULT = CreationMeta.DEFAULT
-_view_replay = False
 
 
 def set_view_replay(enabled: bool):
     """Use view_fn replay (True) or as_strided geometry (False, default) for CopySlices and
     regenerated views — PyTorch's ``torch._C._set_view_replay_enabled``."""
-    global _view_replay
-    _view_replay = bool(enabled)
+    _st.view_replay = bool(enabled)
 
 
 def is_view_replay_enabled() -> bool:
-    return _view_replay
+    return _st.view_replay
 
 
 class ViewInfo:
@@ -157,8 +154,8 @@ def make_view(op, x, data, attrs, replay, creation_meta=None, output_nr=0, node=
     out._version_counter = vc
     pvi = x._view_info
     meta = creation_meta or DEFAULT
-    if not _gm.enabled and base.requires_grad:
-        meta = CreationMeta.INFERENCE_MODE if _gm.inference else CreationMeta.NO_GRAD_MODE
+    if not _st.grad_enabled and base.requires_grad:
+        meta = CreationMeta.INFERENCE_MODE if _st.inference else CreationMeta.NO_GRAD_MODE
     if pvi is not None:
         meta = _propagate(pvi.creation_meta, meta)
         fns = pvi.view_fns + (replay,)
@@ -174,13 +171,13 @@ def make_view(op, x, data, attrs, replay, creation_meta=None, output_nr=0, node=
     if node is not None:
         out._grad_fn = node
         out._output_nr = output_nr
-    elif _gm.enabled:
+    elif _st.grad_enabled:
         from ..ops.table import _edges, record
         edges = _edges((x,))
         if edges is not None:
             out._grad_fn = record(op, (x,), out, attrs, edges)
-    if _obs.view_created is not None:
-        _obs.view_created(out)
+    if _st.view_observer is not None:
+        _st.view_observer(out)
     return out
 
 
@@ -240,7 +237,7 @@ def check_inplace(t, result_requires_grad, opname):
                 f"{opname}: unsupported operation: more than one element of the written-to "
                 "tensor refers to a single memory location. Please clone() the tensor before "
                 "performing the operation.")
-    if not _gm.enabled:
+    if not _st.grad_enabled:
         return
     vi = t._view_info
     if not result_requires_grad and not (vi is not None and vi.base.requires_grad):
@@ -311,7 +308,7 @@ class CopySlices(Node):
         self.view_sizes, self.view_strides, view_offset = geometry(view)
         self.view_offset = view_offset - base_offset
         self.view_fns = vi.view_fns
-        self.replay = _view_replay or base._device.as_strided is None
+        self.replay = _st.view_replay or base._device.as_strided is None
         self.dtype = base._data.dtype
         self.device = base._device
 
@@ -330,7 +327,7 @@ class CopySlices(Node):
             result = F.empty_strided(self.base_sizes, self.base_strides, dtype=self.dtype,
                                      device=self.device)
             result.copy_(grad)
-        if not _gm.enabled and not self.replay:
+        if not _st.grad_enabled and not self.replay:
             # Plain backward: the same steps on arrays (no graph to build).
             from ..ops.shape import strided_region
             from ..tensor import Tensor
@@ -359,7 +356,7 @@ class CopySlices(Node):
         # a gradient referenced only here (the local, getrefcount's argument, the caller's
         # argument), that owns its memory (alone, or as empty_strided's buffer), with the
         # base's strides.
-        return (not _gm.enabled and sys.getrefcount(grad) <= 3 and grad._base is None
+        return (not _st.grad_enabled and sys.getrefcount(grad) <= 3 and grad._base is None
                 and grad._grad_fn is None and grad._data.flags.writeable
                 and owns_memory(grad)
                 and tuple(grad._data.shape) == self.base_sizes
@@ -385,13 +382,13 @@ def regenerate_grad_fn(view):
         view._grad_fn = None
         view._output_nr = 0
         return
-    if _view_replay or base._device.as_strided is None:
-        prev = _gm.enabled
-        _gm.enabled = True
+    if _st.view_replay or base._device.as_strided is None:
+        prev = _st.grad_enabled
+        _st.grad_enabled = True
         try:
             fresh = vi.replay(base)   # the chain of view nodes, on the base's history
         finally:
-            _gm.enabled = prev
+            _st.grad_enabled = prev
         view._grad_fn = fresh._grad_fn
         view._output_nr = fresh._output_nr
         return

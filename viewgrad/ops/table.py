@@ -29,8 +29,7 @@ from __future__ import annotations
 import inspect
 
 from .. import backend as B
-from ..autograd import grad_mode as _gm
-from ..autograd import observe as _obs
+from ..autograd.state import state as _st
 from ..autograd.graph import Node, SavedTensor, ERR_FREED, next_sequence_nr as _next_seq
 from ..tensor import Tensor
 
@@ -56,7 +55,7 @@ class FnNode(Node):
         saved = self._saved
         if saved is None:
             raise RuntimeError(ERR_FREED)
-        if op.fast is not None and not _gm.enabled and grads[0] is not None:
+        if op.fast is not None and not _st.grad_enabled and grads[0] is not None:
             return self._apply_fast(grads[0], op, saved)
         grad = grads if op.multi_output else grads[0]
         out = []
@@ -259,9 +258,6 @@ def _device_of(inputs):
 from ..autograd.blame import user_frame as _user_frame  # noqa: E402
 
 
-_BLAME = [True]  # whether saved tensors record where they were saved (autograd.blame)
-
-
 def record(op, inputs, out, attrs, edges):
     """Attach a new node of ``op`` to ``out`` (a Tensor or a tuple of Tensors)."""
     node = _new(op.node_cls)
@@ -276,7 +272,7 @@ def record(op, inputs, out, attrs, edges):
             t = out if kind == 1 else inputs[idx]
             if isinstance(t, _Tensor):
                 st = SavedTensor(t, kind == 1, node)
-                if _BLAME[0]:
+                if _st.blame:
                     if where is None:  # once per node: where the user's line is
                         where = (node.name(), _user_frame(4))
                     st.where = where
@@ -296,13 +292,11 @@ def record(op, inputs, out, attrs, edges):
     node._saved = saved
     node._shapes = tuple([x._data.shape if isinstance(x, _Tensor) else None for x in inputs]
                          ) if op.broadcast else None
-    if _gm_anomaly[0]:
+    if _st.anomaly:
         from ..autograd.anomaly import record_forward_stack
         record_forward_stack(node)
     return node
 
-
-_gm_anomaly = [False]
 
 
 def _edge_of(t):
@@ -359,7 +353,7 @@ def dispatch(op, inputs, attrs=()):
     if type(data) not in _ARRAYS:
         data = dev.xp.asarray(data)
     out = _make(data, dev)
-    if _gm.enabled:
+    if _st.grad_enabled:
         edges = _edges(inputs)
         if edges is not None:
             out._grad_fn = record(op, inputs, out, attrs, edges)
@@ -424,10 +418,10 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
     inputs = (self,) + tuple(others)
     dev = _device_of(inputs)
     opname = name or (op.name + "_")
-    grad_on = _gm.enabled
+    grad_on = _st.grad_enabled
     edges = _edges(inputs) if grad_on else None
     check_inplace(self, edges is not None, opname)
-    hook = _obs.inplace
+    hook = _st.inplace_observer
     token = hook.before(opname, self, others) if hook is not None else None
     if edges is not None and any(kind == 0 and idx == 0 for _, kind, idx in
                                  op.save_plan(tuple(e is not None for e in edges))):
