@@ -553,3 +553,30 @@ def load_npz(path) -> dict:
     """{name: host array} read from an .npz file, refusing pickled objects."""
     with np.load(path, allow_pickle=False) as z:
         return {k: z[k] for k in z.files}
+
+
+def save_archive(file, meta: str, arrays: dict):
+    """Write a JSON string and host arrays as one .npz archive (``file``: a path or a
+    binary file object). The JSON is stored as UTF-8 bytes in a uint8 array named
+    ``__meta__``: nothing is pickled."""
+    np.savez(file, __meta__=np.frombuffer(meta.encode("utf-8"), dtype=np.uint8), **arrays)
+
+
+def load_archive(file):
+    """(meta JSON string or None, {name: host array}) read from an .npz archive, refusing
+    pickled objects. Raises ValueError when ``file`` is not an .npz archive."""
+    import zipfile
+    try:
+        with np.load(file, allow_pickle=False) as z:
+            if not isinstance(z, np.lib.npyio.NpzFile):
+                raise ValueError("not an .npz archive")
+            arrays = {k: z[k] for k in z.files}
+    except (zipfile.BadZipFile, OSError, EOFError) as e:
+        raise ValueError(f"not an .npz archive: {e}") from None
+    except ValueError:
+        raise ValueError("it holds pickled data") from None
+    if not all(isinstance(a, np.ndarray) for a in arrays.values()):
+        raise ValueError("a zip file whose members are not .npy arrays (PyTorch's torch.save "
+                         "writes such a zip around a pickle)")
+    meta = arrays.pop("__meta__", None)
+    return (None if meta is None else meta.tobytes().decode("utf-8")), arrays
