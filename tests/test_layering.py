@@ -29,6 +29,8 @@ RANK = {
     "autograd": 2,
     "ops": 3,
     "nn": 4, "optim": 4,
+    "serialization": 4,   # save/load: tensors and parameters
+    "utils": 4,           # data loading (Dataset, DataLoader) over tensors and ops
     "trace": 5,
     "render": 6,
     "viz": 7,
