@@ -203,7 +203,7 @@ def cmd_svg(session, rest):
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise UsageError(f"folder {folder} does not exist")
-    to_svg(obj, path)
+    to_svg(obj, path, session.namespace)
     size = os.path.getsize(path) if os.path.exists(path) else 0
     session.console.print(Text(f"wrote {path} ({size:,} bytes)", style="green"))
 

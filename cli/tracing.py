@@ -261,5 +261,7 @@ def explain_of(event) -> str:
     return str(vtrace.explain(event))
 
 
-def to_svg(obj, path):
-    return viz.to_svg(obj, path)
+def to_svg(obj, path, namespace=None):
+    """Write the picture of ``obj``, tensors named after the session's variables (not
+    after this function's own ``obj``)."""
+    return viz.to_svg(obj, path, namespace=namespace if namespace is not None else {})

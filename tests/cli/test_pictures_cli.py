@@ -72,3 +72,10 @@ def test_library_work_under_no_grad_is_folded_and_unfolds():
         in " ".join(out3.split())
     out4, _ = run("x = vg.ones(2).clone()", "x.mul_(2)", ":unfold")
     assert "╭─ before" in out4 and "nothing folded" in out4
+
+
+def test_svg_names_tensors_after_the_session_variables(tmp_path):
+    path = tmp_path / "b.svg"
+    run("a = vg.tensor([1., 2.], requires_grad=True)", "b = (a * 2).sum()", f":svg b {path}")
+    svg = path.read_text()
+    assert ">b</text>" in svg and ">obj</text>" not in svg and "leaf a" in svg

@@ -6,7 +6,8 @@ import pytest
 from rich.console import Console
 
 import viewgrad as vg
-from viewgrad.render.storage import cells_of, draw_storage, render_storage, storage_groups
+from viewgrad.render.storage import (WRITTEN_FILL, cells_of, draw_storage, render_storage,
+                                     storage_groups)
 from viewgrad.trace import storage_snapshot
 
 
@@ -88,7 +89,7 @@ def test_an_inplace_event_fills_the_written_region():
     assert group.written == frozenset({1, 2})
     assert group.values == ("1.", "4.", "6.", "4.")
     src = draw_storage(ev).source
-    assert src.count('BGCOLOR="#ffd54f"') == 4        # 2 storage cells + 2 view cells
+    assert src.count(f'BGCOLOR="{WRITTEN_FILL}"') == 4    # 2 storage cells + 2 view cells
     assert "storage after v.mul_(2)" in src
     out = _text(render_storage(ev))
     assert "v: size (2,) stride (1,) offset 1  (written)" in out

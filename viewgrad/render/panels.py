@@ -177,7 +177,27 @@ def draw_event(ev, max_nodes, legend=True, sides=("before", "after"), collapse=T
         a = dict(label=title, shape="plaintext", fontsize="13", width=f"{(tw + 16) / 72:.3f}",
                  pos=f"{max(total_w, tw) / 2:.1f},{panel_h + 22:.1f}!", **{"class": "title"})
         g.body.append(f"\ttitle [{_attrs(a)}]\n")
+    if len(sides) == 2:
+        _storage_below(g, ev, total_w)
     if legend:
         g.attr(label=_legend_table(GRAPH_LEGEND), labelloc="b")
     assert g.comment == FIXED_LAYOUT_MARK
     return g
+
+
+def _storage_below(g, ev, total_w):
+    """Under the panels, the memory the op wrote: the base's cells with each view
+    outlined and the written cells filled (render/storage.py)."""
+    from .dot import _attrs
+    from .storage import MAX_CELLS, ROW, _group_table, storage_groups
+    y = 0.0
+    for i, grp in enumerate(g_ for g_ in storage_groups(ev.after, ev.tensor_id)
+                            if g_.members[1:]):
+        rows = 2 + sum(1 for m in grp.members if not m.is_base or m.written)
+        chunks = -(-min(grp.size, MAX_CELLS) // ROW)
+        h = chunks * rows * 24.0 + 16
+        y -= h / 2 + 12
+        a = dict(label=_group_table(grp), shape="box", style="rounded", color="#cfd8dc",
+                 pos=f"{total_w / 2:.1f},{y:.1f}!", **{"class": "storage"})
+        g.body.append(f"\tstorage{i} [{_attrs(a)}]\n")
+        y -= h / 2

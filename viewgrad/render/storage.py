@@ -30,7 +30,7 @@ __all__ = ["StorageGroup", "storage_groups", "draw_storage", "render_storage", "
 MAX_CELLS = 96
 ROW = 16
 VIEW_COLORS = ("#1565c0", "#2e7d32", "#6a1b9a", "#00838f", "#ad1457", "#4e342e")
-WRITTEN_FILL = "#ffd54f"
+WRITTEN_FILL = "#ffcc80"     # the cells an in-place op wrote (not ADDED_FILL: nodes)
 
 
 def cells_of(shape, stride, offset, limit=MAX_CELLS * 64):

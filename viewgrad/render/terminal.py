@@ -177,6 +177,9 @@ def render_event(event, compact=False, max_nodes=DEFAULT_MAX_NODES):
     parts.append(grid)
     if not compact:
         parts.append(rich_text(d.summary(), "yellow", 20000))
+        from .storage import render_storage, storage_groups
+        if any(g.members[1:] for g in storage_groups(event.after, event.tensor_id)):
+            parts.append(render_storage(event))     # the memory it wrote, views outlined
         from ..trace.explain import explain
         parts.append(Panel(rich_text(explain(event), limit=20000), title="functionalized",
                            title_align="left", border_style="grey50"))
