@@ -451,6 +451,26 @@ MOMENT_LEGEND = (("ran", "#f5f5f5", "#9e9e9e", "rounded"),
                  ("failed", "#ffcdd2", "#c62828", "rounded"))
 
 
+def _error_note(cl, m):
+    """The error of a failed backward, as a note beside the node that raised (and the
+    event that modified a saved tensor, for a version error)."""
+    import textwrap
+    err = m.trace.error
+    lines = textwrap.wrap(err.message.splitlines()[0], 72)[:6]
+    if err.blame is not None:
+        lines.append(f"(the saved tensor was modified by event #{err.blame})")
+    rows = "".join(f'<TR><TD ALIGN="LEFT"><FONT POINT-SIZE="10" COLOR="#b71c1c">{_e(ln)}'
+                   "</FONT></TD></TR>" for ln in lines)
+    label = _Html(f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">'
+                  f"{rows}</TABLE>>")
+    name = cl.dot_name(("error", m.node))
+    cl.nodes.append((name, dict(label=label, shape="note", style="filled",
+                                fillcolor="#ffebee", color="#c62828",
+                                **{"class": "error"}), lines))
+    cl.edges.append((cl.dot_name(m.node), name, dict(style="dashed", color="#c62828",
+                                                     arrowhead="none"), False))
+
+
 def draw_moment(m, max_nodes=DEFAULT_MAX_NODES, legend=True) -> Digraph:
     """The engine at one moment of a backward pass (``BackwardTrace.at(k)``): nodes that
     ran greyed (class "done"), the one about to run highlighted ("current"; "failed" and
@@ -487,9 +507,9 @@ def draw_moment(m, max_nodes=DEFAULT_MAX_NODES, legend=True) -> Digraph:
         if rows:
             extra[n.id] = rows
     title = m.title()
-    if m.failing:
-        title += ": " + bt.error.message.splitlines()[0][:160]
     cl = _collect(snap, "g", title, max_nodes, extra=extra)
+    if m.failing and cl.dot_name(m.node) in {name for name, _a, _r in cl.nodes}:
+        _error_note(cl, m)
     nodes = []
     for name, attrs, rows in cl.nodes:
         nid = cl.ids.get(name)
