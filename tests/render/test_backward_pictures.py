@@ -198,3 +198,15 @@ def test_trace_objects_draw_through_the_display_registry():
     assert "runs now" in _text(bt.at(1))
     with pytest.raises(display.NoPainter, match="import viewgrad.render"):
         display.paint("nothing", "svg", bt)
+
+
+def test_a_copyslices_moment_shows_its_buffer():
+    a = vg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with vg.trace() as tr:
+        b = a.clone()
+        b[1:].mul_(2)
+        (b * b).sum().backward()
+    bt = tr.backwards[0]
+    m = next(m for m in bt.moments() if m.name == "CopySlices")
+    src = draw_moment(m).source
+    assert "CopySlices" in src and "runs now" in src and "buffer: [2., 8., 12.]" in src

@@ -220,6 +220,12 @@ def _collect(snap, prefix, title, max_nodes, added=(), removed=(), extra=None,
                      margin="0.08,0.04")
         if n.kind == "copyslices":
             label, plain = _copyslices_label(n, snap)
+            more = (extra or {}).get(n.id, ())
+            if more:              # a backward moment's rows (draw_moment)
+                label = _Html(label[:-len("</TABLE>>")] + "".join(
+                    f"<TR><TD>{_small(text, color)}</TD></TR>" for text, color in more)
+                    + "</TABLE>>")
+                plain = plain + [text for text, _c in more]
             attrs.update(label=label, fillcolor=COPYSLICES_FILL, peripheries="2")
         else:
             rows = _node_rows(n)
