@@ -64,6 +64,8 @@ MODULES: dict[str, Namespace] = {
                                       doc="Node, saved-tensor hooks, gradient edges"),
     "torch.autograd.profiler": Namespace("viewgrad.autograd.profiler",
                                          doc="profile, record_function"),
+    "torch.profiler": Namespace("viewgrad.autograd.profiler",
+                                doc="profile, record_function, ProfilerActivity"),
     "torch.autograd.gradcheck": Namespace("viewgrad.autograd.gradcheck",
                                           doc="gradcheck, gradgradcheck"),
     "torch.utils": Namespace(None, "_utils_extras", doc="data"),
