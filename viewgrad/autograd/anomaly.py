@@ -14,21 +14,18 @@ import warnings
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled"]
 
+enabled = False     # read by record (autograd/nodes.py) and the engine: one global read
 _check_nan = True
 
 
 def _set(mode, check_nan=True):
-    global _check_nan
-    from ..ops import table
-    from . import engine
-    table._gm_anomaly[0] = bool(mode)
-    engine._anomaly[0] = bool(mode)
+    global enabled, _check_nan
+    enabled = bool(mode)
     _check_nan = bool(check_nan)
 
 
 def is_anomaly_enabled() -> bool:
-    from ..ops import table
-    return table._gm_anomaly[0]
+    return enabled
 
 
 def is_anomaly_check_nan_enabled() -> bool:

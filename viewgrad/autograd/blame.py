@@ -25,7 +25,6 @@ def set_blame(enabled: bool):
     # NB: `viewgrad.tensor` the attribute is the factory function; the module is in
     # sys.modules under its dotted name.
     sys.modules["viewgrad.tensor"]._BLAME = _enabled
-    sys.modules["viewgrad.ops.table"]._BLAME[0] = _enabled
 
 
 def is_blame_enabled() -> bool:

@@ -4,7 +4,7 @@
 unless a tracer is active, so observation costs one ``is None`` check when tracing is off.
 
   inplace     object with ``before(op_name, tensor, others)`` and ``after(token)``; called
-              by the in-place choke point (ops/table.py) around the compute/bump/rebase.
+              by the in-place choke point (autograd/views.py) around the compute/bump/rebase.
   backward    object with ``start(root, deps)``, ``summarize(grads)`` (plain data taken
               before a node runs, so the observer holds no gradient), ``node(node,
               summary, outs, heap, deps)`` and ``end()``; called by the engine.
