@@ -5,17 +5,20 @@
         before | after in the terminal, and an SVG of the two graphs.
 
     viewgrad run SCRIPT [ARGS...] [--svg-dir DIR] [--json FILE] [--html FILE]
-                        [--renderer R] [--show]
+                        [--renderer R] [--show] [--torch]
         Runs SCRIPT (as ``__main__``) under a tracer; prints one line per in-place op,
         writes one before/after SVG per op into DIR, the whole trace as JSON, and a
         self-contained web page stepping through the events.
         ``--`` ends viewgrad's options: the rest goes to the script as ``sys.argv[1:]``.
+        ``--torch``: a script written for PyTorch runs unchanged, its ``import torch``
+        resolved to viewgrad for this run (``viewgrad.compat``).
 
 Each returns an exit status (0 ok, 1 the script raised, 2 bad usage).
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import runpy
 import sys
@@ -91,6 +94,9 @@ def run(argv=None) -> int:
     p.add_argument("--show", action="store_true",
                    help="print each event's before | after graphs, not just a line")
     p.add_argument("--width", type=int, default=None, help="terminal width")
+    p.add_argument("--torch", action="store_true",
+                   help="the script is written for PyTorch: its `import torch` (torch.nn, "
+                        "torch.optim, ...) gets viewgrad for this run (viewgrad.compat)")
     ns, extra = p.parse_known_args(argv)
     script_args = extra + script_args
     if not os.path.isfile(ns.script):
@@ -112,8 +118,10 @@ def run(argv=None) -> int:
     sys.argv = [ns.script] + script_args
     sys.path.insert(0, os.path.dirname(os.path.abspath(ns.script)))
     tr = vg.trace()
+    from viewgrad.compat import torch_imports
+    imports = torch_imports() if ns.torch else contextlib.nullcontext()
     try:
-        with tr:
+        with imports, tr:
             runpy.run_path(ns.script, run_name="__main__")
     except SystemExit as e:
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)

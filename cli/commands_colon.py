@@ -23,7 +23,7 @@ from rich.text import Text
 import viewgrad as vg
 
 from . import printing, tutorials
-from .tracing import (TraceUnavailable, diff_of, explain_of, render_event, render_snapshot_of,
+from .tracing import (diff_of, explain_of, render_event, render_snapshot_of,
                       summary_of, to_svg)
 
 
@@ -74,8 +74,6 @@ def dispatch(session, text: str):
     except UsageError as e:
         session.console.print(Text(str(e), style="yellow"))
         session.console.print(Text(f"usage: {cmd.usage}", style="dim"))
-    except TraceUnavailable as e:
-        session.console.print(Text(str(e), style="yellow"))
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as e:  # noqa: BLE001 - e.g. a NameError in :graph's expression
@@ -184,11 +182,8 @@ def cmd_graph(session, rest):
         raise UsageError(f"{expr.strip()} is a {type(obj).__name__}, not a tensor or a "
                          "grad_fn: nothing to draw")
     if depth is None and isinstance(obj, vg.Tensor):
-        try:
-            session.console.print(render_snapshot_of(obj, session.namespace))
-            return
-        except TraceUnavailable:
-            pass  # the plain tree below is the fallback (DESIGN: always a text render)
+        session.console.print(render_snapshot_of(obj, session.namespace))
+        return
     session.console.print(printing.graph_tree(obj, session.namespace, max_depth=depth))
 
 

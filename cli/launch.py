@@ -2,7 +2,8 @@
 
 ``start(script=None)``: with ``script`` (a path, or ``-`` for stdin) or when stdin/stdout is
 not a terminal, lines are run as if typed and the transcript printed (``script.py``);
-otherwise the prompt_toolkit REPL runs (``repl.py``).
+otherwise the prompt_toolkit REPL runs (``repl.py``). ``torch=True`` installs viewgrad's
+``import torch`` hook for the session (``viewgrad --torch``).
 """
 from __future__ import annotations
 
@@ -12,12 +13,20 @@ from rich.console import Console
 from rich.text import Text
 
 
-def start(script: str | None = None, trace: bool = True) -> int:
+def start(script: str | None = None, trace: bool = True, torch: bool = False) -> int:
+    if not torch:
+        return _start(script, trace, torch)
+    from viewgrad.compat import torch_imports
+    with torch_imports():  # for the whole session: `import torch` gives viewgrad
+        return _start(script, trace, torch)
+
+
+def _start(script, trace, torch):
     from .session import Session
     interactive = script is None and sys.stdin.isatty() and sys.stdout.isatty()
     if not interactive:
         from .script import run_lines
-        session = Session(console=Console(highlight=False), trace=trace)
+        session = Session(console=Console(highlight=False), trace=trace, torch=torch)
         if script in (None, "-"):
             return run_lines(session, sys.stdin)
         try:
@@ -29,4 +38,4 @@ def start(script: str | None = None, trace: bool = True) -> int:
             return 2
         return run_lines(session, lines)
     from .repl import run_repl
-    return run_repl(Session(interactive=True, trace=trace))
+    return run_repl(Session(interactive=True, trace=trace, torch=torch))

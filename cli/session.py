@@ -39,19 +39,29 @@ BANNER = ("viewgrad {version} — PyTorch's autograd you can watch. `vg` is impo
           ":help lists the commands · Ctrl-D or :quit leaves")
 
 
-def fresh_namespace() -> dict:
-    """What a session starts with: ``vg`` and the few names walkthroughs use."""
+def fresh_namespace(torch: bool = False) -> dict:
+    """What a session starts with: ``vg`` and the few names walkthroughs use; with
+    ``torch`` (``viewgrad --torch``, the import hook installed) also ``torch``, ``nn``,
+    ``F`` and ``optim`` as a PyTorch user would import them."""
     import numpy as np
-    return {"__name__": "__main__", "__builtins__": __builtins__, "vg": vg,
-            "viewgrad": vg, "math": math, "np": np}
+    ns = {"__name__": "__main__", "__builtins__": __builtins__, "vg": vg,
+          "viewgrad": vg, "math": math, "np": np}
+    if torch:
+        import importlib
+        ns.update(torch=importlib.import_module("torch"),
+                  nn=importlib.import_module("torch.nn"),
+                  F=importlib.import_module("torch.nn.functional"),
+                  optim=importlib.import_module("torch.optim"))
+    return ns
 
 
 class Session:
     def __init__(self, console: Console | None = None, trace: bool = True,
-                 interactive: bool = False):
+                 interactive: bool = False, torch: bool = False):
         self.console = console or Console()
         self.interactive = interactive
-        self.namespace = fresh_namespace()
+        self.torch = torch
+        self.namespace = fresh_namespace(torch)
         self.trace = TraceSession(self.namespace, enabled=trace)
         self.inputs = 0
         self.quit_requested = False
@@ -160,7 +170,7 @@ class Session:
         return value
 
     def reset(self):
-        self.namespace = fresh_namespace()
+        self.namespace = fresh_namespace(self.torch)
         self.trace.reset(self.namespace)
         self.pending.clear()
 
@@ -255,4 +265,8 @@ class Session:
         self.console.print(Syntax(code, "python", theme="ansi_dark", background_color="default"))
 
     def banner(self) -> str:
-        return BANNER.format(version=vg.__version__)
+        text = BANNER.format(version=vg.__version__)
+        if self.torch:
+            text += ("\n--torch: `torch` is viewgrad here (torch, nn, F, optim are imported); "
+                     "names viewgrad does not provide say so")
+        return text

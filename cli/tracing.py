@@ -1,20 +1,8 @@
 """The REPL's side of the tracer: one place that talks to ``viewgrad.trace``/``render``/``viz``.
 
-The tracer (DESIGN §8) is its own part of viewgrad; the REPL only *uses* it, through the
-contract below, so that everything else in ``cli/`` is independent of how it is built:
-
-  vg.trace(namespace=None) -> Tracer      .start() .stop() .events .clear() .to_json(path)
-  viewgrad.trace.load(path)               a saved trace (a Tracer-like with .events, or a list)
-  InplaceEvent                            .index .op .tensor .before .after .source .summary()
-  viewgrad.trace.diff(before, after)      -> object with .summary()
-  viewgrad.trace.explain(event)           -> str (the functionalized rewrite)
-  viewgrad.trace.snapshot(tensors, namespace=None)
-  viewgrad.render.terminal.render_event(event, compact=False), render_snapshot(snap)
-  viewgrad.viz.draw(obj), viewgrad.viz.to_svg(obj, path)
-
-Modules are looked up lazily with ``importlib`` (``vg.trace`` is a *function* while
-``viewgrad.trace`` is a package: attribute access on ``vg`` cannot reach both), and a
-missing piece turns into a clear message (``TraceUnavailable``), never a crash.
+The REPL only *uses* the tracer (``viewgrad.trace``, always part of viewgrad): this module
+keeps the session's tracing state and turns events into what the commands print, so the
+rest of ``cli/`` does not care how the tracer is built.
 
 One ``Tracer`` lives as long as the session: started when tracing is on, stopped by
 ``:trace off`` (which also stops recording), replaced by ``:reset``. Events get numbers in
@@ -23,60 +11,25 @@ the order they arrive, recorded or loaded from a file with ``:load``, and keep t
 from __future__ import annotations
 
 import contextlib
-import importlib
-import types
 
 from rich.console import Group
 from rich.text import Text
 
 import viewgrad as vg
-
-
-class TraceUnavailable(RuntimeError):
-    """The tracer (or the renderer) this command needs is not part of this build."""
-
-
-def _module(name: str):
-    try:
-        return importlib.import_module(name)
-    except ImportError as e:
-        raise TraceUnavailable(f"{name} is not available in this build of viewgrad ({e})") \
-            from None
-
-
-def _attr(modname: str, attr: str):
-    mod = _module(modname)
-    fn = getattr(mod, attr, None)
-    if fn is None:
-        raise TraceUnavailable(f"{modname}.{attr} is not available in this build of viewgrad")
-    return fn
+from viewgrad import trace as vtrace, viz
+from viewgrad.render import terminal
 
 
 def make_tracer(namespace):
-    fn = getattr(vg, "trace", None)
-    if callable(fn) and not isinstance(fn, types.ModuleType):
-        return fn(namespace=namespace)
-    mod = _module("viewgrad.trace")
-    for name in ("trace", "Tracer"):
-        f = getattr(mod, name, None)
-        if callable(f):
-            return f(namespace=namespace)
-    raise TraceUnavailable("the tracer (viewgrad.trace) is not available in this build")
+    return vg.trace(namespace=namespace)
 
 
 def trace_renderable(obj):
     """A rich renderable for tracer objects (events, snapshots), or None for anything else."""
-    try:
-        mod = importlib.import_module("viewgrad.trace")
-        term = importlib.import_module("viewgrad.render.terminal")
-    except ImportError:
-        return None
-    ev_cls = getattr(mod, "InplaceEvent", None)
-    snap_cls = getattr(mod, "GraphSnapshot", None)
-    if ev_cls is not None and isinstance(obj, ev_cls) and hasattr(term, "render_event"):
-        return term.render_event(obj)
-    if snap_cls is not None and isinstance(obj, snap_cls) and hasattr(term, "render_snapshot"):
-        return term.render_snapshot(obj)
+    if isinstance(obj, vtrace.InplaceEvent):
+        return terminal.render_event(obj)
+    if isinstance(obj, vtrace.GraphSnapshot):
+        return terminal.render_snapshot(obj)
     return None
 
 
@@ -101,9 +54,6 @@ class TraceSession:
             if self.tracer is None:
                 self.tracer = make_tracer(self.namespace)
             self.tracer.start()
-        except TraceUnavailable as e:
-            self.error = str(e)
-            return
         except Exception as e:  # noqa: BLE001 - a broken tracer must not take the REPL down
             self.error = f"the tracer failed to start: {type(e).__name__}: {e}"
             return
@@ -143,10 +93,7 @@ class TraceSession:
 
     def _append(self, evs):
         for ev in evs:
-            # the session's number, so "#N" in drawings matches :show N even after a :load
-            with contextlib.suppress(Exception):
-                if getattr(ev, "index", None) != len(self.log):
-                    ev.index = len(self.log)
+            ev.index = len(self.log)  # the session's number: "#N" in drawings is :show N
             self.log.append(ev)
 
     def __len__(self):
@@ -186,7 +133,7 @@ class TraceSession:
         for i, e in enumerate(self.events):
             if e is event:
                 return i
-        return getattr(event, "index", -1)
+        return event.index
 
     def save(self, path):
         if self.tracer is None:
@@ -202,8 +149,8 @@ class TraceSession:
         return len(evs)
 
     def load(self, path) -> int:
-        loaded = _attr("viewgrad.trace", "load")(path)
-        evs = list(getattr(loaded, "events", loaded))
+        loaded = vtrace.load(path)
+        evs = list(loaded.events)
         self.events  # noqa: B018 - sync first, so loaded events come after recorded ones
         self._append(evs)
         return len(evs)
@@ -218,22 +165,19 @@ def summary_of(event) -> str:
 
 
 def render_event(event, compact=False):
-    return _attr("viewgrad.render.terminal", "render_event")(event, compact=compact)
+    return terminal.render_event(event, compact=compact)
 
 
 def render_after_line(trace: TraceSession, events, limit=4):
     """What appears after a line that did in-place work: each event's before/after graphs
     in compact form, headed by its one-line explanation (the renderer prints
-    ``event.summary()`` above the graphs; without a renderer the line is all there is).
-    Long runs (a loop) are cut to ``limit`` events."""
+    ``event.summary()`` above the graphs). Long runs (a loop) are cut to ``limit`` events."""
     parts = []
     for ev in events[:limit]:
         n = trace.number_of(ev)
         try:
             parts.append(render_event(ev, compact=True))
             continue
-        except TraceUnavailable:
-            pass
         except Exception as e:  # noqa: BLE001 - a renderer bug must not eat the user's line
             parts.append(Text(f"(could not draw event #{n}: {type(e).__name__}: {e})",
                               style="red"))
@@ -248,18 +192,16 @@ def render_after_line(trace: TraceSession, events, limit=4):
 
 
 def render_snapshot_of(obj, namespace):
-    snap = _attr("viewgrad.trace", "snapshot")([obj], namespace=namespace)
-    return _attr("viewgrad.render.terminal", "render_snapshot")(snap)
+    return terminal.render_snapshot(vtrace.snapshot([obj], namespace=namespace))
 
 
 def diff_of(event):
-    return _attr("viewgrad.trace", "diff")(event.before, event.after)
+    return vtrace.diff(event.before, event.after)
 
 
 def explain_of(event) -> str:
-    return str(_attr("viewgrad.trace", "explain")(event))
+    return str(vtrace.explain(event))
 
 
 def to_svg(obj, path):
-    return _attr("viewgrad.viz", "to_svg")(obj, path)
-
+    return viz.to_svg(obj, path)

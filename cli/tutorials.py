@@ -19,6 +19,7 @@ Format (one file per tutorial, in the top-level ``tutorials/`` folder)::
     ```python gpu
     c = a.cuda()                                      <- a step that needs a GPU
     ```
+    ![before and after: c.mul_(2)](pictures/01-step2-event0.svg)   <- the step's pictures
     Closing words, shown after the last step.
     ```python exercise
     # hint: shown when the check fails
@@ -41,6 +42,12 @@ Format (one file per tutorial, in the top-level ``tutorials/`` folder)::
   ``viewgrad tutorial N --svg-dir DIR``). It is printed at width ``WIDTH`` without colour.
   The tests compare it with the real output (a step without one must print nothing); the
   REPL does not show it (it runs the step).
+* **Pictures**: image lines ``![alt](pictures/NN-….svg)`` right under a step (after its
+  expected output; blank lines between them are fine) are the step's ``pictures``: the
+  before/after of each in-place event it records and the graphs it asks for with
+  ``graph=NAME[,NAME…]`` in its info string (```` ```python graph=y ````). They are
+  written by ``viewgrad tutorial --update`` from the step's own code, never by hand
+  (``tutorial_pictures.py``).
 * **Info-string words** after ``python``: ``gpu`` marks a step that needs a GPU
   (``vg.cuda.is_available()``): without one it is skipped with a visible reason, so later
   steps must not depend on it. ``exercise`` makes the fence the tutorial's **exercise
@@ -77,6 +84,8 @@ class Step:
     code: str
     expected: str | None = None   # the ```text fence right after the step, if any
     gpu: bool = False             # ```python gpu: needs vg.cuda.is_available()
+    asks: dict = field(default_factory=dict)      # info-string words key=value (graph=y)
+    pictures: list = field(default_factory=list)  # (alt, link) image lines under the step
 
 
 @dataclass
@@ -154,7 +163,9 @@ def parse(text: str, path: str = "<tutorial>", number: int = 0) -> Tutorial:
                 m2 = _FENCE.match(lines[j])
                 if m2 and m2.group(2).lower() in ("text", "output", "console"):
                     expected, i = block(j, m2.group(1))
-            steps.append(Step(_tidy(prose), code, expected, "gpu" in words))
+            pictures, i = _pictures_at(lines, i)
+            asks = dict(w.split("=", 1) for w in m.group(3).split() if "=" in w)
+            steps.append(Step(_tidy(prose), code, expected, "gpu" in words, asks, pictures))
             prose = []
             continue
         if m:  # a non-python fence: prose, but its lines must not be read as headings
@@ -177,6 +188,24 @@ def parse(text: str, path: str = "<tutorial>", number: int = 0) -> Tutorial:
         exercise = Exercise(exercise_prose or "", code, hint, solution)
     outro = _tidy(prose)
     return Tutorial(number, title or name, path, steps, outro, exercise)
+
+
+def _pictures_at(lines, i):
+    """The picture lines (``tutorial_pictures.image_line``) right under a step, blank lines
+    between them allowed: ``([(alt, link)…], index after them)``."""
+    from .tutorial_pictures import image_line
+    found, j = [], i
+    while j < len(lines):
+        if not lines[j].strip():
+            j += 1
+            continue
+        pic = image_line(lines[j])
+        if pic is None:
+            break
+        found.append(pic)
+        j += 1
+        i = j
+    return found, i
 
 
 def _tidy(prose_lines) -> str:

@@ -24,7 +24,8 @@ from .ops.shape import (view, reshape, as_strided, select, narrow, unsqueeze, sq
 from .ops.memory import clone, detach
 from .ops.nnops import softmax, log_softmax
 from . import autograd
-from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
+from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
+                       is_inference_mode_enabled)
 from . import nn, optim  # noqa: E402  (torch.nn-like: vg.nn.Conv2d, vg.optim.Adam)
 from . import trace, viz  # noqa: E402  (vg.trace() makes a Tracer; vg.viz draws graphs)
 
@@ -56,3 +57,5 @@ def numel(x):
 
 
 __version__ = "0.1.0"
+
+from . import _docs  # noqa: E402,F401  (docstrings for the learner: x? and help(x) in the REPL)

@@ -4,26 +4,48 @@ from __future__ import annotations
 from . import backend as B
 
 _DEFAULT_DTYPES = ("float32", "int64", "bool")
+_DEFAULTS = {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80,
+             "sci_mode": None}
+OPTIONS = dict(_DEFAULTS)
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
+                     profile=None, sci_mode=None):
+    """As ``torch.set_printoptions``: digits after the point, how many elements before the
+    summary ``...``, how many at each edge of it, the line width, and ``sci_mode`` (True:
+    always scientific, False: never, None: automatic). ``profile='default'`` resets."""
+    if profile is not None:
+        OPTIONS.update(_DEFAULTS)
+    for k, v in (("precision", precision), ("threshold", threshold),
+                 ("edgeitems", edgeitems), ("linewidth", linewidth)):
+        if v is not None:
+            OPTIONS[k] = int(v)
+    if sci_mode is not None or profile is not None:
+        OPTIONS["sci_mode"] = sci_mode
 
 
 def _format_array(a) -> str:
     np = B.host_numpy()
+    o = OPTIONS
     if a.dtype.kind == "f":
         finite = a[np.isfinite(a)] if a.size else a
-        if finite.size and np.all(finite == np.round(finite)) and np.abs(finite).max() < 1e8:
+        if o["sci_mode"] is None and finite.size and np.all(finite == np.round(finite)) \
+                and np.abs(finite).max() < 1e8:
             fmt = lambda v: (f"{v:.0f}." if np.isfinite(v) else str(v))  # noqa: E731
-        elif finite.size and (np.abs(finite).max() >= 1e8 or (
-                np.abs(finite[finite != 0]).min() < 1e-4 if (finite != 0).any() else False)):
-            fmt = lambda v: f"{v:.4e}"  # noqa: E731
+        elif o["sci_mode"] or o["sci_mode"] is None and finite.size and (
+                np.abs(finite).max() >= 1e8 or (np.abs(finite[finite != 0]).min() < 1e-4
+                                                if (finite != 0).any() else False)):
+            fmt = lambda v: f"{v:.{o['precision']}e}"  # noqa: E731
         else:
-            fmt = lambda v: f"{v:.4f}"  # noqa: E731
+            fmt = lambda v: f"{v:.{o['precision']}f}"  # noqa: E731
         formatter = {"float_kind": fmt}
     elif a.dtype.kind == "b":
         formatter = {"bool": lambda v: "True" if v else "False"}
     else:
         formatter = None
     return np.array2string(a, separator=", ", formatter=formatter, prefix="tensor(",
-                           threshold=1000, edgeitems=3, max_line_width=80)
+                           threshold=o["threshold"], edgeitems=o["edgeitems"],
+                           max_line_width=o["linewidth"])
 
 
 def tensor_repr(t) -> str:

@@ -23,12 +23,9 @@ import weakref
 import weakref
 
 from . import backend as B
-from .autograd import grad_mode as _gm
+from .autograd.state import state as _st
 
 __all__ = ["Tensor", "VersionCounter", "describe_tensor"]
-
-_BLAME = True  # mirrored from autograd.blame.set_blame (a module global: cheapest to read)
-
 
 class VersionCounter:
     """The version shared by every tensor that looks at one storage."""
@@ -41,7 +38,7 @@ class VersionCounter:
 
     def bump(self, op=None):
         self.version += 1
-        if _BLAME and op is not None:
+        if _st.blame and op is not None:
             from .autograd.blame import user_frame, KEEP
             b = self.bumps
             if b is None:
@@ -247,7 +244,7 @@ class Tensor:
 
     @property
     def grad(self):
-        if self.grad_fn is not None and not self._retains_grad and _gm.warn_nonleaf_grad:
+        if self.grad_fn is not None and not self._retains_grad and _st.warn_nonleaf_grad:
             import warnings
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being "

@@ -2,20 +2,9 @@
 into a real prompt_toolkit REPL through a pipe input."""
 from __future__ import annotations
 
-import importlib
 import io
 
 from rich.console import Console
-
-
-def real_tracer_available() -> bool:
-    try:
-        t = importlib.import_module("viewgrad.trace")
-        r = importlib.import_module("viewgrad.render.terminal")
-        importlib.import_module("viewgrad.viz")
-    except ImportError:
-        return False
-    return hasattr(t, "Tracer") and hasattr(r, "render_event")
 
 
 OPEN_SESSIONS: list = []  # closed after each test by conftest (their tracers stop)

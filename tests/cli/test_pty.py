@@ -22,8 +22,6 @@ try:
 except ImportError:  # pragma: no cover - not on Windows
     pytest.skip("needs a POSIX pseudo-terminal", allow_module_level=True)
 
-from .replkit import real_tracer_available
-
 # the REPL does not depend on the test pass's device: run it in the first pass only
 pytestmark = pytest.mark.once
 
@@ -123,14 +121,9 @@ def test_seed_example_in_a_terminal(terminal, tmp_path):
     t.read_until(r">>> ", timeout=90)          # the banner and the prompt
     mark = len(t.screen)
     t.type(SEED + "\r")
-    if real_tracer_available():
-        out = t.read_until(r"trace off silences this", start=mark)
-        assert "CopySlices" in out            # the after graph
-        assert re.search(r"before", out, re.I) and re.search(r"after", out, re.I)
-    else:  # this checkout has no tracer yet: the REPL says so and the graph is still there
-        t.type(":graph b\r")
-        out = t.read_until(r"AccumulateGrad \(a\)", start=mark)
-        assert "CopySlices" in out
+    out = t.read_until(r"trace off silences this", start=mark)
+    assert "CopySlices" in out            # the after graph
+    assert re.search(r"before", out, re.I) and re.search(r"after", out, re.I)
     # multi-line input and Tab completion of a tensor method
     mark = len(t.screen)
     t.type("for i in range(2):\r")
@@ -155,17 +148,15 @@ def test_seed_example_in_a_terminal(terminal, tmp_path):
     t.type("\x03")
     t.read_until(r"KeyboardInterrupt", start=mark, timeout=30)
     mark = t.last_end
-    if real_tracer_available():
-        mark = len(t.screen)
-        t.type(":svg b out.svg\r")
-        t.read_until(r"wrote out\.svg", start=mark)
-        mark = t.last_end
-        assert "<svg" in (tmp_path / "out.svg").read_text()
+    mark = len(t.screen)
+    t.type(":svg b out.svg\r")
+    t.read_until(r"wrote out\.svg", start=mark)
+    mark = t.last_end
+    assert "<svg" in (tmp_path / "out.svg").read_text()
     # the bottom toolbar of the prompt drawn after the last output: trace state and number
     # of events. (Waiting for it also means the REPL is reading keys again: a Ctrl-D typed
     # while a line still runs goes to the terminal driver, as with any program.)
-    t.read_until(r"trace on · 1 event" if real_tracer_available() else r"trace off · 0 events",
-                 start=mark)
+    t.read_until(r"trace on · 1 event", start=mark)
     t.type("\x04")                            # Ctrl-D leaves
     assert t.wait_exit() == 0
     hist = (tmp_path / "history").read_text()

@@ -8,7 +8,7 @@ import pytest
 from rich.console import Console
 
 from tests.cli.replkit import drive, new_session
-from viewgrad_cli import tutorial_cmd, tutorials
+from viewgrad_cli import tutorial_cmd, tutorial_pictures, tutorials
 from viewgrad_cli.main import main
 from viewgrad_cli.script import run_lines
 from viewgrad import backend as B
@@ -161,3 +161,69 @@ def test_tutorial_command_writes_the_pictures(tmp_path):
     assert "CopySlices" in out and "before" in out and "after" in out  # the graphs are shown
     assert ">>> x.mul_(y)" in out and "correct!" in out
     assert "3 pictures written" in out
+
+
+def test_svg_dir_that_cannot_be_written_is_a_clear_error(tmp_path, demo_dir, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    assert main(["tutorial", "1", "--svg-dir", str(blocker / "pics")]) == 2
+    out = capsys.readouterr().out
+    assert "cannot write pictures to" in out and "Traceback" not in out
+    if hasattr(os, "geteuid") and os.geteuid() != 0:  # root writes anywhere
+        ro = tmp_path / "read-only"
+        ro.mkdir()
+        ro.chmod(0o500)
+        try:
+            assert main(["tutorial", "1", "--svg-dir", str(ro)]) == 2
+            assert "Permission denied" in capsys.readouterr().out
+        finally:
+            ro.chmod(0o700)
+
+
+PICTURED = """# Pictured
+
+```python graph=b
+a = vg.tensor([1., 2.], requires_grad=True)
+b = a * 3
+```
+
+Then in place.
+
+```python
+c = b.clone()
+c[0].mul_(2)
+```
+
+![an old picture](pictures/01-step2-event7.svg)
+
+The end.
+"""
+
+
+def test_update_embeds_the_pictures_under_their_steps(tmp_path, monkeypatch):
+    d = tmp_path / "tuts"
+    d.mkdir()
+    path = d / "01-pictured.md"
+    path.write_text(PICTURED)
+    (d / "pictures").mkdir()
+    (d / "pictures" / "01-step2-event7.svg").write_text("<svg/>")  # drawn no more
+    monkeypatch.setenv("VIEWGRAD_TUTORIALS", str(d))
+    B.set_default_device("cpu")
+    try:
+        assert main(["tutorial", "--update"]) == 0
+        text = path.read_text()
+        t = tutorials.parse(text, str(path), 1)
+        assert t.steps[0].asks == {"graph": "b"}
+        assert t.steps[0].pictures == [("the graph of b", "pictures/01-step1-graph.svg")]
+        assert t.steps[1].pictures == [("before and after: c[0].mul_(2)",
+                                        "pictures/01-step2-event0.svg")]
+        assert "![" not in t.steps[1].prose and "The end." in t.outro
+        assert sorted(os.listdir(d / "pictures")) == ["01-step1-graph.svg",
+                                                      "01-step2-event0.svg"]
+        svg = (d / "pictures" / "01-step2-event0.svg").read_text()
+        assert "<svg" in svg and "CopySlices" in svg
+        assert tutorial_pictures.key_of_file(str(d / "pictures" / "01-step2-event0.svg"))
+        assert main(["tutorial", "--update"]) == 0  # a second run changes nothing
+        assert path.read_text() == text
+    finally:
+        B.set_default_device(None)

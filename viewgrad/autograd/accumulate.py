@@ -24,8 +24,8 @@ import sys
 import weakref
 
 from ..tensor import Tensor
-from . import grad_mode as _gm
 from .graph import Node
+from .state import state as _st
 
 __all__ = ["AccumulateGrad", "grad_accumulator", "is_non_overlapping_and_dense",
            "obeys_layout_contract", "clone_obey_contract"]
@@ -112,7 +112,7 @@ def clone_obey_contract(grad, var):
     shape = tuple(var._data.shape)
     if is_non_overlapping_and_dense(shape, var.stride()):
         out = Tensor._empty_strided(shape, var.stride(), grad._data.dtype, grad._device)
-        if _gm.enabled:
+        if _st.grad_enabled:
             # Differentiable copy (create_graph): the copy_ records CopyBackwards.
             return out.copy_(grad)
         out._data[...] = grad._data
@@ -124,7 +124,7 @@ def accumulate(var, new, node=None):
     old = var._grad
     action = None
     if old is None:
-        if (not _gm.enabled and sys.getrefcount(new) <= _STEAL_REFS
+        if (not _st.grad_enabled and sys.getrefcount(new) <= _STEAL_REFS
                 and new._data.flags.writeable and new._base is None
                 and owns_memory(new)
                 and obeys_layout_contract(new, var)):
@@ -133,7 +133,7 @@ def accumulate(var, new, node=None):
         else:
             var._grad = clone_obey_contract(new, var)
             action = "copied"
-    elif not _gm.enabled:
+    elif not _st.grad_enabled:
         if old._data.flags.writeable and old._data.shape == new._data.shape:
             old._data += new._data
             old._version_counter.bump()

@@ -28,10 +28,9 @@ import sys
 
 from ..tensor import Tensor
 from . import anomaly as _anomaly
-from . import grad_mode as _gm
-from . import observe as _obs
 from .accumulate import AccumulateGrad, accumulate as _accumulate
 from .graph import Node
+from .state import state as _st
 
 __all__ = ["backward", "grad", "run_backward", "GraphRoot"]
 
@@ -128,7 +127,7 @@ def _call_hooks_and_capture(node, inputs, captures, capture_out, accumulate_capt
             g = inputs[nr] if nr < len(inputs) else None
             if t is not None and g is not None:
                 if t._grad is None:
-                    t._grad = g.clone() if _gm.enabled else g.detach().clone()
+                    t._grad = g.clone() if _st.grad_enabled else g.detach().clone()
                 else:
                     t._grad = t._grad + g
     if captures is not None:
@@ -161,7 +160,7 @@ def _apply(node, inputs):
             r = fn(tuple(inputs))
             if r is not None:
                 inputs = list(r)
-    if _anomaly.enabled:
+    if _st.anomaly:
         outputs = _anomaly.run_with_anomaly(node, inputs)
     else:
         outputs = node.apply(inputs)
@@ -171,6 +170,7 @@ def _apply(node, inputs):
             if r is not None:
                 outputs = list(r)
     return outputs
+
 
 
 
@@ -205,16 +205,16 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
         needed = _needed(root, targets)
 
     deps = _collect(root)
-    prev_mode = _gm.enabled
-    _gm.enabled = bool(create_graph)
-    tracer = _obs.backward
+    prev_mode = _st.grad_enabled
+    _st.grad_enabled = bool(create_graph)
+    tracer = _st.backward_observer
     if tracer is not None:
         tracer.start(root, deps)
     buffers = {root: []}
     heap = [(-root._sequence_nr, 0, root)]
     counter = 1
     heappop, heappush = heapq.heappop, heapq.heappush
-    anomaly = _anomaly.enabled
+    anomaly = _st.anomaly
     try:
         while heap:
             node = heappop(heap)[2]
@@ -263,7 +263,7 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
             # can tell a gradient nobody else holds (and steal it).
             outs = g = old = None
     finally:
-        _gm.enabled = prev_mode
+        _st.grad_enabled = prev_mode
         if tracer is not None:
             tracer.end()
     return capture_out
@@ -313,7 +313,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 g = t.new_zeros(t.shape)
             elif not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the "
-                    "graph. Set allow_unused=True if this is the desired behavior.")
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior.")
         out.append(g)
     return tuple(out)

@@ -14,9 +14,9 @@ import functools
 
 from ..tensor import Tensor
 from . import anomaly as _anomaly
-from . import grad_mode as _gm
 from .graph import Node, SavedTensor, ERR_FREED
 from .nodes import _edges, sum_to
+from .state import state as _st
 from .views import CreationMeta, rebase_history, make_view
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable", "BackwardCFunction"]
@@ -137,23 +137,23 @@ class Function(metaclass=_FunctionMeta):
     def apply(cls, *args, **kwargs):
         ctx = cls._backward_cls()
         tensor_args = [a if isinstance(a, Tensor) else None for a in args]
-        record = _gm.enabled
+        record = _st.grad_enabled
         edges = _edges(tuple(a if a is not None else 0 for a in tensor_args)) if record \
             else None
         ctx.needs_input_grad = tuple(bool(a is not None and a.requires_grad)
                                      for a in tensor_args)
-        prev = _gm.enabled
-        _gm.enabled = False
+        prev = _st.grad_enabled
+        _st.grad_enabled = False
         try:
             outputs = cls.forward(ctx, *args, **kwargs)
         finally:
-            _gm.enabled = prev
+            _st.grad_enabled = prev
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
         if edges is None:
             return outputs
         ctx.next_functions = edges
-        if _anomaly.enabled:
+        if _st.anomaly:
             _anomaly.record_forward_stack(ctx)
         ctx._input_meta = tuple((tuple(a.shape), a.dtype, a.device) if a is not None else None
                                 for a in tensor_args)
@@ -225,11 +225,11 @@ def once_differentiable(fn):
     """Decorator for backward(): run it without building a graph (no double backward)."""
     @functools.wraps(fn)
     def wrapper(ctx, *args):
-        prev = _gm.enabled
-        _gm.enabled = False
+        prev = _st.grad_enabled
+        _st.grad_enabled = False
         try:
             out = fn(ctx, *args)
         finally:
-            _gm.enabled = prev
+            _st.grad_enabled = prev
         return out
     return wrapper

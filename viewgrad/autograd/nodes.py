@@ -21,8 +21,8 @@ from .. import backend as B
 from ..tensor import Tensor
 from . import anomaly as _anomaly
 from . import blame as _blame
-from . import grad_mode as _gm
 from .graph import Node, SavedTensor, ERR_FREED, next_sequence_nr as _next_seq
+from .state import state as _st
 
 __all__ = ["OpDef", "defop", "OPS", "FnNode", "record", "sum_to"]
 
@@ -45,7 +45,7 @@ class FnNode(Node):
         saved = self._saved
         if saved is None:
             raise RuntimeError(ERR_FREED)
-        if op.fast is not None and not _gm.enabled and grads[0] is not None:
+        if op.fast is not None and not _st.grad_enabled and grads[0] is not None:
             return self._apply_fast(grads[0], op, saved)
         grad = grads if op.multi_output else grads[0]
         out = []
@@ -255,7 +255,7 @@ def record(op, inputs, out, attrs, edges):
             t = out if kind == 1 else inputs[idx]
             if isinstance(t, _Tensor):
                 st = SavedTensor(t, kind == 1, node)
-                if _blame._enabled:
+                if _st.blame:
                     if where is None:  # once per node: where the user's line is
                         where = (node.name(), _blame.user_frame(4))
                     st.where = where
@@ -275,9 +275,10 @@ def record(op, inputs, out, attrs, edges):
     node._saved = saved
     node._shapes = tuple([x._data.shape if isinstance(x, _Tensor) else None for x in inputs]
                          ) if op.broadcast else None
-    if _anomaly.enabled:
+    if _st.anomaly:
         _anomaly.record_forward_stack(node)
     return node
+
 
 
 def _edge_of(t):
@@ -307,7 +308,6 @@ def _edges(inputs):
         else:
             edges.append(None)
     return tuple(edges) if any_edge else None
-
 
 
 def sum_to(g, shape):

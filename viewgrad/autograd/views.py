@@ -86,11 +86,10 @@ import sys
 from .. import backend as B
 from ..tensor import Tensor
 from . import blame as _blame
-from . import grad_mode as _gm
-from . import observe as _obs
 from .accumulate import owns_memory
 from .graph import Node
 from .nodes import OPS, _device_of, _edges, record
+from .state import state as _st
 
 __all__ = ["CreationMeta", "ViewInfo", "make_view", "apply_inplace", "check_inplace",
            "rebase_history", "CopySlices", "regenerate_grad_fn", "set_view_replay",
@@ -106,18 +105,16 @@ class CreationMeta(enum.Enum):
 
 
 DEFAULT = CreationMeta.DEFAULT
-_view_replay = False
 
 
 def set_view_replay(enabled: bool):
     """Use view_fn replay (True) or as_strided geometry (False, default) for CopySlices and
     regenerated views — PyTorch's ``torch._C._set_view_replay_enabled``."""
-    global _view_replay
-    _view_replay = bool(enabled)
+    _st.view_replay = bool(enabled)
 
 
 def is_view_replay_enabled() -> bool:
-    return _view_replay
+    return _st.view_replay
 
 
 class ViewInfo:
@@ -185,8 +182,8 @@ def make_view(op, x, data, attrs, replay, creation_meta=None, output_nr=0, node=
     out._version_counter = vc
     pvi = x._view_info
     meta = creation_meta or DEFAULT
-    if not _gm.enabled and base.requires_grad:
-        meta = CreationMeta.INFERENCE_MODE if _gm.inference else CreationMeta.NO_GRAD_MODE
+    if not _st.grad_enabled and base.requires_grad:
+        meta = CreationMeta.INFERENCE_MODE if _st.inference else CreationMeta.NO_GRAD_MODE
     if pvi is not None:
         meta = _propagate(pvi.creation_meta, meta)
         fns = pvi.view_fns + (replay,)
@@ -201,12 +198,12 @@ def make_view(op, x, data, attrs, replay, creation_meta=None, output_nr=0, node=
     if node is not None:
         out._grad_fn = node
         out._output_nr = output_nr
-    elif _gm.enabled:
+    elif _st.grad_enabled:
         edges = _edges((x,))
         if edges is not None:
             out._grad_fn = record(op, (x,), out, attrs, edges)
-    if _obs.view_created is not None:
-        _obs.view_created(out)
+    if _st.view_observer is not None:
+        _st.view_observer(out)
     return out
 
 
@@ -224,10 +221,10 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
     inputs = (self,) + tuple(others)
     dev = _device_of(inputs)
     opname = name or (op.name + "_")
-    grad_on = _gm.enabled
+    grad_on = _st.grad_enabled
     edges = _edges(inputs) if grad_on else None
     check_inplace(self, edges is not None, opname)
-    hook = _obs.inplace
+    hook = _st.inplace_observer
     token = hook.before(opname, self, others) if hook is not None else None
     if edges is not None and any(kind == 0 and idx == 0 for _, kind, idx in
                                  op.save_plan(tuple(e is not None for e in edges))):
@@ -356,7 +353,7 @@ def check_inplace(t, result_requires_grad, opname):
                 f"{opname}: unsupported operation: more than one element of the written-to "
                 "tensor refers to a single memory location. Please clone() the tensor before "
                 "performing the operation.")
-    if not _gm.enabled:
+    if not _st.grad_enabled:
         return
     vi = t._view_info
     if not result_requires_grad and not (vi is not None and vi.base.requires_grad):
@@ -427,7 +424,7 @@ class CopySlices(Node):
         self.view_sizes, self.view_strides, view_offset = geometry(view)
         self.view_offset = view_offset - base_offset
         self.view_fns = vi.view_fns
-        self.replay = _view_replay or base._device.as_strided is None
+        self.replay = _st.view_replay or base._device.as_strided is None
         self.dtype = base._data.dtype
         self.device = base._device
 
@@ -446,7 +443,7 @@ class CopySlices(Node):
             result = Tensor._empty_strided(self.base_sizes, self.base_strides, self.dtype,
                                            self.device)
             result.copy_(grad)
-        if not _gm.enabled and not self.replay:
+        if not _st.grad_enabled and not self.replay:
             # Plain backward: the same steps on arrays (no graph to build).
             region = strided_region(result, self.view_sizes, self.view_strides,
                                     self.view_offset)
@@ -473,7 +470,7 @@ class CopySlices(Node):
         # a gradient referenced only here (the local, getrefcount's argument, the caller's
         # argument), that owns its memory (alone, or as empty_strided's buffer), with the
         # base's strides.
-        return (not _gm.enabled and sys.getrefcount(grad) <= 3 and grad._base is None
+        return (not _st.grad_enabled and sys.getrefcount(grad) <= 3 and grad._base is None
                 and grad._grad_fn is None and grad._data.flags.writeable
                 and owns_memory(grad)
                 and tuple(grad._data.shape) == self.base_sizes
@@ -499,13 +496,13 @@ def regenerate_grad_fn(view):
         view._grad_fn = None
         view._output_nr = 0
         return
-    if _view_replay or base._device.as_strided is None:
-        prev = _gm.enabled
-        _gm.enabled = True
+    if _st.view_replay or base._device.as_strided is None:
+        prev = _st.grad_enabled
+        _st.grad_enabled = True
         try:
             fresh = vi.replay(base)   # the chain of view nodes, on the base's history
         finally:
-            _gm.enabled = prev
+            _st.grad_enabled = prev
         view._grad_fn = fresh._grad_fn
         view._output_nr = fresh._output_nr
         return

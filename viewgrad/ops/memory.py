@@ -50,8 +50,8 @@ def _to_device(self, dev):
     data = dev.from_host(self._device.to_host(self._data)) if dev is not B.cpu else \
         self._device.to_host(self._data)
     out = Tensor._make(data, dev)
-    from ..autograd import grad_mode as _gm
-    if _gm.enabled:
+    from ..autograd.state import state as _st
+    if _st.grad_enabled:
         from .table import _edges, record
         edges = _edges((self,))
         if edges is not None:

@@ -106,7 +106,8 @@ SIGMOID = defop("sigmoid", "SigmoidBackward0", _sigmoid_fwd,
 
 
 def _relu_fwd(x):
-    return x * (x > 0)
+    # maximum, not x * (x > 0): that gives -0. for negative x (PyTorch prints 0.)
+    return _xp(x).maximum(x, _xp(x).asarray(0, dtype=x.dtype))
 
 
 RELU = defop("relu", "ReluBackward0", _relu_fwd,

@@ -18,7 +18,7 @@ import builtins as _builtins
 import operator
 
 from .. import backend as B
-from ..autograd import grad_mode as _gm
+from ..autograd.state import state as _st
 from ..autograd.graph import Node
 from ..autograd.views import CreationMeta, make_view, strided_region
 from ..tensor import Tensor, _wrap_dim
@@ -481,7 +481,7 @@ UNBIND = defop("unbind", "UnbindBackward0", None, attrs=("dim", "dtype", "device
 
 def _multi_view(op, self, datas, attrs, replays):
     node = None
-    if _gm.enabled:
+    if _st.grad_enabled:
         edges = _edges((self,))
         if edges is not None:
             from .table import record
@@ -621,7 +621,7 @@ def _seq_check(tensors, name):
 
 def _finish_variadic(node_cls, data, tensors, **fields):
     out = Tensor._make(data, tensors[0]._device)
-    if _gm.enabled:
+    if _st.grad_enabled:
         edges = _edges(tuple(tensors))
         if edges is not None:
             node = node_cls(edges)

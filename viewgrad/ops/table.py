@@ -30,8 +30,8 @@ compute, bump, rebase.
 from __future__ import annotations
 
 from .. import backend as B
-from ..autograd import grad_mode as _gm
 from ..autograd.nodes import OPS, OpDef, FnNode, defop, record, sum_to, _device_of, _edges
+from ..autograd.state import state as _st
 from ..autograd.views import apply_inplace, make_view as _make_view
 from ..tensor import Tensor
 
@@ -72,7 +72,7 @@ def dispatch(op, inputs, attrs=()):
     if type(data) not in _ARRAYS:
         data = dev.xp.asarray(data)
     out = _make(data, dev)
-    if _gm.enabled:
+    if _st.grad_enabled:
         edges = _edges(inputs)
         if edges is not None:
             out._grad_fn = record(op, inputs, out, attrs, edges)

@@ -24,10 +24,9 @@ DOT node names are ``<cluster prefix>_<id>``: ``b_n3`` (before), ``a_n3`` (after
 """
 from __future__ import annotations
 
-import html
-
 import graphviz
 
+from ..trace.sanitize import LABEL_LIMIT, SAFE_ID, dot_string, html_text
 from .common import DEFAULT_MAX_NODES, as_drawable, neighbourhood
 
 __all__ = ["draw", "Digraph", "ADDED_FILL", "NODE_FILL"]
@@ -57,7 +56,13 @@ class Digraph(graphviz.Digraph):
 
 
 def _e(s) -> str:
-    return html.escape(str(s), quote=True)
+    """Text for an HTML-like label: cleaned, cut, escaped (Note [Untrusted text])."""
+    return html_text(s, LABEL_LIMIT, keep_newlines=False)
+
+
+class _Html(str):
+    """An HTML-like label built here from escaped parts: written as ``<...>``; every other
+    attribute value is written as a quoted, escaped DOT string."""
 
 
 def _small(text, color=None):
@@ -84,8 +89,8 @@ def _node_rows(n):
 
 def _table(rows, border=0):
     body = "".join(f"<TR><TD>{r}</TD></TR>" for r, _ in rows)
-    return (f'<<TABLE BORDER="{border}" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">'
-            f"{body}</TABLE>>")
+    return _Html(f'<<TABLE BORDER="{border}" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">'
+                 f"{body}</TABLE>>")
 
 
 def _copyslices_label(n, snap):
@@ -107,8 +112,8 @@ def _copyslices_label(n, snap):
             t = "replay base" + chain_text(g.view_fns)
             rows.append(f"<TR><TD>{_small(t)}</TD></TR>")
             plain.append(t)
-    return ('<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="2" CELLPADDING="2">'
-            + "".join(rows) + "</TABLE>>"), plain
+    return _Html('<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="2" CELLPADDING="2">'
+                 + "".join(rows) + "</TABLE>>"), plain
 
 
 def _tensor_rows(t):
@@ -131,22 +136,37 @@ class _Cluster:
     """The nodes and edges of one cluster, collected before they are emitted (so a big
     graph can be placed by viewgrad's own layout first)."""
 
-    def __init__(self, name, title):
+    def __init__(self, name, title, prefix=""):
         self.name = name
         self.title = title
+        self.prefix = prefix
         self.nodes = []      # (dot name, attrs, plain rows)
         self.edges = []      # (src, dst, attrs, used by the layout?)
+        self.ids = {}        # dot name -> snapshot id
+        self._names = {}
+
+    def dot_name(self, sid) -> str:
+        """The DOT name of snapshot id ``sid``: ``<prefix>_<id>`` for the ids the tracer
+        writes (``b_n3``), a generated ``<prefix>_x<k>`` for anything else, so no text
+        from a snapshot is ever a DOT name (Note [Untrusted text])."""
+        name = self._names.get(sid)
+        if name is None:
+            name = self.prefix + (sid if isinstance(sid, str) and SAFE_ID.match(sid)
+                                  else f"x{len(self._names)}")
+            self._names[sid] = name
+            self.ids[name] = sid
+        return name
 
 
 def _collect(snap, prefix, title, max_nodes, added=(), removed=()):
     shown, cut, hidden = neighbourhood(snap, max_nodes, set(added))
     key = {"b": "before", "a": "after"}.get(prefix, "graph")
-    cl = _Cluster(f"cluster_{key}", title)
-    p = prefix + "_"
+    cl = _Cluster(f"cluster_{key}", title, prefix + "_")
+    p = cl.dot_name
     for t in snap.tensors:
         fill = MUTATED_FILL if t.id == snap.focus else TENSOR_FILL
         rows = _tensor_rows(t)
-        cl.nodes.append((p + t.id, dict(label=_table(rows), shape="box", style="filled",
+        cl.nodes.append((p(t.id), dict(label=_table(rows), shape="box", style="filled",
                                         fillcolor=fill, margin="0.08,0.04",
                                         **{"class": "tensor" + (" stale" if t.stale else "")}),
                          [r for _, r in rows]))
@@ -174,19 +194,19 @@ def _collect(snap, prefix, title, max_nodes, added=(), removed=()):
             attrs.update(style="rounded,filled,dashed", color="#9e9e9e")
             cls += " removed"
         attrs["class"] = cls
-        cl.nodes.append((p + n.id, attrs, plain))
+        cl.nodes.append((p(n.id), attrs, plain))
     for t in snap.tensors:
         if t.grad_fn is not None and t.grad_fn in shown:
             ea = {"color": "#1565c0", "arrowsize": "0.7"}
             if t.stale:
                 ea.update(style="dashed", color="#ef6c00", label="stale", fontsize="9",
                           fontcolor="#ef6c00")
-            cl.edges.append((p + t.id, p + t.grad_fn, ea, True))
+            cl.edges.append((p(t.id), p(t.grad_fn), ea, True))
         elif t.accumulator is not None and t.accumulator in shown:
-            cl.edges.append((p + t.id, p + t.accumulator,
+            cl.edges.append((p(t.id), p(t.accumulator),
                              dict(style="dotted", color="#757575", arrowsize="0.7"), True))
         if t.base is not None and snap.has_tensor(t.base):
-            cl.edges.append((p + t.id, p + t.base,
+            cl.edges.append((p(t.id), p(t.base),
                              dict(style="dotted", color="#9e9e9e", arrowhead="none",
                                   constraint="false", label="view of", fontsize="8",
                                   fontcolor="#9e9e9e"), False))
@@ -202,14 +222,14 @@ def _collect(snap, prefix, title, max_nodes, added=(), removed=()):
                 ea.update(label=str(e.index), fontsize="9")
             if e.dst in added and n.id in added:
                 ea["color"] = "#f57f17"
-            cl.edges.append((p + n.id, p + e.dst, ea, True))
+            cl.edges.append((p(n.id), p(e.dst), ea, True))
     if hidden:
-        more = p + "more"
+        more = cl.prefix + "more"
         text = f"⋯ {hidden} more node{'s' if hidden != 1 else ''}"
         cl.nodes.append((more, dict(label=text, shape="plaintext", fontcolor="#616161",
                                     **{"class": "more"}), [text]))
         for nid in sorted(cut):
-            cl.edges.append((p + nid, more, dict(style="dashed", color="#bdbdbd",
+            cl.edges.append((p(nid), more, dict(style="dashed", color="#bdbdbd",
                                                  arrowsize="0.5"), True))
     return cl
 
@@ -219,10 +239,9 @@ FAST_LAYOUT_NODES = 150
 
 
 def _quote(v) -> str:
-    v = str(v)
-    if v.startswith("<") and v.endswith(">"):
-        return v                                   # an HTML-like label
-    return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(v, _Html):
+        return v                                   # an HTML-like label, escaped parts
+    return dot_string(v)
 
 
 def _attrs(attrs) -> str:
@@ -240,8 +259,9 @@ def _emit(g, clusters, fixed):
                                   [(s, d) for s, d, _a, lay in cl.edges if lay], sizes)
             pad = 16.0
         with g.subgraph(name=cl.name) as c:
-            c.attr(label=cl.title, fontname=FONT, fontsize="14", style="rounded",
-                   color="#90a4ae", labeljust="l")
+            c.attr(fontname=FONT, fontsize="14", style="rounded", color="#90a4ae",
+                   labeljust="l")
+            c.body.append(f"\tlabel={dot_string(cl.title, LABEL_LIMIT)}\n")
             if fixed:
                 c.attr(bb=f"{x0:.1f},0,{x0 + w + 2 * pad:.1f},{h + 2 * pad + 24:.1f}")
             # Lines are written straight into the body (names are plain ids; values are
@@ -307,7 +327,8 @@ def draw(obj, max_nodes=DEFAULT_MAX_NODES, namespace=None, layout="auto") -> Dig
                                  > FAST_LAYOUT_NODES)
     g = _new_graph(name, fixed)
     if label:
-        g.attr(label=_e(label), labelloc="t", fontsize="13")
+        g.attr(labelloc="t", fontsize="13")
+        g.body.append(f"\tlabel={dot_string(label, LABEL_LIMIT)}\n")
     _emit(g, clusters, fixed)
     return g
 
@@ -324,7 +345,7 @@ def draw_backward_step(bt, step, max_nodes=DEFAULT_MAX_NODES) -> Digraph:
                   f"{bt.steps[step].name if cur else ''}", max_nodes)
     nodes = []
     for name, attrs, rows in cl.nodes:
-        nid = name[2:]
+        nid = cl.ids.get(name)
         attrs = dict(attrs)
         cls = attrs.get("class", "")
         if nid == cur:

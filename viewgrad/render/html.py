@@ -15,8 +15,11 @@ the script in CDATA), so tests can parse it with xml.etree.
 """
 from __future__ import annotations
 
-import html
+import base64
+import hashlib
 import re
+
+from ..trace.sanitize import html_text
 
 __all__ = ["to_html"]
 
@@ -82,6 +85,14 @@ _JS = """
 })();
 """
 
+# The page's one script, allowed by its hash: no 'unsafe-inline' for scripts, so an
+# injected handler or <script> (say, from a hostile trace file) could not run even if some
+# text escaped escaping. Styles stay inline (the SVGs carry style attributes).
+_SCRIPT = "//<![CDATA[\n" + _JS + "\n//]]>"
+_HASH = base64.b64encode(hashlib.sha256(_SCRIPT.encode("utf-8")).digest()).decode("ascii")
+_CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+        f"script-src 'sha256-{_HASH}'; base-uri 'none'; form-action 'none'")
+
 _PROLOG = re.compile(r"^\s*(<\?xml[^>]*\?>\s*)?(<!DOCTYPE[^>]*>\s*)?", re.S)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 
@@ -92,8 +103,10 @@ def _inline_svg(svg: str) -> str:
     return _COMMENT.sub("", svg)
 
 
-def _e(s) -> str:
-    return html.escape(str(s), quote=True)
+def _e(s, limit=2000) -> str:
+    """Any value as escaped HTML text (Note [Untrusted text]: loaded traces are untrusted;
+    every value that reaches the page goes through here, numbers included)."""
+    return html_text(s, limit)
 
 
 def _event_section(ev, renderer, max_nodes):
@@ -108,8 +121,8 @@ def _event_section(ev, renderer, max_nodes):
         prefix="b").source, renderer))
     after = _inline_svg(render_source(draw_snapshot(
         ev.after, "after", added=added, max_nodes=max_nodes, prefix="a").source, renderer))
-    parts = [f'<section class="event" id="event-{ev.index}" hidden="hidden">',
-             f"<h2>#{ev.index} {_e(ev.summary())}</h2>"]
+    parts = [f'<section class="event" id="event-{_e(ev.index)}" hidden="hidden">',
+             f"<h2>#{_e(ev.index)} {_e(ev.summary())}</h2>"]
     if ev.source is not None:
         where = f"{ev.source[0]}:{ev.source[1]}"
         text = ev.source[2] or ev.call_text()
@@ -140,19 +153,20 @@ def _event_section(ev, renderer, max_nodes):
         bt = b_t.get(t.id)
         was = bt.version if bt is not None else "-"
         rows.append(f"<tr><td>{_e(t.label)}</td><td>{_e(', '.join(t.roles))}</td>"
-                    f"<td>v{_e(was)} → v{t.version}</td>"
+                    f"<td>v{_e(was)} → v{_e(t.version)}</td>"
                     f"<td>{'stale' if t.stale else ''}</td></tr>")
     parts.append('<div class="cols"><div><h3>What changed</h3>'
                  f'<ul class="diff">{"".join(items)}</ul>'
                  '<h3>Versions</h3><table class="versions"><tr><th>tensor</th><th>role</th>'
                  f'<th>version</th><th></th></tr>{"".join(rows)}</table></div>'
                  '<div><h3>Functionalized (what the op means)</h3>'
-                 f"<pre>{_e(explain(ev))}</pre></div></div>")
+                 f"<pre>{_e(explain(ev), 20000)}</pre></div></div>")
     parts.append("</section>")
     return "\n".join(parts)
 
 
 MAX_STEP_PICTURES = 40   # a longer backward pass gets its table only
+MAX_TABLE_ROWS = 2000    # rows of one steps table
 
 
 def _steps_table(bt, upto):
@@ -160,13 +174,15 @@ def _steps_table(bt, upto):
     for st in bt.steps[:upto + 1]:
         cls = ' class="current"' if st.index == upto else ""
         acc = f" — {_e(st.variable)}.grad: {_e(st.accumulate)}" if st.accumulate else ""
-        low = ", ".join(f"{_e(n)} #{_e(i)}: {left}" + (" → ready" if left == 0 else "")
+        low = ", ".join(f"{_e(n)} #{_e(i)}: {_e(left)}" + (" → ready" if left == 0 else "")
                         for i, n, left in st.lowered)
-        rows.append(f"<tr{cls}><td>{st.index}</td><td>{_e(st.name)} #{_e(st.node)}{acc}</td>"
+        rows.append(f"<tr{cls}><td>{_e(st.index)}</td><td>{_e(st.name)} #{_e(st.node)}{acc}</td>"
                     f"<td>{_e(', '.join(g.text() for g in st.inputs) or '-')}</td>"
                     f"<td>{_e(', '.join(g.text() for g in st.outputs) or '-')}</td>"
                     f"<td>{low}</td>"
                     f"<td>{_e(', '.join(n for _i, n in st.ready) or '(empty)')}</td></tr>")
+        if len(rows) > MAX_TABLE_ROWS:
+            break
     return ('<table class="versions"><tr><th>#</th><th>node ran</th><th>grad in</th>'
             "<th>grads out</th><th>lowered counts</th><th>ready queue</th></tr>"
             + "".join(rows) + "</table>")
@@ -175,13 +191,13 @@ def _steps_table(bt, upto):
 def _backward_sections(bt, renderer, max_nodes):
     from .dot import draw_backward_step
     from .svg import render_source
-    head = f"backward #{bt.index}"
+    head = f"backward #{bt.index}"  # escaped where used
     src = ""
     if bt.source is not None:
         src = (f'<p><span class="source">{_e(bt.source[2] or "")}</span> '
-               f'<span class="hint">{_e(bt.source[0])}:{bt.source[1]}</span></p>')
+               f'<span class="hint">{_e(bt.source[0])}:{_e(bt.source[1])}</span></p>')
     if len(bt.steps) > MAX_STEP_PICTURES or not bt.steps:
-        return [f'<section class="event" id="backward-{bt.index}" hidden="hidden">'
+        return [f'<section class="event" id="backward-{_e(bt.index)}" hidden="hidden">'
                 f"<h2>{_e(bt.summary()[:300])}</h2>{src}"
                 f"{_steps_table(bt, len(bt.steps) - 1)}</section>"]
     out = []
@@ -190,8 +206,8 @@ def _backward_sections(bt, renderer, max_nodes):
     for st in bt.steps:
         svg = _inline_svg(render_source(draw_backward_step(bt, st.index, max_nodes).source,
                                         renderer))
-        out.append(f'<section class="event" id="backward-{bt.index}-step-{st.index}" '
-                   f'hidden="hidden"><h2>{_e(head)}, step {st.index + 1} of '
+        out.append(f'<section class="event" id="backward-{_e(bt.index)}-step-{_e(st.index)}" '
+                   f'hidden="hidden"><h2>{_e(head)}, step {_e(st.index + 1)} of '
                    f"{len(bt.steps)}: {_e(st.name)} runs</h2>{src}"
                    f'<div class="graphs"><div class="graph"><h3>graph (ran: grey, now: '
                    f"amber, ready: green border)</h3>{svg}</div></div>"
@@ -217,7 +233,7 @@ def to_html(trace, path=None, title="viewgrad trace", renderer=None, max_nodes=6
 <html xmlns="http://www.w3.org/1999/xhtml" lang="en">
 <head>
 <meta charset="utf-8" />
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:" />
+<meta http-equiv="Content-Security-Policy" content="{_CSP}" />
 <meta name="viewport" content="width=device-width, initial-scale=1" />
 <title>{_e(title)}</title>
 <style>{_CSS}</style>
@@ -231,9 +247,7 @@ def to_html(trace, path=None, title="viewgrad trace", renderer=None, max_nodes=6
 <main>
 {chr(10).join(sections)}
 </main>
-<script>//<![CDATA[
-{_JS}
-//]]></script>
+<script>{_SCRIPT}</script>
 </body>
 </html>
 """

@@ -16,22 +16,29 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
+from ..trace.sanitize import LABEL_LIMIT, clean, rich_text
 from .common import DEFAULT_MAX_NODES, as_drawable, neighbourhood
+
+
+def _c(s) -> str:
+    """Snapshot text made safe for the terminal (Note [Untrusted text]); always appended
+    as plain text, never parsed as rich markup."""
+    return clean(s, LABEL_LIMIT)
 
 __all__ = ["render_snapshot", "render_event", "render", "show", "snapshot_trees"]
 
 
 def _tensor_text(t, focus):
     s = Text()
-    s.append(t.label, style="bold green" if t.id == focus else "bold")
-    s.append(f"  {list(t.shape)} v{t.version}", style="dim")
+    s.append(_c(t.label), style="bold green" if t.id == focus else "bold")
+    s.append(_c(f"  {list(t.shape)} v{t.version}"), style="dim")
     if t.is_view:
         from ..trace.snapshot import chain_text
-        s.append(f"  view of {t.base_label}{chain_text(t.view_fns)}", style="cyan")
+        s.append(_c(f"  view of {t.base_label}{chain_text(t.view_fns)}"), style="cyan")
     elif t.requires_grad and t.is_leaf:
         s.append("  leaf", style="cyan")
     if t.values is not None:
-        s.append(f"  {t.values}", style="dim")
+        s.append(_c(f"  {t.values}"), style="dim")
     return s
 
 
@@ -42,23 +49,23 @@ def _node_text(n, snap, mark):
     elif mark == "-":
         s.append("- ", style="bold red")
     style = {"+": "bold yellow", "-": "strike red"}.get(mark, "bold")
-    s.append(n.name, style=style)
+    s.append(_c(n.name), style=style)
     if n.kind == "copyslices" and n.wrapped and snap.has_node(n.wrapped):
         fn = snap.node(n.wrapped)
         s.append("(", style="dim")
-        s.append(f"fn={fn.name}", style="magenta")
+        s.append(_c(f"fn={fn.name}"), style="magenta")
         s.append(")", style="dim")
         n_saved = fn.saved
     else:
         n_saved = n.saved
-    s.append(f" #{n.id}", style="dim")
+    s.append(_c(f" #{n.id}"), style="dim")
     if n.kind == "accumulate" and n.variable_label:
-        s.append(f" → {n.variable_label}.grad", style="cyan")
+        s.append(_c(f" → {n.variable_label}.grad"), style="cyan")
     for sv in n_saved:
         s.append("  ")
-        s.append(sv.text(), style="bold red" if sv.moved else "dim")
+        s.append(_c(sv.text()), style="bold red" if sv.moved else "dim")
     if n.geometry is not None:
-        s.append(f"  [{n.geometry.text()}]", style="dim")
+        s.append(_c(f"  [{n.geometry.text()}]"), style="dim")
     if n.freed:
         s.append("  (freed)", style="dim")
     return s
@@ -89,7 +96,7 @@ def snapshot_trees(snap, max_nodes=DEFAULT_MAX_NODES, added=(), removed=(), tens
             mark = "+" if nid in added else ("-" if nid in removed else None)
             label = Text(prefix, style="yellow" if "stale" in prefix else "dim")
             if nid in seen:
-                label.append(f"↑ {n.name} #{nid}", style="dim italic")
+                label.append(_c(f"↑ {n.name} #{nid}"), style="dim italic")
                 parent.add(label)
                 continue
             seen.add(nid)
@@ -99,7 +106,7 @@ def snapshot_trees(snap, max_nodes=DEFAULT_MAX_NODES, added=(), removed=(), tens
                 child.add(Text(f"⋯ {cut[nid]} more edge(s) not shown", style="dim"))
             outs = snap.out_edges(nid)
             for e in reversed(outs):
-                pre = f"[{e.index}] " if len(outs) > 1 else ""
+                pre = _c(f"[{e.index}] ") if len(outs) > 1 else ""
                 stack.append((child, e.dst, pre))
     if hidden:
         trees.append(Text(f"⋯ {hidden} more node{'s' if hidden != 1 else ''} not shown",
@@ -135,17 +142,17 @@ def render_event(event, compact=False, max_nodes=DEFAULT_MAX_NODES):
     grid.add_column(ratio=1)
     grid.add_row(left, right)
     head = Text()
-    head.append(f"#{event.index} ", style="dim")
-    head.append(event.summary(), style="bold")
+    head.append(_c(f"#{event.index} "), style="dim")
+    head.append(clean(event.summary(), 2000), style="bold")
     parts = [head]
     if event.source is not None and event.source[2] and not compact:
-        parts.append(Text(f"  {event.source[0]}:{event.source[1]}: {event.source[2]}",
-                          style="dim"))
+        parts.append(Text(clean(f"  {event.source[0]}:{event.source[1]}: {event.source[2]}",
+                                2000), style="dim"))
     parts.append(grid)
     if not compact:
-        parts.append(Text(d.summary(), style="yellow"))
+        parts.append(rich_text(d.summary(), "yellow", 20000))
         from ..trace.explain import explain
-        parts.append(Panel(Text(explain(event)), title="functionalized",
+        parts.append(Panel(rich_text(explain(event), limit=20000), title="functionalized",
                            title_align="left", border_style="grey50"))
     return Group(*parts)
 
@@ -164,7 +171,8 @@ def show(obj, console=None, compact=False):
 def render_backward(bt, upto=None):
     """A backward pass as a table: one row per executed node, in the order it ran, with the
     gradients in and out, the ready queue, and the counts it lowered."""
-    t = Table(title=bt.summary() if upto is None else f"backward #{bt.index}, step {upto}",
+    t = Table(title=rich_text(bt.summary() if upto is None
+                              else f"backward #{bt.index}, step {upto}", limit=2000),
               title_justify="left", show_lines=False, header_style="bold")
     t.add_column("#", justify="right", style="dim")
     t.add_column("node ran")
@@ -174,17 +182,21 @@ def render_backward(bt, upto=None):
     t.add_column("ready queue while it ran", style="dim")
     steps = bt.steps if upto is None else bt.steps[:upto + 1]
     for s in steps:
-        name = Text(f"{s.name} #{s.node}", style="bold yellow" if upto == s.index else "bold")
+        name = Text(_c(f"{s.name} #{s.node}"),
+                    style="bold yellow" if upto == s.index else "bold")
         if s.accumulate:
-            name.append(f"\n{s.variable}.grad: {s.accumulate}", style="cyan")
+            name.append("\n" + _c(f"{s.variable}.grad: {s.accumulate}"), style="cyan")
         low = Text()
         for i, (nid, nm, left) in enumerate(s.lowered):
             if i:
                 low.append("\n")
-            low.append(f"{nm} #{nid}: {left}", style="bold green" if left == 0 else "")
+            low.append(_c(f"{nm} #{nid}: {left}"), style="bold green" if left == 0 else "")
             if left == 0:
                 low.append(" → ready", style="green")
-        t.add_row(str(s.index), name, ", ".join(g.text() for g in s.inputs) or "-",
-                  ", ".join(g.text() for g in s.outputs) or "-", low,
-                  ", ".join(f"{nm} #{nid}" for nid, nm in s.ready) or "(empty)")
+        # plain Text, never markup: "[nan, 2.0]" is a value, not a style tag
+        t.add_row(Text(str(s.index)), name,
+                  rich_text(", ".join(g.text() for g in s.inputs) or "-", limit=2000),
+                  rich_text(", ".join(g.text() for g in s.outputs) or "-", limit=2000), low,
+                  rich_text(", ".join(f"{nm} #{nid}" for nid, nm in s.ready) or "(empty)",
+                            limit=2000))
     return t

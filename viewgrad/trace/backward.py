@@ -1,6 +1,6 @@
 """Backward, step by step: what the engine did, one executed node at a time.
 
-While a Tracer is active, ``observe.backward`` receives the engine's ``start(root, deps)``,
+While a Tracer is active, ``state.backward_observer`` receives the engine's ``start(root, deps)``,
 ``node(node, inputs, outputs, heap, deps)`` after each node runs, and ``end()``
 (autograd/engine.py). A ``BackwardTrace`` keeps, as plain data:
 

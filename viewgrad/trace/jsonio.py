@@ -21,6 +21,7 @@ import json
 
 from .snapshot import (EdgeInfo, Geometry, GraphSnapshot, NodeInfo, SavedInfo, TensorInfo)
 from .tracer import EventLog, InplaceEvent, Source
+from .sanitize import SAFE_ID
 from .backward import BackwardStep, BackwardTrace, GradInfo
 
 __all__ = ["TraceFormatError", "Trace", "dumps", "loads", "load", "snapshot_to_dict",
@@ -71,9 +72,25 @@ def dumps(events, backwards=(), order=None) -> str:
 
 
 # -- loading with checks ----------------------------------------------------------------
+# A trace file is untrusted (Note [Untrusted text] in sanitize.py): every field is checked
+# here, with the field named in the error; free text is escaped later, where it is drawn.
+
+MAX_BYTES = 64 * 1024 * 1024      # the largest trace file ``load`` reads
+INT_LIMIT = 2 ** 64               # |an integer| in a trace (sizes, versions, counts)
+_ARG_DEPTH = 3                    # nesting of a view op's arguments: ((1, 2), 0) at most
+
 
 def _fail(path, msg):
     raise TraceFormatError(f"{path}: {msg}")
+
+
+def _show(v) -> str:
+    from .sanitize import safe_repr, clean
+    return clean(safe_repr(v, 80))
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and -INT_LIMIT <= v <= INT_LIMIT
 
 
 def _get(d, key, path, types, optional=False):
@@ -86,27 +103,51 @@ def _get(d, key, path, types, optional=False):
     v = d[key]
     if v is None and optional:
         return None
-    if types is int and (isinstance(v, bool) or not isinstance(v, int)):
-        _fail(f"{path}.{key}", f"expected an integer, got {v!r}")
+    if types is int and not _is_int(v):
+        _fail(f"{path}.{key}", f"expected an integer (|n| <= 2**64), got {_show(v)}")
     if types is not int and not isinstance(v, types):
         want = {str: "a string", bool: "true or false", list: "a list",
                 dict: "an object"}.get(types, str(types))
-        _fail(f"{path}.{key}", f"expected {want}, got {v!r}")
+        _fail(f"{path}.{key}", f"expected {want}, got {_show(v)}")
     return v
 
 
-def _int_list(d, key, path):
+def _id(d, key, path, kind, optional=False):
+    """A node id (``n12``) or tensor id (``t3``): exactly what the tracer writes, so an id
+    can never carry text into a picture (DOT names are made from them)."""
+    v = _get(d, key, path, str, optional)
+    if v is not None and not (SAFE_ID.match(v) and v[0] == kind):
+        what = "node id like 'n12'" if kind == "n" else "tensor id like 't3'"
+        _fail(f"{path}.{key}", f"expected a {what}, got {_show(v)}")
+    return v
+
+
+def _int_list(d, key, path, nonneg=False):
     v = _get(d, key, path, list)
     for i, x in enumerate(v):
-        if isinstance(x, bool) or not isinstance(x, int):
-            _fail(f"{path}.{key}[{i}]", f"expected an integer, got {x!r}")
+        if not _is_int(x) or (nonneg and x < 0):
+            _fail(f"{path}.{key}[{i}]", f"expected a{' non-negative' if nonneg else 'n'} "
+                  f"integer, got {_show(x)}")
     return tuple(v)
 
 
-def _tup(v):
+def _str_list(d, key, path):
+    v = _get(d, key, path, list)
+    for i, x in enumerate(v):
+        if not isinstance(x, str):
+            _fail(f"{path}.{key}[{i}]", f"expected a string, got {_show(x)}")
+    return tuple(v)
+
+
+def _arg(v, path, depth=0):
+    """A view op's argument: a number, string, true/false, null, or a short list of them."""
     if isinstance(v, list):
-        return tuple(_tup(x) for x in v)
-    return v
+        if depth >= _ARG_DEPTH:
+            _fail(path, "view op arguments nest too deeply")
+        return tuple(_arg(x, f"{path}[{i}]", depth + 1) for i, x in enumerate(v))
+    if v is None or isinstance(v, (bool, str, float)) or _is_int(v):
+        return v
+    _fail(path, f"expected a number, string or list, got {_show(v)}")
 
 
 def _view_fns(d, key, path):
@@ -115,18 +156,18 @@ def _view_fns(d, key, path):
     for i, item in enumerate(v):
         if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)
                 and isinstance(item[1], list)):
-            _fail(f"{path}.{key}[{i}]", f"expected [op name, [args]], got {item!r}")
-        out.append((item[0], _tup(item[1])))
+            _fail(f"{path}.{key}[{i}]", f"expected [op name, [args]], got {_show(item)}")
+        out.append((item[0], _arg(item[1], f"{path}.{key}[{i}][1]")))
     return tuple(out)
 
 
 def _saved(d, path):
     return SavedInfo(
-        name=_get(d, "name", path, str), shape=_int_list(d, "shape", path),
+        name=_get(d, "name", path, str), shape=_int_list(d, "shape", path, True),
         dtype=_get(d, "dtype", path, str), saved_version=_get(d, "saved_version", path, int),
         current_version=_get(d, "current_version", path, int),
         is_output=_get(d, "is_output", path, bool),
-        tensor=_get(d, "tensor", path, str, True),
+        tensor=_id(d, "tensor", path, "t", True),
         tensor_label=_get(d, "tensor_label", path, str, True))
 
 
@@ -141,8 +182,8 @@ def _node(d, path):
     geo = _get(d, "geometry", path, dict, True)
     if geo is not None:
         gp = f"{path}.geometry"
-        geo = Geometry(_int_list(geo, "base_sizes", gp), _int_list(geo, "base_strides", gp),
-                       _int_list(geo, "view_sizes", gp), _int_list(geo, "view_strides", gp),
+        geo = Geometry(_int_list(geo, "base_sizes", gp, True), _int_list(geo, "base_strides", gp),
+                       _int_list(geo, "view_sizes", gp, True), _int_list(geo, "view_strides", gp),
                        _get(geo, "view_offset", gp, int), _view_fns(geo, "view_fns", gp),
                        _get(geo, "replay", gp, bool))
     kind = _get(d, "kind", path, str)
@@ -150,29 +191,29 @@ def _node(d, path):
     if kind not in kinds:
         _fail(f"{path}.kind", f"expected one of {', '.join(kinds)}, got {kind!r}")
     return NodeInfo(
-        id=_get(d, "id", path, str), name=_get(d, "name", path, str), kind=kind,
+        id=_id(d, "id", path, "n"), name=_get(d, "name", path, str), kind=kind,
         seq=_get(d, "seq", path, int), saved=saved, attrs=tuple(attrs),
-        freed=_get(d, "freed", path, bool), wrapped=_get(d, "wrapped", path, str, True),
-        parent=_get(d, "parent", path, str, True), geometry=geo,
-        variable=_get(d, "variable", path, str, True),
+        freed=_get(d, "freed", path, bool), wrapped=_id(d, "wrapped", path, "n", True),
+        parent=_id(d, "parent", path, "n", True), geometry=geo,
+        variable=_id(d, "variable", path, "t", True),
         variable_label=_get(d, "variable_label", path, str, True),
         more=_get(d, "more", path, int))
 
 
 def _tensor(d, path):
     return TensorInfo(
-        id=_get(d, "id", path, str), label=_get(d, "label", path, str),
-        shape=_int_list(d, "shape", path), stride=_int_list(d, "stride", path),
+        id=_id(d, "id", path, "t"), label=_get(d, "label", path, str),
+        shape=_int_list(d, "shape", path, True), stride=_int_list(d, "stride", path),
         offset=_get(d, "offset", path, int), dtype=_get(d, "dtype", path, str),
         version=_get(d, "version", path, int), is_view=_get(d, "is_view", path, bool),
-        base=_get(d, "base", path, str, True), base_label=_get(d, "base_label", path, str, True),
+        base=_id(d, "base", path, "t", True), base_label=_get(d, "base_label", path, str, True),
         requires_grad=_get(d, "requires_grad", path, bool),
-        is_leaf=_get(d, "is_leaf", path, bool), grad_fn=_get(d, "grad_fn", path, str, True),
+        is_leaf=_get(d, "is_leaf", path, bool), grad_fn=_id(d, "grad_fn", path, "n", True),
         output_nr=_get(d, "output_nr", path, int),
-        accumulator=_get(d, "accumulator", path, str, True),
+        accumulator=_id(d, "accumulator", path, "n", True),
         stale=_get(d, "stale", path, bool), view_fns=_view_fns(d, "view_fns", path),
         creation_meta=_get(d, "creation_meta", path, str, True),
-        roles=tuple(_get(d, "roles", path, list)), name=_get(d, "name", path, str, True),
+        roles=_str_list(d, "roles", path), name=_get(d, "name", path, str, True),
         values=_get(d, "values", path, str, True))
 
 
@@ -184,12 +225,17 @@ def snapshot_from_dict(d, path="snapshot") -> GraphSnapshot:
     edges = []
     for i, e in enumerate(_get(d, "edges", path, list)):
         p = f"{path}.edges[{i}]"
-        edges.append(EdgeInfo(_get(e, "src", p, str), _get(e, "dst", p, str),
+        edges.append(EdgeInfo(_id(e, "src", p, "n"), _id(e, "dst", p, "n"),
                               _get(e, "index", p, int), _get(e, "input_nr", p, int),
                               _get(e, "hidden", p, bool)))
     # references between the parts
     ids = {n.id for n in nodes}
     tids = {t.id for t in tensors}
+    for what, items, seen in (("nodes", nodes, ids), ("tensors", tensors, tids)):
+        if len(seen) != len(items):
+            dup = next(x.id for k, x in enumerate(items)
+                       if any(y.id == x.id for y in items[:k]))
+            _fail(f"{path}.{what}", f"id {dup!r} is used twice")
     for i, e in enumerate(edges):
         if e.src not in ids:
             _fail(f"{path}.edges[{i}].src", f"names node {e.src!r}, which is not in nodes")
@@ -207,7 +253,7 @@ def snapshot_from_dict(d, path="snapshot") -> GraphSnapshot:
         if n.wrapped is not None and n.wrapped not in ids:
             _fail(f"{path}.nodes[{i}].wrapped", f"names node {n.wrapped!r}, which is not in "
                   "nodes")
-    focus = _get(d, "focus", path, str, True)
+    focus = _id(d, "focus", path, "t", True)
     if focus is not None and focus not in tids:
         _fail(f"{path}.focus", f"names tensor {focus!r}, which is not in tensors")
     return GraphSnapshot(tensors, nodes, tuple(edges), focus=focus,
@@ -219,25 +265,33 @@ def snapshot_from_dict(d, path="snapshot") -> GraphSnapshot:
 def _source(e, p):
     src = _get(e, "source", p, list, True)
     if src is not None:
-        if len(src) != 3 or not isinstance(src[0], str) or isinstance(src[1], bool) \
-                or not isinstance(src[1], int) or not isinstance(src[2], (str, type(None))):
-            _fail(f"{p}.source", f"expected [file, line, text or null], got {src!r}")
+        if len(src) != 3 or not isinstance(src[0], str) or not _is_int(src[1]) \
+                or not isinstance(src[2], (str, type(None))):
+            _fail(f"{p}.source", f"expected [file, line, text or null], got {_show(src)}")
         src = Source(*src)
     return src
 
 
 def _grad(d, p):
-    shape = _get(d, "shape", p, list, True)
-    return GradInfo(_tup(shape) if shape is not None else None,
+    shape = _int_list(d, "shape", p, True) if _get(d, "shape", p, list, True) is not None \
+        else None
+    return GradInfo(shape,
                     _get(d, "dtype", p, str, True), _get(d, "values", p, str, True))
 
 
-def _pairs(v, p, n):
+_KINDS = {str: "a string", int: "a count"}
+
+
+def _pairs(v, p, types):
+    """Items ``[node id, *rest]`` with ``rest`` of ``types`` (str: a name, int: a count)."""
     out = []
+    want = ", ".join(["node id"] + [_KINDS[t] for t in types])
     for i, x in enumerate(v):
-        if not (isinstance(x, list) and len(x) == n and isinstance(x[0], str)):
-            _fail(f"{p}[{i}]", f"expected a list of {n} items starting with a node id, "
-                  f"got {x!r}")
+        if not (isinstance(x, list) and len(x) == len(types) + 1 and isinstance(x[0], str)
+                and SAFE_ID.match(x[0]) and x[0][0] == "n"
+                and all(_is_int(y) if t is int else isinstance(y, t)
+                        for y, t in zip(x[1:], types))):
+            _fail(f"{p}[{i}]", f"expected [{want}], got {_show(x)}")
         out.append(tuple(x))
     return tuple(out)
 
@@ -247,7 +301,10 @@ def _backward(d, p):
     steps = []
     for i, st in enumerate(_get(d, "steps", p, list)):
         q = f"{p}.steps[{i}]"
-        node = _get(st, "node", q, str)
+        node = _id(st, "node", q, "n")
+        if _get(st, "index", q, int) != i:
+            _fail(f"{q}.index", f"expected {i} (steps are numbered in order), got "
+                  f"{_show(st['index'])}")
         if not graph.has_node(node):
             _fail(f"{q}.node", f"names node {node!r}, which is not in the graph")
         steps.append(BackwardStep(
@@ -256,39 +313,53 @@ def _backward(d, p):
                          for j, g in enumerate(_get(st, "inputs", q, list))),
             outputs=tuple(_grad(g, f"{q}.outputs[{j}]")
                           for j, g in enumerate(_get(st, "outputs", q, list))),
-            ready=_pairs(_get(st, "ready", q, list), f"{q}.ready", 2),
-            lowered=_pairs(_get(st, "lowered", q, list), f"{q}.lowered", 3),
+            ready=_pairs(_get(st, "ready", q, list), f"{q}.ready", (str,)),
+            lowered=_pairs(_get(st, "lowered", q, list), f"{q}.lowered", (str, int)),
             accumulate=_get(st, "accumulate", q, str, True),
             variable=_get(st, "variable", q, str, True)))
     return BackwardTrace(_get(d, "index", p, int), graph,
-                         _pairs(_get(d, "deps0", p, list), f"{p}.deps0", 2), tuple(steps),
+                         _pairs(_get(d, "deps0", p, list), f"{p}.deps0", (int,)), tuple(steps),
                          _source(d, p))
 
 
 class Trace(EventLog):
     """A loaded trace: ``.events`` and ``.backwards`` like a Tracer's (records nothing)."""
 
-    def __init__(self, events, backwards=(), order=()):
+    def __init__(self, events, backwards=(), order=(), dropped=0):
         self.events = list(events)
         self.backwards = list(backwards)
         self.order = [tuple(x) for x in order]
+        self.dropped = dropped        # events the tracer's ring had dropped before writing
 
     def __repr__(self):
         return f"<Trace {len(self.events)} events>"
 
 
 def loads(text, origin="trace") -> Trace:
+    """A Trace from JSON text; a malformed or inconsistent document raises
+    ``TraceFormatError`` naming the field (never another exception)."""
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
         raise TraceFormatError(f"{origin}: not valid JSON: {e}") from None
+    except RecursionError:
+        raise TraceFormatError(f"{origin}: not a trace: the JSON nests too deeply") from None
+    except (ValueError, TypeError) as e:   # e.g. an integer with 10,000 digits, bad bytes
+        raise TraceFormatError(f"{origin}: not a trace: {e}") from None
+    try:
+        return _document(doc, origin)
+    except RecursionError:
+        raise TraceFormatError(f"{origin}: not a trace: it nests too deeply") from None
+
+
+def _document(doc, origin) -> Trace:
     if not isinstance(doc, dict):
         raise TraceFormatError(f"{origin}: expected a JSON object at the top, got "
                                f"{type(doc).__name__}")
     fmt = doc.get("format")
     if fmt != FORMAT:
-        raise TraceFormatError(f"{origin}.format: expected {FORMAT!r}, got {fmt!r} (is this "
-                               "a file written by Tracer.to_json?)")
+        raise TraceFormatError(f"{origin}.format: expected {FORMAT!r}, got {_show(fmt)} (is "
+                               "this a file written by Tracer.to_json?)")
     ver = _get(doc, "version", origin, int)
     if ver != VERSION:
         raise TraceFormatError(f"{origin}.version: this viewgrad reads version {VERSION}, the "
@@ -297,36 +368,51 @@ def loads(text, origin="trace") -> Trace:
     for i, e in enumerate(_get(doc, "events", origin, list)):
         p = f"events[{i}]"
         src = _source(e, p)
-        operands = _get(e, "operands", p, list)
-        for j, o in enumerate(operands):
-            if not isinstance(o, str):
-                _fail(f"{p}.operands[{j}]", f"expected a string, got {o!r}")
+        operands = _str_list(e, "operands", p)
         ev = InplaceEvent(_get(e, "index", p, int), _get(e, "op", p, str),
-                          _get(e, "tensor", p, str), _get(e, "tensor_id", p, str),
+                          _get(e, "tensor", p, str), _id(e, "tensor_id", p, "t"),
                           operands, snapshot_from_dict(_get(e, "before", p, dict),
                                                        f"{p}.before"),
                           snapshot_from_dict(_get(e, "after", p, dict), f"{p}.after"), src,
                           _get(e, "grad_enabled", p, bool))
-        if not ev.before.has_tensor(ev.tensor_id):
-            _fail(f"{p}.tensor_id", f"names tensor {ev.tensor_id!r}, which is not in before")
+        for key in ("before", "after"):
+            if not getattr(ev, key).has_tensor(ev.tensor_id):
+                _fail(f"{p}.tensor_id", f"names tensor {ev.tensor_id!r}, which is not in "
+                      f"{key}")
         events.append(ev)
     backwards = [_backward(b, f"backward[{i}]")
                  for i, b in enumerate(_get(doc, "backward", origin, list, True) or [])]
     order = []
     for i, x in enumerate(_get(doc, "order", origin, list, True) or []):
         if not (isinstance(x, list) and len(x) == 2 and x[0] in ("event", "backward")
-                and isinstance(x[1], int) and not isinstance(x[1], bool)
+                and _is_int(x[1])
                 and 0 <= x[1] < len(events if x[0] == "event" else backwards)):
-            _fail(f"order[{i}]", f"expected [\"event\" or \"backward\", index], got {x!r}")
+            _fail(f"order[{i}]", f"expected [\"event\" or \"backward\", index], got "
+                  f"{_show(x)}")
         order.append(tuple(x))
-    return Trace(events, backwards, order)
+    dropped = _get(doc, "dropped", origin, int, True) or 0
+    if dropped < 0:
+        _fail(f"{origin}.dropped", f"expected a count, got {dropped}")
+    return Trace(events, backwards, order, dropped)
 
 
-def load(path) -> Trace:
-    """Read a trace written by ``Tracer.to_json(path)``."""
+def load(path, max_bytes=None) -> Trace:
+    """Read a trace written by ``Tracer.to_json(path)``. Files larger than ``max_bytes``
+    (default ``MAX_BYTES``, 64 MiB) are refused before they are read into memory."""
+    limit = MAX_BYTES if max_bytes is None else max_bytes
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        with open(path, "rb") as f:
+            data = f.read(limit + 1)
     except OSError as e:
         raise TraceFormatError(f"cannot read trace file {path!r}: {e.strerror}") from None
+    if len(data) > limit:
+        raise TraceFormatError(f"{path}: larger than {limit // (1024 * 1024) or limit} "
+                               f"{'MiB' if limit >= 1024 * 1024 else 'bytes'}: not a trace "
+                               "viewgrad would write (load(path, max_bytes=...) raises the "
+                               "limit)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise TraceFormatError(f"{path}: not UTF-8 text (byte {e.start}): not a trace "
+                               "file") from None
     return loads(text, origin=str(path))

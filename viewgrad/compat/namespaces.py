@@ -1,0 +1,148 @@
+"""What each ``torch`` module means under viewgrad: ONE table, read by the import hook and
+by the coverage table.
+
+``MODULES`` maps a torch module name to a ``Namespace``: the viewgrad module that serves
+it (``target``), the torch-only basics it adds (``extras``: names real scripts touch but
+viewgrad itself has no reason to own, such as ``torch.__version__`` or
+``torch.backends.cudnn.deterministic``), and viewgrad names that must NOT show through
+because torch means something else by them (``vg.trace`` starts the tracer; ``torch.trace``
+is the matrix trace).
+
+A torch module missing from the table, or whose target does not import (a namespace a
+helper has not landed yet), is "not provided": importing it raises the plain message of
+``not_provided_message``.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+
+COVERS = "it covers autograd, tensors, nn, optim, utils.data: see the README's coverage table"
+
+
+def not_provided_message(name: str) -> str:
+    """The one sentence every missing torch name gets."""
+    return f"{name} is not provided by viewgrad ({COVERS})"
+
+
+@dataclass(frozen=True)
+class Namespace:
+    target: str | None                 # the viewgrad module serving it (None: extras only)
+    extras: str | None = None          # name of a function in this module giving a dict
+    hide: tuple = ()                   # viewgrad names that torch means differently
+    all_only: bool = False             # expose only the target's __all__ (not its imports)
+    doc: str = ""
+    settable: tuple = field(default=())  # flags a script may set (torch.backends.cudnn...)
+
+
+# viewgrad's own machinery, never a torch name (vg.trace is the tracer; torch.trace a matrix
+# op): hidden under ``torch`` so that a script gets the honest "not provided" instead
+_VG_ONLY = ("trace", "set_view_replay", "is_view_replay_enabled", "set_blame",
+            "is_blame_enabled", "cuda_is_available", "Device", "seed_generator",
+            "bool_", "register_device")
+
+MODULES: dict[str, Namespace] = {
+    "torch": Namespace("viewgrad", "_torch_extras", hide=_VG_ONLY,
+                       doc="tensors, factories, math ops, grad modes"),
+    "torch.nn": Namespace("viewgrad.nn", doc="modules, layers, losses"),
+    "torch.nn.functional": Namespace("viewgrad.nn.functional", doc="functional layers, losses"),
+    "torch.nn.init": Namespace("viewgrad.nn.init", all_only=False, doc="initialisers"),
+    "torch.nn.parameter": Namespace("viewgrad.nn.parameter", doc="Parameter"),
+    "torch.nn.utils": Namespace("viewgrad.nn.utils", doc="clip_grad_norm_, ..."),
+    "torch.optim": Namespace("viewgrad.optim", doc="optimizers"),
+    "torch.optim.optimizer": Namespace("viewgrad.optim", doc="Optimizer"),
+    "torch.optim.lr_scheduler": Namespace("viewgrad.optim.lr_scheduler",
+                                          doc="learning-rate schedulers"),
+    "torch.autograd": Namespace("viewgrad.autograd", hide=("set_view_replay",
+                                "is_view_replay_enabled", "set_blame", "is_blame_enabled"),
+                                doc="backward, grad, Function, modes, gradcheck"),
+    "torch.autograd.function": Namespace("viewgrad.autograd.function",
+                                         doc="Function, FunctionCtx, once_differentiable"),
+    "torch.autograd.functional": Namespace("viewgrad.autograd.functional",
+                                           doc="jacobian, hessian, vjp, jvp, hvp, vhp"),
+    "torch.autograd.graph": Namespace("viewgrad.autograd.graph",
+                                      doc="Node, saved-tensor hooks, gradient edges"),
+    "torch.autograd.profiler": Namespace("viewgrad.autograd.profiler",
+                                         doc="profile, record_function"),
+    "torch.autograd.gradcheck": Namespace("viewgrad.autograd.gradcheck",
+                                          doc="gradcheck, gradgradcheck"),
+    "torch.utils": Namespace(None, "_utils_extras", doc="data"),
+    "torch.utils.data": Namespace("viewgrad.utils.data",
+                                  doc="Dataset, TensorDataset, DataLoader, random_split"),
+    "torch.linalg": Namespace("viewgrad.linalg", doc="norms"),
+    "torch.testing": Namespace("viewgrad.compat.testing", doc="assert_close"),
+    "torch.cuda": Namespace(None, "_cuda_extras", doc="is_available() and seeds"),
+    "torch.backends": Namespace(None, "_backends_extras", doc="flags scripts set"),
+    "torch.backends.cudnn": Namespace(None, "_cudnn_extras", doc="flags (no effect)",
+                                      settable=("deterministic", "benchmark", "enabled")),
+    "torch.backends.mps": Namespace(None, "_mps_extras", doc="is_available() is False"),
+}
+
+
+def target_module(name: str):
+    """The viewgrad module serving torch module ``name``, or None if it has none or it does
+    not import (then the namespace is not provided)."""
+    ns = MODULES.get(name)
+    if ns is None or ns.target is None:
+        return None
+    try:
+        return importlib.import_module(ns.target)
+    except ImportError:
+        return None
+
+
+def is_provided(name: str) -> bool:
+    ns = MODULES.get(name)
+    return ns is not None and (ns.target is None or target_module(name) is not None)
+
+
+def extras(name: str) -> dict:
+    ns = MODULES.get(name)
+    if ns is None or ns.extras is None:
+        return {}
+    return globals()[ns.extras]()
+
+
+# -- the torch-only basics -------------------------------------------------------------------
+
+TORCH_VERSION = "2.13.0+viewgrad"   # the PyTorch version whose behaviour viewgrad follows
+
+
+def _torch_extras() -> dict:
+    import viewgrad as vg
+    from ..printing import set_printoptions
+    out = {"__version__": TORCH_VERSION, "dtype": type(vg.float32),  # vg dtypes are array dtypes
+          
+           "int": vg.int32, "half": vg.float16, "float16": vg.float16,
+           "get_default_dtype": lambda: vg.float32,
+           "is_floating_point": lambda t: t.is_floating_point(),
+           "set_printoptions": set_printoptions}
+    if hasattr(vg, "serialization"):
+        out["save"] = vg.serialization.save
+        out["load"] = vg.serialization.load
+    return out
+
+
+def _utils_extras() -> dict:
+    return {}
+
+
+def _cuda_extras() -> dict:
+    import viewgrad as vg
+    return {"is_available": vg.cuda.is_available, "synchronize": vg.cuda.synchronize,
+            "device_count": lambda: 1 if vg.cuda.is_available() else 0,
+            "manual_seed": vg.manual_seed, "manual_seed_all": vg.manual_seed,
+            "empty_cache": lambda: None}
+
+
+def _backends_extras() -> dict:
+    return {}
+
+
+def _cudnn_extras() -> dict:
+    return {"deterministic": False, "benchmark": False, "enabled": True,
+            "is_available": lambda: False}
+
+
+def _mps_extras() -> dict:
+    return {"is_available": lambda: False, "is_built": lambda: False}
