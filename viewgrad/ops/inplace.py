@@ -11,7 +11,7 @@ from __future__ import annotations
 from .. import backend as B
 from ..tensor import Tensor
 from . import pointwise as P
-from .shape import INDEX_PUT, normalize_key, _basic_steps
+from .indexing import INDEX_PUT, normalize_key, _basic_steps
 from .table import apply_inplace, defop, dispatch, method, sum_to
 
 __all__ = ["copy_", "fill_", "zero_", "masked_fill_", "masked_fill", "setitem"]
