@@ -29,7 +29,7 @@ import sys
 from ..tensor import Tensor
 from . import anomaly as _anomaly
 from .accumulate import AccumulateGrad, accumulate as _accumulate
-from .graph import Node
+from .graph import Node, check_hook_result
 from .state import state as _st
 
 __all__ = ["backward", "grad", "run_backward", "GraphRoot"]
@@ -119,6 +119,7 @@ def _call_hooks_and_capture(node, inputs, captures, capture_out, accumulate_capt
                 for fn in list(hooks.values()):
                     r = fn(inputs[nr])
                     if r is not None:
+                        check_hook_result(fn, inputs[nr], r)
                         inputs[nr] = r
     rg = node._retains_grad
     if rg:
@@ -141,6 +142,7 @@ def _call_hooks_and_capture(node, inputs, captures, capture_out, accumulate_capt
                     for fn in list(node.variable._hooks.values()):
                         r = fn(g)
                         if r is not None:
+                            check_hook_result(fn, g, r)
                             g = r
                 if accumulate_captured:
                     t = capture_out[idx]

@@ -39,6 +39,10 @@ class FnNode(Node):
     # _shapes: the inputs' shapes, for ops that broadcast (None otherwise)
     __slots__ = ("_saved", "_releasable", "_shapes")
     OP: "OpDef" = None
+    # The inputs' dtypes, only when some input's dtype differs from the output's (a float32
+    # x times a float64 w): each gradient is cast back to its input's dtype, as PyTorch's
+    # validate_outputs does, so a float32 leaf never receives a float64 .grad.
+    _dtypes = None
 
     def apply(self, grads):
         op = self.OP
@@ -60,6 +64,8 @@ class FnNode(Node):
             if shapes is not None and g is not None and g._data.shape != shapes[i]:
                 g = sum_to(g, shapes[i])
             out.append(g)
+        if self._dtypes is not None:
+            _cast_to_inputs(out, self._dtypes)
         return out
 
     def _apply_fast(self, g, op, saved):
@@ -89,6 +95,8 @@ class FnNode(Node):
             if type(r) not in _ARRAYS:
                 r = dev.xp.asarray(r)
             out.append(_make(r, dev))
+        if self._dtypes is not None:
+            _cast_to_inputs(out, self._dtypes)
         return out
 
     def release_variables(self):
@@ -116,6 +124,12 @@ class FnNode(Node):
     def saved_tensors(self):
         return tuple(v.unpack(self) for v in (self._saved or {}).values()
                      if type(v) is SavedTensor)
+
+
+def _cast_to_inputs(grads, dtypes):
+    for i, g in enumerate(grads):
+        if g is not None and dtypes[i] is not None and g._data.dtype != dtypes[i]:
+            grads[i] = g.to(dtypes[i])
 
 
 def _unpack(v, node):
@@ -152,6 +166,7 @@ class OpDef:
         self.differentiable_outputs = differentiable_outputs
         self.samples = samples            # for the gradcheck sweep: fn(rng) -> [(args, kw)]
         self.fast = None                  # array kernels for plain backward (ops/fast.py)
+        self.promote = False              # cast inputs per PyTorch's type promotion first
         # formulas: tuple aligned with inputs of (fn or None, deps, uses_result)
         fl = []
         for inp in inputs:
@@ -167,6 +182,7 @@ class OpDef:
                     raise TypeError(f"derivative of {name} wrt {inp}: unknown name {p!r}")
             fl.append((f, tuple(params), "result" in params))
         self.formulas = tuple(fl)
+        self.uses_result = any(u for _, _, u in fl)
         self.node_cls = type(node_name, (cls,), {"__slots__": (), "OP": self})
         self._plans = {}
 
@@ -218,10 +234,12 @@ class OpDef:
 
 def defop(name, node_name, forward, inputs=("self",), attrs=(), broadcast=False,
           multi_output=False, view=False, differentiable_outputs=None, samples=None,
-          cls=FnNode, **formulas):
-    """Declare an op in the derivatives table; returns its OpDef."""
+          cls=FnNode, promote=False, **formulas):
+    """Declare an op in the derivatives table; returns its OpDef. ``promote=True``: the
+    forward gets its tensor inputs cast to PyTorch's result dtype (elementwise ops)."""
     op = OpDef(name, node_name, forward, tuple(inputs), tuple(attrs), formulas, broadcast,
                multi_output, view, differentiable_outputs, samples, cls)
+    op.promote = promote
     if name in OPS:
         raise ValueError(f"op {name!r} declared twice in the derivatives table")
     OPS[name] = op
@@ -275,6 +293,13 @@ def record(op, inputs, out, attrs, edges):
     node._saved = saved
     node._shapes = tuple([x._data.shape if isinstance(x, _Tensor) else None for x in inputs]
                          ) if op.broadcast else None
+    if len(inputs) > 1 and type(out) is _Tensor:
+        od = out._data.dtype
+        for x in inputs:
+            if isinstance(x, _Tensor) and x._data.dtype != od:
+                node._dtypes = tuple([x._data.dtype if isinstance(x, _Tensor) else None
+                                      for x in inputs])
+                break
     if _st.anomaly:
         _anomaly.record_forward_stack(node)
     return node

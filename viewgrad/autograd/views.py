@@ -87,13 +87,13 @@ from .. import backend as B
 from ..tensor import Tensor
 from . import blame as _blame
 from .accumulate import owns_memory
-from .graph import Node
+from .graph import Node, SavedTensor
 from .nodes import OPS, _device_of, _edges, record
 from .state import state as _st
 
 __all__ = ["CreationMeta", "ViewInfo", "make_view", "apply_inplace", "check_inplace",
-           "rebase_history", "CopySlices", "regenerate_grad_fn", "set_view_replay",
-           "is_view_replay_enabled", "strided_region"]
+           "check_no_partial_overlap", "rebase_history", "CopySlices", "regenerate_grad_fn",
+           "set_view_replay", "is_view_replay_enabled", "strided_region"]
 
 
 class CreationMeta(enum.Enum):
@@ -223,14 +223,23 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
     opname = name or (op.name + "_")
     grad_on = _st.grad_enabled
     edges = _edges(inputs) if grad_on else None
+    check_no_partial_overlap(self, others, opname)
     check_inplace(self, edges is not None, opname)
     hook = _st.inplace_observer
     token = hook.before(opname, self, others) if hook is not None else None
-    if edges is not None and any(kind == 0 and idx == 0 for _, kind, idx in
-                                 op.save_plan(tuple(e is not None for e in edges))):
-        # A formula needs self's value from BEFORE the op (mul_ saves self for other's
-        # gradient): like PyTorch, save a clone of the original self.
-        inputs = (self.clone(),) + inputs[1:]
+    node = None
+    if edges is not None:
+        # Note [saved before the write]: what the node saves is captured NOW, before the
+        # write and the version bump, with the versions the operands have now. So an
+        # operand that aliases self (b.mul_(b), x.mul_(x.detach())) is saved at the old
+        # version, and backward refuses it ("modified by an inplace operation") instead
+        # of using the new values: a wrong gradient that raises nothing.
+        if any(kind == 0 and idx == 0 for _, kind, idx in
+               op.save_plan(tuple(e is not None for e in edges))):
+            # A formula needs self's value from BEFORE the op (mul_ saves self for other's
+            # gradient): like PyTorch, save a clone of the original self.
+            inputs = (self.clone(),) + inputs[1:]
+        node = record(op, inputs, self, attrs, edges)
     args = [t._data if isinstance(t, Tensor) else t for t in (self,) + tuple(others)]
     ufunc = _INPLACE_UFUNCS.get(op.name) if compute is None else None
     if ufunc is None or not _ufunc_into(self._device.xp, ufunc, args):
@@ -242,10 +251,14 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
             raise RuntimeError(f"{opname}: the shapes {shapes} cannot be broadcast together "
                                f"into self's shape {shapes[0]} ({e})") from None
         _write_into(self, new, opname)
-    self._version_counter.bump(opname)
-    if edges is not None:
+    vc = self._version_counter
+    vc.bump(opname)
+    if node is not None:
+        if op.uses_result:  # the saved result is self AFTER the write: its new version
+            for st in node._saved.values():
+                if type(st) is SavedTensor and st.is_output:
+                    st.saved_version = vc.version
         # self's own edge stays edge 0 (the old history): x.mul_(2) is x = x0 * 2.
-        node = record(op, inputs, self, attrs, edges)
         rebase_history(self, node)
     if token is not None:
         hook.after(token)
@@ -372,6 +385,49 @@ def check_inplace(t, result_requires_grad, opname):
             f"{opname}: a leaf Variable that requires grad is being used in an in-place "
             "operation. Use an out-of-place op (y = x * 2 instead of x.mul_(2)), or wrap the "
             "update in viewgrad.no_grad() as optimizers do.")
+
+
+def _dense_extent(t):
+    """(first, last + 1) storage offsets of a non-overlapping and dense tensor, else None
+    (PyTorch's ``is_non_overlapping_and_dense``: some permutation of it is contiguous)."""
+    d = t._data
+    dims = sorted((st, sz) for sz, st in zip(d.shape, t.stride()) if sz != 1)
+    expected = 1
+    for st, sz in dims:
+        if st != expected:
+            return None
+        expected *= sz
+    start = t.storage_offset()
+    return start, start + int(d.size)
+
+
+def check_no_partial_overlap(t, others, opname):
+    """PyTorch's ``assert_no_partial_overlap(output, input)``: an operand may be the
+    written tensor itself (``b.mul_(b)``: same memory, same strides) or be disjoint from
+    it, but not overlap it otherwise (``b.mul_(b.t())``, ``b[1:].add_(b[:-1])``): the op
+    would read elements it has already overwritten. Layouts too hard to compare (not
+    dense) pass, as in PyTorch."""
+    storage = t._storage
+    mine = None
+    for o in others:
+        if o is t or not isinstance(o, type(t)) or o._storage is not storage:
+            continue
+        if not o._data.size or not t._data.size:
+            continue
+        if mine is None:
+            mine = _dense_extent(t) or False
+        theirs = _dense_extent(o)
+        if not mine or theirs is None:
+            continue
+        if mine == theirs:
+            if o.stride() == t.stride():
+                continue  # full overlap: elementwise, each element reads itself
+        elif not (mine[0] < theirs[1] and theirs[0] < mine[1]):
+            continue
+        raise RuntimeError(
+            f"{opname}: unsupported operation: some elements of the input tensor and the "
+            "written-to tensor refer to a single memory location. Please clone() the tensor "
+            "before performing the operation.")
 
 
 # -- 3 + 4. rebase_history --------------------------------------------------------------

@@ -60,15 +60,23 @@ def dispatch(op, inputs, attrs=()):
         if type(y) is _Tensor:
             if y._device is not dev:
                 _device_of(inputs)  # raises the mixed-devices error
-            data = op.forward(x._data, y._data, *attrs)
+            if op.promote and x._data.dtype != y._data.dtype:
+                data = op.forward(*promoted_arrays(inputs), *attrs)
+            else:
+                data = op.forward(x._data, y._data, *attrs)
         elif isinstance(y, _Tensor):
             dev = _device_of(inputs)
-            data = op.forward(x._data, y._data, *attrs)
+            data = op.forward(*(promoted_arrays(inputs) if op.promote else
+                                (x._data, y._data)), *attrs)
+        elif op.promote and type(y) is float and x._data.dtype.kind in "iub":
+            data = op.forward(*promoted_arrays(inputs), *attrs)  # int tensor * 2.5
         else:
             data = op.forward(x._data, y, *attrs)
     else:
         dev = _device_of(inputs)
-        data = op.forward(*[t._data if isinstance(t, _Tensor) else t for t in inputs], *attrs)
+        data = op.forward(*(promoted_arrays(inputs) if op.promote else
+                            [t._data if isinstance(t, _Tensor) else t for t in inputs]),
+                          *attrs)
     if type(data) not in _ARRAYS:
         data = dev.xp.asarray(data)
     out = _make(data, dev)
@@ -79,6 +87,26 @@ def dispatch(op, inputs, attrs=()):
     return out
 
 
+
+
+def promoted_arrays(inputs):
+    """The inputs' arrays cast to PyTorch's result dtype (Note [type promotion] in
+    backend.py); Python scalars stay Python scalars (NumPy keeps them weak)."""
+    dims, zero_dims, scalars = [], [], []
+    for t in inputs:
+        if isinstance(t, _Tensor):
+            (dims if t._data.ndim else zero_dims).append(t._data.dtype)
+        elif isinstance(t, (bool, int, float, complex)):
+            scalars.append(t)
+    rt = B.torch_result_type(dims, zero_dims, scalars)
+    out = []
+    for t in inputs:
+        if isinstance(t, _Tensor):
+            d = t._data
+            out.append(d if d.dtype == rt else d.astype(rt))
+        else:
+            out.append(t)
+    return out
 
 
 def unpack_args(args):

@@ -144,6 +144,13 @@ def _as_strided_bwd(grad, size, stride, storage_offset, in_geom):
                          int(in_idx.max()) if in_idx.size else 0)
     storage = put(zeros((n,), dtype=grad.dtype, device=grad.device),
                   Tensor._make(out_idx, grad._device), grad, accumulate=True)
+    # An input whose elements share memory (an expanded input: stride 0) sees each storage
+    # element several times; PyTorch's as_strided_backward divides each storage gradient
+    # by that count, so that the input's own backward (expand: a sum) adds it up once.
+    count = xp.bincount(in_idx.reshape(-1), minlength=n) if in_idx.size else None
+    if count is not None and int(count.max()) > 1:
+        storage = storage / Tensor._make(xp.maximum(count, 1).astype(grad.dtype),
+                                         grad._device)
     return take(storage, Tensor._make(in_idx, grad._device))
 
 
