@@ -12,8 +12,12 @@ from __future__ import annotations
 
 import functools
 
-from .state import state as _st
+from ..tensor import Tensor
+from . import anomaly as _anomaly
 from .graph import Node, SavedTensor, ERR_FREED
+from .nodes import _edges, sum_to
+from .state import state as _st
+from .views import CreationMeta, rebase_history, make_view
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable", "BackwardCFunction"]
 
@@ -61,14 +65,13 @@ class BackwardCFunction(FunctionCtx, Node):
         self._output_meta = ()
 
     def apply(self, grads):
-        from ..ops import factories as F
         grads = list(grads)
         n_out = len(self._output_meta)
         grads += [None] * (n_out - len(grads))
         if self._materialize:
             for i, (shape, dtype, device) in enumerate(self._output_meta):
                 if grads[i] is None:
-                    grads[i] = F.zeros(shape, dtype=dtype, device=device)
+                    grads[i] = Tensor._make(device.xp.zeros(shape, dtype=dtype), device)
         res = self._fn_cls.backward(self, *grads)
         if not isinstance(res, tuple):
             res = (res,)
@@ -81,8 +84,6 @@ class BackwardCFunction(FunctionCtx, Node):
                     f"function {self.name()} returned an incorrect number of gradients "
                     f"(expected {n_in}, got {len(res)})")
         out = []
-        from ..tensor import Tensor
-        from ..ops.table import sum_to
         for i, (g, meta) in enumerate(zip(res, self._input_meta)):
             if meta is None or g is None or self.next_functions[i] is None:
                 out.append(None)
@@ -134,9 +135,6 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        from ..tensor import Tensor
-        from ..ops.table import _edges
-        from .views import CreationMeta, rebase_history, make_view
         ctx = cls._backward_cls()
         tensor_args = [a if isinstance(a, Tensor) else None for a in args]
         record = _st.grad_enabled
@@ -155,9 +153,8 @@ class Function(metaclass=_FunctionMeta):
         if edges is None:
             return outputs
         ctx.next_functions = edges
-        from .anomaly import is_anomaly_enabled, record_forward_stack
-        if is_anomaly_enabled():
-            record_forward_stack(ctx)
+        if _st.anomaly:
+            _anomaly.record_forward_stack(ctx)
         ctx._input_meta = tuple((tuple(a.shape), a.dtype, a.device) if a is not None else None
                                 for a in tensor_args)
         dirty = {id(t) for t in ctx._dirty}

@@ -5,7 +5,7 @@ is a tuple of edges ``(node, input_nr)`` — one per input of the forward op —
 the nodes that produced those inputs (or ``None`` for inputs that need no gradient). An
 edge is a plain tuple, exactly as PyTorch shows it, so ``next_functions`` is readable.
 
-Nodes are created by ops (``ops/table.py``), by in-place rebasing (``autograd/views.py``),
+Nodes are created for ops by ``record`` (``autograd/nodes.py``), by in-place rebasing (``autograd/views.py``),
 by custom Functions (``autograd/function.py``) and for leaves (``AccumulateGrad`` in
 ``autograd/accumulate.py``). The engine (``autograd/engine.py``) calls ``node.apply(grads)``.
 
