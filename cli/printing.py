@@ -132,7 +132,7 @@ def graph_tree(root, namespace=None, title=None, max_nodes=200, max_depth=None) 
             continue
         # push in reverse so input 0 is printed first
         for i in range(len(edges) - 1, -1, -1):
-            nxt = edges[i][0] if edges[i] is not None else None
+            nxt = edges[i][0]
             stack.append((here, nxt, i, depth + 1))
     return tree
 

@@ -77,8 +77,8 @@ def _collect(root):
     while stack:
         node = pop()
         for e in node.next_functions:
-            if e is not None:
-                fn = e[0]
+            fn = e[0]
+            if fn is not None:
                 deps[fn] = get(fn, 0) + 1
                 if fn not in seen:
                     seen.add(fn)
@@ -95,7 +95,7 @@ def _needed(root, targets):
         if done:
             ok = False
             for e in node.next_functions:
-                if e is not None and (e[0] in targets or needed.get(e[0])):
+                if e[0] is not None and (e[0] in targets or needed.get(e[0])):
                     ok = True
                     break
             needed[node] = ok
@@ -105,7 +105,7 @@ def _needed(root, targets):
         needed[node] = False  # provisional (graphs are DAGs)
         stack.append((node, True))
         for e in node.next_functions:
-            if e is not None and e[0] not in needed:
+            if e[0] is not None and e[0] not in needed:
                 stack.append((e[0], False))
     return needed
 
@@ -242,9 +242,9 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
             i = -1
             for e in node.next_functions:
                 i += 1
-                if e is None:
-                    continue
                 fn, nr = e
+                if fn is None:
+                    continue
                 if needed is not None and not needed.get(fn) and fn not in captures:
                     continue
                 g = outs[i] if i < len(outs) else None

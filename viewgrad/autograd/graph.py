@@ -1,9 +1,10 @@
 """The pieces of an autograd graph: Node, edges, SavedTensor, hook handles.
 
 A graph is made of ``Node`` objects (PyTorch's ``grad_fn``s). A node's ``next_functions``
-is a tuple of edges ``(node, input_nr)`` — one per input of the forward op — pointing at
-the nodes that produced those inputs (or ``None`` for inputs that need no gradient). An
-edge is a plain tuple, exactly as PyTorch shows it, so ``next_functions`` is readable.
+is a tuple of edges ``(node, input_nr)`` — one per Tensor input of the forward op —
+pointing at the nodes that produced those inputs, or ``NO_EDGE == (None, 0)`` for an input
+that needs no gradient (never a bare ``None``: ``for fn, nr in node.next_functions`` works
+on every node, as in PyTorch). An edge is a plain tuple, exactly as PyTorch shows it.
 
 Nodes are created by ops (``ops/table.py``), by in-place rebasing (``autograd/views.py``),
 by custom Functions (``autograd/function.py``) and for leaves (``AccumulateGrad`` in
@@ -21,9 +22,10 @@ import itertools
 import weakref
 
 __all__ = ["Node", "SavedTensor", "RemovableHandle", "next_sequence_nr",
-           "ERR_FREED", "check_saved_version"]
+           "ERR_FREED", "check_saved_version", "NO_EDGE"]
 
 _seq = itertools.count()
+NO_EDGE = (None, 0)  # the edge of an input that needs no gradient
 next_sequence_nr = _seq.__next__
 
 ERR_FREED = (
@@ -93,6 +95,11 @@ class Node:
     def _sequence_nr_(self):
         return self._sequence_nr
 
+    def _message_name(self) -> str:
+        """The name PyTorch's C++ error messages give this node (a custom Function's node
+        is named after the Function there: "output 0 of MyFn", not "MyFnBackward")."""
+        return self.name()
+
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new
         grad_inputs."""
@@ -148,7 +155,7 @@ def check_saved_version(saved: "SavedTensor", current: int):
     msg = ("one of the variables needed for gradient computation has been modified by an "
            f"inplace operation: [{describe_tensor(saved.dtype, saved.shape)}]")
     if grad_fn is not None:
-        msg += f", which is output {saved.output_nr} of {grad_fn.name()},"
+        msg += f", which is output {saved.output_nr} of {grad_fn._message_name()},"
     msg += (f" is at version {current}; expected version {saved.saved_version} instead. "
             "Hint: enable anomaly detection to find the operation that failed to compute its "
             "gradient, with viewgrad.autograd.set_detect_anomaly(True).")

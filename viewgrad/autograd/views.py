@@ -74,7 +74,7 @@ import sys
 
 from .state import state as _st
 from .accumulate import owns_memory
-from .graph import Node
+from .graph import Node, NO_EDGE
 
 __all__ = ["CreationMeta", "ViewInfo", "make_view", "check_inplace", "rebase_history",
            "CopySlices", "regenerate_grad_fn", "set_view_replay", "is_view_replay_enabled"]
@@ -213,7 +213,10 @@ def _view_error(t, vi, indirect=False):
     fn, nr = vi.made_by or ("<unknown>", 0)
     what = ("its base or another view of its base has been" if indirect else "is being")
     meta = vi.creation_meta
-    if meta in (CreationMeta.MULTI_OUTPUT_NODE, CreationMeta.IN_CUSTOM_FUNCTION):
+    # PyTorch names the op that made the view when the view has a grad_fn; a view made
+    # with nothing recorded (e.g. a custom Function's output under no_grad) has none
+    if meta in (CreationMeta.MULTI_OUTPUT_NODE, CreationMeta.IN_CUSTOM_FUNCTION) and (
+            t._grad_fn is not None or meta is CreationMeta.MULTI_OUTPUT_NODE):
         head = f"Output {nr} of {fn} is a view and {what} modified inplace."
     elif meta is CreationMeta.INFERENCE_MODE:
         head = f"A view was created in inference mode and {what} modified inplace in normal mode."
@@ -302,7 +305,7 @@ class CopySlices(Node):
 
     def __init__(self, base, view, vi, fn):
         edge0 = base._edge()
-        super().__init__((edge0,) + tuple(fn.next_functions[1:]))
+        super().__init__((edge0 or NO_EDGE,) + tuple(fn.next_functions[1:]))
         self.fn = fn
         self.base_sizes, self.base_strides, base_offset = geometry(base)
         self.view_sizes, self.view_strides, view_offset = geometry(view)

@@ -30,7 +30,8 @@ import inspect
 
 from .. import backend as B
 from ..autograd.state import state as _st
-from ..autograd.graph import Node, SavedTensor, ERR_FREED, next_sequence_nr as _next_seq
+from ..autograd.graph import (Node, SavedTensor, ERR_FREED, NO_EDGE,
+                              next_sequence_nr as _next_seq)
 from ..tensor import Tensor
 
 __all__ = ["OpDef", "defop", "dispatch", "dispatch_view", "apply_inplace", "OPS",
@@ -62,7 +63,7 @@ class FnNode(Node):
         edges = self.next_functions
         shapes = self._shapes
         for i, (formula, deps, _) in enumerate(op.formulas):
-            if edges[i] is None or formula is None:
+            if edges[i][0] is None or formula is None:
                 out.append(None)
                 continue
             args = [_unpack(saved[d], self) for d in deps]
@@ -80,7 +81,7 @@ class FnNode(Node):
         edges = self.next_functions
         shapes = self._shapes
         for i, (k, deps) in enumerate(op.fast):
-            if edges[i] is None:
+            if edges[i][0] is None:
                 out.append(None)
                 continue
             if k is None:  # no kernel for this input: the viewgrad formula
@@ -263,7 +264,7 @@ def record(op, inputs, out, attrs, edges):
     node = _new(op.node_cls)
     node.next_functions = edges
     node._sequence_nr = _next_seq()
-    needs = tuple(e is not None for e in edges)
+    needs = tuple(e[0] is not None for e in edges)
     saved = {}
     where = None
     releasable = False
@@ -311,7 +312,8 @@ def _edge_of(t):
 
 
 def _edges(inputs):
-    """Gradient edges of the inputs, or None when no input requires grad."""
+    """Gradient edges of the inputs (NO_EDGE for one that needs no gradient, or a
+    non-Tensor operand), or None when no input requires grad."""
     if len(inputs) == 1:
         e = _edge_of(inputs[0])
         return None if e is None else (e,)
@@ -322,9 +324,9 @@ def _edges(inputs):
             e = _edge_of(t)
             if e is not None:
                 any_edge = True
-            edges.append(e)
-        else:
-            edges.append(None)
+                edges.append(e)
+                continue
+        edges.append(NO_EDGE)
     return tuple(edges) if any_edge else None
 
 
