@@ -54,7 +54,7 @@ def tensor_info(t, namespace=None) -> Text:
         parts.append(f"grad_fn={fn.name()}")
     elif t.requires_grad:
         parts.append("leaf")
-    parts.append(f"version {t._version}")
+    parts.append("inference tensor" if t.is_inference() else f"version {t._version}")
     if t._is_view():
         base = label_of(t._base, namespace)
         parts.append(f"view of {base}" if base else "a view")

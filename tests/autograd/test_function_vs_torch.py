@@ -7,51 +7,11 @@ Covered: setup_context-style and classmethod Functions; backward returning a bar
 non-Tensor inputs and outputs; ``mark_dirty`` (version bumps, refusals); outputs that are
 views of inputs or of temporaries; ``once_differentiable`` under ``create_graph``.
 """
-import warnings
-
 import pytest
 
 import viewgrad as vg
-from tests.helpers import torch_or_skip, short
-
-
-class _Wording(str):
-    """An error message that equals another when one starts with the other: viewgrad
-    keeps PyTorch's sentence and may add what to do instead."""
-
-    def __eq__(self, other):
-        return isinstance(other, str) and (self.startswith(other) or other.startswith(self))
-
-    __hash__ = str.__hash__
-
-
-def _err(e):
-    """(type, PyTorch's wording): the first line, library names normalized, without the
-    tensor type spelling (viewgrad writes 'float32 [2]' where torch writes
-    'torch.FloatTensor [2]') and without the anomaly-mode hint. viewgrad may add teaching
-    lines after the first."""
-    msg = str(e).split("\n")[0].split(" Hint:")[0]
-    msg = msg.replace("torch.", "viewgrad.").replace("viewgrad.FloatTensor", "float32")
-    return (type(e).__name__, _Wording(msg))
-
-
-def _run(scenario, lib):
-    with warnings.catch_warnings(record=True) as w:
-        warnings.simplefilter("always")
-        try:
-            out = scenario(lib)
-        except Exception as e:  # noqa: BLE001 - the error IS the observation
-            out = ("raised",) + _err(e)
-    warned = sorted({str(x.message).split(" (Triggered")[0] for x in w
-                     if issubclass(x.category, UserWarning) and "mark_dirty" in str(x.message)})
-    return out, warned
-
-
-def _same(scenario):
-    torch = torch_or_skip()
-    got, want = _run(scenario, vg), _run(scenario, torch)
-    assert got == want
-    return got
+from tests.helpers import short, same_as_torch as _same, run_scenario as _run, \
+    error_wording as _err
 
 
 def _name(fn):

@@ -113,12 +113,15 @@ def _needed(root, targets):
 def _call_hooks_and_capture(node, inputs, captures, capture_out, accumulate_captured):
     th = node._tensor_pre_hooks
     if th:
+        # a tensor hook runs whenever its node runs, with None when no gradient flowed
+        # into that output (another output of a multi-output node), as in PyTorch
         for nr, hooks in th.items():
-            if nr < len(inputs) and inputs[nr] is not None:
-                for fn in list(hooks.values()):
-                    r = fn(inputs[nr])
-                    if r is not None:
-                        inputs[nr] = r
+            if hooks and nr >= len(inputs):
+                inputs.extend([None] * (nr + 1 - len(inputs)))
+            for fn in list(hooks.values()):
+                r = fn(inputs[nr])
+                if r is not None:
+                    inputs[nr] = r
     rg = node._retains_grad
     if rg:
         for nr, ref in list(rg.items()):
@@ -157,6 +160,9 @@ def _call_hooks_and_capture(node, inputs, captures, capture_out, accumulate_capt
 
 def _apply(node, inputs):
     if node._pre_hooks:
+        from .accumulate import AccumulateGrad
+        if type(node) is AccumulateGrad:
+            inputs = node.tensor_hooks_first(inputs)  # PyTorch: tensor hooks, then these
         for fn in list(node._pre_hooks.values()):
             r = fn(tuple(inputs))
             if r is not None:
@@ -224,8 +230,9 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
             ins = buffers.pop(node)
             if captures is not None:
                 ins = _call_hooks_and_capture(node, ins, captures, capture_out, accumulate)
-                if not needed.get(node) and not (accumulate and type(node) is AccumulateGrad
-                                                 and node in captures):
+                # backward(inputs=[t]) runs t's grad_fn itself (its hooks included), as
+                # PyTorch marks the inputs' nodes needed; grad() only captures
+                if not needed.get(node) and not (accumulate and node in captures):
                     continue
             elif node._tensor_pre_hooks or node._retains_grad:
                 ins = _call_hooks_and_capture(node, ins, None, None, False)
@@ -316,6 +323,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             if materialize_grads:
                 from ..ops import factories as F
                 g = F.zeros_like(t)
+                if create_graph:
+                    g.requires_grad_()
             elif not allow_unused:
                 raise RuntimeError(
                     f"The differentiated Tensor at index {i} appears to not have been used in "

@@ -325,8 +325,8 @@ def _mark_view(vi, meta, fn_name, output_nr):
     from . import blame
     vi.creation_meta = meta
     vi.made_by = (fn_name, output_nr)
-    if vi.where is None and blame.is_blame_enabled():
-        vi.where = blame.user_frame(3)
+    if blame.is_blame_enabled():  # the user's line that called apply()
+        vi.where = blame.user_frame(2)
 
 
 def _alias(t, node, output_nr):

@@ -126,7 +126,12 @@ class Node:
         return h
 
     def __call__(self, *grads):
-        return self.apply(list(grads))
+        """Run this node's backward on the gradients of its forward outputs (one per
+        output, as PyTorch checks) and return the gradients of its inputs."""
+        n = self._n_outputs or 1
+        if len(grads) != n:
+            raise TypeError(f"expected {n} arguments, got {len(grads)} instead")
+        return tuple(self.apply(list(grads)))
 
     def apply(self, grads):  # pragma: no cover - every subclass overrides
         raise NotImplementedError(f"{self.name()} has no backward")
@@ -165,6 +170,13 @@ def check_saved_version(saved: "SavedTensor", current: int):
     raise RuntimeError(msg)
 
 
+ERR_INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `viewgrad.no_grad()` "
+    "instead of `viewgrad.inference_mode()`.")
+
+
 class SavedTensor:
     """A tensor saved for backward, with the version it had when saved.
 
@@ -189,6 +201,8 @@ class SavedTensor:
             self.data = t._data
             self._grad_fn_ref = weakref.ref(node) if node is not None else None
         else:
+            if vc.inference:
+                raise RuntimeError(ERR_INFERENCE_SAVED)
             self.tensor = t
             self.data = None
             self._grad_fn_ref = None

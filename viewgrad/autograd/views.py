@@ -147,8 +147,15 @@ def make_view(op, x, data, attrs, replay, creation_meta=None, output_nr=0, node=
     link appended to the view_fn chain."""
     from ..tensor import Tensor
     out = Tensor._make(data, x._device)
-    base = x._base if x._base is not None else x
     vc = x._version_counter
+    if vc.inference:
+        # a view of an inference tensor is an inference tensor and no view (PyTorch keeps
+        # no autograd metadata for it); a view of a normal tensor stays a normal view, even
+        # one made in inference mode (it shares the base's version counter below)
+        out._storage = x._storage
+        out._version_counter = vc
+        return out
+    base = x._base if x._base is not None else x
     out._base = base
     out._storage = x._storage
     out._version_counter = vc

@@ -110,8 +110,21 @@ def _relu_fwd(x):
     return _xp(x).maximum(x, _xp(x).asarray(0, dtype=x.dtype))
 
 
+def _threshold_backward_fwd(grad, self, threshold):
+    xp = _xp(grad)
+    return xp.where(self > threshold, grad, xp.zeros((), dtype=grad.dtype))
+
+
+# relu's backward is itself an op (as in PyTorch's derivatives.yaml), so double backward
+# through relu records ThresholdBackwardBackward0 with an edge to relu's result
+THRESHOLD_BACKWARD = defop(
+    "threshold_backward", "ThresholdBackwardBackward0", _threshold_backward_fwd,
+    inputs=("grad_output", "self"), attrs=("threshold",),
+    grad_output=lambda grad, self, threshold: dispatch(THRESHOLD_BACKWARD, (grad, self),
+                                                       (threshold,)),
+    self=lambda grad: grad * 0)
 RELU = defop("relu", "ReluBackward0", _relu_fwd,
-             self=lambda grad, result: grad * (result > 0).to(grad.dtype))
+             self=lambda grad, result: dispatch(THRESHOLD_BACKWARD, (grad, result), (0,)))
 
 
 def _clamp_fwd(x, min, max):

@@ -280,7 +280,10 @@ def record(op, inputs, out, attrs, edges):
                 saved[name] = st
                 releasable = True
             else:
-                saved[name] = t  # a Python scalar operand
+                # a Python scalar operand: PyTorch wraps it in a tensor and saves that,
+                # so a second backward without retain_graph fails here too
+                saved[name] = t
+                releasable = True
         elif kind == 2:
             saved[name] = attrs[idx]
         elif kind == 3:
@@ -420,13 +423,16 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
     inputs = (self,) + tuple(others)
     dev = _device_of(inputs)
     opname = name or (op.name + "_")
-    grad_on = _st.grad_enabled
-    edges = _edges(inputs) if grad_on else None
-    check_inplace(self, edges is not None, opname)
+    # check before any grad_fn is read: _edges would regenerate a stale view's grad_fn,
+    # which may raise a vaguer error than the refusal PyTorch's check_inplace reports
+    requires = _st.grad_enabled and any(isinstance(t, _Tensor) and t.requires_grad
+                                        for t in inputs)
+    check_inplace(self, requires, opname)
+    edges = _edges(inputs) if requires else None
     hook = _st.inplace_observer
     token = hook.before(opname, self, others) if hook is not None else None
     if edges is not None and any(kind == 0 and idx == 0 for _, kind, idx in
-                                 op.save_plan(tuple(e is not None for e in edges))):
+                                 op.save_plan(tuple(e[0] is not None for e in edges))):
         # A formula needs self's value from BEFORE the op (mul_ saves self for other's
         # gradient): like PyTorch, save a clone of the original self.
         inputs = (self.clone(),) + inputs[1:]
