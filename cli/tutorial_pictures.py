@@ -6,7 +6,10 @@ A step makes pictures in two ways:
   one input) gives its before/after: ``NN-stepS-eventK.svg`` (K: the event's number in the
   tutorial's session, as ``:show K`` would name it);
 * its info string can ask for more: ```` ```python graph=y ```` draws the autograd graph
-  of the tensors named (``graph=a,b``: one picture of both), ``NN-stepS-graph.svg``.
+  of the tensors named (``graph=a,b``: one picture of both), ``NN-stepS-graph.svg``;
+  ``backward=all`` (or ``backward=0,2``) draws the engine's moments of each backward pass
+  the step ran — the node running, those done, the ready queue —
+  ``NN-stepS-backwardB-stepK.svg`` (at most ``BACKWARD_LIMIT`` per pass).
 
 ``viewgrad tutorial N --update`` (every tutorial when N is left out) writes them under
 ``tutorials/pictures/`` and puts one Markdown image line per picture right under the step
@@ -28,6 +31,7 @@ import re
 from dataclasses import dataclass
 
 LIMIT = 4  # pictures of in-place events per step, as many as the REPL draws after one input
+BACKWARD_LIMIT = 8  # moments of one backward pass drawn for a step
 PICTURES = "pictures"  # the folder next to the tutorials
 KEY_MARK = "viewgrad-picture-dot-sha256:"
 
@@ -115,6 +119,18 @@ def graph_picture(number: int, tag: str, names, namespace) -> Picture:
     obj = tensors[0] if len(tensors) == 1 else tensors
     return Picture(f"{number:02d}-{tag}-graph.svg", _alt(f"the graph of {', '.join(names)}"),
                    draw(obj, namespace=namespace).source)
+
+
+def backward_pictures(number: int, tag: str, bt, which: str) -> list:
+    """Moments of backward pass ``bt`` (a ``BackwardTrace``): ``which`` is ``all`` or step
+    numbers ``0,2,…``."""
+    from viewgrad.render.dot import draw_backward_step
+    n = len(bt.steps)
+    steps = range(n) if which == "all" else [int(k) for k in which.split(",") if k.strip()]
+    return [Picture(f"{number:02d}-{tag}-backward{bt.index}-step{k}.svg",
+                    _alt(f"backward #{bt.index}, step {k}: {bt.steps[k].name} runs"),
+                    draw_backward_step(bt, k).source)
+            for k in list(steps)[:BACKWARD_LIMIT] if 0 <= k < n]
 
 
 def write(picture: Picture, folder: str) -> str:

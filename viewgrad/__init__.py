@@ -17,9 +17,12 @@ from .ops.pointwise import (add, sub, mul, div, neg, pow, abs, sqrt, exp, log, t
                             relu, clamp, where, sign, reciprocal, square)
 from .ops.reduce import sum, mean, max, min, amax, amin, gather, scatter, scatter_add, argmax, argmin
 from .ops.linalg import mm, bmm, dot, mv, addmm, matmul
-from .ops.shape import (view, reshape, as_strided, select, narrow, unsqueeze, squeeze,
+from .ops.views import (view, reshape, as_strided, select, narrow, unsqueeze, squeeze,
                         transpose, t, permute, movedim, expand, expand_as, diagonal, unfold,
-                        flatten, view_as, split, chunk, unbind, cat, stack, take, put)
+                        flatten, view_as)
+from .ops.splitting import split, chunk, unbind
+from .ops.joining import cat, stack
+from .ops.flat import take, put
 from .ops.memory import clone, detach
 from .ops.nnops import softmax, log_softmax
 from . import autograd
@@ -27,6 +30,9 @@ from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode, i
                        is_inference_mode_enabled)
 from . import nn, optim  # noqa: E402  (torch.nn-like: vg.nn.Conv2d, vg.optim.Adam)
 from . import trace, viz  # noqa: E402  (vg.trace() makes a Tracer; vg.viz draws graphs)
+from . import utils  # noqa: E402  (vg.utils.data: Dataset, DataLoader, random_split)
+from . import serialization  # noqa: E402
+from .serialization import save, load  # noqa: E402  (safe .npz archives, never pickle)
 
 bool = bool_
 float = float32

@@ -101,12 +101,32 @@ class Tensor:
     __array_priority__ = 1000
     __array_ufunc__ = None
 
-    def __init__(self, data, requires_grad=False, device=None, dtype=None):
-        """``Tensor(data)``; prefer ``viewgrad.tensor(data)`` which infers the dtype."""
+    def __init__(self, *args, requires_grad=False, device=None, dtype=None):
+        """PyTorch's legacy constructor: ``Tensor(data)`` copies data into a float32 tensor
+        (``Tensor([1, 1])`` is float32, unlike ``viewgrad.tensor([1, 1])`` which infers
+        int64); ``Tensor(2, 3)`` (sizes) makes a 2x3 tensor (zeros here; PyTorch leaves it
+        uninitialized); ``Tensor()`` is empty. Prefer ``viewgrad.tensor(data)``."""
+        sizes = tuple(args[0]) if len(args) == 1 and isinstance(args[0], Size) else args
+        if len(args) == 1 and not isinstance(args[0], (int, Size)):
+            data = args[0]
+            if isinstance(data, Tensor):
+                data = data._device.to_host(data._data)
+        elif all(isinstance(a, int) and not isinstance(a, bool) for a in sizes):
+            if any(s < 0 for s in sizes):
+                raise RuntimeError(f"Trying to create tensor with negative dimension: "
+                                   f"{list(sizes)}")
+            data = B.host_zeros(sizes if args else (0,), B.to_dtype(dtype) or B.float32)
+        else:
+            raise TypeError(f"new(): invalid data type '{type(args[1]).__name__}'; use "
+                            "Tensor(data) or Tensor(*sizes)")
         dev = B.device(device) if device is not None else (
             B.device_of_array(data) or B.get_default_device())
-        if not B.is_array(data) or (dtype is not None and data.dtype != dtype):
-            data = B.from_python(data, B.to_dtype(dtype) or B.default_float_for(data), dev)
+        want = B.to_dtype(dtype) or B.float32
+        if not B.is_array(data) or data.dtype != want:
+            data = B.from_python(data if not B.is_array(data) else dev.to_host(data), want,
+                                 dev)
+        elif B.device_of_array(data) is not dev:
+            data = B.from_python(dev.to_host(data), want, dev)
         self._data = data
         self._device = dev
         self._version_counter = InferenceVersion() if _st.inference else VersionCounter()

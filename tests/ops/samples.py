@@ -7,7 +7,7 @@ inputs that require grad: a shape, or ``("pos", shape)`` for strictly positive v
 are included wherever an op broadcasts.
 """
 import viewgrad as vg
-from viewgrad.ops import table, shape as S, reduce as R, inplace as I, nnops as NN
+from viewgrad.ops import table, views as V, indexing as X, reduce as R, inplace as I, nnops as NN
 
 _d = table.dispatch
 
@@ -65,9 +65,9 @@ SAMPLES = {
     "select": [(lambda a: a.select(1, 2), [(2, 3)])],
     "slice": [(lambda a: a[:, 1:3], [(2, 4)]), (lambda a: a[::2], [(5,)])],
     "diagonal": [(lambda a: a.diagonal(), [(3, 3)]), (lambda a: a.diagonal(1, 0, 2), [(3, 2, 4)])],
-    "select_backward": [(lambda g: _d(S.SELECT_BWD, (g,), ((2, 3), 1, 2)), [(2,)])],
-    "slice_backward": [(lambda g: _d(S.SLICE_BWD, (g,), ((2, 4), 1, 1, 3, 1)), [(2, 2)])],
-    "diagonal_backward": [(lambda g: _d(S.DIAG_BWD, (g,), ((3, 3), 0, 0, 1)), [(3,)])],
+    "select_backward": [(lambda g: _d(V.SELECT_BWD, (g,), ((2, 3), 1, 2)), [(2,)])],
+    "slice_backward": [(lambda g: _d(V.SLICE_BWD, (g,), ((2, 4), 1, 1, 3, 1)), [(2, 2)])],
+    "diagonal_backward": [(lambda g: _d(V.DIAG_BWD, (g,), ((3, 3), 0, 0, 1)), [(3,)])],
     "unsqueeze": [(lambda a: a.unsqueeze(1), [(2, 3)])],
     "squeeze": [(lambda a: a.squeeze(), [(2, 1, 3)])],
     "squeeze_dim": [(lambda a: a.squeeze(1), [(2, 1, 3)])],
@@ -82,8 +82,8 @@ SAMPLES = {
     "put": [(lambda a, s: a.put(vg.tensor([1, 4, 1]), s, accumulate=True), [(2, 3), (3,)]),
             (lambda a, s: a.put(vg.tensor([1, 4]), s), [(2, 3), (2,)])],
     "index": [(lambda a: a[[0, 2, 2]], [(3, 2)]), (lambda a: a[:, vg.tensor([1, 0])], [(2, 3)])],
-    "index_put": [(lambda a, v: S.index_put(a, (vg.tensor([0, 2]).cpu().numpy(),), v), [(3, 2), (2, 2)]),
-                  (lambda a, v: S.index_put(a, (vg.tensor([0, 0]).cpu().numpy(),), v, accumulate=True), [(3, 2), (2,)])],
+    "index_put": [(lambda a, v: X.index_put(a, (vg.tensor([0, 2]).cpu().numpy(),), v), [(3, 2), (2, 2)]),
+                  (lambda a, v: X.index_put(a, (vg.tensor([0, 0]).cpu().numpy(),), v, accumulate=True), [(3, 2), (2,)])],
     "clone": [(lambda a: a.clone(), [(2, 3)])],
     "to_copy": [(lambda a: a.to(vg.float32).to(vg.float64), [(3,)],
                  {"eps": 1e-2, "atol": 1e-3, "rtol": 1e-3})],

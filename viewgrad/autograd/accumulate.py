@@ -24,7 +24,7 @@ import sys
 import weakref
 
 from .state import state as _st
-from .graph import Node
+from .graph import Node, check_hook_result
 
 __all__ = ["AccumulateGrad", "grad_accumulator", "is_non_overlapping_and_dense",
            "obeys_layout_contract", "clone_obey_contract"]
@@ -63,6 +63,7 @@ class AccumulateGrad(Node):
         for fn in list(self.variable._hooks.values()):
             r = fn(new)
             if r is not None:
+                check_hook_result(fn, new, r)
                 new = r
         return new
 
@@ -137,6 +138,8 @@ def clone_obey_contract(grad, var):
 
 
 def accumulate(var, new, node=None):
+    if new._data.dtype != var._data.dtype:
+        new = new.to(var._data.dtype)  # .grad always has the leaf's dtype (validate_outputs)
     old = var._grad
     action = None
     if old is None:

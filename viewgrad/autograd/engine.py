@@ -27,7 +27,7 @@ import heapq
 import sys
 
 from .state import state as _st
-from .graph import Node
+from .graph import Node, check_hook_result
 
 __all__ = ["backward", "grad", "run_backward", "GraphRoot"]
 
@@ -121,6 +121,8 @@ def _call_hooks_and_capture(node, inputs, captures, capture_out, accumulate_capt
             for fn in list(hooks.values()):
                 r = fn(inputs[nr])
                 if r is not None:
+                    if inputs[nr] is not None:
+                        check_hook_result(fn, inputs[nr], r)
                     inputs[nr] = r
     rg = node._retains_grad
     if rg:
@@ -144,6 +146,7 @@ def _call_hooks_and_capture(node, inputs, captures, capture_out, accumulate_capt
                     for fn in list(node.variable._hooks.values()):
                         r = fn(g)
                         if r is not None:
+                            check_hook_result(fn, g, r)
                             g = r
                 if accumulate_captured:
                     t = capture_out[idx]

@@ -22,7 +22,7 @@ import itertools
 import weakref
 
 __all__ = ["Node", "SavedTensor", "RemovableHandle", "next_sequence_nr",
-           "ERR_FREED", "check_saved_version", "NO_EDGE"]
+           "ERR_FREED", "check_saved_version", "check_hook_result", "NO_EDGE"]
 
 _seq = itertools.count()
 NO_EDGE = (None, 0)  # the edge of an input that needs no gradient
@@ -34,6 +34,11 @@ ERR_FREED = (
     "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
     "backward through the graph a second time or if you need to access saved tensors after "
     "calling backward.")
+
+# PyTorch's wording (SavedVariable::unpack), missing space included.
+ERR_DETACHED = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_()."
+    "This is not supported, please use out-of-place `.detach()` instead")
 
 
 class RemovableHandle:
@@ -152,6 +157,28 @@ class Node:
         return f"<{self.name()} object at {id(self):#x}>"
 
 
+def check_hook_result(hook, original, result):
+    """PyTorch's check_single_result: a tensor hook may replace a gradient only by one of
+    the same dtype, device and shape (never broadcast into a wrong gradient)."""
+    from ..tensor import Tensor
+    from .. import backend as B
+    name = getattr(hook, "__name__", type(hook).__name__)
+    if not isinstance(result, Tensor):
+        raise TypeError(f"expected Tensor, but hook '{name}' returned "
+                        f"{type(result).__name__}")
+    if result._data.dtype != original._data.dtype:
+        raise RuntimeError(
+            f"hook '{name}' has changed the type of value (was "
+            f"{B.dtype_name(original._data.dtype)} got {B.dtype_name(result._data.dtype)}); "
+            f"return the gradient in its own dtype, e.g. g.to(grad.dtype)")
+    if result._device is not original._device:
+        raise RuntimeError(f"hook '{name}' has changed the device of value (was "
+                           f"{original._device.type} got {result._device.type})")
+    if result._data.shape != original._data.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value (was "
+                           f"{list(original._data.shape)} got {list(result._data.shape)})")
+
+
 def check_saved_version(saved: "SavedTensor", current: int):
     """Raise PyTorch's error for a saved tensor whose storage was modified in place."""
     from ..tensor import describe_tensor
@@ -187,7 +214,7 @@ class SavedTensor:
     """
 
     __slots__ = ("tensor", "data", "version_counter", "saved_version", "output_nr",
-                 "is_output", "_grad_fn_ref", "where")
+                 "is_output", "_grad_fn_ref", "where", "had_grad_fn")
 
     def __init__(self, t, is_output=False, node=None):
         vc = t._version_counter
@@ -206,6 +233,8 @@ class SavedTensor:
             self.tensor = t
             self.data = None
             self._grad_fn_ref = None
+        # A saved input that had a history must still have it at unpack (detach_ drops it)
+        self.had_grad_fn = not is_output and t._grad_fn is not None
 
     @property
     def shape(self):
@@ -225,6 +254,8 @@ class SavedTensor:
         if current != self.saved_version:
             check_saved_version(self, current)
         if self.tensor is not None:
+            if self.had_grad_fn and self.tensor._grad_fn is None:
+                raise RuntimeError(ERR_DETACHED)
             return self.tensor
         from ..tensor import Tensor
         t = Tensor._make(self.data)
@@ -239,7 +270,11 @@ class SavedTensor:
         current = self.version_counter.version
         if current != self.saved_version:
             check_saved_version(self, current)
-        return self.data if self.tensor is None else self.tensor._data
+        if self.tensor is None:
+            return self.data
+        if self.had_grad_fn and self.tensor._grad_fn is None:
+            raise RuntimeError(ERR_DETACHED)
+        return self.tensor._data
 
     @property
     def current_version(self):

@@ -77,6 +77,7 @@ from .accumulate import owns_memory
 from .graph import Node, NO_EDGE
 
 __all__ = ["CreationMeta", "ViewInfo", "make_view", "check_inplace", "rebase_history",
+           "check_no_partial_overlap",
            "CopySlices", "regenerate_grad_fn", "set_view_replay", "is_view_replay_enabled"]
 
 
@@ -268,6 +269,49 @@ def check_inplace(t, result_requires_grad, opname):
             "update in viewgrad.no_grad() as optimizers do.")
 
 
+def _dense_extent(t):
+    """(first, last + 1) storage offsets of a non-overlapping and dense tensor, else None
+    (PyTorch's ``is_non_overlapping_and_dense``: some permutation of it is contiguous)."""
+    d = t._data
+    dims = sorted((st, sz) for sz, st in zip(d.shape, t.stride()) if sz != 1)
+    expected = 1
+    for st, sz in dims:
+        if st != expected:
+            return None
+        expected *= sz
+    start = t.storage_offset()
+    return start, start + int(d.size)
+
+
+def check_no_partial_overlap(t, others, opname):
+    """PyTorch's ``assert_no_partial_overlap(output, input)``: an operand may be the
+    written tensor itself (``b.mul_(b)``: same memory, same strides) or be disjoint from
+    it, but not overlap it otherwise (``b.mul_(b.t())``, ``b[1:].add_(b[:-1])``): the op
+    would read elements it has already overwritten. Layouts too hard to compare (not
+    dense) pass, as in PyTorch."""
+    storage = t._storage
+    mine = None
+    for o in others:
+        if o is t or not isinstance(o, type(t)) or o._storage is not storage:
+            continue
+        if not o._data.size or not t._data.size:
+            continue
+        if mine is None:
+            mine = _dense_extent(t) or False
+        theirs = _dense_extent(o)
+        if not mine or theirs is None:
+            continue
+        if mine == theirs:
+            if o.stride() == t.stride():
+                continue  # full overlap: elementwise, each element reads itself
+        elif not (mine[0] < theirs[1] and theirs[0] < mine[1]):
+            continue
+        raise RuntimeError(
+            f"{opname}: unsupported operation: some elements of the input tensor and the "
+            "written-to tensor refer to a single memory location. Please clone() the tensor "
+            "before performing the operation.")
+
+
 # -- 2 + 3. rebase_history --------------------------------------------------------------
 
 def _move_retain_grad(t, old_fn, new_fn):
@@ -339,7 +383,7 @@ class CopySlices(Node):
             result.copy_(grad)
         if not _st.grad_enabled and not self.replay:
             # Plain backward: the same steps on arrays (no graph to build).
-            from ..ops.shape import strided_region
+            from ..ops.views import strided_region
             from ..tensor import Tensor
             region = strided_region(result, self.view_sizes, self.view_strides,
                                     self.view_offset)
@@ -404,7 +448,7 @@ def regenerate_grad_fn(view):
         return
     # Geometry mode: the node base.as_strided(view's geometry) would record, built
     # directly (the view's data is already there; only its history is new).
-    from ..ops.shape import AS_STRIDED
+    from ..ops.views import AS_STRIDED
     from ..ops.table import record
     sizes, strides, offset = geometry(view)
     attrs = (sizes, strides, offset, geometry(base))

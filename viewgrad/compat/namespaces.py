@@ -117,9 +117,6 @@ def _torch_extras() -> dict:
            "get_default_dtype": lambda: vg.float32,
            "is_floating_point": lambda t: t.is_floating_point(),
            "set_printoptions": set_printoptions}
-    if hasattr(vg, "serialization"):
-        out["save"] = vg.serialization.save
-        out["load"] = vg.serialization.load
     return out
 
 

@@ -50,6 +50,10 @@ class FnNode(Node):
     # _shapes: the inputs' shapes, for ops that broadcast (None otherwise)
     __slots__ = ("_saved", "_releasable", "_shapes")
     OP: "OpDef" = None
+    # The inputs' dtypes, only when some input's dtype differs from the output's (a float32
+    # x times a float64 w): each gradient is cast back to its input's dtype, as PyTorch's
+    # validate_outputs does, so a float32 leaf never receives a float64 .grad.
+    _dtypes = None
 
     def apply(self, grads):
         op = self.OP
@@ -71,6 +75,8 @@ class FnNode(Node):
             if shapes is not None and g is not None and g._data.shape != shapes[i]:
                 g = sum_to(g, shapes[i])
             out.append(g)
+        if self._dtypes is not None:
+            _cast_to_inputs(out, self._dtypes)
         return out
 
     def _apply_fast(self, g, op, saved):
@@ -100,6 +106,8 @@ class FnNode(Node):
             if type(r) not in _ARRAYS:
                 r = dev.xp.asarray(r)
             out.append(_make(r, dev))
+        if self._dtypes is not None:
+            _cast_to_inputs(out, self._dtypes)
         return out
 
     def release_variables(self):
@@ -127,6 +135,12 @@ class FnNode(Node):
     def saved_tensors(self):
         return tuple(v.unpack(self) for v in (self._saved or {}).values()
                      if type(v) is SavedTensor)
+
+
+def _cast_to_inputs(grads, dtypes):
+    for i, g in enumerate(grads):
+        if g is not None and dtypes[i] is not None and g._data.dtype != dtypes[i]:
+            grads[i] = g.to(dtypes[i])
 
 
 def _unpack(v, node):
@@ -163,6 +177,7 @@ class OpDef:
         self.differentiable_outputs = differentiable_outputs
         self.samples = samples            # for the gradcheck sweep: fn(rng) -> [(args, kw)]
         self.fast = None                  # array kernels for plain backward (ops/fast.py)
+        self.promote = False              # cast inputs per PyTorch's type promotion first
         # formulas: tuple aligned with inputs of (fn or None, deps, uses_result)
         fl = []
         for inp in inputs:
@@ -178,6 +193,7 @@ class OpDef:
                     raise TypeError(f"derivative of {name} wrt {inp}: unknown name {p!r}")
             fl.append((f, tuple(params), "result" in params))
         self.formulas = tuple(fl)
+        self.uses_result = any(u for _, _, u in fl)
         self.node_cls = type(node_name, (cls,), {"__slots__": (), "OP": self})
         self._plans = {}
 
@@ -229,10 +245,12 @@ class OpDef:
 
 def defop(name, node_name, forward, inputs=("self",), attrs=(), broadcast=False,
           multi_output=False, view=False, differentiable_outputs=None, samples=None,
-          cls=FnNode, **formulas):
-    """Declare an op in the derivatives table; returns its OpDef."""
+          cls=FnNode, promote=False, **formulas):
+    """Declare an op in the derivatives table; returns its OpDef. ``promote=True``: the
+    forward gets its tensor inputs cast to PyTorch's result dtype (elementwise ops)."""
     op = OpDef(name, node_name, forward, tuple(inputs), tuple(attrs), formulas, broadcast,
                multi_output, view, differentiable_outputs, samples, cls)
+    op.promote = promote
     if name in OPS:
         raise ValueError(f"op {name!r} declared twice in the derivatives table")
     OPS[name] = op
@@ -296,6 +314,13 @@ def record(op, inputs, out, attrs, edges):
     node._saved = saved
     node._shapes = tuple([x._data.shape if isinstance(x, _Tensor) else None for x in inputs]
                          ) if op.broadcast else None
+    if len(inputs) > 1 and type(out) is _Tensor:
+        od = out._data.dtype
+        for x in inputs:
+            if isinstance(x, _Tensor) and x._data.dtype != od:
+                node._dtypes = tuple([x._data.dtype if isinstance(x, _Tensor) else None
+                                      for x in inputs])
+                break
     if _st.anomaly:
         from ..autograd.anomaly import record_forward_stack
         record_forward_stack(node)
@@ -346,15 +371,23 @@ def dispatch(op, inputs, attrs=()):
         if type(y) is _Tensor:
             if y._device is not dev:
                 _device_of(inputs)  # raises the mixed-devices error
-            data = op.forward(x._data, y._data, *attrs)
+            if op.promote and x._data.dtype != y._data.dtype:
+                data = op.forward(*promoted_arrays(inputs), *attrs)
+            else:
+                data = op.forward(x._data, y._data, *attrs)
         elif isinstance(y, _Tensor):
             dev = _device_of(inputs)
-            data = op.forward(x._data, y._data, *attrs)
+            data = op.forward(*(promoted_arrays(inputs) if op.promote else
+                                (x._data, y._data)), *attrs)
+        elif op.promote and type(y) is float and x._data.dtype.kind in "iub":
+            data = op.forward(*promoted_arrays(inputs), *attrs)  # int tensor * 2.5
         else:
             data = op.forward(x._data, y, *attrs)
     else:
         dev = _device_of(inputs)
-        data = op.forward(*[t._data if isinstance(t, _Tensor) else t for t in inputs], *attrs)
+        data = op.forward(*(promoted_arrays(inputs) if op.promote else
+                            [t._data if isinstance(t, _Tensor) else t for t in inputs]),
+                          *attrs)
     if type(data) not in _ARRAYS:
         data = dev.xp.asarray(data)
     out = _make(data, dev)
@@ -365,6 +398,26 @@ def dispatch(op, inputs, attrs=()):
     return out
 
 
+
+
+def promoted_arrays(inputs):
+    """The inputs' arrays cast to PyTorch's result dtype (Note [type promotion] in
+    backend.py); Python scalars stay Python scalars (NumPy keeps them weak)."""
+    dims, zero_dims, scalars = [], [], []
+    for t in inputs:
+        if isinstance(t, _Tensor):
+            (dims if t._data.ndim else zero_dims).append(t._data.dtype)
+        elif isinstance(t, (bool, int, float, complex)):
+            scalars.append(t)
+    rt = B.torch_result_type(dims, zero_dims, scalars)
+    out = []
+    for t in inputs:
+        if isinstance(t, _Tensor):
+            d = t._data
+            out.append(d if d.dtype == rt else d.astype(rt))
+        else:
+            out.append(t)
+    return out
 
 
 def sum_to(g, shape):
@@ -419,7 +472,7 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
        grad_fn becomes a CopySlices wrapping it) — see autograd/views.py;
     4. the tracer, if any, is told before 2 and after 3.
     """
-    from ..autograd.views import check_inplace, rebase_history
+    from ..autograd.views import check_inplace, check_no_partial_overlap, rebase_history
     inputs = (self,) + tuple(others)
     dev = _device_of(inputs)
     opname = name or (op.name + "_")
@@ -427,15 +480,24 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
     # which may raise a vaguer error than the refusal PyTorch's check_inplace reports
     requires = _st.grad_enabled and any(isinstance(t, _Tensor) and t.requires_grad
                                         for t in inputs)
+    check_no_partial_overlap(self, others, opname)
     check_inplace(self, requires, opname)
     edges = _edges(inputs) if requires else None
     hook = _st.inplace_observer
     token = hook.before(opname, self, others) if hook is not None else None
-    if edges is not None and any(kind == 0 and idx == 0 for _, kind, idx in
-                                 op.save_plan(tuple(e[0] is not None for e in edges))):
-        # A formula needs self's value from BEFORE the op (mul_ saves self for other's
-        # gradient): like PyTorch, save a clone of the original self.
-        inputs = (self.clone(),) + inputs[1:]
+    node = None
+    if edges is not None:
+        # Note [saved before the write]: what the node saves is captured NOW, before the
+        # write and the version bump, with the versions the operands have now. So an
+        # operand that aliases self (b.mul_(b), x.mul_(x.detach())) is saved at the old
+        # version, and backward refuses it ("modified by an inplace operation") instead
+        # of using the new values: a wrong gradient that raises nothing.
+        if any(kind == 0 and idx == 0 for _, kind, idx in
+               op.save_plan(tuple(e[0] is not None for e in edges))):
+            # A formula needs self's value from BEFORE the op (mul_ saves self for other's
+            # gradient): like PyTorch, save a clone of the original self.
+            inputs = (self.clone(),) + inputs[1:]
+        node = record(op, inputs, self, attrs, edges)
     args = [t._data if isinstance(t, _Tensor) else t for t in (self,) + tuple(others)]
     ufunc = _INPLACE_UFUNCS.get(op.name) if compute is None else None
     if ufunc is None or not _ufunc_into(self._device.xp, ufunc, args):
@@ -447,10 +509,14 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
             raise RuntimeError(f"{opname}: the shapes {shapes} cannot be broadcast together "
                                f"into self's shape {shapes[0]} ({e})") from None
         _write_into(self, new, opname)
-    self._version_counter.bump(opname)
-    if edges is not None:
+    vc = self._version_counter
+    vc.bump(opname)
+    if node is not None:
+        if op.uses_result:  # the saved result is self AFTER the write: its new version
+            for st in node._saved.values():
+                if type(st) is SavedTensor and st.is_output:
+                    st.saved_version = vc.version
         # self's own edge stays edge 0 (the old history): x.mul_(2) is x = x0 * 2.
-        node = record(op, inputs, self, attrs, edges)
         rebase_history(self, node)
     if token is not None:
         hook.after(token)
