@@ -91,7 +91,9 @@ def _batch_norm_versions(lib):
 
 SECOND = {"x*2": lambda x: x * 2, "2*x": lambda x: 2 * x, "x/2": lambda x: x / 2,
           "mul(3.)": lambda x: x.mul(3.), "x+2": lambda x: x + 2, "x-2": lambda x: x - 2,
-          "2/x": lambda x: 2 / x, "div(2)": lambda x: x.div(2), "neg": lambda x: -x}
+          "2/x": lambda x: 2 / x, "div(2)": lambda x: x.div(2), "neg": lambda x: -x,
+          "add(x, alpha)": lambda x: x.add(x * x, alpha=2),
+          "sub(x, alpha)": lambda x: x.sub(x.exp(), alpha=2)}
 
 
 def _second_backward(lib):
