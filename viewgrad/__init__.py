@@ -24,6 +24,13 @@ from .ops.splitting import split, chunk, unbind
 from .ops.joining import cat, stack
 from .ops.flat import take, put
 from .ops.memory import clone, detach
+from .ops.unary import (sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh,
+                        exp2, expm1, log2, log10, log1p, erf, erfc, erfinv, floor, ceil,
+                        round, trunc, frac, rsqrt, logit, fix)
+from .ops.unary import (asin as arcsin, acos as arccos, atan as arctan, asinh as arcsinh,
+                        acosh as arccosh, atanh as arctanh)
+from .ops.binary import (atan2, arctan2, hypot, fmod, remainder, floor_divide, lerp, addcmul,
+                         addcdiv)
 from .ops.nnops import softmax, log_softmax
 from . import autograd
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,

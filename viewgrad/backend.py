@@ -32,8 +32,6 @@ one (and the array backends) touches numpy.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numpy.lib.stride_tricks import as_strided as _np_as_strided
 
@@ -566,22 +564,6 @@ def load_npz(path) -> dict:
     """{name: host array} read from an .npz file, refusing pickled objects."""
     with np.load(path, allow_pickle=False) as z:
         return {k: z[k] for k in z.files}
-
-
-def erf(a):
-    """The error function, elementwise, on any device's array. NumPy has none: the host
-    computes it with ``math.erf`` (exact to the last bit); CuPy uses ``cupyx.scipy.special``.
-    Used by GELU (``viewgrad/ops/activations.py``)."""
-    dev = _dev_of(a)
-    if dev.type == "cuda":
-        import cupyx.scipy.special as cs
-        return cs.erf(a)
-    host = a if dev is cpu else dev.to_host(a)
-    out = _np_erf(host).astype(host.dtype, copy=False)
-    return out if dev is cpu else dev.from_host(out)
-
-
-_np_erf = np.frompyfunc(math.erf, 1, 1)
 
 
 def save_archive(file, meta: str, arrays: dict):

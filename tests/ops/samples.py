@@ -119,3 +119,8 @@ SAMPLES = {
 from ..nn.samples import SAMPLES as _NN_SAMPLES  # noqa: E402
 
 SAMPLES.update(_NN_SAMPLES)
+
+# the pointwise math rows (ops/unary.py, ops/binary.py)
+from .samples_pointwise import SAMPLES as _POINTWISE_SAMPLES  # noqa: E402
+
+SAMPLES.update(_POINTWISE_SAMPLES)

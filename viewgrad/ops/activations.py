@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 from .. import backend as B
+from . import special
 from .table import defop, dispatch
 
 __all__ = ["leaky_relu", "elu", "gelu", "softplus", "silu", "hardtanh"]
@@ -50,13 +51,13 @@ ELU = defop("elu", "EluBackward0", _elu_fwd, attrs=("alpha",), self=_elu_bwd)
 
 
 def _gelu_fwd(self):
-    return (0.5 * self * (1 + B.erf(self * _SQRT_HALF))).astype(self.dtype, copy=False)
+    return (0.5 * self * (1 + special.erf(self * _SQRT_HALF))).astype(self.dtype, copy=False)
 
 
 def _gelu_grad_fwd(grad, self):
     # d/dx x·Φ(x) = Φ(x) + x·φ(x)
     xp = _xp(self)
-    cdf = 0.5 * (1 + B.erf(self * _SQRT_HALF))
+    cdf = 0.5 * (1 + special.erf(self * _SQRT_HALF))
     pdf = _INV_SQRT_2PI * xp.exp(-0.5 * self * self)
     return (grad * (cdf + self * pdf)).astype(self.dtype, copy=False)
 
