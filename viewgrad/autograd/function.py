@@ -15,10 +15,9 @@ import inspect
 import warnings
 
 from .state import state as _st
-from .graph import Node, SavedTensor, ERR_FREED, NO_EDGE
+from .graph import Node, SavedTensor, ERR_FREED, _NO_EDGE
 
-__all__ = ["Function", "FunctionCtx", "once_differentiable", "BackwardCFunction",
-           "DelayedError"]
+__all__ = ["Function", "FunctionCtx", "once_differentiable", "BackwardCFunction"]
 
 
 class FunctionCtx:
@@ -351,7 +350,7 @@ class _AliasOp:
 _ALIAS = _AliasOp()
 
 
-class DelayedError(Node):
+class _DelayedError(Node):
     """The node ``once_differentiable`` puts after a backward run under ``create_graph``:
     the gradients it returned require grad (so the graph looks differentiable), and
     differentiating through them raises. PyTorch's ``torch::autograd::Error``."""
@@ -394,8 +393,8 @@ def once_differentiable(fn):
         # each gradient is re-wrapped as the output of an Error node whose inputs are
         # detached leaves that require grad (so the outputs require grad)
         fakes = [o.detach().requires_grad_() if isinstance(o, Tensor) else None for o in outs]
-        node = DelayedError(ERR_ONCE_DIFFERENTIABLE,
-                            tuple(NO_EDGE if f is None else f._edge() for f in fakes))
+        node = _DelayedError(ERR_ONCE_DIFFERENTIABLE,
+                            tuple(_NO_EDGE if f is None else f._edge() for f in fakes))
         wrapped = []
         for i, f in enumerate(fakes):
             if f is None:

@@ -2,9 +2,9 @@
 
 A graph is made of ``Node`` objects (PyTorch's ``grad_fn``s). A node's ``next_functions``
 is a tuple of edges ``(node, input_nr)`` — one per Tensor input of the forward op —
-pointing at the nodes that produced those inputs, or ``NO_EDGE == (None, 0)`` for an input
-that needs no gradient (never a bare ``None``: ``for fn, nr in node.next_functions`` works
-on every node, as in PyTorch). An edge is a plain tuple, exactly as PyTorch shows it.
+pointing at the nodes that produced those inputs, or ``(None, 0)`` (``_NO_EDGE``) for an
+input that needs no gradient (never a bare ``None``: ``for fn, nr in node.next_functions``
+works on every node, as in PyTorch). An edge is a plain tuple, exactly as PyTorch shows it.
 
 Nodes are created by ops (``ops/table.py``), by in-place rebasing (``autograd/views.py``),
 by custom Functions (``autograd/function.py``) and for leaves (``AccumulateGrad`` in
@@ -26,10 +26,10 @@ from .state import state as _st
 __all__ = ["Node", "SavedTensor", "RemovableHandle", "next_sequence_nr",
            "ERR_FREED", "check_saved_version", "check_hook_result", "saved_tensors_hooks",
            "save_on_cpu", "disable_saved_tensors_hooks", "increment_version", "GradientEdge",
-           "get_gradient_edge", "register_multi_grad_hook", "NO_EDGE"]
+           "get_gradient_edge", "register_multi_grad_hook"]
 
 _seq = itertools.count()
-NO_EDGE = (None, 0)  # the edge of an input that needs no gradient
+_NO_EDGE = (None, 0)  # the edge of an input that needs no gradient
 next_sequence_nr = _seq.__next__
 
 ERR_FREED = (

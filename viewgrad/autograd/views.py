@@ -74,7 +74,7 @@ import sys
 
 from .state import state as _st
 from .accumulate import owns_memory
-from .graph import Node, NO_EDGE
+from .graph import Node, _NO_EDGE
 
 __all__ = ["CreationMeta", "ViewInfo", "make_view", "check_inplace", "rebase_history",
            "check_no_partial_overlap",
@@ -356,7 +356,7 @@ class CopySlices(Node):
 
     def __init__(self, base, view, vi, fn):
         edge0 = base._edge()
-        super().__init__((edge0 or NO_EDGE,) + tuple(fn.next_functions[1:]))
+        super().__init__((edge0 or _NO_EDGE,) + tuple(fn.next_functions[1:]))
         self.fn = fn
         self.base_sizes, self.base_strides, base_offset = geometry(base)
         self.view_sizes, self.view_strides, view_offset = geometry(view)

@@ -30,7 +30,7 @@ import inspect
 
 from .. import backend as B
 from ..autograd.state import state as _st
-from ..autograd.graph import (Node, SavedTensor, ERR_FREED, NO_EDGE,
+from ..autograd.graph import (Node, SavedTensor, ERR_FREED, _NO_EDGE,
                               next_sequence_nr as _next_seq)
 from ..tensor import Tensor
 
@@ -340,7 +340,7 @@ def _edge_of(t):
 
 
 def _edges(inputs):
-    """Gradient edges of the inputs (NO_EDGE for one that needs no gradient, or a
+    """Gradient edges of the inputs (_NO_EDGE for one that needs no gradient, or a
     non-Tensor operand), or None when no input requires grad."""
     if len(inputs) == 1:
         e = _edge_of(inputs[0])
@@ -354,7 +354,7 @@ def _edges(inputs):
                 any_edge = True
                 edges.append(e)
                 continue
-        edges.append(NO_EDGE)
+        edges.append(_NO_EDGE)
     return tuple(edges) if any_edge else None
 
 
