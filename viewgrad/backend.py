@@ -431,6 +431,18 @@ def ensure_array(x, dev):
     return dev.xp.asarray(x)
 
 
+def empty_strided(dev, size, stride, dt):
+    """(array, buffer): an uninitialised array with the given strides (in elements) over a
+    fresh 1-D buffer that it alone uses (factories.empty_strided, CopySlices, AccumulateGrad)."""
+    extent = 1 + sum((sz - 1) * st for sz, st in zip(size, stride)) if all(size) else 0
+    buf = dev.xp.empty((max(extent, 1),), dtype=dt)
+    if dev.as_strided is not None:
+        a = dev.as_strided(buf, size, tuple(s * dt.itemsize for s in stride))
+    else:
+        a = dev.xp.empty(size, dtype=dt)
+    return a, buf
+
+
 def broadcast_shapes(*shapes) -> tuple:
     """The broadcast of shapes (tuples of ints): host arithmetic, the same on every device
     (not every array module has ``broadcast_shapes``). ValueError when they don't broadcast."""

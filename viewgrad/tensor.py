@@ -151,6 +151,16 @@ class Tensor:
         t._output_nr = 0
         return t
 
+    @staticmethod
+    def _empty_strided(size, stride, dtype, device):
+        """An uninitialised tensor with the given strides over a buffer of its own
+        (``empty_strided``; CopySlices and AccumulateGrad lay gradients out with it)."""
+        a, buf = B.empty_strided(device, size, stride, dtype)
+        t = Tensor._make(a, device)
+        t._storage = buf
+        t._fresh_buffer = True
+        return t
+
     # -- data ------------------------------------------------------------------------
     @property
     def shape(self):

@@ -23,8 +23,9 @@ from __future__ import annotations
 import sys
 import weakref
 
-from .state import state as _st
+from ..tensor import Tensor
 from .graph import Node, check_hook_result
+from .state import state as _st
 
 __all__ = ["AccumulateGrad", "grad_accumulator", "is_non_overlapping_and_dense",
            "obeys_layout_contract", "clone_obey_contract"]
@@ -125,10 +126,9 @@ def obeys_layout_contract(grad, var) -> bool:
 
 def clone_obey_contract(grad, var):
     """A copy of ``grad`` laid out like ``var`` (or row-major when var is not dense)."""
-    from ..ops import factories as F
     shape = tuple(var._data.shape)
     if is_non_overlapping_and_dense(shape, var.stride()):
-        out = F.empty_strided(shape, var.stride(), dtype=grad.dtype, device=grad.device)
+        out = Tensor._empty_strided(shape, var.stride(), grad._data.dtype, grad._device)
         if _st.grad_enabled:
             # Differentiable copy (create_graph): the copy_ records CopyBackwards.
             return out.copy_(grad)

@@ -26,8 +26,11 @@ from __future__ import annotations
 import heapq
 import sys
 
-from .state import state as _st
+from ..tensor import Tensor
+from . import anomaly as _anomaly
+from .accumulate import AccumulateGrad, accumulate as _accumulate
 from .graph import Node, check_hook_result
+from .state import state as _st
 
 __all__ = ["backward", "grad", "run_backward", "GraphRoot"]
 
@@ -45,8 +48,6 @@ class GraphRoot(Node):
 
 
 def _make_root_grads(tensors, grad_tensors):
-    from ..tensor import Tensor
-    from ..ops import factories as F
     out = []
     for i, t in enumerate(tensors):
         g = grad_tensors[i] if grad_tensors is not None else None
@@ -56,9 +57,9 @@ def _make_root_grads(tensors, grad_tensors):
                     "grad can be implicitly created only for scalar outputs (output "
                     f"{i} has shape {list(t.shape)}); pass gradient=... with the same shape, "
                     "e.g. y.backward(viewgrad.ones_like(y)), or reduce first: y.sum().backward()")
-            g = F.ones_like(t)
+            g = t.new_ones(t.shape)
         elif not isinstance(g, Tensor):
-            g = F.tensor(g, dtype=t.dtype, device=t.device)
+            g = t.new_tensor(g)
         if tuple(g.shape) != tuple(t.shape):
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
@@ -136,7 +137,6 @@ def _call_hooks_and_capture(node, inputs, captures, capture_out, accumulate_capt
                     t._grad = t._grad + g
     if captures is not None:
         wanted = captures.get(node)
-        from .accumulate import AccumulateGrad
         if wanted and accumulate_captured and type(node) is AccumulateGrad:
             wanted = None  # backward(inputs=[leaf]): the AccumulateGrad itself runs
         if wanted:
@@ -153,8 +153,7 @@ def _call_hooks_and_capture(node, inputs, captures, capture_out, accumulate_capt
                     if rg and nr in rg and t._retains_grad:
                         continue  # its retain_grad hook already stored this gradient
                     if g is not None:
-                        from .accumulate import accumulate
-                        accumulate(t, g)
+                        _accumulate(t, g)
                 else:
                     prev = capture_out[idx]
                     capture_out[idx] = g if prev is None else prev + g
@@ -171,8 +170,7 @@ def _apply(node, inputs):
             if r is not None:
                 inputs = list(r)
     if _st.anomaly:
-        from .anomaly import run_with_anomaly
-        outputs = run_with_anomaly(node, inputs)
+        outputs = _anomaly.run_with_anomaly(node, inputs)
     else:
         outputs = node.apply(inputs)
     if node._post_hooks:
@@ -224,7 +222,6 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
     buffers = {root: []}
     heap = [(-root._sequence_nr, 0, root)]
     counter = 1
-    from .accumulate import AccumulateGrad
     heappop, heappush = heapq.heappop, heapq.heappush
     anomaly = _st.anomaly
     try:
@@ -283,7 +280,6 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
 
 
 def _as_tuple(x):
-    from ..tensor import Tensor
     if x is None:
         return None
     if isinstance(x, Tensor):
@@ -330,8 +326,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for i, (g, t) in enumerate(zip(res, inputs)):
         if g is None:
             if materialize_grads:
-                from ..ops import factories as F
-                g = F.zeros_like(t)
+                g = t.new_zeros(t.shape)
                 if create_graph:
                     g.requires_grad_()
             elif not allow_unused:

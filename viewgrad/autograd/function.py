@@ -14,8 +14,13 @@ import functools
 import inspect
 import warnings
 
-from .state import state as _st
+from ..tensor import Tensor
+from . import anomaly as _anomaly
+from . import blame
 from .graph import Node, SavedTensor, ERR_FREED, _NO_EDGE
+from .nodes import _edges, sum_to
+from .state import state as _st
+from .views import CreationMeta, rebase_history, make_view
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable", "BackwardCFunction"]
 
@@ -69,7 +74,6 @@ class BackwardCFunction(FunctionCtx, Node):
         self._output_meta = ()
 
     def apply(self, grads):
-        from ..ops import factories as F
         grads = list(grads)
         n_out = len(self._output_meta)
         grads += [None] * (n_out - len(grads))
@@ -77,7 +81,8 @@ class BackwardCFunction(FunctionCtx, Node):
             if meta is None:
                 grads[i] = None  # a non-Tensor output has no gradient
             elif self._materialize and grads[i] is None:
-                grads[i] = F.zeros(meta[0], dtype=meta[1], device=meta[2])
+                shape, dtype, device = meta
+                grads[i] = Tensor._make(device.xp.zeros(shape, dtype=dtype), device)
         res = self._fn_cls.backward(self, *grads)
         if not isinstance(res, tuple):
             res = (res,)  # a bare gradient, or a bare None
@@ -90,8 +95,6 @@ class BackwardCFunction(FunctionCtx, Node):
                     f"function {self.name()} returned an incorrect number of gradients "
                     f"(expected {n_in}, got {len(res)})")
         out = []
-        from ..tensor import Tensor
-        from ..ops.table import sum_to
         for i, (g, meta) in enumerate(zip(res, self._input_meta)):
             if meta is None:
                 if g is not None:
@@ -161,8 +164,6 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        from ..tensor import Tensor
-        from ..ops.table import _edges
         ctx = cls._backward_cls()
         tensors = [a for a in args if isinstance(a, Tensor)]
         edges = _edges(tuple(tensors)) if _st.grad_enabled and tensors else None
@@ -181,8 +182,7 @@ class Function(metaclass=_FunctionMeta):
         if edges is not None:
             ctx.next_functions = edges
             if _st.anomaly:
-                from .anomaly import record_forward_stack
-                record_forward_stack(ctx)
+                _anomaly.record_forward_stack(ctx)
         ctx._input_meta = tuple((tuple(a.shape), a.dtype, a.device)
                                 if isinstance(a, Tensor) else None for a in args)
         return _wrap_outputs(ctx, tensors, edges is not None, outputs, setup)
@@ -229,8 +229,6 @@ def _wrap_outputs(ctx, inputs, record, outputs, setup):
     rewrite would bypass the custom backward. ``ctx.mark_dirty`` bumps each dirty
     tensor's version once, whether or not a graph is recorded: a node that saved it before
     forward modified it (through the array, say) then fails its version check."""
-    from ..tensor import Tensor
-    from .views import CreationMeta, rebase_history
     single = not isinstance(outputs, tuple)
     outs = [outputs] if single else list(outputs)
     n = len(outs)
@@ -321,7 +319,6 @@ def _wrap_outputs(ctx, inputs, record, outputs, setup):
 
 
 def _mark_view(vi, meta, fn_name, output_nr):
-    from . import blame
     vi.creation_meta = meta
     vi.made_by = (fn_name, output_nr)
     if blame.is_blame_enabled():  # the user's line that called apply()
@@ -330,7 +327,6 @@ def _mark_view(vi, meta, fn_name, output_nr):
 
 def _alias(t, node, output_nr):
     """``t.view_as(t)`` made with grad mode off (PyTorch's _view_as_self_with_no_grad)."""
-    from .views import make_view
     prev = _st.grad_enabled
     _st.grad_enabled = False
     try:
@@ -380,7 +376,6 @@ def once_differentiable(fn):
     marked with @once_differentiable"."""
     @functools.wraps(fn)
     def wrapper(ctx, *args):
-        from ..tensor import Tensor
         prev = _st.grad_enabled
         _st.grad_enabled = False
         try:

@@ -64,7 +64,6 @@ def _numerical(func, inputs, diff_idx, eps):
 
 
 def _analytical(func, inputs, diff_idx):
-    from ..ops import factories as F
     outs = _outputs(func, inputs)
     diff_inputs = [inputs[i] for i in diff_idx]
     jac = {(k, i): B.host_zeros((o.numel(), inputs[i].numel()))
@@ -73,7 +72,7 @@ def _analytical(func, inputs, diff_idx):
         if o.grad_fn is None and not o.requires_grad:
             continue
         for m in range(o.numel()):
-            v = F.zeros_like(o)
+            v = o.new_zeros(o.shape)
             idx = B.unravel_index(m, tuple(o.shape)) if o.dim() else ()
             v._data[idx] = 1
             gs = _grad((o,), diff_inputs, (v,), retain_graph=True, allow_unused=True)
@@ -122,14 +121,14 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0,
                   check_undefined_grad=True, fast_mode=False):
     """gradcheck of the first derivative: checks double backward."""
-    from ..ops import factories as F
     from ..tensor import Tensor
     inputs = _as_tuple(inputs)
     diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if grad_outputs is None:
         outs = _outputs(func, inputs)
-        grad_outputs = tuple(F.randn(tuple(o.shape), dtype=o.dtype, device=o.device,
-                                     requires_grad=True) for o in outs)
+        rng = B.default_generator.rng
+        grad_outputs = tuple(o.new_tensor(rng.standard_normal(tuple(o.shape)))
+                             .requires_grad_(True) for o in outs)
     grad_outputs = _as_tuple(grad_outputs)
     n_in = len(inputs)
 
