@@ -50,19 +50,9 @@ ALLOWED_UP = {
     ("printing", "tensor"): "printing formats tensors (never imported by the core)",
 }
 
-# (importing module, imported module) -> who removes it. Must become empty.
-KNOWN_VIOLATIONS = {
-    # perf (issue 19) moves node recording into autograd/, so autograd/ stops importing
-    # ops/: these go when that lands on main.
-    ('viewgrad.autograd.accumulate', 'viewgrad.ops'): "perf",
-    ('viewgrad.autograd.engine', 'viewgrad.ops'): "perf",
-    ('viewgrad.autograd.function', 'viewgrad.ops'): "perf",
-    ('viewgrad.autograd.function', 'viewgrad.ops.table'): "perf",
-    ('viewgrad.autograd.gradcheck', 'viewgrad.ops'): "perf",
-    ('viewgrad.autograd.views', 'viewgrad.ops'): "perf",
-    ('viewgrad.autograd.views', 'viewgrad.ops.table'): "perf",
-    ('viewgrad.autograd.views', 'viewgrad.ops.views'): "perf",
-}
+# (importing module, imported module) -> who removes it. Empty: perf's move of node
+# recording into autograd/ removed the last of them; keep it that way.
+KNOWN_VIOLATIONS = {}
 
 
 def _area(mod: str) -> str:
