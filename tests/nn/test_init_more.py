@@ -42,3 +42,9 @@ def test_assert_close():
     with pytest.raises(AssertionError, match="dtype"):
         assert_close(vg.ones(1, dtype=vg.float64), vg.ones(1))
     assert_close(vg.tensor([float("nan")]), vg.tensor([float("nan")]), equal_nan=True)
+
+
+def test_zero_clears_nan_and_uninitialised_memory():
+    t = vg.tensor([float("nan"), float("inf"), 1.0])
+    assert t.zero_().tolist() == [0.0, 0.0, 0.0]
+    assert init.zeros_(vg.empty(3, 3)).abs().sum().item() == 0.0
