@@ -474,7 +474,7 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
     grad_on = _st.grad_enabled
     edges = _edges(inputs) if grad_on else None
     check_no_partial_overlap(self, others, opname)
-    check_inplace(self, edges is not None, opname)
+    check_inplace(self, edges is not None or (grad_on and self.requires_grad), opname)
     hook = _st.inplace_observer
     token = hook.before(opname, self, others) if hook is not None else None
     node = None
