@@ -25,6 +25,8 @@ def _other(x, self):
 def add_(self, other, alpha=1):
     other = _other(other, self)
     if alpha != 1:
+        if isinstance(other, Tensor):
+            return apply_inplace(P.ADD_ALPHA, self, (other,), (alpha,), name="add_")
         other = other * alpha
     op = P.ADD if isinstance(other, Tensor) else P.ADD_SCALAR
     return apply_inplace(op, self, (other,), name="add_")
@@ -34,6 +36,8 @@ def add_(self, other, alpha=1):
 def sub_(self, other, alpha=1):
     other = _other(other, self)
     if alpha != 1:
+        if isinstance(other, Tensor):
+            return apply_inplace(P.SUB_ALPHA, self, (other,), (alpha,), name="sub_")
         other = other * alpha
     return apply_inplace(P.SUB, self, (other,), name="sub_")
 
