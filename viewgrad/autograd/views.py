@@ -83,19 +83,13 @@ from __future__ import annotations
 import enum
 import sys
 
-<<<<<<< HEAD
-from .state import state as _st
-from .accumulate import is_non_overlapping_and_dense, owns_memory
-from .graph import Node
-=======
 from .. import backend as B
 from ..tensor import Tensor
 from . import blame as _blame
-from .accumulate import owns_memory
+from .accumulate import is_non_overlapping_and_dense, owns_memory
 from .graph import Node, SavedTensor, _NO_EDGE
 from .nodes import OPS, _device_of, _edges, record
 from .state import state as _st
->>>>>>> main
 
 __all__ = ["CreationMeta", "ViewInfo", "make_view", "apply_inplace", "check_inplace",
            "check_no_partial_overlap", "rebase_history", "CopySlices", "regenerate_grad_fn",
@@ -367,7 +361,6 @@ def _view_error(t, vi, indirect=False):
     modified, and this view's grad_fn cannot be regenerated."""
     what = ("its base or another view of its base has been" if indirect else "is being")
     meta = vi.creation_meta
-<<<<<<< HEAD
     fn = t._grad_fn
     nr = t._output_nr
     if meta in (CreationMeta.INFERENCE_MODE, CreationMeta.NO_GRAD_MODE) or fn is None:
@@ -378,15 +371,6 @@ def _view_error(t, vi, indirect=False):
             head = f"{prefix} inference mode and {what} modified inplace in normal mode."
         else:
             head = f"{prefix} no_grad mode and {what} modified inplace with grad mode enabled."
-=======
-    # PyTorch names the op that made the view when the view has a grad_fn; a view made
-    # with nothing recorded (e.g. a custom Function's output under no_grad) has none
-    if meta in (CreationMeta.MULTI_OUTPUT_NODE, CreationMeta.IN_CUSTOM_FUNCTION) and (
-            t._grad_fn is not None or meta is CreationMeta.MULTI_OUTPUT_NODE):
-        head = f"Output {nr} of {fn} is a view and {what} modified inplace."
-    elif meta is CreationMeta.INFERENCE_MODE:
-        head = f"A view was created in inference mode and {what} modified inplace in normal mode."
->>>>>>> main
     else:
         head = f"Output {nr} of {_forward_name(fn)} is a view and {what} modified inplace."
     msg = head + _VIEW_ERRORS[meta]
