@@ -80,7 +80,9 @@ def clamp_(self, min=None, max=None):
     return apply_inplace(P.CLAMP, self, (), (min, max), name="clamp_")
 
 
-ZERO = defop("zero", "ZeroBackward0", lambda self: self * 0, self=lambda grad: grad * 0)
+# zeros_like, not self * 0: NaN * 0 is NaN (zero_ must clear uninitialised memory)
+ZERO = defop("zero", "ZeroBackward0", lambda self: B.xp_of(self).zeros_like(self),
+             self=lambda grad: grad * 0)
 FILL = defop("fill", "FillBackward2", lambda self, value: value, attrs=("value",),
              self=lambda grad: grad * 0)
 FILL_T = defop("fill_tensor", "FillBackward3", lambda self, value: value,

@@ -99,7 +99,9 @@ class ConcatDataset(Dataset):
 
 
 def _rng(generator):
-    return (generator if generator is not None else B.default_generator).rng
+    if generator is None:   # the global generator that manual_seed seeds
+        generator = B.default_generator
+    return generator.rng
 
 
 def _randperm(n, generator):
@@ -197,10 +199,10 @@ def default_collate(batch):
     """Merge a list of samples into a batch, as torch's default_collate."""
     elem = batch[0]
     if isinstance(elem, Tensor):
-        from .. import stack
+        from ..ops.joining import stack
         return stack(list(batch), 0)
     if B.is_array(elem) and not isinstance(elem, (bool, numbers.Number)):
-        from .. import stack
+        from ..ops.joining import stack
         return stack([Fa.as_tensor(b) for b in batch], 0)
     if isinstance(elem, bool):
         return Fa.tensor(batch)
