@@ -609,43 +609,41 @@ def vg_trace():
 
 
 def _hook_check_cost(reps=300_000):
-    """Seconds per ``observe.<slot> is not None`` check (a module attribute load and a
-    compare): what one hook slot costs while tracing is off. Conservative: the loop's own
-    overhead is NOT subtracted (a subtraction of two noisy timings can come out as 0 on a
-    loaded machine), so this is an upper bound."""
-    from viewgrad.autograd import observe as obs
+    """Seconds per ``state.<slot> is not None`` check (a per-thread attribute load of
+    ``autograd.state`` and a compare): what one hook slot costs while tracing is off.
+    Conservative: the loop's own overhead is NOT subtracted (a subtraction of two noisy
+    timings can come out as 0 on a loaded machine), so this is an upper bound."""
+    from viewgrad.autograd.state import state
     best = float("inf")
     for _ in range(5):
         t0 = time.perf_counter()
         for _ in range(reps):
-            if obs.inplace is not None:
+            if state.inplace_observer is not None:
                 pass
         best = min(best, (time.perf_counter() - t0) / reps)
     return best
 
 
 def count_hook_checks(fn):
-    """How many times ``fn()`` reads a hook slot of viewgrad.autograd.observe.
+    """How many times ``fn()`` reads a hook slot (``*_observer``) of autograd.state.
 
     The slots are read inline by the core, so their cost cannot be switched off to time a
-    hook-free baseline; instead we count the reads exactly (by giving the module object a
+    hook-free baseline; instead we count the reads exactly (by giving the state object a
     counting class for the duration) and multiply by the cost of one read."""
-    import types
-    from viewgrad.autograd import observe as obs
+    from viewgrad.autograd.state import state, AutogradState
     counts = {}
 
-    class Counting(types.ModuleType):
+    class Counting(AutogradState):
         def __getattribute__(self, name):
-            if not name.startswith("__"):
+            if name.endswith("_observer"):
                 counts[name] = counts.get(name, 0) + 1
             return super().__getattribute__(name)
 
-    old = obs.__class__
-    obs.__class__ = Counting
+    state.__class__ = Counting
     try:
         fn()
     finally:
-        obs.__class__ = old
+        state.__class__ = AutogradState
     return counts
 
 
@@ -713,13 +711,14 @@ def check_trace(cfg, ctx):
     tr, why = vg_trace()
     if tr is None:
         return {"skipped": why}
-    from viewgrad.autograd import observe as obs
+    from viewgrad.autograd.state import state
     x, c = _chain_inputs(cfg["width"], seed=5)
     ops = chain_ops(cfg["n_ops"])
     ref = chain_numpy(x, c, ops)
     with tr():
         g = chain_autograd(vg.tensor(x, requires_grad=True), vg.tensor(c), ops)
-    assert obs.inplace is None and obs.backward is None, "trace() left a hook installed"
+    assert state.inplace_observer is None and state.backward_observer is None, \
+        "trace() left a hook installed"
     return {"traced viewgrad-numpy": _rel(g.numpy(), ref)}
 
 

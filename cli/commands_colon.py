@@ -23,6 +23,7 @@ from rich.text import Text
 import viewgrad as vg
 
 from . import printing, tutorials
+from .modes import BackwardStepper, TutorialPlayback
 from .tracing import (diff_of, explain_of, render_event, render_snapshot_of,
                       summary_of, to_svg)
 
@@ -276,7 +277,7 @@ def cmd_backward(session, rest):
     from viewgrad.trace import record_backward
     with session._user_output():
         bt = record_backward(t, retain_graph=True, namespace=session.namespace)
-    session.start_backward(bt)
+    BackwardStepper(session, bt).start()
 
 
 @command("report", ":report FILE", "write the recorded events as one self-contained web "
@@ -349,16 +350,14 @@ def cmd_tutorial(session, rest):
     if not tut.steps:
         raise UsageError(f"tutorial {n} ({tut.path}) has no ```python steps")
     session.console.print(Text(f"tutorial {n}: {tut.title} — {len(tut.steps)} steps", style="bold"))
-    session.queue_tutorial(tut)
+    session.exercise = None
+    session.playback = TutorialPlayback(session, tut)
 
 
 @command("next", ":next", "skip the tutorial step waiting on the prompt")
 def cmd_next(session, rest):
-    if not session.pending:
+    if session.playback is None or not session.playback.skip():
         raise UsageError("no tutorial is playing (:tutorial N starts one)")
-    tut, i, _ = session.pending.popleft()
-    session.console.print(Text(f"step {i + 1} skipped", style="yellow"))
-    session.finish_step(tut, i)
 
 
 @command("check", ":check [solution]", "check your answer to the tutorial's exercise")

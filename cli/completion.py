@@ -3,9 +3,10 @@
 * ``na<Tab>``            names: the REPL's variables, builtins, keywords.
 * ``a.cl<Tab>``          attributes of the object a dotted name refers to *now* — so a
                          Tensor offers ``clone``, ``mul_``, ``grad_fn``… and ``vg.`` offers
-                         the library. Only plain dotted names are resolved: completing
-                         never calls a function or indexes anything the user typed
-                         (completion must not have side effects).
+                         the library. Only plain dotted names are followed, and without
+                         running any code (``lookup.py``): no call, no subscript, no
+                         property getter — ``v.grad_fn.`` completes from the class
+                         ``Node`` rather than reading a stale view's ``grad_fn``.
 * ``:sh<Tab>``           colon commands; their arguments complete too (``:trace o``,
                          expressions for ``:graph``/``:svg``, file paths for ``:save``,
                          event numbers for ``:show``…).
@@ -13,72 +14,24 @@
 Attributes are classified (method/property/…) from the class dictionaries, not by reading
 them, so a property with a side effect (a warning from ``.grad`` on a non-leaf) never runs
 just because a menu opened. Private names appear only once the user types ``_``.
+
+How the menu behaves (``repl.py``): it opens while typing; Tab inserts a completion only
+when it is the only one (or the common start of all of them) — with several, Tab shows the
+menu and a second Tab walks into it, so ``t.`` + Tab never becomes ``t.T`` by itself.
 """
 from __future__ import annotations
 
 import builtins
-import inspect
 import keyword
 import re
-import types
-import warnings
 
 from prompt_toolkit.completion import Completer, Completion, PathCompleter
 from prompt_toolkit.document import Document
 
+from . import lookup
+
 _ATTR = re.compile(r"(?<![\w.'\")\]])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\.(\w*)$")
 _NAME = re.compile(r"(?<![\w.'\"])([A-Za-z_]\w*)$")
-
-
-def _classify_static(obj, name: str) -> str:
-    if isinstance(obj, types.ModuleType):
-        v = obj.__dict__.get(name)
-        if v is None:
-            return "attribute"
-        if isinstance(v, types.ModuleType):
-            return "module"
-        if inspect.isclass(v):
-            return "class"
-        if callable(v):
-            return "function"
-        return type(v).__name__
-    cls = obj if inspect.isclass(obj) else type(obj)
-    for klass in getattr(cls, "__mro__", (cls,)):
-        if name in getattr(klass, "__dict__", {}):
-            v = klass.__dict__[name]
-            if isinstance(v, property):
-                return "property"
-            if isinstance(v, (staticmethod, classmethod)) or inspect.isfunction(v) or \
-                    inspect.ismethoddescriptor(v) or inspect.isbuiltin(v):
-                return "method"
-            if type(v).__name__ in ("member_descriptor", "getset_descriptor"):
-                return "attribute"
-            return type(v).__name__
-    return "attribute"
-
-
-def resolve(expr: str, namespace: dict):
-    """Follow a dotted name through the namespace; raises LookupError when it can't."""
-    head, *rest = expr.split(".")
-    if head in namespace:
-        obj = namespace[head]
-    elif hasattr(builtins, head):
-        obj = getattr(builtins, head)
-    else:
-        raise LookupError(head)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for part in rest:
-            obj = getattr(obj, part)
-    return obj
-
-
-def attribute_names(obj) -> list[str]:
-    try:
-        names = dir(obj)
-    except Exception:  # noqa: BLE001 - a user __dir__ may raise
-        return []
-    return sorted(set(n for n in names if isinstance(n, str)))
 
 
 class ReplCompleter(Completer):
@@ -108,18 +61,18 @@ class ReplCompleter(Completer):
         m = _ATTR.search(text)
         if m:
             try:
-                obj = resolve(m.group(1), ns)
+                obj = lookup.resolve(m.group(1), ns)
             except Exception:  # noqa: BLE001 - any failure just means "no completions"
                 return
             prefix = m.group(2)
-            for name in attribute_names(obj):
+            for name in lookup.names(obj):
                 if not name.startswith(prefix):
                     continue
                 if name.startswith("_") and not prefix.startswith("_"):
                     continue
                 if name.startswith("__") and not prefix.startswith("__"):
                     continue
-                yield Completion(name, -len(prefix), display_meta=_classify_static(obj, name))
+                yield Completion(name, -len(prefix), display_meta=lookup.kind(obj, name))
             return
         m = _NAME.search(text)
         if not m:

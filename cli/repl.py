@@ -4,16 +4,19 @@ What the prompt adds to a plain ``input()`` (the parts of ptpython's ``PythonInp
 learner needs, no more):
 
 * Python syntax highlighting (pygments' lexer; colon commands are left plain);
-* completion from the live namespace (``completion.py``), Tab indents at a line's start;
+* completion from the live namespace without running code (``completion.py``): a menu
+  while typing; Tab inserts only what is certain (the single completion, or the common
+  start) and a second Tab walks into the menu; Tab indents at a line's start;
+* help: ``x?`` and ``help(x)`` show the signature and docstring (``help.py``), and while
+  the cursor is inside a call a toolbar shows the callee's signature with the argument
+  being typed marked, as ptpython does;
 * multi-line input: Enter runs the input when the compiler says it is complete
   (``multiline.is_complete``) and otherwise opens an indented continuation line;
   Meta-Enter (Esc Enter) runs it regardless;
 * persistent history (``history_path()``), suggestions from it (→ accepts);
 * Ctrl-C cancels the line (or stops a tutorial), Ctrl-D on an empty line leaves;
-* tutorials (``:tutorial N``): each step's prose and code are shown above an empty
-  prompt; Enter on the empty prompt runs the step. Anything typed instead runs as the
-  reader's own input and the step keeps waiting (``:next`` skips it); ``gpu`` steps are
-  skipped without a GPU; after the last step the exercise waits for ``:check``;
+* tutorials (``:tutorial N``) and ``:backward`` stepping, each a small object in
+  ``modes.py`` that the loop asks what an input means;
 * a bottom toolbar with the trace state and the number of recorded events.
 
 ``run_repl`` takes ``input``/``output`` so tests can drive it with
@@ -25,8 +28,9 @@ import os
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
+from prompt_toolkit.completion.base import get_common_complete_suffix
 from prompt_toolkit.filters import Condition, emacs_insert_mode, vi_insert_mode
-from prompt_toolkit.formatted_text import HTML
+from prompt_toolkit.formatted_text import HTML, to_formatted_text
 from prompt_toolkit.history import FileHistory, InMemoryHistory, ThreadedHistory
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.keys import Keys
@@ -37,6 +41,7 @@ from rich.text import Text
 
 from .commands_colon import COMMANDS
 from .completion import ReplCompleter
+from .help import signature_fragments
 from .multiline import is_complete, next_indent
 from .session import Session
 
@@ -46,6 +51,8 @@ STYLE = Style.from_dict({
     "bottom-toolbar.off": "bold #d75f5f",
     "prompt": "bold #5fafff",
     "continuation": "#5f87af",
+    "signature": "noreverse bg:#1c1c1c #bcbcbc",
+    "signature.current": "noreverse bg:#1c1c1c bold underline #ffd75f",
 })
 
 
@@ -155,6 +162,24 @@ def _key_bindings(session: Session) -> KeyBindings:
     def _(event):
         event.current_buffer.insert_text("    ")
 
+    @kb.add("tab", filter=~at_line_start)
+    def _(event):
+        """Tab completes what is certain — the only completion, or the common start of
+        all — and otherwise shows the menu; a second Tab (or an arrow) walks into it. So
+        ``t.`` + Tab never turns into ``t.T`` just because ``T`` sorts first."""
+        b = event.current_buffer
+        state = b.complete_state
+        if state is None:  # no menu yet: prompt_toolkit's own Tab does exactly that
+            b.start_completion(insert_common_part=True)
+        elif state.complete_index is not None or event.is_repeat:
+            b.complete_next()
+        elif len(state.completions) == 1:
+            b.apply_completion(state.completions[0])
+        else:
+            common = get_common_complete_suffix(b.document, state.completions)
+            if common:
+                b.insert_text(common)
+
     return kb
 
 
@@ -172,17 +197,23 @@ def make_prompt_session(session: Session, input=None, output=None, history=None,
 
     def toolbar():
         try:
+            sig = signature_fragments(ps.default_buffer.document.text_before_cursor,
+                                      session.namespace) if ps is not None else []
+        except Exception:  # noqa: BLE001 - a toolbar must never take the prompt down
+            sig = []
+        try:
             tr = session.trace
             n = len(tr)
             state = ("<on>on</on>" if tr.enabled else "<off>off</off>")
-            tut = ""
-            if session.pending:
-                t, i, _ = session.pending[0]
-                tut = f" · tutorial {t.number} step {i + 1}/{len(t.steps)} (Enter runs it · Ctrl-C stops)"
-            return HTML(f" trace {state} · {n} event{'s' * (n != 1)}{tut} · "
-                        ":help · Tab completes · Ctrl-D quits ")
-        except Exception:  # noqa: BLE001 - a toolbar must never take the prompt down
-            return " :help · Ctrl-D quits "
+            tut = session.playback.status() if session.playback is not None else ""
+            tut = f" · {tut}" if tut else ""
+            status = HTML(f" trace {state} · {n} event{'s' * (n != 1)}{tut} · "
+                          ":help · x? explains x · Tab completes · Ctrl-D quits ")
+        except Exception:  # noqa: BLE001
+            status = " :help · Ctrl-D quits "
+        if not sig:
+            return status
+        return sig + [("", "\n")] + to_formatted_text(status)
 
     ps = PromptSession(
         input=input, output=output,
@@ -211,33 +242,25 @@ def make_prompt_session(session: Session, input=None, output=None, history=None,
 
 def run_repl(session: Session | None = None, input=None, output=None, history=None,
              banner=True, complete_while_typing=True) -> int:
-    """Read-eval-print until Ctrl-D or :quit. Returns the exit status (0)."""
+    """Read-eval-print until Ctrl-D or :quit. Returns the exit status (0).
+
+    The loop only reads: what an input means while a tutorial plays or ``:backward``
+    steps is the business of ``session.playback`` / ``session.stepper`` (``modes.py``)."""
     session = session or Session(interactive=True)
     ps = make_prompt_session(session, input=input, output=output, history=history,
                              complete_while_typing=complete_while_typing)
     if banner:
         session.console.print(Text(session.banner(), style="dim"))
     failures = 0
-    shown = None  # the tutorial step whose prose is on screen
     try:
         while not session.quit_requested:
-            step = None
-            session.skip_unplayable()
-            if session.pending:
-                step = session.pending[0]
-                tut, i, st = step
-                if step is not shown:  # after the reader's own lines it is not shown again
-                    session.show_step(tut, i, st)
-                    session.show_code(st.code)
-                    session.console.print(Text(
-                        "Enter runs this step · or type your own lines first · :next skips "
-                        "it · Ctrl-C stops", style="dim"))
-                    shown = step
+            if session.playback is not None:
+                session.playback.announce()  # the waiting step shows itself, once
             try:
                 text = ps.prompt([("class:prompt", ">>> ")])
             except KeyboardInterrupt:
-                if step is not None:
-                    session.stop_tutorial()
+                if session.playback is not None:
+                    session.playback.stop()
                 continue
             except EOFError:
                 break
@@ -249,20 +272,11 @@ def run_repl(session: Session | None = None, input=None, output=None, history=No
                     return 1
                 continue
             failures = 0
-            if step is not None:
-                if not text.strip() and getattr(session, "stepping", None) is not None:
-                    step = None  # Enter belongs to :backward's stepping first
-                elif not text.strip():  # Enter on an empty prompt: run the step
-                    text = step[2].code
-                    session.echo(text)
-                elif text.strip() != step[2].code.strip():
-                    step = None  # the reader's own line: it runs, the step waits
-            if step is not None and session.pending and session.pending[0] is step:
-                session.pending.popleft()
             try:
+                if session.stepper is None and session.playback is not None \
+                        and session.playback.take(text):
+                    continue  # Enter ran the waiting tutorial step
                 session.handle(text)
-                if step is not None:
-                    session.finish_step(step[0], step[1])
             except KeyboardInterrupt:
                 session.console.print(Text("KeyboardInterrupt", style="bold red"))
     finally:

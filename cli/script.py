@@ -46,16 +46,8 @@ def run_lines(session: Session, lines, echo=True) -> int:
         drain_tutorial()
 
     def drain_tutorial():
-        while session.pending and not session.quit_requested:
-            session.skip_unplayable()
-            if not session.pending:
-                break
-            tut, i, step = session.pending.popleft()
-            session.show_step(tut, i, step)
-            if echo:
-                session.echo(step.code)
-            session.handle(step.code)
-            session.finish_step(tut, i)
+        if session.playback is not None:
+            session.playback.run_all(echo=echo)
 
     lines = iter(lines)
     while not session.quit_requested:   # exit() closes stdin: never read past it

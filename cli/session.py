@@ -18,19 +18,17 @@ from __future__ import annotations
 import ast
 import contextlib
 import math
-import os
 import sys
-from collections import deque
 
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.syntax import Syntax
 from rich.text import Text
 
 import viewgrad as vg
 
+from . import help as helpmod
 from . import printing
-from .tracing import TraceSession, render_after_line
+from .tracing import TraceSession, render_after_line, render_snapshot_of
 
 BANNER = ("viewgrad {version} — PyTorch's autograd you can watch. `vg` is imported; "
           "tracing is on: in-place ops draw their before/after graphs.\n"
@@ -45,7 +43,7 @@ def fresh_namespace(torch: bool = False) -> dict:
     ``F`` and ``optim`` as a PyTorch user would import them."""
     import numpy as np
     ns = {"__name__": "__main__", "__builtins__": __builtins__, "vg": vg,
-          "viewgrad": vg, "math": math, "np": np}
+          "viewgrad": vg, "math": math, "np": np, "help": helpmod.HELP}
     if torch:
         import importlib
         ns.update(torch=importlib.import_module("torch"),
@@ -68,24 +66,23 @@ class Session:
         self.errors = 0                  # exceptions shown (script mode's exit status)
         self.exit_status = None          # set by exit(N) / sys.exit(...) in user code
         self.user_builtins = printing.UserBuiltins()
-        self.pending: deque = deque()    # tutorial steps not yet run: (tutorial, i, step)
+        self.playback = None             # modes.TutorialPlayback while a tutorial plays
+        self.stepper = None              # modes.BackwardStepper while :backward steps
         self.exercise = None             # the last played tutorial's exercise (``:check``)
-        self.stepping = None             # (BackwardTrace, next step) while :backward steps
 
     # -- entry point -------------------------------------------------------------------
     def handle(self, text: str):
         """Run one complete input. Never raises (except to end the process on purpose)."""
         from . import commands_colon
-        if self.stepping is not None:
-            # :backward is stepping: Enter shows the next node, anything else stops it
-            if not text.strip():
-                self.backward_step()
-                return
-            self.stepping = None
+        if self.stepper is not None and self.stepper.take(text):
+            return  # :backward is stepping: Enter showed the next node
         if not text.strip():
             return
         try:
-            if text.lstrip().startswith(":"):
+            asked = helpmod.help_request(text)
+            if asked is not None:  # x? shows x's help page
+                helpmod.show(self, asked)
+            elif text.lstrip().startswith(":"):
                 commands_colon.dispatch(self, text.strip())
             else:
                 self.run_python(text)
@@ -212,85 +209,15 @@ class Session:
     def reset(self):
         self.namespace = fresh_namespace(self.torch)
         self.trace.reset(self.namespace)
-        self.pending.clear()
+        if self.playback is not None:
+            self.playback.stop()
 
-    # -- :backward, one node per key press ----------------------------------------------
-    def start_backward(self, bt):
-        from viewgrad.render.terminal import render_backward
-        self.console.print(Text(bt.summary(), style="bold"))
-        if not bt.steps:
-            return
-        if not self.interactive:  # a transcript: the whole pass at once
-            self.console.print(render_backward(bt))
-            return
-        self.stepping = (bt, 0)
-        self.backward_step()
-
-    def backward_step(self):
-        from viewgrad.render.terminal import render_backward
-        bt, i = self.stepping
-        self.console.print(render_backward(bt, upto=i))
-        if i + 1 < len(bt.steps):
-            self.stepping = (bt, i + 1)
-            self.console.print(Text(f"step {i + 1}/{len(bt.steps)} · Enter: next node · "
-                                    "any other input stops", style="dim"))
-        else:
-            self.stepping = None
-            naive = bt.naive_order()
-            self.console.print(Text(
-                f"done: {len(bt.steps)} nodes, each ran once with its whole gradient. A naive "
-                f"depth-first walk would have run {len(naive)} (once per path).", style="dim"))
-
-    # -- tutorials ----------------------------------------------------------------------
-    def queue_tutorial(self, tut):
-        self.pending.clear()
-        self.exercise = None
-        for i, step in enumerate(tut.steps):
-            self.pending.append((tut, i, step))
-
-    def skip_unplayable(self):
-        """Drop the pending ```python gpu steps at the front when there is no GPU, saying
-        so (tutorials.py: later steps never depend on them)."""
-        from . import tutorials
-        while self.pending and self.pending[0][2].gpu and not tutorials.gpu_available():
-            tut, i, step = self.pending.popleft()
-            self.show_step(tut, i, step)
-            self.show_code(step.code)
-            self.console.print(Text("skipped: this step needs a GPU (vg.cuda.is_available() "
-                                    "is False here)", style="yellow"))
-            self.finish_step(tut, i)
-
-    def show_step(self, tut, i, step):
-        self.console.rule(Text(f"tutorial {tut.number} · {tut.title} · step {i + 1}/"
-                               f"{len(tut.steps)}", style="bold"))
-        if step.prose:
-            self.console.print(Markdown(step.prose))
-
-    def finish_step(self, tut, i):
-        if i == len(tut.steps) - 1:
-            if tut.outro:
-                self.console.print(Markdown(tut.outro))
-            ex = getattr(tut, "exercise", None)
-            if ex is not None:
-                self.exercise = ex
-                self.console.rule(Text(f"tutorial {tut.number} · exercise", style="bold"))
-                if ex.prose:
-                    self.console.print(Markdown(ex.prose))
-                self.console.print(Text("type your answer at the prompt, then :check "
-                                        "(:check solution shows one)", style="cyan"))
-            self.console.print(Text(f"end of tutorial {tut.number}.", style="bold green"))
-            from . import tutorials
-            nxt = tutorials.find(tut.number + 1, os.path.dirname(tut.path) or None)
-            if nxt is not None:  # from tutorial 1 to the last without leaving the REPL
-                self.console.print(Text(f":tutorial {nxt.number} plays the next one: "
-                                        f"{nxt.title}", style="dim"))
-
-    def stop_tutorial(self):
-        if self.pending:
-            tut = self.pending[0][0]
-            self.pending.clear()
-            self.console.print(Text(f"tutorial stopped (:tutorial {tut.number} starts it "
-                                    "again)", style="yellow"))
+    def after_step(self, step):
+        """After a tutorial step ran: at a prompt, the graphs it asks for (``graph=y``)."""
+        for name in (n for n in step.asks.get("graph", "").split(",") if n):
+            obj = self.namespace.get(name)
+            if isinstance(obj, vg.Tensor):
+                self.console.print(render_snapshot_of(obj, self.namespace))
 
     def echo(self, code: str):
         """Show code as if typed (script mode, tutorials played without a prompt)."""

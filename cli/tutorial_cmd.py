@@ -30,6 +30,7 @@ not text), normalised only for object addresses and trailing whitespace.
 from __future__ import annotations
 
 import argparse
+import gc
 import io
 import os
 import re
@@ -39,6 +40,7 @@ from rich.text import Text
 
 from . import tutorial_pictures as pics
 from . import tutorials
+from .modes import TutorialPlayback
 from .session import Session
 
 _ADDR = re.compile(r"0x[0-9a-fA-F]{4,}")
@@ -73,6 +75,26 @@ class TutorialSession(Session):
         self.pictures = {}   # step number (or "solution") -> [Picture]
         self.svgs = []       # paths written
         self.failed = []     # pictures that could not be written: (path, why)
+        self.new_backwards = []  # the backward passes the last input ran (BackwardTrace)
+        self.new_events = []     # the in-place events the last input recorded
+
+    def handle(self, text: str):
+        # The pictures must not depend on when Python's cycle collector happens to run: an
+        # old graph freed or not changes which views an event sees alive. So each input
+        # starts from a collected heap and runs with the collector off (refcounting alone,
+        # which is deterministic).
+        gc.collect()
+        was_on = gc.isenabled()
+        gc.disable()
+        tracer = self.trace.tracer
+        seen = len(tracer.backwards) if tracer is not None else 0
+        self.new_events = []
+        try:
+            super().handle(text)
+        finally:
+            if was_on:
+                gc.enable()
+            self.new_backwards = list(tracer.backwards[seen:]) if tracer is not None else []
 
     @property
     def tag(self) -> str:
@@ -80,6 +102,7 @@ class TutorialSession(Session):
 
     def print_trace(self, events):
         self.events.extend(events)
+        self.new_events = list(events)
         # like the REPL's terminal graphs: a loop (a training run, gradcheck's perturbations)
         # gets its first few events drawn, not hundreds
         for ev in events[:pics.LIMIT]:
@@ -91,21 +114,44 @@ class TutorialSession(Session):
         if self.show_graphs:
             super().print_trace(events)
 
+    def after_step(self, step):
+        self.draw_asked(step)
+        if self.show_graphs:
+            super().after_step(step)
+
     def draw_asked(self, step):
         """The pictures a step's info string asks for (``graph=a,b``)."""
         names = [n for n in step.asks.get("graph", "").split(",") if n]
         if names:
             self._picture(lambda: pics.graph_picture(self.number, self.tag, names,
                                                      self.namespace))
+        for name in (n for n in step.asks.get("storage", "").split(",") if n):
+            if name == "events":
+                for ev in self.new_events[:pics.LIMIT]:
+                    self._picture(lambda ev=ev: pics.event_storage_picture(
+                        self.number, self.tag, ev, self.namespace))
+            else:
+                self._picture(lambda name=name: pics.storage_picture(
+                    self.number, self.tag, name, self.namespace))
+        which = step.asks.get("backward")
+        for bt in (self.new_backwards if which else ()):
+            self._picture(lambda bt=bt: pics.backward_pictures(self.number, self.tag, bt,
+                                                               which))
 
     def _picture(self, make):
+        """``make()`` draws a Picture (or a list of them): keep it, and write it when
+        given a folder."""
         try:
-            pic = make()
+            made = make()
         except Exception as e:  # noqa: BLE001 - a picture must not stop the lesson
             self.failed.append((self.tag, f"{type(e).__name__}: {e}"))
             self.console.print(Text(f"(could not draw a picture of {self.tag}: {e})",
                                     style="red"))
             return
+        for pic in made if isinstance(made, list) else [made]:
+            self._keep(pic)
+
+    def _keep(self, pic):
         self.pictures.setdefault(self.step_no, []).append(pic)
         if self.svg_dir:
             try:
@@ -170,18 +216,12 @@ def play(tut, console, svg_dir=None, solve=False) -> int:
     session = TutorialSession(console, show_graphs=True, svg_dir=svg_dir, number=tut.number)
     console.print(Text(f"tutorial {tut.number}: {tut.title} — {len(tut.steps)} steps",
                        style="bold"))
-    session.queue_tutorial(tut)
-    while session.pending:
-        session.skip_unplayable()
-        if not session.pending:
-            break
-        t, i, step = session.pending.popleft()
-        session.show_step(t, i, step)
-        session.echo(step.code)
+    session.playback = TutorialPlayback(session, tut)
+
+    def numbered(i, step):
         session.step_no = i + 1
-        session.handle(step.code)
-        session.draw_asked(step)
-        session.finish_step(t, i)
+
+    session.playback.run_all(before_step=numbered)
     if solve and tut.exercise is not None and tut.exercise.solution:
         console.print(Text("one solution:", style="dim"))
         session.step_no = "solution"

@@ -6,7 +6,14 @@ A step makes pictures in two ways:
   one input) gives its before/after: ``NN-stepS-eventK.svg`` (K: the event's number in the
   tutorial's session, as ``:show K`` would name it);
 * its info string can ask for more: ```` ```python graph=y ```` draws the autograd graph
-  of the tensors named (``graph=a,b``: one picture of both), ``NN-stepS-graph.svg``.
+  of the tensors named (``graph=a,b``: one picture of both), ``NN-stepS-graph.svg``;
+  ``backward=all`` (or ``backward=0,2``) draws the engine's moments of each backward pass
+  the step ran — the node running, those done, the ready queue —
+  ``NN-stepS-backwardB-stepK.svg`` (at most ``BACKWARD_LIMIT`` per pass);
+  ``storage=v`` draws the storage under tensor ``v`` — its cells, with the elements of
+  every live view of it outlined — ``NN-stepS-storage-v.svg``, and ``storage=events``
+  the storage picture of each in-place event of the step, the written cells filled,
+  ``NN-stepS-eventK-storage.svg``.
 
 ``viewgrad tutorial N --update`` (every tutorial when N is left out) writes them under
 ``tutorials/pictures/`` and puts one Markdown image line per picture right under the step
@@ -28,6 +35,7 @@ import re
 from dataclasses import dataclass
 
 LIMIT = 4  # pictures of in-place events per step, as many as the REPL draws after one input
+BACKWARD_LIMIT = 8  # moments of one backward pass drawn for a step
 PICTURES = "pictures"  # the folder next to the tutorials
 KEY_MARK = "viewgrad-picture-dot-sha256:"
 
@@ -100,12 +108,17 @@ def _alt(text: str) -> str:
     return re.sub(r"([\\\[\]])", r"\\\1", " ".join(text.split()))
 
 
+def _line_of(ev) -> str:
+    """The line of code that did an in-place event (its op's name when unknown)."""
+    src = getattr(ev, "source", None)
+    return (getattr(src, "text", None) or str(getattr(ev, "op", "the in-place op"))).strip()
+
+
 def event_picture(number: int, tag: str, ev, namespace) -> Picture:
     from viewgrad.render.dot import draw
-    src = getattr(ev, "source", None)
-    what = (getattr(src, "text", None) or str(getattr(ev, "op", "the in-place op"))).strip()
     return Picture(f"{number:02d}-{tag}-event{ev.index}.svg",
-                   _alt(f"before and after: {what}"), draw(ev, namespace=namespace).source)
+                   _alt(f"before and after: {_line_of(ev)}"),
+                   draw(ev, namespace=namespace).source)
 
 
 def graph_picture(number: int, tag: str, names, namespace) -> Picture:
@@ -115,6 +128,33 @@ def graph_picture(number: int, tag: str, names, namespace) -> Picture:
     obj = tensors[0] if len(tensors) == 1 else tensors
     return Picture(f"{number:02d}-{tag}-graph.svg", _alt(f"the graph of {', '.join(names)}"),
                    draw(obj, namespace=namespace).source)
+
+
+def storage_picture(number: int, tag: str, name: str, namespace) -> Picture:
+    """The storage under the tensor ``namespace[name]`` (``vg.viz.storage``)."""
+    from viewgrad import viz
+    return Picture(f"{number:02d}-{tag}-storage-{name}.svg", _alt(f"the storage of {name}"),
+                   viz.storage(namespace[name], namespace=namespace).source)
+
+
+def event_storage_picture(number: int, tag: str, ev, namespace) -> Picture:
+    """The storage an in-place event wrote into, the written cells filled."""
+    from viewgrad import viz
+    return Picture(f"{number:02d}-{tag}-event{ev.index}-storage.svg",
+                   _alt(f"the storage written by {_line_of(ev)}"),
+                   viz.storage(ev, namespace=namespace).source)
+
+
+def backward_pictures(number: int, tag: str, bt, which: str) -> list:
+    """Moments of backward pass ``bt`` (a ``BackwardTrace``): ``which`` is ``all`` or step
+    numbers ``0,2,…``."""
+    from viewgrad.render.dot import draw_backward_step
+    n = len(bt.steps)
+    steps = range(n) if which == "all" else [int(k) for k in which.split(",") if k.strip()]
+    return [Picture(f"{number:02d}-{tag}-backward{bt.index}-step{k}.svg",
+                    _alt(f"backward #{bt.index}, step {k}: {bt.steps[k].name} runs"),
+                    draw_backward_step(bt, k).source)
+            for k in list(steps)[:BACKWARD_LIMIT] if 0 <= k < n]
 
 
 def write(picture: Picture, folder: str) -> str:

@@ -128,29 +128,28 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(autouse=True)
 def _isolated_global_state():
     """Each test leaves viewgrad's global state as it found it: no tracer left recording
-    (every later in-place op would be snapshotted: slow, and memory grows), grad mode on,
-    view replay and anomaly off. A test that leaks gets the state reset AND fails, naming
-    what it left behind, so the leak is fixed where it happens."""
-    from viewgrad.autograd import grad_mode, observe, views
-    from viewgrad.autograd.anomaly import is_anomaly_enabled, set_detect_anomaly
+    (every later in-place op would be snapshotted: slow, and memory grows), and every
+    switch of ``autograd.state`` at its default (grad mode on; inference, view replay and
+    anomaly off; blame on). A test that leaks gets the state reset AND fails, naming what
+    it left behind, so the leak is fixed where it happens."""
+    from viewgrad.autograd.state import state, AutogradState
     yield
     leaks = []
-    if observe.inplace is not None or observe.backward is not None or \
-            getattr(observe, "view_created", None) is not None:
+    if state.inplace_observer is not None or state.backward_observer is not None or \
+            state.view_observer is not None:
         leaks.append("a tracer still recording (stop it, or use `with vg.trace():`)")
         from viewgrad.trace import tracer as T
         for tr in list(T._HUB.tracers):
             T._HUB.remove(tr)
-        observe.inplace = observe.backward = None
-        observe.view_created = None
-    if not grad_mode.enabled or grad_mode.inference:
-        leaks.append("grad mode left off")
-        grad_mode.enabled, grad_mode.inference = True, False
-    if views.is_view_replay_enabled():
-        leaks.append("view replay left on")
-        views.set_view_replay(False)
-    if is_anomaly_enabled():
-        leaks.append("anomaly mode left on")
-        set_detect_anomaly(False)
+    for name, what in (("grad_enabled", "grad mode left off"),
+                       ("inference", "inference mode left on"),
+                       ("view_replay", "view replay left on"), ("anomaly", "anomaly mode left on"),
+                       ("blame", "blame left off"),
+                       ("inplace_observer", None), ("backward_observer", None),
+                       ("view_observer", None)):
+        if getattr(state, name) != getattr(AutogradState, name):
+            if what is not None:
+                leaks.append(what)
+            setattr(state, name, getattr(AutogradState, name))
     if leaks:
         pytest.fail("test left global state behind: " + "; ".join(leaks))

@@ -41,3 +41,106 @@ def graph_text(t, label="t"):
             if e is not None and e[0] is not None:
                 stack.append((e[0], depth + 1, e[1]))
     return f"{label}:\n" + "\n".join(lines)
+
+
+# -- differential scenarios: the same code run with lib=viewgrad and lib=torch -----------
+
+class _Wording(str):
+    """An error message that equals another when one starts with the other: viewgrad
+    keeps PyTorch's sentence and may add what to do instead."""
+
+    def __eq__(self, other):
+        return isinstance(other, str) and (self.startswith(other) or other.startswith(self))
+
+    __hash__ = str.__hash__
+
+
+def error_wording(e):
+    """(type, PyTorch's wording): the first line, library names normalized, without the
+    tensor type spelling (viewgrad writes 'float32 [2]' where torch writes
+    'torch.FloatTensor [2]') and without the anomaly-mode hint. viewgrad may add teaching
+    lines after the first."""
+    msg = str(e).split("\n")[0].split(" Hint:")[0]
+    msg = msg.replace("torch.", "viewgrad.").replace("viewgrad.FloatTensor", "float32")
+    return (type(e).__name__, _Wording(msg))
+
+
+def run_scenario(scenario, lib, warn_filter="mark_dirty"):
+    """What ``scenario(lib)`` returns, or ("raised", type, wording); plus the UserWarnings
+    it gave whose text contains ``warn_filter``."""
+    import warnings
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        try:
+            out = scenario(lib)
+        except Exception as e:  # noqa: BLE001 - the error IS the observation
+            out = ("raised",) + error_wording(e)
+    warned = sorted({str(x.message).split(" (Triggered")[0] for x in w
+                     if issubclass(x.category, UserWarning) and warn_filter in str(x.message)})
+    return out, warned
+
+
+def same_as_torch(scenario):
+    """Run ``scenario`` with viewgrad and with torch (skipping when torch is absent) and
+    assert that what a user observes is the same."""
+    import viewgrad as vg
+    torch = torch_or_skip()
+    got, want = run_scenario(scenario, vg), run_scenario(scenario, torch)
+    assert got == want
+    return got
+
+
+def outcome(M, fn):
+    """Run ``fn(M)`` (M = viewgrad or torch) and describe what happened as plain data:
+    ("raise", exception type name, message) or ("ok", value) where tensors become
+    (dtype name, shape, numpy array) and containers are walked."""
+    import numpy as np
+
+    def plain(v):
+        if isinstance(v, (tuple, list)):
+            return tuple(plain(x) for x in v)
+        if hasattr(v, "detach") and hasattr(v, "dtype") and hasattr(v, "shape"):
+            return (str(v.dtype).rsplit(".", 1)[-1], tuple(v.shape),
+                    np.asarray(v.detach().cpu().numpy()))
+        if hasattr(v, "itemsize") and not hasattr(v, "shape"):
+            return str(v).rsplit(".", 1)[-1]  # a dtype
+        return v
+
+    try:
+        r = fn(M)
+    except Exception as e:  # noqa: BLE001 - we compare exceptions too
+        return ("raise", type(e).__name__, str(e))
+    return ("ok", plain(r))
+
+
+def assert_same_as_torch(fn, match=None, rtol=1e-6, atol=1e-6):
+    """``fn(M)`` behaves the same with M = viewgrad and M = torch: both raise the same
+    exception type (whose message contains ``match`` when given), or both return equal
+    values, dtypes and shapes. Returns viewgrad's outcome."""
+    import numpy as np
+    import viewgrad as vg
+    torch = torch_or_skip()
+    theirs = outcome(torch, fn)
+    ours = outcome(vg, fn)
+    if theirs[0] == "raise" or ours[0] == "raise":
+        assert ours[0] == theirs[0] == "raise", f"viewgrad: {ours!r}\ntorch: {theirs!r}"
+        assert ours[1] == theirs[1], f"exception types differ: {ours} / {theirs}"
+        if match is not None:
+            assert match in theirs[2], theirs[2]
+            assert match in ours[2], ours[2]
+        return ours
+
+    def same(a, b):
+        if isinstance(b, tuple) and len(b) == 3 and isinstance(b[2], np.ndarray):
+            assert a[0] == b[0], f"dtype {a[0]} != torch's {b[0]}"
+            assert a[1] == b[1], f"shape {a[1]} != torch's {b[1]}"
+            np.testing.assert_allclose(a[2], b[2], rtol=rtol, atol=atol, equal_nan=True)
+        elif isinstance(b, tuple):
+            assert isinstance(a, tuple) and len(a) == len(b), (a, b)
+            for x, y in zip(a, b):
+                same(x, y)
+        else:
+            assert a == b or (a != a and b != b), (a, b)
+
+    same(ours[1], theirs[1])
+    return ours

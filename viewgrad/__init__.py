@@ -7,6 +7,7 @@ hardest corner: views and in-place operations. ``import viewgrad as vg`` and use
 from . import backend
 from .backend import float32, float64, float16, int64, int32, int8, uint8, bool_, Device
 from .backend import device, cuda_is_available, set_default_device, get_default_device
+from . import autograd  # noqa: F401  (before tensor: autograd's modules import Tensor)
 from .tensor import Tensor, Size
 from . import ops
 from .ops.factories import (tensor, as_tensor, from_numpy, zeros, ones, full, empty, arange,
@@ -17,15 +18,29 @@ from .ops.pointwise import (add, sub, mul, div, neg, pow, abs, sqrt, exp, log, t
                             relu, clamp, where, sign, reciprocal, square)
 from .ops.reduce import sum, mean, max, min, amax, amin, gather, scatter, scatter_add, argmax, argmin
 from .ops.linalg import mm, bmm, dot, mv, addmm, matmul
-from .ops.shape import (view, reshape, as_strided, select, narrow, unsqueeze, squeeze,
+from .ops.views import (view, reshape, as_strided, select, narrow, unsqueeze, squeeze,
                         transpose, t, permute, movedim, expand, expand_as, diagonal, unfold,
-                        flatten, view_as, split, chunk, unbind, cat, stack, take, put)
+                        flatten, view_as)
+from .ops.splitting import split, chunk, unbind
+from .ops.joining import cat, stack
+from .ops.flat import take, put
 from .ops.memory import clone, detach
+from .ops.unary import (sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh,
+                        exp2, expm1, log2, log10, log1p, erf, erfc, erfinv, floor, ceil,
+                        round, trunc, frac, rsqrt, logit, fix)
+from .ops.unary import (asin as arcsin, acos as arccos, atan as arctan, asinh as arcsinh,
+                        acosh as arccosh, atanh as arctanh)
+from .ops.binary import (atan2, arctan2, hypot, fmod, remainder, floor_divide, lerp, addcmul,
+                         addcdiv)
 from .ops.nnops import softmax, log_softmax
 from . import autograd
-from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
+from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
+                       is_inference_mode_enabled)
 from . import nn, optim  # noqa: E402  (torch.nn-like: vg.nn.Conv2d, vg.optim.Adam)
 from . import trace, viz  # noqa: E402  (vg.trace() makes a Tracer; vg.viz draws graphs)
+from . import utils  # noqa: E402  (vg.utils.data: Dataset, DataLoader, random_split)
+from . import serialization  # noqa: E402
+from .serialization import save, load  # noqa: E402  (safe .npz archives, never pickle)
 
 bool = bool_
 float = float32

@@ -281,6 +281,67 @@ def result_type(*dts):
     return np.result_type(*dts)
 
 
+# Note [type promotion]: PyTorch's rules, not NumPy's. Categories bool < integer < floating
+# < complex. Operands come in three tiers: dimensioned tensors, 0-d tensors, Python
+# scalars. The result's category is the highest category present; its dtype comes from the
+# highest tier that has an operand of that category (a Python float only picks the
+# default float dtype). So float32 * int64 tensor -> float32 (NumPy: float64), int64
+# tensor * 2.5 -> float32 (NumPy: float64), float32 * float64 0-d tensor -> float32.
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def promote_types(a, b):
+    """``torch.promote_types``: the higher category wins as is; within one category the
+    wider type (uint8 with int8 gives int16, as in NumPy)."""
+    a, b = np.dtype(a), np.dtype(b)
+    ca, cb = _CATEGORY[a.kind], _CATEGORY[b.kind]
+    if ca != cb:
+        if ca == 3 or cb == 3:  # complex with float: keep the float's precision
+            c, f = (a, b) if ca == 3 else (b, a)
+            return np.promote_types(c, f) if f.kind == "f" else c
+        return a if ca > cb else b
+    return np.promote_types(a, b)
+
+
+def _scalar_dtype(v):
+    if isinstance(v, bool):
+        return bool_
+    if isinstance(v, int):
+        return int64
+    if isinstance(v, float):
+        return float32          # the default float dtype
+    return np.dtype("complex64")
+
+
+def _fold(dtypes):
+    r = None
+    for d in dtypes:
+        r = d if r is None else promote_types(r, d)
+    return r
+
+
+def _combine(higher, lower):
+    """PyTorch's combine_categories: ``higher`` is the higher-priority tier's result."""
+    if higher is None:
+        return lower
+    if lower is None or higher.kind == "c":
+        return higher
+    if lower.kind == "c":
+        return np.promote_types(higher, lower) if higher.kind == "f" else lower
+    if higher.kind == "f":
+        return higher
+    if higher.kind == "b" or lower.kind == "f":
+        return promote_types(higher, lower)
+    return higher
+
+
+def torch_result_type(dim_dtypes, zero_dim_dtypes, scalars):
+    """``torch.result_type`` over dimensioned tensors' dtypes, 0-d tensors' dtypes and
+    Python scalars (see Note [type promotion])."""
+    wrapped = _fold([_scalar_dtype(v) for v in scalars])
+    return _combine(_fold(dim_dtypes), _combine(_fold(zero_dim_dtypes), wrapped))
+
+
 def can_cast(frm, to) -> bool:
     return np.can_cast(frm, to, casting="same_kind")
 
@@ -370,6 +431,18 @@ def ensure_array(x, dev):
     return dev.xp.asarray(x)
 
 
+def empty_strided(dev, size, stride, dt):
+    """(array, buffer): an uninitialised array with the given strides (in elements) over a
+    fresh 1-D buffer that it alone uses (factories.empty_strided, CopySlices, AccumulateGrad)."""
+    extent = 1 + sum((sz - 1) * st for sz, st in zip(size, stride)) if all(size) else 0
+    buf = dev.xp.empty((max(extent, 1),), dtype=dt)
+    if dev.as_strided is not None:
+        a = dev.as_strided(buf, size, tuple(s * dt.itemsize for s in stride))
+    else:
+        a = dev.xp.empty(size, dtype=dt)
+    return a, buf
+
+
 def broadcast_shapes(*shapes) -> tuple:
     """The broadcast of shapes (tuples of ints): host arithmetic, the same on every device
     (not every array module has ``broadcast_shapes``). ValueError when they don't broadcast."""
@@ -416,10 +489,21 @@ def expand_view(a, shape):
     shape = tuple(shape)
     if dev.as_strided is None:
         return dev.xp.broadcast_to(a, shape)
+    # PyTorch's inferExpandGeometry: a kept dim keeps its stride, an expanded one gets 0;
+    # a new leading dim of size 1 gets the stride it would have if contiguous over the
+    # dims after it (not 0), so ones(3).expand(1, 3).stride() == (3, 1) as in PyTorch.
     lead = len(shape) - a.ndim
-    strides = [0] * lead
-    for i, (s, st) in enumerate(zip(a.shape, a.strides)):
-        strides.append(st if s == shape[lead + i] else 0)
+    strides = [0] * len(shape)
+    nxt = 0  # stride * size of the dim after the current one (bytes; 0 past the last)
+    for i in range(len(shape) - 1, -1, -1):
+        if i >= lead:
+            s, st = a.shape[i - lead], a.strides[i - lead]
+        else:
+            s, st = 1, nxt
+        if s != shape[i]:
+            st = 0
+        strides[i] = st
+        nxt = shape[i] * st
     return dev.as_strided(a, shape, tuple(strides))
 
 
@@ -492,3 +576,30 @@ def load_npz(path) -> dict:
     """{name: host array} read from an .npz file, refusing pickled objects."""
     with np.load(path, allow_pickle=False) as z:
         return {k: z[k] for k in z.files}
+
+
+def save_archive(file, meta: str, arrays: dict):
+    """Write a JSON string and host arrays as one .npz archive (``file``: a path or a
+    binary file object). The JSON is stored as UTF-8 bytes in a uint8 array named
+    ``__meta__``: nothing is pickled."""
+    np.savez(file, __meta__=np.frombuffer(meta.encode("utf-8"), dtype=np.uint8), **arrays)
+
+
+def load_archive(file):
+    """(meta JSON string or None, {name: host array}) read from an .npz archive, refusing
+    pickled objects. Raises ValueError when ``file`` is not an .npz archive."""
+    import zipfile
+    try:
+        with np.load(file, allow_pickle=False) as z:
+            if not isinstance(z, np.lib.npyio.NpzFile):
+                raise ValueError("not an .npz archive")
+            arrays = {k: z[k] for k in z.files}
+    except (zipfile.BadZipFile, OSError, EOFError) as e:
+        raise ValueError(f"not an .npz archive: {e}") from None
+    except ValueError:
+        raise ValueError("it holds pickled data") from None
+    if not all(isinstance(a, np.ndarray) for a in arrays.values()):
+        raise ValueError("a zip file whose members are not .npy arrays (PyTorch's torch.save "
+                         "writes such a zip around a pickle)")
+    meta = arrays.pop("__meta__", None)
+    return (None if meta is None else meta.tobytes().decode("utf-8")), arrays

@@ -23,17 +23,15 @@ import weakref
 import weakref
 
 from . import backend as B
-from .autograd import grad_mode as _gm
+from .autograd.state import state as _st
 
 __all__ = ["Tensor", "VersionCounter", "describe_tensor"]
-
-_BLAME = True  # mirrored from autograd.blame.set_blame (a module global: cheapest to read)
-
 
 class VersionCounter:
     """The version shared by every tensor that looks at one storage."""
 
     __slots__ = ("version", "bumps")
+    inference = False  # see InferenceVersion
 
     def __init__(self):
         self.version = 0
@@ -41,7 +39,7 @@ class VersionCounter:
 
     def bump(self, op=None):
         self.version += 1
-        if _BLAME and op is not None:
+        if _st.blame and op is not None:
             from .autograd.blame import user_frame, KEEP
             b = self.bumps
             if b is None:
@@ -49,6 +47,24 @@ class VersionCounter:
             b.append((op, user_frame(3), None, self.version))
             if len(b) > KEEP:
                 del b[0]
+
+
+class InferenceVersion(VersionCounter):
+    """What an inference tensor has instead of a version counter (PyTorch's have none):
+    every tensor made in ``inference_mode`` gets one, and its views and ``detach()`` share
+    it, so ``t.is_inference()`` is ``t._version_counter.inference``. Bumping it — an
+    in-place op — is allowed only inside inference mode; outside, it raises PyTorch's
+    error after the write, as PyTorch does (its check runs where the version would move)."""
+
+    __slots__ = ()
+    inference = True
+
+    def bump(self, op=None):
+        if not _st.inference:
+            raise RuntimeError(
+                "Inplace update to inference tensor outside InferenceMode is not allowed.You "
+                "can make a clone to get a normal tensor before doing inplace update.See "
+                "https://github.com/pytorch/rfcs/pull/17 for more details.")
 
 
 def describe_tensor(dtype, shape) -> str:
@@ -85,15 +101,35 @@ class Tensor:
     __array_priority__ = 1000
     __array_ufunc__ = None
 
-    def __init__(self, data, requires_grad=False, device=None, dtype=None):
-        """``Tensor(data)``; prefer ``viewgrad.tensor(data)`` which infers the dtype."""
+    def __init__(self, *args, requires_grad=False, device=None, dtype=None):
+        """PyTorch's legacy constructor: ``Tensor(data)`` copies data into a float32 tensor
+        (``Tensor([1, 1])`` is float32, unlike ``viewgrad.tensor([1, 1])`` which infers
+        int64); ``Tensor(2, 3)`` (sizes) makes a 2x3 tensor (zeros here; PyTorch leaves it
+        uninitialized); ``Tensor()`` is empty. Prefer ``viewgrad.tensor(data)``."""
+        sizes = tuple(args[0]) if len(args) == 1 and isinstance(args[0], Size) else args
+        if len(args) == 1 and not isinstance(args[0], (int, Size)):
+            data = args[0]
+            if isinstance(data, Tensor):
+                data = data._device.to_host(data._data)
+        elif all(isinstance(a, int) and not isinstance(a, bool) for a in sizes):
+            if any(s < 0 for s in sizes):
+                raise RuntimeError(f"Trying to create tensor with negative dimension: "
+                                   f"{list(sizes)}")
+            data = B.host_zeros(sizes if args else (0,), B.to_dtype(dtype) or B.float32)
+        else:
+            raise TypeError(f"new(): invalid data type '{type(args[1]).__name__}'; use "
+                            "Tensor(data) or Tensor(*sizes)")
         dev = B.device(device) if device is not None else (
             B.device_of_array(data) or B.get_default_device())
-        if not B.is_array(data) or (dtype is not None and data.dtype != dtype):
-            data = B.from_python(data, B.to_dtype(dtype) or B.default_float_for(data), dev)
+        want = B.to_dtype(dtype) or B.float32
+        if not B.is_array(data) or data.dtype != want:
+            data = B.from_python(data if not B.is_array(data) else dev.to_host(data), want,
+                                 dev)
+        elif B.device_of_array(data) is not dev:
+            data = B.from_python(dev.to_host(data), want, dev)
         self._data = data
         self._device = dev
-        self._version_counter = VersionCounter()
+        self._version_counter = InferenceVersion() if _st.inference else VersionCounter()
         self._base = None
         self._view_info = None
         self._grad_fn = None
@@ -108,11 +144,21 @@ class Tensor:
         t = _new(Tensor)
         t._data = data
         t._device = device if device is not None else (B.device_of_array(data) or B.cpu)
-        t._version_counter = VersionCounter()
+        t._version_counter = InferenceVersion() if _st.inference else VersionCounter()
         t._base = None
         t._view_info = None
         t._grad_fn = None
         t._output_nr = 0
+        return t
+
+    @staticmethod
+    def _empty_strided(size, stride, dtype, device):
+        """An uninitialised tensor with the given strides over a buffer of its own
+        (``empty_strided``; CopySlices and AccumulateGrad lay gradients out with it)."""
+        a, buf = B.empty_strided(device, size, stride, dtype)
+        t = Tensor._make(a, device)
+        t._storage = buf
+        t._fresh_buffer = True
         return t
 
     # -- data ------------------------------------------------------------------------
@@ -180,7 +226,10 @@ class Tensor:
 
     @property
     def _version(self):
-        return self._version_counter.version
+        vc = self._version_counter
+        if vc.inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
+        return vc.version
 
     @property
     def name(self):
@@ -194,7 +243,9 @@ class Tensor:
     # -- autograd fields ---------------------------------------------------------------
     @property
     def requires_grad(self):
-        if self._requires_grad or self.grad_fn is not None:
+        # the stored grad_fn, not the property: asking must never regenerate a stale
+        # view's grad_fn (which may raise), as PyTorch's requires_grad() does not
+        if self._requires_grad or self._grad_fn is not None:
             return True
         vi = self._view_info
         # A view of a base that requires grad reports requires_grad=True, even when it
@@ -215,6 +266,9 @@ class Tensor:
             raise RuntimeError(
                 "only Tensors of floating point and complex dtype can require gradients "
                 f"(got {B.dtype_name(self._data.dtype)}); convert first, e.g. x.double()")
+        if requires_grad and self._version_counter.inference and not _st.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         if self._grad_fn is None:
             self._requires_grad = bool(requires_grad)
         return self
@@ -237,7 +291,7 @@ class Tensor:
 
     @property
     def grad(self):
-        if self.grad_fn is not None and not self._retains_grad and _gm.warn_nonleaf_grad:
+        if self.grad_fn is not None and not self._retains_grad and _st.warn_nonleaf_grad:
             import warnings
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being "
@@ -259,12 +313,22 @@ class Tensor:
                 raise RuntimeError("assigned grad has data of a different type")
         self._grad = value
 
+    @grad.deleter
+    def grad(self):
+        self._grad = None   # ``del t.grad``, as PyTorch: the same as ``t.grad = None``
+
     @property
     def retains_grad(self):
         return self._retains_grad
 
     def is_inference(self):
-        return False
+        """Whether this tensor was made in ``inference_mode`` (``torch.Tensor.is_inference``).
+
+        An inference tensor has no version counter (reading ``_version`` raises), cannot be
+        saved for backward, and may be modified in place only inside inference mode; its
+        views are inference tensors too (and not views). ``t.clone()`` outside inference
+        mode gives a normal tensor."""
+        return self._version_counter.inference
 
     def _is_view(self):
         return self._base is not None

@@ -13,7 +13,6 @@ def _isolated(tmp_path, monkeypatch):
     monkeypatch.setenv("VIEWGRAD_TUTORIALS", str(tmp_path / "no-tutorials"))
     monkeypatch.chdir(tmp_path)
     from viewgrad import backend
-    from viewgrad.autograd import observe
     # the REPL is device-independent (tests are marked `once`); pin cpu so that a run whose
     # first device pass is another one still prints what a person sees by default
     pin = hasattr(backend, "set_default_device")

@@ -149,12 +149,12 @@ def test_backward_steps_one_node_per_enter():
         s.handle(line)
     out = buf.getvalue()
     assert "backward #0: 5 nodes ran" in out and "step 1/5" in out
-    assert s.stepping is not None
+    assert s.stepper is not None
     for _ in range(4):
         s.handle("")            # Enter: the next node
     out = buf.getvalue()
     assert "x.grad: stole" in out and "A naive depth-first walk would have run" in out
-    assert s.stepping is None
+    assert s.stepper is None
     s.handle("x.grad")
     assert "tensor(8.)" in buf.getvalue()
 
@@ -162,7 +162,7 @@ def test_backward_steps_one_node_per_enter():
 def test_backward_in_a_transcript_and_bad_arguments():
     out, s = run("x = vg.tensor([1.0, 2.0], requires_grad=True)", ":backward (x * x).sum()",
                  ":backward", ":backward 3", ":backward (x * 2)")
-    assert "AccumulateGrad" in out and "x.grad: stole" in out and s.stepping is None
+    assert "AccumulateGrad" in out and "x.grad: stole" in out and s.stepper is None
     assert "backward of what?" in out and "is a int, not a tensor" in out
     assert "grad can be implicitly created only for scalar outputs" in out
 
@@ -174,3 +174,16 @@ def test_report_writes_a_page(tmp_path):
     assert "<html" in html.lower() and "event-0" in html
     assert "missing the file name" in out or "usage: :report FILE" in out
     assert "does not exist" in out
+
+
+def test_modes_are_small_objects_with_one_job():
+    from viewgrad_cli.modes import BackwardStepper, TutorialPlayback
+    s, buf = new_session(trace=False)
+    s.interactive = True
+    s.handle("x = vg.tensor(1.0, requires_grad=True); c = (x * 2).sum()")
+    s.handle(":backward c")
+    assert isinstance(s.stepper, BackwardStepper) and s.playback is None
+    s.handle("1 + 1")  # any other input ends the stepping, and runs
+    assert s.stepper is None and "2" in buf.getvalue()
+    assert not hasattr(s, "pending") and not hasattr(s, "stepping")
+    assert TutorialPlayback.take.__doc__ and BackwardStepper.take.__doc__

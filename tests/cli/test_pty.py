@@ -161,3 +161,46 @@ def test_seed_example_in_a_terminal(terminal, tmp_path):
     assert t.wait_exit() == 0
     hist = (tmp_path / "history").read_text()
     assert "x.mul_(y)" in hist and "a.mul_(2)" in hist
+
+
+def test_completion_menu_tab_signature_toolbar_and_help(terminal):
+    t = terminal
+    t.read_until(r">>> ", timeout=90)
+    t.type("t = vg.ones(2, requires_grad=True) * 2\r")
+    # the menu opens while typing; Tab with many choices and nothing in common inserts
+    # nothing (t.T is not chosen for the reader); the next letters narrow the menu
+    mark = len(t.screen)
+    t.type("q = t.")
+    t.read_until(r"abs_\s+method", start=mark)
+    t.type("\t", pause=0.5)
+    t.type("grad_f")
+    t.read_until(r"grad_fn\s+property", start=mark)
+    t.type("n\r")
+    t.type("print('Q', q.name())\r")
+    t.read_until(r"Q MulBackward0", start=mark)
+    # a second Tab walks into the menu: an explicit choice (then Enter takes it, and runs)
+    mark = len(t.screen)
+    t.type("w = t.")
+    t.read_until(r"abs_\s+method", start=mark)
+    t.type("\t", pause=0.5)
+    t.type("\t", pause=0.5)
+    t.type("\r", pause=0.3)
+    t.type("\r")
+    t.type("print('W', w.shape)\r")
+    t.read_until(r"W viewgrad.Size\(\[2\]\)", start=mark)
+    # the signature toolbar while typing a call, the current argument marked
+    mark = len(t.screen)
+    t.type("z = vg.zeros(2, dtype=")
+    t.read_until(r"zeros\(\*size, dtype=None, device=None, requires_grad=False\)", start=mark)
+    t.type("vg.float64)\r")
+    # x? shows the docstring and the signature
+    mark = len(t.screen)
+    t.type("t.mul_?\r")
+    out = t.read_until(r"CopySlices", start=mark)
+    assert "mul_(other)" in out and "method" in out
+    mark = len(t.screen)
+    t.type("help(vg.tensor)\r")
+    t.read_until(r"tensor\(data, dtype=None, device=None, requires_grad=False\)", start=mark)
+    t.read_until(r"Ctrl-D quits", start=t.last_end)  # the prompt is back, reading keys
+    t.type("\x04")
+    assert t.wait_exit() == 0

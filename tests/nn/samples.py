@@ -13,7 +13,7 @@ import itertools
 
 import viewgrad as vg
 from viewgrad.nn import functional as F
-from viewgrad.ops import conv as C, norm as Nm, pool as P
+from viewgrad.ops import activations as A, conv as C, norm as Nm, pool as P
 
 
 def _conv2d(stride, padding, dilation, groups, bias):
@@ -93,4 +93,12 @@ SAMPLES = {
         (lambda x: F.batch_norm(x, vg.zeros(3, dtype=vg.float64),
                                 vg.ones(3, dtype=vg.float64)), [(2, 3, 1, 2)]),
     ],
+    # activations with rows of their own (viewgrad/ops/activations.py)
+    "leaky_relu": [(lambda x: F.leaky_relu(x, 0.2), [(3, 4)])],
+    "elu": [(lambda x: F.elu(x, 1.5), [(3, 4)])],
+    "gelu": [(lambda x: F.gelu(x), [(3, 4)])],
+    "gelu_backward": [(lambda g, x: A.gelu_backward(g, x), [(3,), (3,)])],
+    "softplus": [(lambda x: F.softplus(x, 2.0, 1.0), [(3, 4)])],
+    "silu": [(lambda x: F.silu(x), [(3, 4)])],
+    "hardtanh": [(lambda x: F.hardtanh(x, -0.5, 0.5), [(3, 4)])],
 }

@@ -7,7 +7,8 @@ inputs that require grad: a shape, or ``("pos", shape)`` for strictly positive v
 are included wherever an op broadcasts.
 """
 import viewgrad as vg
-from viewgrad.ops import table, shape as S, reduce as R, inplace as I, nnops as NN
+from viewgrad.ops import table, views as V, indexing as X, reduce as R, inplace as I, nnops as NN
+from viewgrad.ops import pointwise as P
 
 _d = table.dispatch
 
@@ -17,9 +18,11 @@ def _idx(*data):
 
 
 SAMPLES = {
-    "add": [(lambda a, b: a + b, [(3, 4), (4,)]), (lambda a, b: a.add(b, alpha=2), [(2, 1, 3), (4, 1)])],
+    "add": [(lambda a, b: a + b, [(3, 4), (4,)])],
+    "add_alpha": [(lambda a, b: a.add(b, alpha=2), [(2, 1, 3), (4, 1)])],
     "add_scalar": [(lambda a: a + 2.5, [(3,)]), (lambda a: 1 + a, [(2, 2)])],
     "sub": [(lambda a, b: a - b, [(3, 4), (3, 1)])],
+    "sub_alpha": [(lambda a, b: a.sub(b, alpha=-1.5), [(3, 4), (4,)])],
     "rsub": [(lambda a: 1.5 - a, [(3,)])],
     "mul": [(lambda a, b: a * b, [(3, 4), (4,)]), (lambda a: a * 3, [(2, 3)])],
     "div": [(lambda a, b: a / b, [(3, 4), ("pos", (1, 4))]), (lambda a: a / 2, [(3,)])],
@@ -36,6 +39,8 @@ SAMPLES = {
     "tanh": [(lambda a: a.tanh(), [(2, 3)])],
     "sigmoid": [(lambda a: a.sigmoid(), [(2, 3)])],
     "relu": [(lambda a: a.relu(), [("away", (2, 3))])],
+    "threshold_backward": [(lambda g, a: _d(P.THRESHOLD_BACKWARD, (g, a), (0.0,)),
+                            [(2, 3), ("away", (2, 3))])],
     "clamp": [(lambda a: a.clamp(-0.5, 0.5), [("away", (4,))]), (lambda a: a.clamp(min=0.1), [("away", (3,))])],
     "where": [(lambda a, b: vg.where(a > 0, a, b), [("away", (2, 3)), (3,)])],
     "sum": [(lambda a: a.sum(), [(2, 3)])],
@@ -65,9 +70,9 @@ SAMPLES = {
     "select": [(lambda a: a.select(1, 2), [(2, 3)])],
     "slice": [(lambda a: a[:, 1:3], [(2, 4)]), (lambda a: a[::2], [(5,)])],
     "diagonal": [(lambda a: a.diagonal(), [(3, 3)]), (lambda a: a.diagonal(1, 0, 2), [(3, 2, 4)])],
-    "select_backward": [(lambda g: _d(S.SELECT_BWD, (g,), ((2, 3), 1, 2)), [(2,)])],
-    "slice_backward": [(lambda g: _d(S.SLICE_BWD, (g,), ((2, 4), 1, 1, 3, 1)), [(2, 2)])],
-    "diagonal_backward": [(lambda g: _d(S.DIAG_BWD, (g,), ((3, 3), 0, 0, 1)), [(3,)])],
+    "select_backward": [(lambda g: _d(V.SELECT_BWD, (g,), ((2, 3), 1, 2)), [(2,)])],
+    "slice_backward": [(lambda g: _d(V.SLICE_BWD, (g,), ((2, 4), 1, 1, 3, 1)), [(2, 2)])],
+    "diagonal_backward": [(lambda g: _d(V.DIAG_BWD, (g,), ((3, 3), 0, 0, 1)), [(3,)])],
     "unsqueeze": [(lambda a: a.unsqueeze(1), [(2, 3)])],
     "squeeze": [(lambda a: a.squeeze(), [(2, 1, 3)])],
     "squeeze_dim": [(lambda a: a.squeeze(1), [(2, 1, 3)])],
@@ -77,13 +82,15 @@ SAMPLES = {
     "expand": [(lambda a: a.expand(2, 3, 4), [(3, 1)])],
     "unfold": [(lambda a: a.unfold(0, 3, 1), [(5,)]), (lambda a: a.unfold(1, 2, 2), [(2, 5)])],
     "split": [(lambda a: a.split(2, 1)[1] * 2, [(2, 5)]), (lambda a: vg.stack(a.chunk(2)).sum(0), [(4, 2)])],
+    "split_with_sizes": [(lambda a: a.split([1, 4], 1)[1] * 2, [(2, 5)]),
+                         (lambda a: vg.stack(a.split_with_sizes([2, 2])).sum(0), [(4, 2)])],
     "unbind": [(lambda a: a.unbind(1)[2], [(2, 3)])],
     "take": [(lambda a: a.take(vg.tensor([0, 3, 3])), [(2, 3)])],
     "put": [(lambda a, s: a.put(vg.tensor([1, 4, 1]), s, accumulate=True), [(2, 3), (3,)]),
             (lambda a, s: a.put(vg.tensor([1, 4]), s), [(2, 3), (2,)])],
     "index": [(lambda a: a[[0, 2, 2]], [(3, 2)]), (lambda a: a[:, vg.tensor([1, 0])], [(2, 3)])],
-    "index_put": [(lambda a, v: S.index_put(a, (vg.tensor([0, 2]).cpu().numpy(),), v), [(3, 2), (2, 2)]),
-                  (lambda a, v: S.index_put(a, (vg.tensor([0, 0]).cpu().numpy(),), v, accumulate=True), [(3, 2), (2,)])],
+    "index_put": [(lambda a, v: X.index_put(a, (vg.tensor([0, 2]).cpu().numpy(),), v), [(3, 2), (2, 2)]),
+                  (lambda a, v: X.index_put(a, (vg.tensor([0, 0]).cpu().numpy(),), v, accumulate=True), [(3, 2), (2,)])],
     "clone": [(lambda a: a.clone(), [(2, 3)])],
     "to_copy": [(lambda a: a.to(vg.float32).to(vg.float64), [(3,)],
                  {"eps": 1e-2, "atol": 1e-3, "rtol": 1e-3})],
@@ -112,3 +119,8 @@ SAMPLES = {
 from ..nn.samples import SAMPLES as _NN_SAMPLES  # noqa: E402
 
 SAMPLES.update(_NN_SAMPLES)
+
+# the pointwise math rows (ops/unary.py, ops/binary.py)
+from .samples_pointwise import SAMPLES as _POINTWISE_SAMPLES  # noqa: E402
+
+SAMPLES.update(_POINTWISE_SAMPLES)

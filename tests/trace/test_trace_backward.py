@@ -90,8 +90,8 @@ def test_backward_recording_can_be_off_and_leaves_the_engine_alone():
     with vg.trace(record_backward=False) as tr:
         (x * x).sum().backward()
     assert tr.backwards == []
-    from viewgrad.autograd import observe
-    assert observe.backward is None
+    from viewgrad.autograd.state import state
+    assert state.backward_observer is None
 
 
 def test_backward_pictures():

@@ -5,7 +5,7 @@ import pytest
 
 import viewgrad as vg
 import viewgrad.trace as T
-from viewgrad.autograd import observe
+from viewgrad.autograd.state import state
 from viewgrad.trace import TraceFormatError, load, loads, snapshot
 from tests.trace.scenarios import seed, SCENARIOS
 
@@ -19,12 +19,12 @@ def test_vg_trace_is_callable_and_a_module():
 
 
 def test_slots_are_empty_when_not_tracing():
-    assert observe.inplace is None and observe.view_created is None
+    assert state.inplace_observer is None and state.view_observer is None
     tr = vg.trace()
     tr.start()
-    assert observe.inplace is not None and observe.view_created is not None
+    assert state.inplace_observer is not None and state.view_observer is not None
     tr.stop()
-    assert observe.inplace is None and observe.view_created is None
+    assert state.inplace_observer is None and state.view_observer is None
 
 
 def test_nested_tracers_both_record_and_clear():
@@ -41,7 +41,7 @@ def test_nested_tracers_both_record_and_clear():
     assert [e.op for e in outer.events] == ["add_", "mul_"]
     assert [e.index for e in outer.events] == [0, 1]
     outer.clear()
-    assert len(outer) == 0 and observe.inplace is None
+    assert len(outer) == 0 and state.inplace_observer is None
 
 
 def test_observer_is_pure_stale_view_stays_stale():

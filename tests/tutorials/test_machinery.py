@@ -227,3 +227,15 @@ def test_update_embeds_the_pictures_under_their_steps(tmp_path, monkeypatch):
         assert path.read_text() == text
     finally:
         B.set_default_device(None)
+
+
+def test_a_step_that_asks_for_a_graph_draws_it_when_played(tmp_path, monkeypatch):
+    d = tmp_path / "tuts"
+    d.mkdir()
+    (d / "01-pictured.md").write_text(PICTURED)
+    monkeypatch.setenv("VIEWGRAD_TUTORIALS", str(d))
+    s, buf = new_session(trace=False)
+    run_lines(s, [":tutorial 1"])
+    out = buf.getvalue()
+    assert "MulBackward0" in out and "AccumulateGrad" in out  # the graph of b, drawn
+    assert "end of tutorial 1" in out and s.playback is None

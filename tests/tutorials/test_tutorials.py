@@ -30,7 +30,8 @@ ALL = tutorials.discover(TUT_DIR)
 EXPECTED_FILES = {1: "01-first-graph.md", 2: "02-leaves-and-grad.md",
                   3: "03-inplace-plain.md", 4: "04-views.md", 5: "05-inplace-on-a-view.md",
                   6: "06-stale-views.md", 7: "07-forbidden.md", 8: "08-higher-order.md",
-                  9: "09-convolution.md", 10: "10-training.md", 11: "11-gpu.md"}
+                  9: "09-convolution.md", 10: "10-training.md", 11: "11-gpu.md",
+                  12: "12-your-pytorch-code.md", 13: "13-strides-and-storage.md"}
 
 
 @pytest.fixture
@@ -89,3 +90,22 @@ def test_the_exercise_is_checked(tut, on_cpu):
         assert ok and msg == "correct!", msg
     finally:
         session.close()
+
+
+@pytest.mark.once
+def test_tutorial_12_runs_its_pytorch_script_with_viewgrad_run_torch(tmp_path, on_cpu, capsys):
+    """What tutorial 12 shows from the shell is what `viewgrad run --torch` prints."""
+    from viewgrad_cli.main import main
+    script = os.path.join(TUT_DIR, "scripts", "inplace_bug.py")
+    assert main(["run", "--torch", script, "--svg-dir", str(tmp_path)]) == 1
+    cap = capsys.readouterr()
+    out = " ".join((cap.out + cap.err).split())
+    text = " ".join(open(os.path.join(TUT_DIR, "12-your-pytorch-code.md"),
+                         encoding="utf-8").read().split())
+    for claim in ("saved by ExpBackward0 at inplace_bug.py:13",
+                  "modified by add_ at inplace_bug.py:14",
+                  "#0 y.add_(1): y.grad_fn is now AddBackward0",
+                  "1 saved tensor is now out of date",
+                  "is at version 1; expected version 0 instead"):
+        assert claim in out and claim in text, claim
+    assert len(os.listdir(tmp_path)) == 1 and "1 SVG file(s) written" in out

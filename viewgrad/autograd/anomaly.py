@@ -11,28 +11,25 @@ import os
 import traceback
 import warnings
 
+from .state import state as _st
+
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled"]
 
-_check_nan = True
 
 
 def _set(mode, check_nan=True):
-    global _check_nan
-    from ..ops import table
-    from . import engine
-    table._gm_anomaly[0] = bool(mode)
-    engine._anomaly[0] = bool(mode)
-    _check_nan = bool(check_nan)
+    _st.anomaly = bool(mode)
+    _st.anomaly_check_nan = bool(check_nan)
 
 
 def is_anomaly_enabled() -> bool:
-    from ..ops import table
-    return table._gm_anomaly[0]
+    """Whether anomaly detection is on in this thread (``torch.is_anomaly_enabled``)."""
+    return _st.anomaly
 
 
 def is_anomaly_check_nan_enabled() -> bool:
-    return _check_nan
+    return _st.anomaly_check_nan
 
 
 class detect_anomaly:
@@ -42,7 +39,7 @@ class detect_anomaly:
         self.check_nan = check_nan
 
     def __enter__(self):
-        self.prev = (is_anomaly_enabled(), _check_nan)
+        self.prev = (_st.anomaly, _st.anomaly_check_nan)
         warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
                       "and should only be enabled for debugging.", stacklevel=2)
         _set(True, self.check_nan)
@@ -63,7 +60,7 @@ class set_detect_anomaly:
     """``set_detect_anomaly(True)`` turns it on now; also usable as a context manager."""
 
     def __init__(self, mode: bool, check_nan: bool = True):
-        self.prev = (is_anomaly_enabled(), _check_nan)
+        self.prev = (_st.anomaly, _st.anomaly_check_nan)
         _set(mode, check_nan)
 
     def __enter__(self):
@@ -102,7 +99,7 @@ def run_with_anomaly(node, inputs):
     except Exception:
         _warn(node)
         raise
-    if _check_nan:
+    if _st.anomaly_check_nan:
         for i, g in enumerate(outputs):
             if g is not None and g._data.dtype.kind == "f" and bool(
                     g._device.xp.isnan(g._data).any()):

@@ -11,25 +11,21 @@ import linecache
 import os
 import sys
 
+from .state import state as _st
+
 __all__ = ["set_blame", "is_blame_enabled", "user_frame", "describe", "KEEP"]
 
 KEEP = 4  # bumps remembered per storage
-_enabled = True
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def set_blame(enabled: bool):
     """Turn blame recording on or off (on by default)."""
-    global _enabled
-    _enabled = bool(enabled)
-    # NB: `viewgrad.tensor` the attribute is the factory function; the module is in
-    # sys.modules under its dotted name.
-    sys.modules["viewgrad.tensor"]._BLAME = _enabled
-    sys.modules["viewgrad.ops.table"]._BLAME[0] = _enabled
+    _st.blame = bool(enabled)
 
 
 def is_blame_enabled() -> bool:
-    return _enabled
+    return _st.blame
 
 
 def user_frame(depth=2):

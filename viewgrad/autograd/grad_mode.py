@@ -1,26 +1,27 @@
 """Grad modes: no_grad, enable_grad, set_grad_enabled, inference_mode.
 
-The state is a module global (``enabled``) read once per op on the hot path. Each mode is
-both a context manager and a decorator, as in PyTorch.
+The switches live in ``autograd.state.state`` (per thread, as PyTorch's grad mode): the ops
+read ``state.grad_enabled`` once per op on the hot path. Each mode is both a context
+manager and a decorator, as in PyTorch; leaving it restores what the thread had before.
 """
 from __future__ import annotations
 
 import functools
 
+from .state import state as _st
+
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled"]
 
-enabled = True          # grad mode
-inference = False       # inference mode (implies grad mode off)
-warn_nonleaf_grad = True
-
 
 def is_grad_enabled() -> bool:
-    return enabled
+    """Whether ops record a graph in this thread (``torch.is_grad_enabled``)."""
+    return _st.grad_enabled
 
 
 def is_inference_mode_enabled() -> bool:
-    return inference
+    """Whether this thread is in inference mode (``torch.is_inference_mode_enabled``)."""
+    return _st.inference
 
 
 class _Mode:
@@ -36,59 +37,73 @@ class _Mode:
     _args = ()
 
     def __enter__(self):
-        global enabled, inference
-        self._prev = (enabled, inference)
+        self._prev = (_st.grad_enabled, _st.inference)
         self._enter()
         return self
 
     def __exit__(self, *exc):
-        global enabled, inference
-        enabled, inference = self._prev
+        _st.grad_enabled, _st.inference = self._prev
         return False
 
 
-class no_grad(_Mode):
-    """Disable gradient recording: ops inside build no graph."""
+class _NoParamMode(_Mode):
+    """A mode without arguments is also a bare decorator: ``@no_grad`` as ``@no_grad()``
+    (as PyTorch allows)."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamMode):
+    """Disable gradient recording: ops inside build no graph (``torch.no_grad``; also a
+    decorator, with or without parentheses)."""
 
     def _enter(self):
-        global enabled
-        enabled = False
+        _st.grad_enabled = False
 
 
-class enable_grad(_Mode):
+class enable_grad(_NoParamMode):
+    """Enable gradient recording inside a no_grad block (``torch.enable_grad``)."""
+
     def _enter(self):
-        global enabled
-        enabled = True
+        _st.grad_enabled = True
 
 
 class set_grad_enabled(_Mode):
+    """Set grad mode on or off (``torch.set_grad_enabled``): as a function it sets it at
+    once; as a context manager it restores the previous mode on exit."""
+
     def __init__(self, mode: bool):
-        global enabled
         self._args = (mode,)
         self._mode = bool(mode)
         # Like PyTorch, calling it as a function (not in `with`) sets the mode at once.
-        self._prev = (enabled, inference)
-        enabled = self._mode
+        self._prev = (_st.grad_enabled, _st.inference)
+        _st.grad_enabled = self._mode
 
     def _enter(self):
-        global enabled
-        enabled = self._mode
+        _st.grad_enabled = self._mode
 
     def __enter__(self):
-        global enabled
         self._enter()
         return self
 
 
 class inference_mode(_Mode):
-    """Like no_grad; tensors made inside are inference tensors (see Tensor.is_inference)."""
+    """Like no_grad; tensors made inside are inference tensors (see Tensor.is_inference).
+
+    ``torch.inference_mode``: ``inference_mode(False)`` inside it turns it off again."""
 
     def __init__(self, mode: bool = True):
         self._args = (mode,)
         self._mode = bool(mode)
 
     def _enter(self):
-        global enabled, inference
         if self._mode:
-            enabled = False
-            inference = True
+            _st.grad_enabled = False
+            _st.inference = True
+        else:
+            # PyTorch: inference_mode(False) re-enables grad mode as it was outside
+            _st.inference = False
+            _st.grad_enabled = True

@@ -1,11 +1,12 @@
 """The pieces of an autograd graph: Node, edges, SavedTensor, hook handles.
 
 A graph is made of ``Node`` objects (PyTorch's ``grad_fn``s). A node's ``next_functions``
-is a tuple of edges ``(node, input_nr)`` — one per input of the forward op — pointing at
-the nodes that produced those inputs (or ``None`` for inputs that need no gradient). An
-edge is a plain tuple, exactly as PyTorch shows it, so ``next_functions`` is readable.
+is a tuple of edges ``(node, input_nr)`` — one per Tensor input of the forward op —
+pointing at the nodes that produced those inputs, or ``(None, 0)`` (``_NO_EDGE``) for an
+input that needs no gradient (never a bare ``None``: ``for fn, nr in node.next_functions``
+works on every node, as in PyTorch). An edge is a plain tuple, exactly as PyTorch shows it.
 
-Nodes are created by ops (``ops/table.py``), by in-place rebasing (``autograd/views.py``),
+Nodes are created for ops by ``record`` (``autograd/nodes.py``), by in-place rebasing (``autograd/views.py``),
 by custom Functions (``autograd/function.py``) and for leaves (``AccumulateGrad`` in
 ``autograd/accumulate.py``). The engine (``autograd/engine.py``) calls ``node.apply(grads)``.
 
@@ -20,10 +21,15 @@ from __future__ import annotations
 import itertools
 import weakref
 
+from .state import state as _st
+
 __all__ = ["Node", "SavedTensor", "RemovableHandle", "next_sequence_nr",
-           "ERR_FREED", "check_saved_version"]
+           "ERR_FREED", "check_saved_version", "check_hook_result", "saved_tensors_hooks",
+           "save_on_cpu", "disable_saved_tensors_hooks", "increment_version", "GradientEdge",
+           "get_gradient_edge", "register_multi_grad_hook"]
 
 _seq = itertools.count()
+_NO_EDGE = (None, 0)  # the edge of an input that needs no gradient
 next_sequence_nr = _seq.__next__
 
 ERR_FREED = (
@@ -32,6 +38,11 @@ ERR_FREED = (
     "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
     "backward through the graph a second time or if you need to access saved tensors after "
     "calling backward.")
+
+# PyTorch's wording (SavedVariable::unpack), missing space included.
+ERR_DETACHED = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_()."
+    "This is not supported, please use out-of-place `.detach()` instead")
 
 
 class RemovableHandle:
@@ -93,6 +104,11 @@ class Node:
     def _sequence_nr_(self):
         return self._sequence_nr
 
+    def _message_name(self) -> str:
+        """The name PyTorch's C++ error messages give this node (a custom Function's node
+        is named after the Function there: "output 0 of MyFn", not "MyFnBackward")."""
+        return self.name()
+
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new
         grad_inputs."""
@@ -119,7 +135,12 @@ class Node:
         return h
 
     def __call__(self, *grads):
-        return self.apply(list(grads))
+        """Run this node's backward on the gradients of its forward outputs (one per
+        output, as PyTorch checks) and return the gradients of its inputs."""
+        n = self._n_outputs or 1
+        if len(grads) != n:
+            raise TypeError(f"expected {n} arguments, got {len(grads)} instead")
+        return tuple(self.apply(list(grads)))
 
     def apply(self, grads):  # pragma: no cover - every subclass overrides
         raise NotImplementedError(f"{self.name()} has no backward")
@@ -140,6 +161,28 @@ class Node:
         return f"<{self.name()} object at {id(self):#x}>"
 
 
+def check_hook_result(hook, original, result):
+    """PyTorch's check_single_result: a tensor hook may replace a gradient only by one of
+    the same dtype, device and shape (never broadcast into a wrong gradient)."""
+    from ..tensor import Tensor
+    from .. import backend as B
+    name = getattr(hook, "__name__", type(hook).__name__)
+    if not isinstance(result, Tensor):
+        raise TypeError(f"expected Tensor, but hook '{name}' returned "
+                        f"{type(result).__name__}")
+    if result._data.dtype != original._data.dtype:
+        raise RuntimeError(
+            f"hook '{name}' has changed the type of value (was "
+            f"{B.dtype_name(original._data.dtype)} got {B.dtype_name(result._data.dtype)}); "
+            f"return the gradient in its own dtype, e.g. g.to(grad.dtype)")
+    if result._device is not original._device:
+        raise RuntimeError(f"hook '{name}' has changed the device of value (was "
+                           f"{original._device.type} got {result._device.type})")
+    if result._data.shape != original._data.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value (was "
+                           f"{list(original._data.shape)} got {list(result._data.shape)})")
+
+
 def check_saved_version(saved: "SavedTensor", current: int):
     """Raise PyTorch's error for a saved tensor whose storage was modified in place."""
     from ..tensor import describe_tensor
@@ -148,7 +191,7 @@ def check_saved_version(saved: "SavedTensor", current: int):
     msg = ("one of the variables needed for gradient computation has been modified by an "
            f"inplace operation: [{describe_tensor(saved.dtype, saved.shape)}]")
     if grad_fn is not None:
-        msg += f", which is output {saved.output_nr} of {grad_fn.name()},"
+        msg += f", which is output {saved.output_nr} of {grad_fn._message_name()},"
     msg += (f" is at version {current}; expected version {saved.saved_version} instead. "
             "Hint: enable anomaly detection to find the operation that failed to compute its "
             "gradient, with viewgrad.autograd.set_detect_anomaly(True).")
@@ -156,6 +199,13 @@ def check_saved_version(saved: "SavedTensor", current: int):
     if extra:
         msg += "\n" + extra
     raise RuntimeError(msg)
+
+
+ERR_INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `viewgrad.no_grad()` "
+    "instead of `viewgrad.inference_mode()`.")
 
 
 class SavedTensor:
@@ -168,7 +218,7 @@ class SavedTensor:
     """
 
     __slots__ = ("tensor", "data", "version_counter", "saved_version", "output_nr",
-                 "is_output", "_grad_fn_ref", "where")
+                 "is_output", "_grad_fn_ref", "where", "had_grad_fn", "hooks")
 
     def __init__(self, t, is_output=False, node=None):
         vc = t._version_counter
@@ -182,9 +232,27 @@ class SavedTensor:
             self.data = t._data
             self._grad_fn_ref = weakref.ref(node) if node is not None else None
         else:
+            if vc.inference:
+                raise RuntimeError(ERR_INFERENCE_SAVED)
             self.tensor = t
             self.data = None
             self._grad_fn_ref = None
+        # A saved input that had a history must still have it at unpack (detach_ drops it)
+        self.had_grad_fn = not is_output and t._grad_fn is not None
+        self.hooks = None
+        if _st.saved_tensors_hooks:  # Note [Saved-tensor hooks] (autograd/saved_hooks.py)
+            pack, unpack = _st.saved_tensors_hooks[-1]
+            self.hooks = (unpack, pack(t))
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        """``grad_fn._raw_saved_x.register_hooks(pack, unpack)``: pack now, unpack at
+        backward (as PyTorch's SavedTensor.register_hooks)."""
+        if self.hooks is not None:
+            raise RuntimeError("SavedTensor hooks have already been set")
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("register_hooks: pack_hook and unpack_hook must be callable")
+        t = self.unpack()
+        self.hooks = (unpack_hook, pack_hook(t))
 
     @property
     def shape(self):
@@ -200,10 +268,14 @@ class SavedTensor:
         return self.tensor.grad_fn
 
     def unpack(self, node=None):
+        if self.hooks is not None:  # what the unpack hook returns, unchecked (as PyTorch)
+            return self.hooks[0](self.hooks[1])
         current = self.version_counter.version
         if current != self.saved_version:
             check_saved_version(self, current)
         if self.tensor is not None:
+            if self.had_grad_fn and self.tensor._grad_fn is None:
+                raise RuntimeError(ERR_DETACHED)
             return self.tensor
         from ..tensor import Tensor
         t = Tensor._make(self.data)
@@ -215,10 +287,16 @@ class SavedTensor:
 
     def unpack_data(self):
         """The saved array (version-checked), without building a Tensor."""
+        if self.hooks is not None:
+            return self.unpack()._data
         current = self.version_counter.version
         if current != self.saved_version:
             check_saved_version(self, current)
-        return self.data if self.tensor is None else self.tensor._data
+        if self.tensor is None:
+            return self.data
+        if self.had_grad_fn and self.tensor._grad_fn is None:
+            raise RuntimeError(ERR_DETACHED)
+        return self.tensor._data
 
     @property
     def current_version(self):
@@ -228,3 +306,8 @@ class SavedTensor:
         kind = "output" if self.is_output else "input"
         return (f"SavedTensor({kind}, shape={list(self.shape)}, saved at version "
                 f"{self.saved_version}, now {self.version_counter.version})")
+
+
+from .saved_hooks import (saved_tensors_hooks, save_on_cpu,  # noqa: E402,F401
+                          disable_saved_tensors_hooks, increment_version, GradientEdge,
+                          get_gradient_edge, register_multi_grad_hook)

@@ -1,18 +1,21 @@
-"""Hook slots through which the tracer observes autograd (DESIGN §1).
+"""The contract through which the tracer observes autograd (the slots live in
+``autograd.state``).
 
-``ops`` and ``autograd`` never import ``trace``: they read these slots, each ``None``
-unless a tracer is active, so observation costs one ``is None`` check when tracing is off.
+``ops`` and ``autograd`` never import ``trace``: they read three per-thread slots of
+``autograd.state.state``, each ``None`` unless a tracer is active in that thread, so
+observation costs one ``is None`` check when tracing is off, and a tracer sees only the
+thread it was started in.
 
-  inplace     object with ``before(op_name, tensor, others)`` and ``after(token)``; called
-              by the in-place choke point (ops/table.py) around the compute/bump/rebase.
-  backward    object with ``start(root, deps)``, ``summarize(grads)`` (plain data taken
-              before a node runs, so the observer holds no gradient), ``node(node,
-              summary, outs, heap, deps)`` and ``end()``; called by the engine.
-  view_created  ``f(view)`` when a view is made (the tracer's registry of live views).
-  view_created  ``fn(view)``, called by ``views.make_view`` for every new view, so the
-              tracer can keep a weak registry of the live views of each base (it must
-              show every view an in-place op makes stale).
+  state.inplace_observer   object with ``before(op_name, tensor, others)`` and
+              ``after(token)``; called by the in-place choke point (autograd/views.py) around
+              the compute/bump/rebase.
+  state.backward_observer  object with ``start(root, deps)``, ``summarize(grads)`` (plain
+              data taken before a node runs, so the observer holds no gradient),
+              ``node(node, summary, outs, heap, deps)`` and ``end()``; called by the engine.
+  state.view_observer      ``fn(view)``, called by ``views.make_view`` for every new view,
+              so the tracer can keep a weak registry of the live views of each base (it
+              must show every view an in-place op makes stale).
 """
-inplace = None
-backward = None
-view_created = None
+from .state import state
+
+__all__ = ["state"]

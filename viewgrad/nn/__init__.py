@@ -11,9 +11,12 @@ from .layers import (Identity, Linear, Conv1d, Conv2d, ConvTranspose2d, BatchNor
                      BatchNorm2d, ReLU, Tanh, Sigmoid, Softmax, LogSoftmax, Dropout,
                      MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, Flatten, CrossEntropyLoss,
                      NLLLoss, MSELoss)
+from . import layers_more
+from .layers_more import *  # noqa: F401,F403  (activations, norms, containers, losses)
+from . import utils
 
 __all__ = ["functional", "init", "Parameter", "Module", "Sequential", "ModuleList", "save",
            "load", "Identity", "Linear", "Conv1d", "Conv2d", "ConvTranspose2d", "BatchNorm1d",
            "BatchNorm2d", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Dropout",
            "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "Flatten", "CrossEntropyLoss",
-           "NLLLoss", "MSELoss"]
+           "NLLLoss", "MSELoss", "utils"] + layers_more.__all__

@@ -15,12 +15,21 @@ from ..ops.norm import batch_norm, dropout
 from ..ops.pointwise import relu as _relu, sigmoid, tanh
 from ..ops.pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
 from ..tensor import Tensor
+from ..ops.activations import elu, gelu, hardtanh, leaky_relu, silu, softplus
+from . import functional_more as _more
+from .functional_more import (adaptive_avg_pool1d, avg_pool1d, binary_cross_entropy,
+                              binary_cross_entropy_with_logits, cosine_similarity, embedding,
+                              group_norm, huber_loss, kl_div, l1_loss, layer_norm, max_pool3d,
+                              normalize, one_hot, pairwise_distance, smooth_l1_loss)
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "convolution", "pad", "max_pool1d", "max_pool2d", "avg_pool2d",
            "adaptive_avg_pool2d", "dropout", "batch_norm", "relu", "tanh", "sigmoid",
            "softmax", "log_softmax", "linear", "cross_entropy", "nll_loss", "mse_loss",
-           "flatten", "unfold"]
+           "flatten", "unfold", "leaky_relu", "elu", "gelu", "softplus", "silu", "hardtanh",
+           "relu6", "mish", "logsigmoid", "softsign", "hardswish", "hardsigmoid", "selu",
+           "celu", "tanhshrink", "softmin", "glu", "dropout1d", "dropout2d"] + [
+               n for n in _more.__all__ if n != "pad"]
 
 
 def _conv_nd(nsp, name, input, weight, bias, stride, padding, dilation, groups):
@@ -119,10 +128,9 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 
 def pad(input, pad, mode="constant", value=None):
-    """Constant padding of the last dims: ``pad=(left, right, top, bottom, ...)``."""
-    if mode != "constant":
-        raise NotImplementedError(f"pad: only mode='constant' is implemented, got {mode!r}")
-    return constant_pad_nd(input, pad, 0.0 if value is None else value)
+    """Pad the last ``len(pad) // 2`` dims: ``pad=(left, right, top, bottom, ...)``;
+    ``mode`` 'constant' (with ``value``), 'reflect', 'replicate' or 'circular'."""
+    return _more.pad(input, pad, mode, value)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -185,3 +193,85 @@ def relu(input, inplace=False):
 
 def flatten(input, start_dim=0, end_dim=-1):
     return input.flatten(start_dim, end_dim)
+
+
+def relu6(input, inplace=False):
+    """``min(max(x, 0), 6)`` (hardtanh between 0 and 6)."""
+    return hardtanh(input, 0.0, 6.0)
+
+
+def mish(input, inplace=False):
+    """``x * tanh(softplus(x))``."""
+    return input * softplus(input).tanh()
+
+
+def logsigmoid(input):
+    """``log(sigmoid(x)) = -softplus(-x)``, stable for large |x|."""
+    return -softplus(-input)
+
+
+def softsign(input):
+    """``x / (1 + |x|)``."""
+    return input / (1 + input.abs())
+
+
+def hardsigmoid(input, inplace=False):
+    """``relu6(x + 3) / 6``."""
+    return relu6(input + 3) / 6
+
+
+def hardswish(input, inplace=False):
+    """``x * relu6(x + 3) / 6``."""
+    return input * relu6(input + 3) / 6
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input, inplace=False):
+    """``scale * elu(x, alpha)`` with the self-normalising constants."""
+    return _SELU_SCALE * elu(input, _SELU_ALPHA)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+    return input.relu() + (alpha * ((input / alpha).clamp(max=0).exp() - 1))
+
+
+def tanhshrink(input):
+    """``x - tanh(x)``."""
+    return input - input.tanh()
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """``softmax(-x, dim)``."""
+    return softmax(-input, dim)
+
+
+def glu(input, dim=-1):
+    """Gated linear unit: the first half of ``dim`` times the sigmoid of the second half."""
+    a, b = input.chunk(2, dim)
+    return a * sigmoid(b)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Drop whole channels of (N, C, L): one mask value per (n, c)."""
+    return _channel_dropout(input, p, training, 3)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Drop whole channels of (N, C, H, W): one mask value per (n, c)."""
+    return _channel_dropout(input, p, training, 4)
+
+
+def _channel_dropout(input, p, training, ndim):
+    if not training or p == 0:
+        return input
+    from ..ops import factories as Fa
+    if p == 1:
+        return input * 0
+    shape = tuple(input.shape[:-(ndim - 2)]) + (1,) * (ndim - 2) if input.dim() == ndim \
+        else tuple(input.shape[:1]) + (1,) * (input.dim() - 1)
+    keep = (Fa.rand(shape, device=input.device) >= p).to(input.dtype) / (1 - p)
+    return input * keep

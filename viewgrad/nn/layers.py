@@ -82,8 +82,11 @@ class _ConvNd(Module):
         if out_channels % groups:
             raise ValueError(f"{name}: out_channels must be divisible by groups "
                              f"(out_channels={out_channels}, groups={groups})")
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"{name}: only padding_mode='zeros' is implemented")
+        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
+            raise ValueError(f"padding_mode must be one of ['zeros', 'reflect', 'replicate', "
+                             f"'circular'], but got padding_mode='{padding_mode}'")
+        if padding_mode != "zeros" and self._transposed:
+            raise ValueError(f'Only "zeros" padding mode is supported for {name}')
         if isinstance(padding, str):
             if padding not in ("same", "valid"):
                 raise ValueError(f"Invalid padding string {padding!r}, should be one of "
@@ -109,6 +112,21 @@ class _ConvNd(Module):
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
+
+    def _padded(self, input):
+        """(input, padding) for the convolution: a padding_mode other than 'zeros' pads the
+        input itself (F.pad with that mode, as PyTorch) and convolves with padding 0."""
+        if self.padding_mode == "zeros":
+            return input, self.padding
+        if isinstance(self.padding, str):
+            if self.padding == "valid":
+                return input, 0
+            total = [d * (k - 1) for d, k in zip(self.dilation, self.kernel_size)]
+            pads = [(t // 2, t - t // 2) for t in total]
+        else:
+            pads = [(p, p) for p in self.padding]
+        flat = tuple(v for pair in reversed(pads) for v in pair)
+        return F.pad(input, flat, mode=self.padding_mode), 0
 
     def reset_parameters(self):
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
@@ -138,7 +156,8 @@ class Conv1d(_ConvNd):
     _nsp = 1
 
     def forward(self, input):
-        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding,
+        input, padding = self._padded(input)
+        return F.conv1d(input, self.weight, self.bias, self.stride, padding,
                         self.dilation, self.groups)
 
 
@@ -153,7 +172,8 @@ class Conv2d(_ConvNd):
                          groups, bias, padding_mode, 0, device, dtype)
 
     def forward(self, input):
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding,
+        input, padding = self._padded(input)
+        return F.conv2d(input, self.weight, self.bias, self.stride, padding,
                         self.dilation, self.groups)
 
 
@@ -201,6 +221,16 @@ class _BatchNorm(Module):
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
             self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """Reset the running statistics and the affine parameters (as PyTorch's
+        constructor does: each buffer and parameter is written once, so its _version is
+        1 afterwards, as in PyTorch)."""
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            init.zeros_(self.bias)
 
     def reset_running_stats(self):
         if self.track_running_stats:
@@ -271,7 +301,7 @@ class Softmax(Module):
         self.dim = dim
 
     def forward(self, input):
-        return F.softmax(input, -1 if self.dim is None else self.dim)
+        return F.softmax(input, _softmax_dim(input, self.dim))
 
     def extra_repr(self):
         return f"dim={self.dim}"
@@ -279,7 +309,15 @@ class Softmax(Module):
 
 class LogSoftmax(Softmax):
     def forward(self, input):
-        return F.log_softmax(input, -1 if self.dim is None else self.dim)
+        return F.log_softmax(input, _softmax_dim(input, self.dim))
+
+
+def _softmax_dim(input, dim):
+    # PyTorch's legacy implicit dim (a deprecation warning there): 0 for 0-, 1- and 3-D
+    # inputs, else 1
+    if dim is not None:
+        return dim
+    return 0 if input.dim() in (0, 1, 3) else 1
 
 
 class Dropout(Module):

@@ -127,7 +127,37 @@ class Module:
                                   '"forward" function')
 
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        hooks = self.__dict__.get("_forward_hooks")
+        if not hooks:
+            return self.forward(*args, **kwargs)
+        for kind, hook in list(hooks.values()):
+            if kind == "pre":
+                r = hook(self, args)
+                if r is not None:
+                    args = r if isinstance(r, tuple) else (r,)
+        out = self.forward(*args, **kwargs)
+        for kind, hook in list(hooks.values()):
+            if kind == "post":
+                r = hook(self, args, out)
+                if r is not None:
+                    out = r
+        return out
+
+    def _add_forward_hook(self, kind, hook):
+        hooks = self.__dict__.setdefault("_forward_hooks", {})
+        key = object()
+        hooks[key] = (kind, hook)
+        return _HookHandle(hooks, key)
+
+    def register_forward_pre_hook(self, hook):
+        """``hook(module, args)`` before each forward; returning a value replaces the args.
+        Returns a handle with ``.remove()`` (as torch)."""
+        return self._add_forward_hook("pre", hook)
+
+    def register_forward_hook(self, hook):
+        """``hook(module, args, output)`` after each forward; returning a value replaces
+        the output. Returns a handle with ``.remove()`` (as torch)."""
+        return self._add_forward_hook("post", hook)
 
     # -- walking ----------------------------------------------------------------------------
     def named_modules(self, memo=None, prefix=""):
@@ -336,6 +366,22 @@ class Module:
         raise TypeError("viewgrad modules are not pickled; save the weights with "
                         "module.save(path) (an .npz file) and load them into a new module "
                         "with module.load(path)")
+
+
+class _HookHandle:
+    """What ``register_forward_hook`` returns: ``.remove()`` takes the hook off."""
+
+    def __init__(self, hooks, key):
+        self._hooks, self._key = hooks, key
+
+    def remove(self):
+        self._hooks.pop(self._key, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
 
 
 def _to_tensor(v, like):

@@ -5,8 +5,10 @@ Importing this package attaches the ops to ``Tensor`` as methods and operators.
 from ..tensor import Tensor
 from . import table
 from .table import OPS, METHODS
-from . import factories, pointwise, reduce, linalg, shape, memory, inplace, nnops  # noqa: F401
-from . import conv, pool, norm  # noqa: F401  (convolution, pooling, batch norm: viewgrad.nn)
+from . import factories, pointwise, reduce, linalg, memory, inplace, nnops  # noqa: F401
+from . import flat, views, joining, splitting, indexing  # noqa: F401
+from . import unary, binary  # noqa: F401  (pointwise math beyond arithmetic)
+from . import conv, pool, norm, activations  # noqa: F401  (viewgrad.nn: conv, pooling, norms)
 from . import fast  # noqa: F401  (array kernels for plain backward; after the table rows)
 
 for _name, _fn in METHODS.items():

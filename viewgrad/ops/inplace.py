@@ -11,7 +11,7 @@ from __future__ import annotations
 from .. import backend as B
 from ..tensor import Tensor
 from . import pointwise as P
-from .shape import INDEX_PUT, normalize_key, _basic_steps
+from .indexing import INDEX_PUT, normalize_key, _basic_steps
 from .table import apply_inplace, defop, dispatch, method, sum_to
 
 __all__ = ["copy_", "fill_", "zero_", "masked_fill_", "masked_fill", "setitem"]
@@ -25,6 +25,8 @@ def _other(x, self):
 def add_(self, other, alpha=1):
     other = _other(other, self)
     if alpha != 1:
+        if isinstance(other, Tensor):
+            return apply_inplace(P.ADD_ALPHA, self, (other,), (alpha,), name="add_")
         other = other * alpha
     op = P.ADD if isinstance(other, Tensor) else P.ADD_SCALAR
     return apply_inplace(op, self, (other,), name="add_")
@@ -34,6 +36,8 @@ def add_(self, other, alpha=1):
 def sub_(self, other, alpha=1):
     other = _other(other, self)
     if alpha != 1:
+        if isinstance(other, Tensor):
+            return apply_inplace(P.SUB_ALPHA, self, (other,), (alpha,), name="sub_")
         other = other * alpha
     return apply_inplace(P.SUB, self, (other,), name="sub_")
 
@@ -76,7 +80,9 @@ def clamp_(self, min=None, max=None):
     return apply_inplace(P.CLAMP, self, (), (min, max), name="clamp_")
 
 
-ZERO = defop("zero", "ZeroBackward0", lambda self: self * 0, self=lambda grad: grad * 0)
+# zeros_like, not self * 0: NaN * 0 is NaN (zero_ must clear uninitialised memory)
+ZERO = defop("zero", "ZeroBackward0", lambda self: B.xp_of(self).zeros_like(self),
+             self=lambda grad: grad * 0)
 FILL = defop("fill", "FillBackward2", lambda self, value: value, attrs=("value",),
              self=lambda grad: grad * 0)
 FILL_T = defop("fill_tensor", "FillBackward3", lambda self, value: value,
@@ -84,13 +90,19 @@ FILL_T = defop("fill_tensor", "FillBackward3", lambda self, value: value,
                value=lambda grad: grad.sum())
 
 
-def _copy_fwd(self, src):
+def _copy_fwd(self, src, src_dtype):
     return src
 
 
-COPY = defop("copy", "CopyBackwards", _copy_fwd, inputs=("self", "src"),
+# Like PyTorch, copy_ saves only src's shape and dtype, never src itself: `b.copy_(b)` and
+# copying from a view of the destination are fine at backward.
+COPY = defop("copy", "CopyBackwards", _copy_fwd, inputs=("self", "src"), attrs=("src_dtype",),
              self=lambda grad: grad * 0,
-             src=lambda grad, src: sum_to(grad, tuple(src.shape)).to(src.dtype).to(src.device))
+             src=lambda grad, src_shape, src_dtype: sum_to(grad, src_shape).to(src_dtype))
+
+
+def _copy_into(target, src, opname):
+    return apply_inplace(COPY, target, (src,), (src.dtype,), name=opname)
 
 
 @method("zero_")
@@ -116,7 +128,7 @@ def copy_(self, src, non_blocking=False):
             return fill_(self, src)
     if src._device is not self._device:
         src = src.to(self._device)
-    return apply_inplace(COPY, self, (src,), name="copy_")
+    return _copy_into(self, src, "copy_")
 
 
 def _masked_fill_fwd(self, mask, value):
@@ -168,11 +180,11 @@ def setitem(self, key, value):
             # again (a second version bump), and so do we.
             if value._device is not self._device:
                 value = value.to(self._device)
-            apply_inplace(COPY, target, (value,), name="__setitem__")
+            _copy_into(target, value, "__setitem__")
         else:
             v = P._coerce(value, self)
             if isinstance(v, Tensor):
-                apply_inplace(COPY, target, (v,), name="__setitem__")
+                _copy_into(target, v, "__setitem__")
             else:
                 apply_inplace(FILL, target, (), (v,), name="__setitem__")
         return

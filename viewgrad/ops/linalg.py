@@ -161,7 +161,7 @@ def matmul(self, other):
 def _unsafe_view(t, shape):
     # PyTorch reshapes the fresh result of mm/bmm with _unsafe_view: not a view for
     # autograd (no _base), node UnsafeViewBackward0.
-    from .shape import UNSAFE_VIEW
+    from .views import UNSAFE_VIEW
     return dispatch(UNSAFE_VIEW, (t,), (tuple(shape),))
 
 

@@ -50,8 +50,8 @@ def _to_device(self, dev):
     data = dev.from_host(self._device.to_host(self._data)) if dev is not B.cpu else \
         self._device.to_host(self._data)
     out = Tensor._make(data, dev)
-    from ..autograd import grad_mode as _gm
-    if _gm.enabled:
+    from ..autograd.state import state as _st
+    if _st.grad_enabled:
         from .table import _edges, record
         edges = _edges((self,))
         if edges is not None:
@@ -113,7 +113,7 @@ def detach(self):
     """A new tensor sharing storage and the version counter, outside the graph."""
     out = Tensor._make(self._data, self._device)
     out._storage = self._storage
-    out._version_counter = self._version_counter
+    out._version_counter = self._version_counter  # inference iff self is (a view of it)
     return out
 
 

@@ -25,21 +25,32 @@ def _bshape_err(op, a, b):
         "one of them")
 
 
-ADD = defop("add", "AddBackward0", lambda self, other: self + other, inputs=("self", "other"),
-            broadcast=True, self=lambda grad: grad, other=lambda grad: grad)
+ADD = defop("add", "AddBackward0", lambda self, other: self + other,
+            promote=True, inputs=("self", "other"), broadcast=True,
+            self=lambda grad: grad, other=lambda grad: grad)
 # PyTorch wraps a Python scalar into a 0-d tensor: `x + 1` is AddBackward0 too.
 ADD_SCALAR = defop("add_scalar", "AddBackward0", lambda self, other: self + other,
-                   inputs=("self", "other"), self=lambda grad: grad)
-SUB = defop("sub", "SubBackward0", lambda self, other: self - other, inputs=("self", "other"),
-            broadcast=True, self=lambda grad: grad, other=lambda grad: -grad)
+                   promote=True, inputs=("self", "other"), self=lambda grad: grad)
+# ``add(other, alpha=a)`` / ``sub``: one node that keeps alpha as an attribute (not a saved
+# tensor), as PyTorch's AddBackward0 does; other * alpha as its own op would record a
+# MulBackward0 whose saved scalar is freed by backward.
+ADD_ALPHA = defop("add_alpha", "AddBackward0", lambda self, other, alpha: self + other * alpha,
+                  promote=True, inputs=("self", "other"), attrs=("alpha",), broadcast=True,
+                  self=lambda grad: grad, other=lambda grad, alpha: grad * alpha)
+SUB_ALPHA = defop("sub_alpha", "SubBackward0", lambda self, other, alpha: self - other * alpha,
+                  promote=True, inputs=("self", "other"), attrs=("alpha",), broadcast=True,
+                  self=lambda grad: grad, other=lambda grad, alpha: grad * -alpha)
+SUB = defop("sub", "SubBackward0", lambda self, other: self - other,
+            promote=True, inputs=("self", "other"), broadcast=True,
+            self=lambda grad: grad, other=lambda grad: -grad)
 RSUB = defop("rsub", "RsubBackward1", lambda self, other: other - self,
-             inputs=("self", "other"), self=lambda grad: -grad)
-MUL = defop("mul", "MulBackward0", lambda self, other: self * other, inputs=("self", "other"),
-            broadcast=True,
+             promote=True, inputs=("self", "other"), self=lambda grad: -grad)
+MUL = defop("mul", "MulBackward0", lambda self, other: self * other,
+            promote=True, inputs=("self", "other"), broadcast=True,
             self=lambda grad, other: grad * other,
             other=lambda grad, self: grad * self)
-DIV = defop("div", "DivBackward0", lambda self, other: self / other, inputs=("self", "other"),
-            broadcast=True,
+DIV = defop("div", "DivBackward0", lambda self, other: self / other,
+            promote=True, inputs=("self", "other"), broadcast=True,
             self=lambda grad, other: grad / other,
             other=lambda grad, self, other: -grad * self / (other * other))
 NEG = defop("neg", "NegBackward0", lambda self: -self, self=lambda grad: -grad)
@@ -48,33 +59,39 @@ RECIPROCAL = defop("reciprocal", "ReciprocalBackward0", lambda self: 1 / self,
 
 
 def _pow_self(grad, self, exponent):
-    if isinstance(exponent, (int, float)) and exponent == 0:
-        return grad * 0
-    return grad * exponent * self.pow(exponent - 1)
+    # PyTorch's pow_backward_self: where the exponent is 0 the gradient is 0 (not 0 * inf
+    # = nan at self == 0).
+    if isinstance(exponent, (int, float)):
+        if exponent == 0:
+            return grad * 0
+        return grad * exponent * self.pow(exponent - 1)
+    return where(exponent == 0, 0.0, grad * (exponent * self.pow(exponent - 1)))
 
 
 def _pow_exponent(grad, self, exponent, result):
-    # d/de x**e = x**e * log(x); PyTorch masks x == 0 (with e >= 0) to 0 instead of nan.
-    mask = (self == 0) & (exponent >= 0) if isinstance(self, Tensor) else None
-    g = grad * result * (self.log() if isinstance(self, Tensor) else _log_scalar(self))
-    if mask is not None:
-        g = where(mask, 0.0, g)
-    return g
+    # d/de x**e = x**e * log(x); PyTorch's pow_backward_exponent masks x == 0 with e >= 0
+    # to 0 instead of nan (0 * -inf); with e < 0 it is inf * -inf = -inf.
+    if isinstance(self, Tensor):
+        return grad * where((self == 0) & (exponent >= 0), 0.0, result * self.log())
+    g = result * _log_scalar(self)
+    if self == 0:
+        g = where(exponent >= 0, 0.0, g)
+    return grad * g
 
 
 def _log_scalar(x):
     import math
-    return math.log(x) if x > 0 else float("nan")
+    return math.log(x) if x > 0 else -math.inf if x == 0 else math.nan
 
 
 POW = defop("pow", "PowBackward0", lambda self, exponent: self ** exponent,
             inputs=("self",), attrs=("exponent",), self=_pow_self)
 POW_T = defop("pow_tensor", "PowBackward1", lambda self, exponent: self ** exponent,
-              inputs=("self", "exponent"), broadcast=True,
+              promote=True, inputs=("self", "exponent"), broadcast=True,
               self=_pow_self, exponent=_pow_exponent)
 POW_S = defop("pow_scalar_base", "PowBackward2", lambda self, exponent: self ** exponent,
-              inputs=("self", "exponent"),
-              exponent=lambda grad, self, result: grad * result * _log_scalar(self))
+              promote=True, inputs=("self", "exponent"),
+              exponent=_pow_exponent)
 
 
 _xp = B.xp_of
@@ -110,8 +127,21 @@ def _relu_fwd(x):
     return _xp(x).maximum(x, _xp(x).asarray(0, dtype=x.dtype))
 
 
+def _threshold_backward_fwd(grad, self, threshold):
+    xp = _xp(grad)
+    return xp.where(self > threshold, grad, xp.zeros((), dtype=grad.dtype))
+
+
+# relu's backward is itself an op (as in PyTorch's derivatives.yaml), so double backward
+# through relu records ThresholdBackwardBackward0 with an edge to relu's result
+THRESHOLD_BACKWARD = defop(
+    "threshold_backward", "ThresholdBackwardBackward0", _threshold_backward_fwd,
+    inputs=("grad_output", "self"), attrs=("threshold",),
+    grad_output=lambda grad, self, threshold: dispatch(THRESHOLD_BACKWARD, (grad, self),
+                                                       (threshold,)),
+    self=lambda grad: grad * 0)
 RELU = defop("relu", "ReluBackward0", _relu_fwd,
-             self=lambda grad, result: grad * (result > 0).to(grad.dtype))
+             self=lambda grad, result: dispatch(THRESHOLD_BACKWARD, (grad, result), (0,)))
 
 
 def _clamp_fwd(x, min, max):
@@ -160,6 +190,11 @@ def _coerce(x, like):
 @method("add", "__add__")
 def add(self, other, alpha=1):
     if alpha != 1:
+        if isinstance(self, Tensor) and isinstance(other, Tensor):
+            try:
+                return dispatch(ADD_ALPHA, (self, other), (alpha,))
+            except ValueError:
+                raise _bshape_err("add", self, other) from None
         other = other * alpha
     if not isinstance(other, Tensor):
         other = _coerce(other, self)
@@ -178,11 +213,31 @@ def radd(self, other):
     return add(self, other)
 
 
+def _check_bool_sub(a, b):
+    """PyTorch refuses `-` on bools (NumPy raises a TypeError for two, and quietly
+    promotes one)."""
+    na = isinstance(a, bool) or (isinstance(a, Tensor) and a._data.dtype.kind == "b")
+    nb = isinstance(b, bool) or (isinstance(b, Tensor) and b._data.dtype.kind == "b")
+    if na and nb:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if na or nb:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not "
+                           "supported. If you are trying to invert a mask, use the `~` or "
+                           "`logical_not()` operator instead.")
+
+
 @method("sub", "__sub__")
 def sub(self, other, alpha=1):
     if alpha != 1:
+        if isinstance(self, Tensor) and isinstance(other, Tensor):
+            try:
+                return dispatch(SUB_ALPHA, (self, other), (alpha,))
+            except ValueError:
+                raise _bshape_err("sub", self, other) from None
         other = other * alpha
     other = _coerce(other, self)
+    _check_bool_sub(self, other)
     try:
         return dispatch(SUB, (self, other))
     except ValueError:
@@ -192,6 +247,7 @@ def sub(self, other, alpha=1):
 @method("__rsub__")
 def rsub(self, other):
     other = _coerce(other, self)
+    _check_bool_sub(other, self)
     if isinstance(other, Tensor):
         return sub(other, self)
     return dispatch(RSUB, (self, other))
@@ -233,6 +289,8 @@ def rdiv(self, other):
 
 @method("reciprocal")
 def reciprocal(self):
+    if self._data.dtype.kind in "iub":
+        self = self.to(B.float32)  # 1 / integers gives the default float dtype (PyTorch)
     return dispatch(RECIPROCAL, (self,))
 
 
@@ -251,6 +309,13 @@ def pow(self, exponent):
     if not isinstance(self, Tensor):
         return dispatch(POW_S, (self, exponent))
     exponent = _coerce(exponent, self)
+    if self._data.dtype.kind == "b" and (isinstance(exponent, bool) or isinstance(
+            exponent, Tensor) and exponent._data.dtype.kind == "b"):
+        if isinstance(exponent, Tensor):
+            raise NotImplementedError('"pow" not implemented for \'Bool\'')
+        return self.clone() if exponent else self | True  # x**True is x, x**False is 1
+    if isinstance(exponent, float) and self._data.dtype.kind in "iub":
+        self = self.to(B.float32)  # an integer tensor to a float power: default float
     if isinstance(exponent, Tensor):
         try:
             return dispatch(POW_T, (self, exponent))

@@ -69,9 +69,13 @@ MEAN_DIM = defop("mean_dim", "MeanBackward1", _mean_fwd, attrs=("dim", "keepdim"
 
 
 def _evenly(grad, self, result):
-    # All maxima share the gradient evenly (PyTorch's evenly_distribute_backward).
-    mask = (self == result).to(grad.dtype)
-    return grad * mask / mask.sum()
+    # All maxima share the gradient evenly (PyTorch's evenly_distribute_backward). When the
+    # extremum is NaN, the NaNs are the maxima (NaN == NaN is false, so compare isnan).
+    if bool(result._data != result._data):
+        mask = (self != self).to(grad.dtype)
+    else:
+        mask = (self == result).to(grad.dtype)
+    return mask * (grad / mask.sum())
 
 
 def _amax_bwd(grad, self, result, dim, keepdim):

@@ -1,4 +1,5 @@
-"""``viewgrad.optim``: SGD (momentum, dampening, nesterov, weight decay), Adam and AdamW.
+"""``viewgrad.optim``: SGD (momentum, dampening, nesterov, weight decay), Adam and AdamW
+(amsgrad), RMSprop, Adagrad, Adadelta (``adaptive.py``) and ``lr_scheduler``.
 
 As in PyTorch, ``step()`` runs under ``no_grad`` and updates every parameter IN PLACE
 (``p.add_(...)``), through viewgrad's in-place choke point: the parameter object stays the
@@ -239,3 +240,9 @@ class AdamW(Adam):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
                  amsgrad=False, *, maximize=False):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+
+
+from .adaptive import RMSprop, Adagrad, Adadelta  # noqa: E402  (they subclass Optimizer)
+from . import lr_scheduler  # noqa: E402
+
+__all__ += ["RMSprop", "Adagrad", "Adadelta", "lr_scheduler"]

@@ -1,6 +1,6 @@
 """Backward, step by step: what the engine did, one executed node at a time.
 
-While a Tracer is active, ``observe.backward`` receives the engine's ``start(root, deps)``,
+While a Tracer is active, ``state.backward_observer`` receives the engine's ``start(root, deps)``,
 ``node(node, inputs, outputs, heap, deps)`` after each node runs, and ``end()``
 (autograd/engine.py). A ``BackwardTrace`` keeps, as plain data:
 
@@ -146,7 +146,7 @@ class Recorder:
         ready = tuple((nid(n), n.name()) for _prio, _c, n in sorted(heap))
         counts = {}
         for e in node.next_functions:
-            if e is not None:
+            if e[0] is not None:
                 counts[e[0]] = counts.get(e[0], 0) + 1
         lowered = tuple((nid(fn), fn.name(), int(deps.get(fn, 0)) - k)
                         for fn, k in counts.items())

@@ -10,7 +10,7 @@ different object while the first is alive, and dead entries are dropped.
 (We cannot key a ``WeakKeyDictionary`` by Tensor: ``Tensor.__eq__`` is element-wise.)
 
 Live views: to show every view that an in-place op makes stale, the tracer must know the
-views of a base. ``autograd.observe.view_created`` is called for each new view while a
+views of a base. ``autograd.state.state.view_observer`` is called for each new view while a
 tracer is active; ``LiveViews`` keeps weak references, grouped by base.
 """
 from __future__ import annotations

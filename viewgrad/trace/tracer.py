@@ -2,12 +2,12 @@
 
 ``with vg.trace() as tr: ...`` (or ``tr = vg.trace(); tr.start(); ...; tr.stop()``).
 
-How it hears about in-place ops: the in-place choke point (``ops/table.apply_inplace``)
-calls ``observe.inplace.before(op, tensor, others)`` before computing and
-``observe.inplace.after(token)`` after rebasing history. While at least one Tracer is
-active, ``observe.inplace`` is the module's ``_HUB``, which fans out to every active tracer
+How it hears about in-place ops: the in-place choke point (``autograd/views.apply_inplace``)
+calls ``state.inplace_observer.before(op, tensor, others)`` before computing and
+``state.inplace_observer.after(token)`` after rebasing history. While at least one Tracer is
+active, ``state.inplace_observer`` is the module's ``_HUB``, which fans out to every active tracer
 (the REPL's long-lived tracer and a user's ``with vg.trace()`` can nest), and
-``observe.view_created`` feeds the registry of live views. With no tracer both slots are
+``state.view_observer`` feeds the registry of live views. With no tracer both slots are
 ``None``: tracing off costs one ``is None`` check per op.
 
 The tracer only observes. It never raises into the user's program: if taking a snapshot
@@ -23,18 +23,19 @@ import ast
 import linecache
 import os
 import sys
+import threading
 import warnings
 
-from ..autograd import grad_mode as _gm
-from ..autograd import observe as _obs
+from ..autograd.state import state as _st
 from .registry import IDS, LIVE_VIEWS
 from .snapshot import Labeler, build, MAX_NODES, EVENT_MAX_NODES
 
 __all__ = ["Tracer", "InplaceEvent", "trace", "snapshot", "Source"]
 
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # .../viewgrad
+# the op machinery between the user and the choke point (apply_inplace lives in views.py)
 _SKIP = (os.path.join(_PKG, "ops"), os.path.join(_PKG, "tensor.py"),
-         os.path.join(_PKG, "trace"))
+         os.path.join(_PKG, "trace"), os.path.join(_PKG, "autograd", "views.py"))
 _INTERNAL = (os.path.join(_PKG, "autograd"),)
 _ENGINE = os.path.join(_PKG, "autograd", "engine.py")
 
@@ -201,7 +202,7 @@ class _Pending:
 
 
 class _Hub:
-    """The object in ``observe.inplace`` while tracers are active."""
+    """The object in ``state.inplace_observer`` while tracers are active."""
 
     def __init__(self):
         self.tracers = []
@@ -236,7 +237,7 @@ class _Hub:
                           "tracing goes on, this event is skipped", RuntimeWarning,
                           stacklevel=4)
 
-    # -- the engine's slot (observe.backward) ----------------------------------------
+    # -- the engine's slot (state.backward_observer) ----------------------------------------
     def start(self, root, deps):
         try:
             frame = _user_frame(sys._getframe(1))
@@ -271,20 +272,23 @@ class _Hub:
     def add(self, tr):
         if tr not in self.tracers:
             self.tracers.append(tr)
-        _obs.inplace = self
-        _obs.backward = self
-        _obs.view_created = LIVE_VIEWS.add
+        # the slots are per thread: only the thread that starts a tracer reports to it
+        tr._thread = threading.get_ident()
+        _st.inplace_observer = self
+        _st.backward_observer = self
+        _st.view_observer = LIVE_VIEWS.add
 
     def remove(self, tr):
         if tr in self.tracers:
             self.tracers.remove(tr)
-        if not self.tracers:
-            if _obs.inplace is self:
-                _obs.inplace = None
-            if _obs.backward is self:
-                _obs.backward = None
-            if _obs.view_created == LIVE_VIEWS.add:
-                _obs.view_created = None
+        me = threading.get_ident()
+        if not any(getattr(t, "_thread", None) == me for t in self.tracers):
+            if _st.inplace_observer is self:
+                _st.inplace_observer = None
+            if _st.backward_observer is self:
+                _st.backward_observer = None
+            if _st.view_observer == LIVE_VIEWS.add:
+                _st.view_observer = None
 
 
 _HUB = _Hub()
@@ -421,7 +425,7 @@ class Tracer(EventLog):
         namespaces = _namespaces(self.namespace, frame)
         p.labeler = Labeler(namespaces)
         p.roots = _roots(tensor, others, namespaces)
-        p.grad_enabled = _gm.enabled
+        p.grad_enabled = _st.grad_enabled
         p.source = _source_of(_user_frame(frame) if frame is not None else None)
         p.operands = [_operand_text(o, p.labeler) for o in others]
         # an anonymous operand (``t14``) reads better as the expression the user wrote
@@ -501,7 +505,7 @@ def snapshot(tensors, namespace=None, max_nodes=MAX_NODES):
     else:
         namespaces = [namespace]
     return build([(t, "root") for t in tensors], Labeler(namespaces), max_nodes,
-                 _gm.enabled, focus=tensors[0] if len(tensors) == 1 else None)
+                 _st.grad_enabled, focus=tensors[0] if len(tensors) == 1 else None)
 
 
 def record_backward(tensor, gradient=None, retain_graph=None, namespace=None):

@@ -1,16 +1,16 @@
-"""View ops (DESIGN §3) and the other shape ops: cat, stack, getitem.
+"""View ops (DESIGN §3): the output shares memory with its input.
 
-A view op returns a tensor sharing memory with its input: view, reshape (a view when the
-strides allow, else a copy, as PyTorch), as_strided, select, narrow/slice, unsqueeze,
-squeeze, transpose, t, permute, movedim, expand, expand_as, diagonal, unfold, flatten,
-view_as, and the multi-output split, chunk, unbind. Every view is recorded with its base
-and a replay link (see autograd/views.py).
+view, reshape (a view when the strides allow, else a copy, as PyTorch), flatten, unflatten,
+view_as, as_strided, select, narrow/slice, diagonal, unsqueeze, squeeze, transpose, t,
+permute, movedim, expand, expand_as, broadcast_to, unfold. Every view is recorded with its
+base and a replay link (see autograd/views.py). The multi-output views (split, chunk,
+unbind) are in ops/splitting.py; ``x[...]`` indexing is in ops/indexing.py.
 
 Backward formulas of views that pick a region (select, slice, diagonal) write the
 gradient into zeros of the input's shape: ``select_backward`` & co. are ops themselves
 (``SelectBackwardBackward0``...), whose backward is the view again — double backward.
 Views that may overlap (as_strided, unfold) scatter-ADD through flat indices with
-``take`` / ``put``.
+``take`` / ``put`` (ops/flat.py).
 """
 from __future__ import annotations
 
@@ -18,22 +18,20 @@ import builtins as _builtins
 import operator
 
 from .. import backend as B
-from ..autograd import grad_mode as _gm
-from ..autograd.graph import Node
-from ..autograd.views import CreationMeta, make_view
+from ..autograd.views import make_view, strided_region
 from ..tensor import Tensor, _wrap_dim
-from .table import defop, dispatch, dispatch_view, method, sum_to, unpack_args, _edges
+from .flat import put, take
+from .table import defop, dispatch, dispatch_view, method, sum_to, unpack_args
 
 __all__ = ["view", "reshape", "as_strided", "select", "narrow", "slice", "unsqueeze",
            "squeeze", "transpose", "t", "permute", "movedim", "expand", "expand_as",
-           "diagonal", "unfold", "flatten", "view_as", "split", "chunk", "unbind", "cat",
-           "stack", "take", "put", "getitem"]
+           "broadcast_to", "diagonal", "unfold", "flatten", "unflatten", "view_as",
+           "reshape_as"]
 
 _xp = B.xp_of
 _builtin_slice = _builtins.slice   # this module defines its own `slice` (the view op)
 builtins_max = _builtins.max
 builtins_min = _builtins.min
-
 
 def _infer_shape(shape, numel, what="view"):
     shape = list(shape)
@@ -146,6 +144,13 @@ def _as_strided_bwd(grad, size, stride, storage_offset, in_geom):
                          int(in_idx.max()) if in_idx.size else 0)
     storage = put(zeros((n,), dtype=grad.dtype, device=grad.device),
                   Tensor._make(out_idx, grad._device), grad, accumulate=True)
+    # An input whose elements share memory (an expanded input: stride 0) sees each storage
+    # element several times; PyTorch's as_strided_backward divides each storage gradient
+    # by that count, so that the input's own backward (expand: a sum) adds it up once.
+    count = xp.bincount(in_idx.reshape(-1), minlength=n) if in_idx.size else None
+    if count is not None and int(count.max()) > 1:
+        storage = storage / Tensor._make(xp.maximum(count, 1).astype(grad.dtype),
+                                         grad._device)
     return take(storage, Tensor._make(in_idx, grad._device))
 
 
@@ -156,19 +161,6 @@ def _as_strided_fwd(self, size, stride, storage_offset, in_geom):
 AS_STRIDED = defop("as_strided", "AsStridedBackward0", _as_strided_fwd,
                    attrs=("size", "stride", "storage_offset", "in_geom"), view=True,
                    self=_as_strided_bwd)
-
-
-def strided_region(t, size, stride, storage_offset):
-    """The array with geometry (size, stride, storage_offset) over t's storage (no
-    bounds check: as_strided does it)."""
-    dev = t._device
-    if dev.as_strided is None:
-        raise RuntimeError(f"as_strided is not supported on device {dev.type}; use view "
-                           "replay (viewgrad.autograd.set_view_replay(True))")
-    storage = t._storage
-    isz = storage.itemsize
-    flat = dev.as_strided(storage, (int(storage.size),), (isz,))
-    return dev.as_strided(flat[storage_offset:], size, tuple(s * isz for s in stride))
 
 
 @method("as_strided")
@@ -457,365 +449,3 @@ def unfold(self, dimension, size, step):
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
     return dispatch_view(UNFOLD, self, (d, size, step), (unfold, (d, size, step)))
-
-
-# -- multi-output views: split / chunk / unbind --------------------------------------------
-# One node for all outputs; each output is a view with creation_meta MULTI_OUTPUT_NODE,
-# so an in-place op on one of them is an error (PyTorch).
-
-def _split_bwd(grads, self_shape, dim, sizes, dtype, device):
-    from .factories import zeros
-    parts = []
-    for g, s in zip(grads, sizes):
-        if g is None:
-            shp = list(self_shape)
-            shp[dim] = s
-            g = zeros(tuple(shp), dtype=dtype, device=device)
-        parts.append(g)
-    return cat(parts, dim)
-
-
-def _unbind_bwd(grads, self_shape, dim, dtype, device):
-    from .factories import zeros
-    shp = tuple(s for i, s in enumerate(self_shape) if i != dim)
-    return stack([g if g is not None else zeros(shp, dtype=dtype, device=device)
-                  for g in grads], dim)
-
-
-SPLIT = defop("split", "SplitBackward0", None, attrs=("dim", "sizes", "dtype", "device"),
-              view=True, multi_output=True,
-              self=lambda grad, self_shape, dim, sizes, dtype, device:
-              _split_bwd(grad, self_shape, dim, sizes, dtype, device))
-UNBIND = defop("unbind", "UnbindBackward0", None, attrs=("dim", "dtype", "device"), view=True,
-               multi_output=True,
-               self=lambda grad, self_shape, dim, dtype, device:
-               _unbind_bwd(grad, self_shape, dim, dtype, device))
-
-
-def _multi_view(op, self, datas, attrs, replays):
-    node = None
-    if _gm.enabled:
-        edges = _edges((self,))
-        if edges is not None:
-            from .table import record
-            node = record(op, (self,), None, attrs, edges)
-            node._n_outputs = len(datas)
-    outs = []
-    for i, (d, rp) in enumerate(zip(datas, replays)):
-        outs.append(make_view(op, self, d, attrs, rp, CreationMeta.MULTI_OUTPUT_NODE, i,
-                              node))
-    return tuple(outs)
-
-
-@method("split")
-def split(self, split_size_or_sections, dim=0):
-    d = _wrap_dim(dim, self.dim())
-    n = self._data.shape[d]
-    if isinstance(split_size_or_sections, int):
-        s = split_size_or_sections
-        if s <= 0 and n:
-            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
-                               f"dimension size of {n}")
-        sizes = [builtins_min(s, n - i) for i in range(0, n, s)] if n else [0]
-    else:
-        sizes = list(split_size_or_sections)
-        if sum(sizes) != n:
-            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} "
-                               f"(input tensor's size at dimension {d}), but got "
-                               f"split_sizes={sizes}")
-    datas, replays, off = [], [], 0
-    for s in sizes:
-        datas.append(_slice_fwd(self._data, d, off, off + s, 1))
-        replays.append((narrow, (d, off, s)))
-        off += s
-    return _multi_view(SPLIT, self, datas, (d, tuple(sizes), self.dtype, self.device), replays)
-
-
-@method("chunk")
-def chunk(self, chunks, dim=0):
-    d = _wrap_dim(dim, self.dim())
-    n = self._data.shape[d]
-    size = -(-n // chunks) if chunks > 0 else 0
-    if chunks <= 0:
-        raise RuntimeError("chunk expects `chunks` to be greater than 0")
-    return split(self, builtins_max(size, 1), d)
-
-
-@method("unbind")
-def unbind(self, dim=0):
-    d = _wrap_dim(dim, self.dim())
-    datas = [_select_fwd(self._data, d, i) for i in range(self._data.shape[d])]
-    replays = [(select, (d, i)) for i in range(len(datas))]
-    return _multi_view(UNBIND, self, datas, (d, self.dtype, self.device), replays)
-
-
-# -- take / put: flat gather and scatter(-add), the backward of overlapping views ---------
-
-def _take_fwd(self, index):
-    return self.reshape(-1)[index]
-
-
-def _put_fwd(self, index, source, accumulate):
-    out = self.copy()
-    flat = out.reshape(-1)
-    src = source.reshape(-1) if hasattr(source, "reshape") else source
-    if accumulate:
-        B.add_at(flat, index.reshape(-1), src)
-    else:
-        flat[index.reshape(-1)] = src
-    return out
-
-
-def _put_zeros(grad, index, self_shape):
-    from .factories import zeros
-    return put(zeros(self_shape, dtype=grad.dtype, device=grad.device), index, grad,
-               accumulate=True)
-
-
-TAKE = defop("take", "TakeBackward0", _take_fwd, inputs=("self", "index"), self=_put_zeros)
-PUT = defop("put", "PutBackward0", _put_fwd, inputs=("self", "index", "source"),
-            attrs=("accumulate",),
-            self=lambda grad, index, accumulate: grad if accumulate else put(
-                grad, index, 0.0 * grad.take(index), False),
-            source=lambda grad, index, source: grad.take(index).reshape(
-                tuple(source.shape) if isinstance(source, Tensor) else ()))
-
-
-@method("take")
-def take(self, index):
-    return dispatch(TAKE, (self, index))
-
-
-@method("put")
-def put(self, index, source, accumulate=False):
-    return dispatch(PUT, (self, index, source), (bool(accumulate),))
-
-
-# -- cat / stack (variadic inputs: their nodes are written by hand) -----------------------
-
-class CatBackward0(Node):
-    __slots__ = ("dim", "sizes")
-
-    def apply(self, grads):
-        g = grads[0]
-        out, off = [], 0
-        for e, s in zip(self.next_functions, self.sizes):
-            out.append(narrow(g, self.dim, off, s) if e is not None else None)
-            off += s
-        return out
-
-    def saved_items(self):
-        return [("dim", self.dim)]
-
-
-class StackBackward0(Node):
-    __slots__ = ("dim",)
-
-    def apply(self, grads):
-        g = grads[0]
-        return [select(g, self.dim, i) if e is not None else None
-                for i, e in enumerate(self.next_functions)]
-
-    def saved_items(self):
-        return [("dim", self.dim)]
-
-
-def _seq_check(tensors, name):
-    if isinstance(tensors, Tensor) or not len(tensors):
-        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
-    for t in tensors:
-        if not isinstance(t, Tensor):
-            raise TypeError(f"{name}(): expected a list of Tensors, got {type(t).__name__}")
-    devs = {t.device.type for t in tensors}
-    if len(devs) > 1:
-        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least "
-                           f"two devices, {' and '.join(sorted(devs))}!")
-
-
-def _finish_variadic(node_cls, data, tensors, **fields):
-    out = Tensor._make(data, tensors[0]._device)
-    if _gm.enabled:
-        edges = _edges(tuple(tensors))
-        if edges is not None:
-            node = node_cls(edges)
-            for k, v in fields.items():
-                setattr(node, k, v)
-            out._grad_fn = node
-    return out
-
-
-def cat(tensors, dim=0):
-    _seq_check(tensors, "cat")
-    tensors = list(tensors)
-    ref = tensors[0]
-    d = _wrap_dim(dim, ref.dim())
-    for i, t in enumerate(tensors):
-        if t.dim() != ref.dim() or any(a != b for j, (a, b) in enumerate(
-                zip(t.shape, ref.shape)) if j != d):
-            raise RuntimeError(
-                f"Sizes of tensors must match except in dimension {d}. Expected size "
-                f"{list(ref.shape)} but got size {list(t.shape)} for tensor number {i} in the "
-                "list.")
-    xp = ref._device.xp
-    data = xp.concatenate([t._data for t in tensors], axis=d)
-    return _finish_variadic(CatBackward0, data, tensors, dim=d,
-                            sizes=tuple(t._data.shape[d] for t in tensors))
-
-
-def stack(tensors, dim=0):
-    _seq_check(tensors, "stack")
-    tensors = list(tensors)
-    ref = tensors[0]
-    for i, t in enumerate(tensors):
-        if tuple(t.shape) != tuple(ref.shape):
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
-                               f"{list(ref.shape)} at entry 0 and {list(t.shape)} at entry {i}")
-    d = _wrap_dim(dim, ref.dim() + 1)
-    xp = ref._device.xp
-    data = xp.stack([t._data for t in tensors], axis=d)
-    return _finish_variadic(StackBackward0, data, tensors, dim=d)
-
-
-# -- indexing ------------------------------------------------------------------------------
-
-def _index_fwd(self, key):
-    return self[key]
-
-
-def _index_bwd(grad, self_shape, key):
-    from .factories import zeros
-    return index_put(zeros(self_shape, dtype=grad.dtype, device=grad.device), key, grad,
-                     accumulate=True)
-
-
-def _index_put_fwd(self, values, key, accumulate):
-    out = self.copy()
-    if accumulate:
-        B.add_at(out, key, values)
-    else:
-        out[key] = values
-    return out
-
-
-INDEX = defop("index", "IndexBackward0", _index_fwd, attrs=("key",), self=_index_bwd)
-INDEX_PUT = defop("index_put", "IndexPutBackward0", _index_put_fwd,
-                  inputs=("self", "values"), attrs=("key", "accumulate"),
-                  self=lambda grad, key, accumulate: grad if accumulate else index_put(
-                      grad, key, 0.0, False),
-                  values=lambda grad, values, key: sum_to(
-                      dispatch(INDEX, (grad,), (key,)),
-                      tuple(values.shape) if isinstance(values, Tensor) else ()))
-
-
-def index_put(self, key, values, accumulate=False):
-    if not isinstance(key, tuple):
-        key = (key,)
-    return dispatch(INDEX_PUT, (self, values), (_key_on_device(self, key), bool(accumulate)))
-
-
-def _is_advanced(k):
-    return isinstance(k, (Tensor, list)) or B.is_array(k) or isinstance(k, bool)
-
-
-ALIAS = defop("alias", "AliasBackward0", lambda self: self[...], view=True,
-              self=lambda grad: grad)
-
-
-def alias(self):
-    """A view of the whole tensor (``x[...]``)."""
-    return dispatch_view(ALIAS, self, (), (alias, ()))
-
-
-def _key_on_device(self, key):
-    """Index arrays of a key moved to self's device: like PyTorch, indices may be on the
-    cpu (tensors, lists, numpy arrays) or on the indexed tensor's device."""
-    dev = self._device
-    out = []
-    for k in key:
-        if isinstance(k, Tensor):
-            if k._device is not dev:
-                if k._device is not B.cpu:
-                    raise RuntimeError(
-                        f"indices should be either on cpu or on the same device as the "
-                        f"indexed tensor ({dev.type}), got {k.device.type}")
-                k = dev.from_host(k._data)
-            else:
-                k = k._data
-        elif isinstance(k, list):
-            k = dev.xp.asarray(k)
-        elif B.is_host_array(k) and dev is not B.cpu:
-            k = dev.from_host(k)
-        out.append(k)
-    return tuple(out)
-
-
-def normalize_key(self, key):
-    """Return ('basic', key-tuple) or ('advanced', array-key) for a __getitem__ key.
-    A single slice (``x[:]``) is kept as a slice; in tuples full slices are skipped and an
-    index that selects everything is an alias, as PyTorch does."""
-    if isinstance(key, _builtin_slice):
-        return "single-slice", key
-    if not isinstance(key, tuple):
-        key = (key,)
-    if any(_is_advanced(k) for k in key):
-        return "advanced", _key_on_device(self, key)
-    return "basic", key
-
-
-def _basic_steps(self, key, alias_self=True):
-    n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
-    if n_real > self.dim():
-        raise IndexError(f"too many indices for tensor of dimension {self.dim()}")
-    if sum(1 for k in key if k is Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    t, dim = self, 0
-    for k in key:
-        if k is Ellipsis:
-            dim += self.dim() - n_real
-            # dims skipped by the ellipsis stay
-            continue
-        if k is None:
-            t = unsqueeze(t, dim)
-            dim += 1
-        elif isinstance(k, _builtin_slice):
-            if k.step is not None and k.step <= 0:
-                raise ValueError("step must be greater than zero")
-            if k.indices(t._data.shape[dim]) != (0, t._data.shape[dim], 1):
-                t = slice(t, dim, k.start, k.stop, k.step or 1)  # full slices are skipped
-            dim += 1
-        else:
-            try:
-                i = operator.index(k)
-            except TypeError:
-                raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and "
-                                 f"long or byte Variables are valid indices (got "
-                                 f"{type(k).__name__})") from None
-            n = t._data.shape[dim]
-            if not -n <= i < n:
-                raise IndexError(f"index {i} is out of bounds for dimension {dim} with size "
-                                 f"{n}")
-            t = select(t, dim, i)
-    if t is self and alias_self:
-        t = alias(self)  # a[...] is still a view: AliasBackward0
-    return t
-
-
-def _single_slice(self, k):
-    if self.dim() == 0:
-        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
-    if k.step is not None and k.step <= 0:
-        raise ValueError("step must be greater than zero")
-    return slice(self, 0, k.start, k.stop, k.step or 1)
-
-
-@method("__getitem__")
-def getitem(self, key):
-    kind, k = normalize_key(self, key)
-    if kind == "basic":
-        return _basic_steps(self, k)
-    if kind == "single-slice":
-        return _single_slice(self, k)
-    try:
-        return dispatch(INDEX, (self,), (k,))
-    except IndexError as e:
-        raise IndexError(f"index out of range: {e}") from None

@@ -1,0 +1,355 @@
+"""More of ``torch.nn.functional``: losses, normalisation, embedding, padding modes and
+the pooling variants, re-exported by ``viewgrad.nn.functional``.
+
+These are composites of viewgrad ops (their graphs show the pieces: a ``layer_norm``
+is a mean, a subtraction, a ``rsqrt``-like pow...), except where an op needs a derivative
+of its own, which lives in the derivatives table (``viewgrad/ops/activations.py``).
+Values and reductions follow PyTorch's definitions (e.g. ``binary_cross_entropy`` clamps
+its logs at -100; ``kl_div`` takes log-probabilities as input).
+"""
+from __future__ import annotations
+
+import math
+
+from ..autograd.grad_mode import no_grad
+from ..ops import factories as Fa
+from ..ops.conv import constant_pad_nd
+from ..ops.pointwise import where
+from ..ops.pool import avg_pool2d, pool_output_size
+from ..tensor import Tensor
+
+__all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "l1_loss",
+           "smooth_l1_loss", "huber_loss", "kl_div", "layer_norm", "group_norm", "normalize",
+           "cosine_similarity", "pairwise_distance", "embedding", "one_hot", "pad",
+           "avg_pool1d", "max_pool3d", "adaptive_avg_pool1d"]
+
+
+def _reduce(loss, reduction, name):
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _same_size(input, target, name):
+    if tuple(input.shape) != tuple(target.shape):
+        raise ValueError(f"Using a target size ({tuple(target.shape)}) that is different to the "
+                         f"input size ({tuple(input.shape)}) is deprecated. Please ensure they "
+                         "have the same size.")
+
+
+# -- losses --------------------------------------------------------------------------------
+
+def binary_cross_entropy(input, target, weight=None, reduction="mean"):
+    """``-(t log x + (1 - t) log(1 - x))``, each log clamped at -100 as in PyTorch (so a
+    probability of exactly 0 or 1 gives a finite loss)."""
+    _same_size(input, target, "binary_cross_entropy")
+    if bool(((input < 0) | (input > 1)).any()):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    loss = -(target * input.log().clamp(min=-100) +
+             (1 - target) * (1 - input).log().clamp(min=-100))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction, "binary_cross_entropy")
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean",
+                                     pos_weight=None):
+    """Sigmoid + binary cross-entropy in one stable formula:
+    ``(1 - t) x + (1 + (pos_weight - 1) t) (log(1 + exp(-|x|)) + max(-x, 0))``."""
+    _same_size(input, target, "binary_cross_entropy_with_logits")
+    softplus_neg = (1 + (-input.abs()).exp()).log() + (-input).relu()
+    if pos_weight is not None:
+        loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * softplus_neg
+    else:
+        loss = (1 - target) * input + softplus_neg
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction, "binary_cross_entropy_with_logits")
+
+
+def l1_loss(input, target, reduction="mean"):
+    """Mean (or sum) absolute error ``|x - t|``."""
+    return _reduce((input - target).abs(), reduction, "l1_loss")
+
+
+def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
+    """``0.5 d² / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (d = x - t)."""
+    d = (input - target).abs()
+    if beta == 0:
+        return _reduce(d, reduction, "smooth_l1_loss")
+    return _reduce(where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction,
+                   "smooth_l1_loss")
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0):
+    """``0.5 d²`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``."""
+    d = (input - target).abs()
+    return _reduce(where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)), reduction,
+                   "huber_loss")
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """KL divergence with ``input`` as log-probabilities: ``t (log t - input)`` (0 where
+    t = 0); ``log_target=True`` takes ``target`` as log-probabilities too. Use
+    ``reduction='batchmean'`` for the mathematical KL (sum / batch size)."""
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        safe = where(target > 0, target, Fa.ones_like(target))
+        loss = where(target > 0, target * safe.log(), Fa.zeros_like(target)) - target * input
+    if reduction == "batchmean":
+        return loss.sum() / input.shape[0] if input.dim() else loss.sum()
+    return _reduce(loss, reduction, "kl_div")
+
+
+# -- normalisation, similarity, embedding --------------------------------------------------
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalise over the last ``len(normalized_shape)`` dims (biased variance), then scale
+    and shift elementwise: ``(x - mean) / sqrt(var + eps) * weight + bias``."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
+        tuple(normalized_shape)
+    if tuple(input.shape[input.dim() - len(shape):]) != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, shape))}], but got input of size"
+                           f"{list(input.shape)}")
+    dims = tuple(range(input.dim() - len(shape), input.dim()))
+    mean = input.mean(dims, keepdim=True)
+    centered = input - mean
+    var = (centered * centered).mean(dims, keepdim=True)
+    out = centered / (var + eps).sqrt()
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalise each group of ``C / num_groups`` channels (with all spatial positions) of
+    each sample, then scale and shift per channel."""
+    n, c = input.shape[0], input.shape[1]
+    if c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by "
+                           f"num_groups, but got input of shape {list(input.shape)} and "
+                           f"num_groups={num_groups}")
+    g = input.reshape(n, num_groups, -1)
+    mean = g.mean(-1, keepdim=True)
+    centered = g - mean
+    var = (centered * centered).mean(-1, keepdim=True)
+    out = (centered / (var + eps).sqrt()).reshape(tuple(input.shape))
+    param_shape = (1, c) + (1,) * (input.dim() - 2)
+    if weight is not None:
+        out = out * weight.reshape(param_shape)
+    if bias is not None:
+        out = out + bias.reshape(param_shape)
+    return out
+
+
+def _norm(x, p, dim, keepdim=True):
+    if p == 2:
+        return (x * x).sum(dim, keepdim=keepdim).sqrt()
+    if p == 1:
+        return x.abs().sum(dim, keepdim=keepdim)
+    if p == float("inf"):
+        return x.abs().amax(dim, keepdim=keepdim)
+    return (x.abs() ** p).sum(dim, keepdim=keepdim) ** (1.0 / p)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """``x / max(‖x‖_p, eps)`` along ``dim``."""
+    return input / _norm(input, p, dim).clamp(min=eps).expand_as(input)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """``x1·x2 / (max(‖x1‖, eps) · max(‖x2‖, eps))`` along ``dim`` (broadcasting)."""
+    n1 = _norm(x1, 2, dim, keepdim=False).clamp(min=eps)
+    n2 = _norm(x2, 2, dim, keepdim=False).clamp(min=eps)
+    return (x1 * x2).sum(dim) / (n1 * n2)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """``‖x1 - x2 + eps‖_p`` along the last dim."""
+    return _norm(x1 - x2 + eps, p, -1, keepdim=keepdim)
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """Rows of ``weight`` picked by the integer tensor ``input`` (``weight[input]``). Rows
+    at ``padding_idx`` get no gradient; ``max_norm`` renormalises the rows used, in place
+    (under no_grad), as PyTorch does."""
+    if not isinstance(input, Tensor) or input._data.dtype.kind not in "iu":
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
+                           "following scalar types: Long, Int; but got "
+                           f"{getattr(input, 'dtype', type(input).__name__)} instead (while "
+                           "checking arguments for embedding)")
+    if scale_grad_by_freq or sparse:
+        raise ValueError("embedding: scale_grad_by_freq and sparse gradients are not "
+                         "provided by viewgrad (dense gradients only)")
+    if max_norm is not None:
+        with no_grad():
+            rows = weight[input.reshape(-1)]
+            norms = _norm(rows, norm_type, -1)
+            scale = where(norms > max_norm, max_norm / (norms + 1e-7), Fa.ones_like(norms))
+            weight[input.reshape(-1)] = rows * scale
+    out = weight[input]
+    if padding_idx is not None:
+        if padding_idx < 0:
+            padding_idx += weight.shape[0]
+        keep = (input != padding_idx).unsqueeze(-1)
+        out = where(keep, out, out.detach())
+    return out
+
+
+def one_hot(tensor, num_classes=-1):
+    """An int64 tensor with one more dim of size ``num_classes`` (default: max + 1), 1 at
+    each index."""
+    if not isinstance(tensor, Tensor) or tensor._data.dtype.kind not in "iu":
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        num_classes = int(tensor.max().item()) + 1 if tensor.numel() else 0
+    if tensor.numel() and (bool((tensor < 0).any()) or int(tensor.max().item()) >= num_classes):
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    classes = Fa.arange(num_classes, device=tensor.device)
+    return (tensor.unsqueeze(-1) == classes).to(Fa.B.int64)
+
+
+# -- padding modes -------------------------------------------------------------------------
+
+def _pad_index(size, left, right, mode):
+    idx = []
+    for i in range(-left, size + right):
+        if mode == "reflect":
+            period = 2 * (size - 1)
+            j = i % period if period else 0
+            idx.append(j if j < size else period - j)
+        elif mode == "replicate":
+            idx.append(min(max(i, 0), size - 1))
+        else:  # circular
+            idx.append(i % size)
+    return idx
+
+
+def pad(input, pad, mode="constant", value=None):
+    """Pad the last ``len(pad) // 2`` dims: ``pad=(left, right, top, bottom, ...)``.
+    ``mode``: 'constant' (with ``value``), 'reflect' (mirror without the edge),
+    'replicate' (repeat the edge) or 'circular' (wrap around)."""
+    if mode == "constant":
+        return constant_pad_nd(input, pad, 0.0 if value is None else value)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if len(pad) % 2:
+        raise RuntimeError(f"Padding length must be divisible by 2, but got pad={list(pad)}")
+    npad = len(pad) // 2
+    if npad > input.dim() - 1 and mode != "circular":
+        raise RuntimeError(f"{mode} padding of {npad} dims needs an input with a batch or "
+                           f"channel dim in front, got input of size {list(input.shape)}")
+    out = input
+    for i in range(npad):
+        d = input.dim() - 1 - i
+        left, right = int(pad[2 * i]), int(pad[2 * i + 1])
+        size = input.shape[d]
+        if mode == "reflect" and (left >= size or right >= size):
+            raise RuntimeError(f"Argument #4: Padding size should be less than the "
+                               f"corresponding input dimension, but got: padding "
+                               f"({left}, {right}) at dimension {d} of input "
+                               f"{list(input.shape)}")
+        if mode == "circular" and (left > size or right > size):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        index = Fa.tensor(_pad_index(size, left, right, mode), device=input.device)
+        out = out[(slice(None),) * d + (index,)]
+    return out
+
+
+# -- pooling variants ----------------------------------------------------------------------
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """avg_pool2d on a (N, C, 1, L) view of a (N, C, L) or (C, L) input."""
+    def one(v):
+        return v if isinstance(v, int) else tuple(v)[0]
+    k = (1, one(kernel_size))
+    s = None if stride is None or (not isinstance(stride, int) and not len(stride)) \
+        else (1, one(stride))
+    return avg_pool2d(input.unsqueeze(-2), k, s, (0, one(padding)), ceil_mode,
+                      count_include_pad).squeeze(-2)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """adaptive_avg_pool2d on a (N, C, 1, L) view."""
+    from ..ops.pool import adaptive_avg_pool2d
+    out = output_size if isinstance(output_size, int) else tuple(output_size)[0]
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, out)).squeeze(-2)
+
+
+def _triple(v, name):
+    t = (v,) * 3 if isinstance(v, int) else tuple(int(a) for a in v)
+    if len(t) == 1:
+        t = t * 3
+    if len(t) != 3:
+        raise RuntimeError(f"max_pool3d: {name} must be a single int or a tuple of three "
+                           f"ints, got {list(t)}")
+    return t
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """3-D max pooling over (N, C, D, H, W) or (C, D, H, W), built from views: pad with
+    -inf, ``unfold`` each spatial dim into windows, take the max over the window
+    (MaxBackward0 sends the gradient to the chosen element). ``return_indices`` gives the
+    flat index (d·H·W + h·W + w) of each maximum in its input volume, as PyTorch."""
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"max_pool3d: Expected 4D (unbatched) or 5D (batched) input, but "
+                           f"got input of size: {list(input.shape)}")
+    unbatched = input.dim() == 4
+    x = input.unsqueeze(0) if unbatched else input
+    k = _triple(kernel_size, "kernel_size")
+    s = k if stride is None or (not isinstance(stride, int) and not len(stride)) \
+        else _triple(stride, "stride")
+    p = _triple(padding, "padding")
+    d = _triple(dilation, "dilation")
+    sizes = x.shape[2:]
+    ext = [d[i] * (k[i] - 1) + 1 for i in range(3)]
+    for i in range(3):
+        if p[i] > ext[i] // 2:
+            raise RuntimeError(f"max_pool3d: pad should be at most half of effective kernel "
+                               f"size, but got pad={p[i]}, kernel_size={k[i]} and "
+                               f"dilation={d[i]}")
+    out = [pool_output_size(sizes[i], k[i], s[i], p[i], d[i], ceil_mode) for i in range(3)]
+    if min(out) <= 0:
+        raise RuntimeError(f"max_pool3d: Given input size {list(x.shape[1:])}, calculated "
+                           f"output size {out} is too small")
+    right = [max(0, (out[i] - 1) * s[i] + ext[i] - sizes[i] - p[i]) for i in range(3)]
+    padded = constant_pad_nd(x, (p[2], right[2], p[1], right[1], p[0], right[0]),
+                             -math.inf) if any(p) or any(right) else x
+    win = padded
+    for i in range(3):
+        win = win.unfold(2 + i, ext[i], s[i])
+    for i in range(3):
+        if d[i] > 1:
+            win = win[(slice(None),) * (5 + i) + (slice(None, None, d[i]),)]
+    win = win[:, :, :out[0], :out[1], :out[2]]
+    n, c = x.shape[0], x.shape[1]
+    flat = win.reshape(n, c, out[0], out[1], out[2], k[0] * k[1] * k[2])
+    values, local = flat.max(-1)
+    if unbatched:
+        values = values.squeeze(0)
+    if not return_indices:
+        return values
+    # window element (a, b, e) of output (od, oh, ow) sits at od*s - p + a*dil in the input;
+    # integer index arithmetic on the arrays (indices carry no gradient)
+    loc = local._data
+    kd, rem = loc // (k[1] * k[2]), loc % (k[1] * k[2])
+    kh, kw = rem // k[2], rem % k[2]
+    pos = []
+    for i, kk in enumerate((kd, kh, kw)):
+        shape = [1, 1, 1, 1, 1]
+        shape[2 + i] = out[i]
+        o = Fa.arange(out[i], device=x.device)._data.reshape(shape)
+        pos.append(o * s[i] - p[i] + kk * d[i])
+    index = Tensor._make((pos[0] * sizes[1] + pos[1]) * sizes[2] + pos[2], x._device)
+    return values, (index.squeeze(0) if unbatched else index)

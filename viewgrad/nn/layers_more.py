@@ -1,0 +1,485 @@
+"""More of ``torch.nn``: activation modules, Unflatten, Embedding, LayerNorm, GroupNorm,
+the containers ModuleDict / ParameterList / ParameterDict, the losses BCELoss,
+BCEWithLogitsLoss, L1Loss, SmoothL1Loss, HuberLoss, KLDivLoss, and the pooling variants.
+
+Each module holds its hyper-parameters and calls ``viewgrad.nn.functional`` in
+``forward``; parameters are initialised as PyTorch initialises them.
+"""
+from __future__ import annotations
+
+from ..autograd.grad_mode import no_grad
+from ..ops import factories as Fa
+from . import functional as F
+from . import init
+from .module import Module
+from .parameter import Parameter
+
+__all__ = ["LeakyReLU", "ELU", "GELU", "SiLU", "Softplus", "Mish", "Hardtanh", "ReLU6",
+           "LogSigmoid", "Softsign", "SELU", "CELU", "Hardswish", "Hardsigmoid",
+           "Tanhshrink", "Softmin", "GLU", "Unflatten", "Embedding", "LayerNorm",
+           "GroupNorm", "ModuleDict", "ParameterList", "ParameterDict", "BCELoss",
+           "BCEWithLogitsLoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "KLDivLoss",
+           "AvgPool1d", "MaxPool1d", "MaxPool3d", "AdaptiveAvgPool1d", "Dropout1d",
+           "Dropout2d", "CosineSimilarity", "PairwiseDistance"]
+
+
+def _activation(name, fn, params=(), doc=""):
+    """A module class whose forward is ``fn(input, **its hyper-parameters)``."""
+    names = [p for p, _ in params]
+
+    def __init__(self, *args, **kwargs):
+        Module.__init__(self)
+        values = dict(params)
+        for k, v in zip(names, args):
+            values[k] = v
+        for k, v in kwargs.items():
+            if k not in values and k != "inplace":
+                raise TypeError(f"{name}.__init__() got an unexpected keyword argument '{k}'")
+            values[k] = v
+        self.inplace = values.pop("inplace", False)
+        for k, v in values.items():
+            setattr(self, k, v)
+
+    def forward(self, input):
+        return fn(input, **{k: getattr(self, k) for k in names if k != "inplace"})
+
+    def extra_repr(self):
+        return ", ".join(f"{k}={getattr(self, k)}" for k in names if k != "inplace")
+
+    return type(name, (Module,), {"__init__": __init__, "forward": forward,
+                                  "extra_repr": extra_repr,
+                                  "__doc__": doc or f"``torch.nn.{name}``: "
+                                                    f"``F.{fn.__name__}`` as a module."})
+
+
+LeakyReLU = _activation("LeakyReLU", F.leaky_relu, (("negative_slope", 0.01), ("inplace", False)))
+ELU = _activation("ELU", F.elu, (("alpha", 1.0), ("inplace", False)))
+GELU = _activation("GELU", F.gelu, (("approximate", "none"),))
+SiLU = _activation("SiLU", F.silu, (("inplace", False),))
+Softplus = _activation("Softplus", F.softplus, (("beta", 1.0), ("threshold", 20.0)))
+Mish = _activation("Mish", F.mish, (("inplace", False),))
+Hardtanh = _activation("Hardtanh", F.hardtanh, (("min_val", -1.0), ("max_val", 1.0),
+                                                ("inplace", False)))
+ReLU6 = _activation("ReLU6", F.relu6, (("inplace", False),))
+LogSigmoid = _activation("LogSigmoid", F.logsigmoid)
+Softsign = _activation("Softsign", F.softsign)
+SELU = _activation("SELU", F.selu, (("inplace", False),))
+CELU = _activation("CELU", F.celu, (("alpha", 1.0), ("inplace", False)))
+Hardswish = _activation("Hardswish", F.hardswish, (("inplace", False),))
+Hardsigmoid = _activation("Hardsigmoid", F.hardsigmoid, (("inplace", False),))
+Tanhshrink = _activation("Tanhshrink", F.tanhshrink)
+Softmin = _activation("Softmin", F.softmin, (("dim", None),))
+GLU = _activation("GLU", F.glu, (("dim", -1),))
+
+
+class CosineSimilarity(Module):  # two inputs, so not an _activation
+    """``F.cosine_similarity(x1, x2, dim, eps)`` as a module."""
+
+    def __init__(self, dim=1, eps=1e-8):
+        super().__init__()
+        self.dim, self.eps = dim, eps
+
+    def forward(self, x1, x2):
+        return F.cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+class PairwiseDistance(Module):
+    """``F.pairwise_distance(x1, x2, p, eps, keepdim)`` as a module."""
+
+    def __init__(self, p=2.0, eps=1e-6, keepdim=False):
+        super().__init__()
+        self.norm, self.eps, self.keepdim = p, eps, keepdim
+
+    def forward(self, x1, x2):
+        return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+
+
+class Unflatten(Module):
+    """Split dim ``dim`` into ``unflattened_size`` (the inverse of Flatten); a view."""
+
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        self.dim, self.unflattened_size = dim, tuple(unflattened_size)
+
+    def forward(self, input):
+        d = self.dim % input.dim()
+        shape = tuple(input.shape[:d]) + self.unflattened_size + tuple(input.shape[d + 1:])
+        return input.view(shape)
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+class Embedding(Module):
+    """A lookup table: ``weight[input]`` (weight: num_embeddings × embedding_dim, N(0, 1)
+    initialised; the ``padding_idx`` row zero and never updated)."""
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
+                 norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
+                 _freeze=False, device=None, dtype=None):
+        super().__init__()
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx %= num_embeddings
+        self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
+        if _weight is None:
+            self.weight = Parameter(Fa.empty((num_embeddings, embedding_dim), device=device,
+                                             dtype=dtype), requires_grad=not _freeze)
+            self.reset_parameters()
+        else:
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+
+    def reset_parameters(self):
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+    def forward(self, input):
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm,
+                           self.norm_type, self.scale_grad_by_freq, self.sparse)
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None,
+                        norm_type=2.0, scale_grad_by_freq=False, sparse=False):
+        rows, cols = embeddings.shape
+        return cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
+                   _weight=embeddings, _freeze=freeze)
+
+    def extra_repr(self):
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        return s + (f", padding_idx={self.padding_idx}" if self.padding_idx is not None else "")
+
+
+class LayerNorm(Module):
+    """Normalise over the last dims (``normalized_shape``), then an elementwise affine
+    (weight ones, bias zeros)."""
+
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
+                 device=None, dtype=None):
+        super().__init__()
+        self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) \
+            else tuple(normalized_shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(Fa.ones(self.normalized_shape, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(Fa.zeros(self.normalized_shape, device=device,
+                                               dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, input):
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")
+
+
+class GroupNorm(Module):
+    """Normalise groups of channels per sample, then a per-channel affine."""
+
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None,
+                 dtype=None):
+        super().__init__()
+        if num_channels % num_groups:
+            raise ValueError("num_channels must be divisible by num_groups")
+        self.num_groups, self.num_channels, self.eps, self.affine = (num_groups, num_channels,
+                                                                     eps, affine)
+        if affine:
+            self.weight = Parameter(Fa.ones(num_channels, device=device, dtype=dtype))
+            self.bias = Parameter(Fa.zeros(num_channels, device=device, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, input):
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+
+
+# -- containers ----------------------------------------------------------------------------
+
+class ModuleDict(Module):
+    """A dict of modules whose parameters the parent sees (keys are their names)."""
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key):
+        return self._modules[key]
+
+    def __setitem__(self, key, module):
+        self.add_module(key, module)
+
+    def __delitem__(self, key):
+        del self._modules[key]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules)
+
+    def __contains__(self, key):
+        return key in self._modules
+
+    def keys(self):
+        return self._modules.keys()
+
+    def items(self):
+        return self._modules.items()
+
+    def values(self):
+        return self._modules.values()
+
+    def pop(self, key):
+        return self._modules.pop(key)
+
+    def clear(self):
+        self._modules.clear()
+
+    def update(self, modules):
+        items = modules.items() if hasattr(modules, "items") else modules
+        for k, m in items:
+            self[k] = m
+
+
+class ParameterList(Module):
+    """A list of Parameters registered under "0", "1", ... (tensors are wrapped)."""
+
+    def __init__(self, values=None):
+        super().__init__()
+        for v in values or ():
+            self.append(v)
+
+    def append(self, value):
+        if not isinstance(value, Parameter):
+            value = Parameter(value)
+        self.register_parameter(str(len(self._parameters)), value)
+        return self
+
+    def extend(self, values):
+        for v in values:
+            self.append(v)
+        return self
+
+    def __getitem__(self, idx):
+        params = list(self._parameters.values())
+        if isinstance(idx, slice):
+            return ParameterList(params[idx])
+        return params[idx]
+
+    def __setitem__(self, idx, value):
+        key = list(self._parameters)[idx]
+        self._parameters[key] = value if isinstance(value, Parameter) else Parameter(value)
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters.values())
+
+
+class ParameterDict(Module):
+    """A dict of Parameters registered under their keys (tensors are wrapped)."""
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key):
+        return self._parameters[key]
+
+    def __setitem__(self, key, value):
+        self.register_parameter(key, value if isinstance(value, Parameter)
+                                else Parameter(value))
+
+    def __delitem__(self, key):
+        del self._parameters[key]
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters)
+
+    def __contains__(self, key):
+        return key in self._parameters
+
+    def keys(self):
+        return self._parameters.keys()
+
+    def items(self):
+        return self._parameters.items()
+
+    def values(self):
+        return self._parameters.values()
+
+    def update(self, parameters):
+        items = parameters.items() if hasattr(parameters, "items") else parameters
+        for k, v in items:
+            self[k] = v
+
+
+# -- losses ---------------------------------------------------------------------------------
+
+class _Loss(Module):
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+        super().__init__()
+        if size_average is not None or reduce is not None:
+            # PyTorch's legacy arguments: reduce=False -> 'none'; size_average=False -> 'sum'
+            if reduce is False:
+                reduction = "none"
+            else:
+                reduction = "sum" if size_average is False else "mean"
+        self.reduction = reduction
+
+
+class BCELoss(_Loss):
+    """Binary cross-entropy on probabilities (``F.binary_cross_entropy``)."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy(input, target, self.weight, self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """Sigmoid + binary cross-entropy, stable (``F.binary_cross_entropy_with_logits``)."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean",
+                 pos_weight=None):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction,
+                                                  self.pos_weight)
+
+
+class L1Loss(_Loss):
+    """Mean absolute error (``F.l1_loss``)."""
+
+    def forward(self, input, target):
+        return F.l1_loss(input, target, self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    """``F.smooth_l1_loss`` with ``beta``."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input, target):
+        return F.smooth_l1_loss(input, target, self.reduction, self.beta)
+
+
+class HuberLoss(_Loss):
+    """``F.huber_loss`` with ``delta``."""
+
+    def __init__(self, reduction="mean", delta=1.0):
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input, target):
+        return F.huber_loss(input, target, self.reduction, self.delta)
+
+
+class KLDivLoss(_Loss):
+    """``F.kl_div``: input log-probabilities; ``reduction='batchmean'`` for the true KL."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input, target):
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+# -- pooling variants, channel dropout -----------------------------------------------------
+
+class _Pool(Module):
+    _fn = None
+    _args = ()
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+        values = dict(self._args)
+        for (k, _), v in zip(self._args, args):
+            values[k] = v
+        values.update(kwargs)
+        for k, v in values.items():
+            setattr(self, k, v)
+
+    def forward(self, input):
+        return type(self)._fn(input, *[getattr(self, k) for k, _ in self._args])
+
+    def extra_repr(self):
+        return ", ".join(f"{k}={getattr(self, k)}" for k, _ in self._args)
+
+
+class AvgPool1d(_Pool):
+    """``F.avg_pool1d`` as a module."""
+    _fn = staticmethod(F.avg_pool1d)
+    _args = (("kernel_size", None), ("stride", None), ("padding", 0), ("ceil_mode", False),
+             ("count_include_pad", True))
+
+
+class MaxPool1d(_Pool):
+    """``F.max_pool1d`` as a module."""
+    _fn = staticmethod(F.max_pool1d)
+    _args = (("kernel_size", None), ("stride", None), ("padding", 0), ("dilation", 1),
+             ("ceil_mode", False), ("return_indices", False))
+
+
+class MaxPool3d(_Pool):
+    """``F.max_pool3d`` as a module."""
+    _fn = staticmethod(F.max_pool3d)
+    _args = (("kernel_size", None), ("stride", None), ("padding", 0), ("dilation", 1),
+             ("return_indices", False), ("ceil_mode", False))
+
+    def forward(self, input):
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            self.ceil_mode, self.return_indices)
+
+
+class AdaptiveAvgPool1d(_Pool):
+    """``F.adaptive_avg_pool1d`` as a module."""
+    _fn = staticmethod(F.adaptive_avg_pool1d)
+    _args = (("output_size", None),)
+
+
+class Dropout1d(Module):
+    """Zero whole channels of (N, C, L) with probability p (training only)."""
+
+    def __init__(self, p=0.5, inplace=False):
+        super().__init__()
+        self.p, self.inplace = p, inplace
+
+    def forward(self, input):
+        return F.dropout1d(input, self.p, self.training)
+
+
+class Dropout2d(Dropout1d):
+    """Zero whole channels of (N, C, H, W) with probability p (training only)."""
+
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training)
+

@@ -1,0 +1,43 @@
+"""Argument handling shared by op signatures: ``out=``, and integer inputs of float ops.
+
+PyTorch's ``torch.sin(torch.tensor([1, 2]))`` is a float32 tensor: ops whose result is
+mathematically real take integer (and bool) inputs as the default float dtype. And most
+functions take ``out=``, a tensor the result is written into.
+"""
+from __future__ import annotations
+
+from .. import backend as B
+from ..autograd.grad_mode import no_grad
+from ..autograd.state import state as _st
+
+__all__ = ["float_input", "with_out"]
+
+
+def float_input(x):
+    """``x`` itself when it is floating point, else ``x`` converted to float32."""
+    return x if x._data.dtype.kind == "f" else x.to(B.float32)
+
+
+def with_out(result, out, name):
+    """Return ``result``, or write it into ``out`` and return ``out`` (PyTorch's ``out=``).
+
+    Like PyTorch, ``out=`` does not record a graph: when an input requires grad it is an
+    error (call the function without ``out=`` and assign the result instead)."""
+    if out is None:
+        return result
+    results = result if isinstance(result, tuple) else (result,)
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    if len(outs) != len(results):
+        raise TypeError(f"{name}(): out= expects {len(results)} tensor(s), got {len(outs)}")
+    if _st.grad_enabled and any(r.requires_grad for r in results):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
+                           "automatic differentiation, but one of the arguments requires "
+                           "grad. Call it without out= and assign the result instead.")
+    with no_grad():
+        for r, o in zip(results, outs):
+            if tuple(o.shape) != tuple(r.shape):
+                raise RuntimeError(f"{name}(): out= has shape {list(o.shape)} but the result "
+                                   f"has shape {list(r.shape)}; pass a tensor of the result's "
+                                   "shape (or no out=)")
+            o.copy_(r)
+    return out

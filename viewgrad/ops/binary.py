@@ -1,0 +1,253 @@
+"""Binary and ternary pointwise math with broadcasting: atan2, hypot, fmod, remainder
+(``%``), floor_divide (``//``), lerp, addcmul, addcdiv — rows of the derivatives table
+with PyTorch's node names, each with its function, method and in-place method.
+
+As in PyTorch, a Python number as the second operand is a different row from a tensor
+(``FmodBackward0`` vs ``FmodBackward1``): a number has no gradient. ``floor_divide`` has
+no derivative in PyTorch either; here its result simply does not require grad.
+"""
+from __future__ import annotations
+
+from .. import backend as B
+from ..tensor import Tensor
+from . import inplace as I
+from . import pointwise as P
+from .args import float_input, with_out
+from .table import apply_inplace, defop, dispatch, method
+
+__all__ = ["atan2", "arctan2", "hypot", "fmod", "remainder", "floor_divide", "lerp",
+           "addcmul", "addcdiv"]
+
+_xp = B.xp_of
+
+
+def _binary(op, self, other, name):
+    try:
+        return dispatch(op, (self, other))
+    except ValueError:
+        raise P._bshape_err(name, self, other) from None
+
+
+def _sq(x):
+    return x * x
+
+
+ATAN2 = defop("atan2", "Atan2Backward0", lambda self, other: _xp(self, other).arctan2(
+    self, other), inputs=("self", "other"), broadcast=True,
+    self=lambda grad, self, other: grad * other / (_sq(self) + _sq(other)),
+    other=lambda grad, self, other: grad * -self / (_sq(self) + _sq(other)))
+HYPOT = defop("hypot", "HypotBackward0", lambda self, other: _xp(self, other).hypot(
+    self, other), inputs=("self", "other"), broadcast=True,
+    self=lambda grad, self, result: grad * self / result,
+    other=lambda grad, other, result: grad * other / result)
+FMOD = defop("fmod", "FmodBackward1", lambda self, other: _xp(self, other).fmod(self, other),
+             inputs=("self", "other"), broadcast=True, self=lambda grad: grad,
+             other=lambda grad, self, other: -grad * (self / other).trunc())
+FMOD_S = defop("fmod_scalar", "FmodBackward0", lambda self, other: _xp(self).fmod(
+    self, other), attrs=("other",), self=lambda grad: grad)
+REMAINDER = defop("remainder", "RemainderBackward1", lambda self, other: _xp(
+    self, other).remainder(self, other), inputs=("self", "other"), broadcast=True,
+    self=lambda grad: grad, other=lambda grad, self, other: -grad * (self / other).floor())
+REMAINDER_S = defop("remainder_scalar", "RemainderBackward0", lambda self, other: _xp(
+    self).remainder(self, other), attrs=("other",), self=lambda grad: grad)
+
+
+@method("atan2", "arctan2")
+def atan2(input, other, *, out=None):
+    """The angle of the point (other, input): arctan(input / other) in the right quadrant,
+    as ``torch.atan2``. Backward (``Atan2Backward0``): grad·other/(input²+other²) and
+    -grad·input/(input²+other²)."""
+    return with_out(_binary(ATAN2, float_input(input), float_input(other), "atan2"), out,
+                    "atan2")
+
+
+arctan2 = atan2
+
+
+@method("hypot")
+def hypot(input, other, *, out=None):
+    """sqrt(input² + other²) without overflow, as ``torch.hypot``. Backward
+    (``HypotBackward0``): grad·input/result and grad·other/result."""
+    return with_out(_binary(HYPOT, input, other, "hypot"), out, "hypot")
+
+
+def _scalar_or_tensor(name, row, row_s, input, other, out):
+    other = P._coerce(other, input)
+    if isinstance(other, Tensor):
+        r = _binary(row, input, other, name)
+    else:
+        r = dispatch(row_s, (input,), (other,))
+    return with_out(r, out, name)
+
+
+@method("fmod")
+def fmod(input, other, *, out=None):
+    """The C-style remainder of input / other: it has the sign of ``input`` (``fmod(-7, 2)
+    == -1``), as ``torch.fmod``. Compare ``remainder``. Backward: grad for input
+    (``FmodBackward0`` for a number ``other``), -grad·trunc(input/other) for a tensor
+    other (``FmodBackward1``)."""
+    return _scalar_or_tensor("fmod", FMOD, FMOD_S, input, other, out)
+
+
+@method("remainder", "__mod__")
+def remainder(input, other, *, out=None):
+    """Python's modulus ``input % other``: the result has the sign of ``other``
+    (``remainder(-7, 2) == 1``), as ``torch.remainder``. Compare ``fmod``. Backward:
+    grad for input, -grad·floor(input/other) for a tensor other
+    (``RemainderBackward0`` / ``RemainderBackward1``)."""
+    return _scalar_or_tensor("remainder", REMAINDER, REMAINDER_S, input, other, out)
+
+
+@method("__rmod__")
+def _rmod(self, other):
+    return remainder(other if isinstance(other, Tensor) else self.new_tensor(other), self)
+
+
+@method("floor_divide", "__floordiv__")
+def floor_divide(input, other, *, out=None):
+    """``input // other``: the quotient rounded down (floor), as ``torch.floor_divide``
+    and Python's ``//``. Integer tensors stay integer. Like PyTorch it has no derivative:
+    the result does not require grad (use ``(a / b).floor()`` to make that explicit)."""
+    other = P._coerce(other, input)
+    od = other._data if isinstance(other, Tensor) else other
+    dev = input._device if isinstance(input, Tensor) else other._device
+    ind = input._data if isinstance(input, Tensor) else input
+    try:
+        data = _xp(ind, od).floor_divide(ind, od)
+    except ValueError:
+        raise P._bshape_err("floor_divide", input, other) from None
+    return with_out(Tensor._make(dev.xp.asarray(data), dev), out, "floor_divide")
+
+
+@method("__rfloordiv__")
+def _rfloordiv(self, other):
+    return floor_divide(self.new_tensor(other), self)
+
+
+# -- lerp, addcmul, addcdiv ----------------------------------------------------------------
+
+LERP = defop("lerp", "LerpBackward0", lambda self, end, weight: self + weight * (end - self),
+             inputs=("self", "end"), attrs=("weight",), broadcast=True,
+             self=lambda grad, weight: grad * (1 - weight),
+             end=lambda grad, weight: grad * weight)
+LERP_T = defop("lerp_tensor", "LerpBackward1",
+               lambda self, end, weight: self + weight * (end - self),
+               inputs=("self", "end", "weight"), broadcast=True,
+               self=lambda grad, weight: grad * (1 - weight),
+               end=lambda grad, weight: grad * weight,
+               weight=lambda grad, self, end: grad * (end - self))
+ADDCMUL = defop("addcmul", "AddcmulBackward0",
+                lambda self, tensor1, tensor2, value: self + value * tensor1 * tensor2,
+                inputs=("self", "tensor1", "tensor2"), attrs=("value",), broadcast=True,
+                self=lambda grad: grad,
+                tensor1=lambda grad, tensor2, value: grad * tensor2 * value,
+                tensor2=lambda grad, tensor1, value: grad * tensor1 * value)
+ADDCDIV = defop("addcdiv", "AddcdivBackward0",
+                lambda self, tensor1, tensor2, value: self + value * tensor1 / tensor2,
+                inputs=("self", "tensor1", "tensor2"), attrs=("value",), broadcast=True,
+                self=lambda grad: grad,
+                tensor1=lambda grad, tensor2, value: grad * value / tensor2,
+                tensor2=lambda grad, tensor1, tensor2, value:
+                -grad * value * tensor1 / (tensor2 * tensor2))
+
+
+def _lerp_args(input, end, weight):
+    weight = P._coerce(weight, input)
+    if isinstance(weight, Tensor):
+        return LERP_T, (input, end, weight), ()
+    return LERP, (input, end), (float(weight),)
+
+
+@method("lerp")
+def lerp(input, end, weight, *, out=None):
+    """Linear interpolation ``input + weight * (end - input)``, as ``torch.lerp``; weight
+    is a number (``LerpBackward0``) or a tensor (``LerpBackward1``, which also gets the
+    gradient grad·(end - input))."""
+    op, ins, attrs = _lerp_args(input, end, weight)
+    try:
+        return with_out(dispatch(op, ins, attrs), out, "lerp")
+    except ValueError:
+        raise P._bshape_err("lerp", input, end) from None
+
+
+@method("lerp_")
+def lerp_(self, end, weight):
+    """In-place ``lerp`` (``torch.Tensor.lerp_``), e.g. an exponential moving average
+    ``avg.lerp_(x, 0.1)``."""
+    op, ins, attrs = _lerp_args(self, end, weight)
+    return apply_inplace(op, self, ins[1:], attrs, name="lerp_")
+
+
+@method("addcmul")
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    """``input + value * tensor1 * tensor2`` in one op, as ``torch.addcmul`` (optimizers
+    use it). Backward (``AddcmulBackward0``): grad, grad·tensor2·value, grad·tensor1·value."""
+    return with_out(dispatch(ADDCMUL, (input, tensor1, tensor2), (value,)), out, "addcmul")
+
+
+@method("addcmul_")
+def addcmul_(self, tensor1, tensor2, *, value=1):
+    """In-place ``addcmul`` (``torch.Tensor.addcmul_``)."""
+    return apply_inplace(ADDCMUL, self, (tensor1, tensor2), (value,), name="addcmul_")
+
+
+@method("addcdiv")
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    """``input + value * tensor1 / tensor2`` in one op, as ``torch.addcdiv`` (Adam's step).
+    Backward (``AddcdivBackward0``): grad, grad·value/tensor2,
+    -grad·value·tensor1/tensor2²."""
+    return with_out(dispatch(ADDCDIV, (input, tensor1, tensor2), (value,)), out, "addcdiv")
+
+
+@method("addcdiv_")
+def addcdiv_(self, tensor1, tensor2, *, value=1):
+    """In-place ``addcdiv`` (``torch.Tensor.addcdiv_``)."""
+    return apply_inplace(ADDCDIV, self, (tensor1, tensor2), (value,), name="addcdiv_")
+
+
+# -- the in-place forms of the binary ops -------------------------------------------------
+
+@method("atan2_", "arctan2_")
+def atan2_(self, other):
+    """In-place ``atan2`` (``torch.Tensor.atan2_``)."""
+    return apply_inplace(ATAN2, self, (other,), name="atan2_")
+
+
+@method("hypot_")
+def hypot_(self, other):
+    """In-place ``hypot`` (``torch.Tensor.hypot_``)."""
+    return apply_inplace(HYPOT, self, (other,), name="hypot_")
+
+
+def _mod_(name, row, row_s):
+    def f(self, other):
+        other = P._coerce(other, self)
+        if isinstance(other, Tensor):
+            return apply_inplace(row, self, (other,), name=name)
+        return apply_inplace(row_s, self, (), (other,), name=name)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"In-place ``{name[:-1]}`` (``torch.Tensor.{name}``)."
+    return f
+
+
+fmod_ = method("fmod_")(_mod_("fmod_", FMOD, FMOD_S))
+remainder_ = method("remainder_", "__imod__")(_mod_("remainder_", REMAINDER, REMAINDER_S))
+
+
+@method("floor_divide_", "__ifloordiv__")
+def floor_divide_(self, other):
+    """In-place ``floor_divide`` (``x //= y``). The quotient has no derivative, so x's
+    history becomes a copy of a constant (``CopyBackwards``): no gradient flows back."""
+    return apply_inplace(I.COPY, self, (floor_divide(self, other),), name="floor_divide_")
+
+
+@method("sign_")
+def sign_(self):
+    """In-place ``sign`` (``torch.Tensor.sign_``)."""
+    return apply_inplace(P.SIGN, self, name="sign_")
+
+
+@method("square_")
+def square_(self):
+    """In-place ``square``: ``x.square_()`` is ``x.pow_(2)`` (``PowBackward0``)."""
+    return apply_inplace(P.POW, self, (), (2,), name="square_")

@@ -1,0 +1,162 @@
+"""Indexing: ``x[key]`` (getitem), index / index_put for advanced keys, alias.
+
+Basic keys (ints, slices, None, Ellipsis) become a chain of view ops (select, slice,
+unsqueeze: ops/views.py); advanced keys (tensors, lists, arrays, bools) copy, through
+``IndexBackward0`` / ``IndexPutBackward0``. ``x[...] = v`` is in ops/inplace.py.
+"""
+from __future__ import annotations
+
+import builtins as _builtins
+import operator
+
+from .. import backend as B
+from ..tensor import Tensor
+from .table import defop, dispatch, dispatch_view, method, sum_to
+from .views import select, slice, unsqueeze
+
+__all__ = ["getitem", "index_put", "alias", "normalize_key"]
+
+_builtin_slice = _builtins.slice
+
+
+def _index_fwd(self, key):
+    return self[key]
+
+
+def _index_bwd(grad, self_shape, key):
+    from .factories import zeros
+    return index_put(zeros(self_shape, dtype=grad.dtype, device=grad.device), key, grad,
+                     accumulate=True)
+
+
+def _index_put_fwd(self, values, key, accumulate):
+    out = self.copy()
+    if accumulate:
+        B.add_at(out, key, values)
+    else:
+        out[key] = values
+    return out
+
+
+INDEX = defop("index", "IndexBackward0", _index_fwd, attrs=("key",), self=_index_bwd)
+INDEX_PUT = defop("index_put", "IndexPutBackward0", _index_put_fwd,
+                  inputs=("self", "values"), attrs=("key", "accumulate"),
+                  self=lambda grad, key, accumulate: grad if accumulate else index_put(
+                      grad, key, 0.0, False),
+                  values=lambda grad, values, key: sum_to(
+                      dispatch(INDEX, (grad,), (key,)),
+                      tuple(values.shape) if isinstance(values, Tensor) else ()))
+
+
+def index_put(self, key, values, accumulate=False):
+    if not isinstance(key, tuple):
+        key = (key,)
+    return dispatch(INDEX_PUT, (self, values), (_key_on_device(self, key), bool(accumulate)))
+
+
+def _is_advanced(k):
+    return isinstance(k, (Tensor, list)) or B.is_array(k) or isinstance(k, bool)
+
+
+ALIAS = defop("alias", "AliasBackward0", lambda self: self[...], view=True,
+              self=lambda grad: grad)
+
+
+def alias(self):
+    """A view of the whole tensor (``x[...]``)."""
+    return dispatch_view(ALIAS, self, (), (alias, ()))
+
+
+def _key_on_device(self, key):
+    """Index arrays of a key moved to self's device: like PyTorch, indices may be on the
+    cpu (tensors, lists, numpy arrays) or on the indexed tensor's device."""
+    dev = self._device
+    out = []
+    for k in key:
+        if isinstance(k, Tensor):
+            if k._device is not dev:
+                if k._device is not B.cpu:
+                    raise RuntimeError(
+                        f"indices should be either on cpu or on the same device as the "
+                        f"indexed tensor ({dev.type}), got {k.device.type}")
+                k = dev.from_host(k._data)
+            else:
+                k = k._data
+        elif isinstance(k, list):
+            k = dev.xp.asarray(k)
+        elif B.is_host_array(k) and dev is not B.cpu:
+            k = dev.from_host(k)
+        out.append(k)
+    return tuple(out)
+
+
+def normalize_key(self, key):
+    """Return ('basic', key-tuple) or ('advanced', array-key) for a __getitem__ key.
+    A single slice (``x[:]``) is kept as a slice; in tuples full slices are skipped and an
+    index that selects everything is an alias, as PyTorch does."""
+    if isinstance(key, _builtin_slice):
+        return "single-slice", key
+    if not isinstance(key, tuple):
+        key = (key,)
+    if any(_is_advanced(k) for k in key):
+        return "advanced", _key_on_device(self, key)
+    return "basic", key
+
+
+def _basic_steps(self, key, alias_self=True):
+    n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if n_real > self.dim():
+        raise IndexError(f"too many indices for tensor of dimension {self.dim()}")
+    if sum(1 for k in key if k is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    t, dim = self, 0
+    for k in key:
+        if k is Ellipsis:
+            dim += self.dim() - n_real
+            # dims skipped by the ellipsis stay
+            continue
+        if k is None:
+            t = unsqueeze(t, dim)
+            dim += 1
+        elif isinstance(k, _builtin_slice):
+            if k.step is not None and k.step <= 0:
+                raise ValueError("step must be greater than zero")
+            if k.indices(t._data.shape[dim]) != (0, t._data.shape[dim], 1):
+                t = slice(t, dim, k.start, k.stop, k.step or 1)  # full slices are skipped
+            dim += 1
+        else:
+            try:
+                i = operator.index(k)
+            except TypeError:
+                raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and "
+                                 f"long or byte Variables are valid indices (got "
+                                 f"{type(k).__name__})") from None
+            n = t._data.shape[dim]
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for dimension {dim} with size "
+                                 f"{n}")
+            t = select(t, dim, i)
+    if t is self and alias_self:
+        t = alias(self)  # a[...] is still a view: AliasBackward0
+    return t
+
+
+def _single_slice(self, k):
+    if self.dim() == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    if k.step is not None and k.step <= 0:
+        raise ValueError("step must be greater than zero")
+    return slice(self, 0, k.start, k.stop, k.step or 1)
+
+
+@method("__getitem__")
+def getitem(self, key):
+    kind, k = normalize_key(self, key)
+    if kind == "basic":
+        return _basic_steps(self, k)
+    if kind == "single-slice":
+        return _single_slice(self, k)
+    try:
+        return dispatch(INDEX, (self,), (k,))
+    except IndexError as e:
+        raise IndexError(f"index out of range: {e}") from None

@@ -1,0 +1,121 @@
+"""Multi-output views: split, chunk, unbind.
+
+One node for all outputs; each output is a view with creation_meta MULTI_OUTPUT_NODE,
+so an in-place op on one of them is an error (PyTorch).
+"""
+from __future__ import annotations
+
+import builtins as _builtins
+
+from ..autograd.state import state as _st
+from ..autograd.views import CreationMeta, make_view
+from ..tensor import _wrap_dim
+from .joining import cat, stack
+from .table import defop, method, _edges
+from .views import _select_fwd, _slice_fwd, narrow, select
+
+__all__ = ["split", "chunk", "unbind"]
+
+builtins_max = _builtins.max
+builtins_min = _builtins.min
+
+
+def _split_bwd(grads, self_shape, dim, sizes, dtype, device):
+    from .factories import zeros
+    parts = []
+    for g, s in zip(grads, sizes):
+        if g is None:
+            shp = list(self_shape)
+            shp[dim] = s
+            g = zeros(tuple(shp), dtype=dtype, device=device)
+        parts.append(g)
+    return cat(parts, dim)
+
+
+def _unbind_bwd(grads, self_shape, dim, dtype, device):
+    from .factories import zeros
+    shp = tuple(s for i, s in enumerate(self_shape) if i != dim)
+    return stack([g if g is not None else zeros(shp, dtype=dtype, device=device)
+                  for g in grads], dim)
+
+
+SPLIT = defop("split", "SplitBackward0", None, attrs=("dim", "sizes", "dtype", "device"),
+              view=True, multi_output=True,
+              self=lambda grad, self_shape, dim, sizes, dtype, device:
+              _split_bwd(grad, self_shape, dim, sizes, dtype, device))
+SPLIT_WITH_SIZES = defop(
+    "split_with_sizes", "SplitWithSizesBackward0", None,
+    attrs=("dim", "sizes", "dtype", "device"), view=True, multi_output=True,
+    self=lambda grad, self_shape, dim, sizes, dtype, device:
+    _split_bwd(grad, self_shape, dim, sizes, dtype, device))
+UNBIND = defop("unbind", "UnbindBackward0", None, attrs=("dim", "dtype", "device"), view=True,
+               multi_output=True,
+               self=lambda grad, self_shape, dim, dtype, device:
+               _unbind_bwd(grad, self_shape, dim, dtype, device))
+
+
+def _multi_view(op, self, datas, attrs, replays):
+    node = None
+    if _st.grad_enabled:
+        edges = _edges((self,))
+        if edges is not None:
+            from .table import record
+            node = record(op, (self,), None, attrs, edges)
+            node._n_outputs = len(datas)
+    outs = []
+    for i, (d, rp) in enumerate(zip(datas, replays)):
+        outs.append(make_view(op, self, d, attrs, rp, CreationMeta.MULTI_OUTPUT_NODE, i,
+                              node))
+    return tuple(outs)
+
+
+@method("split")
+def split(self, split_size_or_sections, dim=0):
+    d = _wrap_dim(dim, self.dim())
+    n = self._data.shape[d]
+    if isinstance(split_size_or_sections, int):
+        s = split_size_or_sections
+        if s <= 0 and n:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
+                               f"dimension size of {n}")
+        sizes = [builtins_min(s, n - i) for i in range(0, n, s)] if n else [0]
+    else:
+        sizes = list(split_size_or_sections)
+        if sum(sizes) != n:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} "
+                               f"(input tensor's size at dimension {d}), but got "
+                               f"split_sizes={sizes}")
+    datas, replays, off = [], [], 0
+    for s in sizes:
+        datas.append(_slice_fwd(self._data, d, off, off + s, 1))
+        replays.append((narrow, (d, off, s)))
+        off += s
+    # a list of sizes is PyTorch's split_with_sizes (its node is SplitWithSizesBackward0)
+    op = SPLIT if isinstance(split_size_or_sections, int) else SPLIT_WITH_SIZES
+    return _multi_view(op, self, datas, (d, tuple(sizes), self.dtype, self.device), replays)
+
+
+@method("split_with_sizes")
+def split_with_sizes(self, split_sizes, dim=0):
+    """Split into pieces of the given sizes along ``dim`` (views; ``torch.split_with_sizes``
+    — what ``split`` does when given a list). The sizes must sum to the dimension's size;
+    the pieces are multi-output views (modifying one in place is refused)."""
+    return split(self, list(split_sizes), dim)
+
+
+@method("chunk")
+def chunk(self, chunks, dim=0):
+    d = _wrap_dim(dim, self.dim())
+    n = self._data.shape[d]
+    size = -(-n // chunks) if chunks > 0 else 0
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0")
+    return split(self, builtins_max(size, 1), d)
+
+
+@method("unbind")
+def unbind(self, dim=0):
+    d = _wrap_dim(dim, self.dim())
+    datas = [_select_fwd(self._data, d, i) for i in range(self._data.shape[d])]
+    replays = [(select, (d, i)) for i in range(len(datas))]
+    return _multi_view(UNBIND, self, datas, (d, self.dtype, self.device), replays)

@@ -1,0 +1,304 @@
+"""``torch.optim.lr_scheduler``: learning-rate schedules that write ``group['lr']``.
+
+As PyTorch: making a scheduler records ``initial_lr`` in every param group and performs
+the first step (epoch 0); each ``scheduler.step()`` (call it after ``optimizer.step()``)
+advances ``last_epoch`` and sets the new rates, computed by ``get_lr`` from the CURRENT
+rates (the "chainable" form PyTorch uses, so two schedulers can be stacked);
+``get_last_lr()`` returns what was set last. ``state_dict()`` holds everything but the
+optimizer (and, for LambdaLR, the functions).
+
+ReduceLROnPlateau is different: ``step(metric)`` lowers the rates by ``factor`` once the
+metric has not improved for ``patience`` epochs.
+"""
+from __future__ import annotations
+
+import math
+import types
+from collections import Counter
+
+__all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
+           "LambdaLR", "MultiplicativeLR", "LinearLR", "ConstantLR", "ReduceLROnPlateau"]
+
+
+class LRScheduler:
+    """Base class: subclasses define ``get_lr()`` (the new rate of each group)."""
+
+    def __init__(self, optimizer, last_epoch=-1):
+        from . import Optimizer
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        if last_epoch == -1:
+            for group in optimizer.param_groups:
+                group.setdefault("initial_lr", group["lr"])
+        else:
+            for i, group in enumerate(optimizer.param_groups):
+                if "initial_lr" not in group:
+                    raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] "
+                                   "when resuming scheduler with last_epoch >= 0.\nThis "
+                                   "typically happens when:\n1. You're trying to resume "
+                                   "training from a checkpoint but haven't properly loaded "
+                                   "the optimizer state\n2. You're using a scheduler with a "
+                                   "custom last_epoch value without setting initial_lr")
+        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
+        self.last_epoch = last_epoch
+        self._step_count = 0
+        self.step()
+
+    def get_lr(self):
+        raise NotImplementedError(f"{type(self).__name__} must define get_lr(): the new "
+                                  "learning rate of each param group")
+
+    def get_last_lr(self):
+        """The rates set by the last ``step()``, one per param group."""
+        return self._last_lr
+
+    def step(self, epoch=None):
+        """Advance one epoch (call after ``optimizer.step()``) and set the new rates."""
+        self._step_count += 1
+        if epoch is None:
+            self.last_epoch += 1
+            values = self.get_lr()
+        else:
+            self.last_epoch = epoch
+            closed = getattr(self, "_get_closed_form_lr", None)
+            values = closed() if closed is not None else self.get_lr()
+        for group, lr in zip(self.optimizer.param_groups, values):
+            group["lr"] = lr
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+    def state_dict(self):
+        """The scheduler's state (everything but the optimizer)."""
+        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
+
+    def load_state_dict(self, state_dict):
+        self.__dict__.update(state_dict)
+
+    def _lrs(self):
+        return [group["lr"] for group in self.optimizer.param_groups]
+
+
+class StepLR(LRScheduler):
+    """Multiply the rate by ``gamma`` every ``step_size`` epochs."""
+
+    def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
+        self.step_size, self.gamma = step_size, gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
+            return self._lrs()
+        return [lr * self.gamma for lr in self._lrs()]
+
+    def _get_closed_form_lr(self):
+        return [b * self.gamma ** (self.last_epoch // self.step_size) for b in self.base_lrs]
+
+
+class MultiStepLR(LRScheduler):
+    """Multiply the rate by ``gamma`` at each epoch in ``milestones``."""
+
+    def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
+        self.milestones, self.gamma = Counter(milestones), gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        if self.last_epoch not in self.milestones:
+            return self._lrs()
+        return [lr * self.gamma ** self.milestones[self.last_epoch] for lr in self._lrs()]
+
+    def _get_closed_form_lr(self):
+        passed = sum(c for m, c in self.milestones.items() if m <= self.last_epoch)
+        return [b * self.gamma ** passed for b in self.base_lrs]
+
+
+class ExponentialLR(LRScheduler):
+    """Multiply the rate by ``gamma`` every epoch."""
+
+    def __init__(self, optimizer, gamma, last_epoch=-1):
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        if self.last_epoch == 0:
+            return self._lrs()
+        return [lr * self.gamma for lr in self._lrs()]
+
+    def _get_closed_form_lr(self):
+        return [b * self.gamma ** self.last_epoch for b in self.base_lrs]
+
+
+class CosineAnnealingLR(LRScheduler):
+    """Cosine from the base rate down to ``eta_min`` over ``T_max`` epochs (and back up
+    after, as SGDR without restarts), in PyTorch's recursive form."""
+
+    def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
+        self.T_max, self.eta_min = T_max, eta_min
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        e, t = self.last_epoch, self.T_max
+        if e == 0:
+            return self._lrs()
+        if self._step_count == 1 and e > 0:
+            return [self.eta_min + (b - self.eta_min) * (1 + math.cos(e * math.pi / t)) / 2
+                    for b in self.base_lrs]
+        if (e - 1 - t) % (2 * t) == 0:
+            return [lr + (b - self.eta_min) * (1 - math.cos(math.pi / t)) / 2
+                    for lr, b in zip(self._lrs(), self.base_lrs)]
+        return [(1 + math.cos(math.pi * e / t)) / (1 + math.cos(math.pi * (e - 1) / t))
+                * (lr - self.eta_min) + self.eta_min for lr in self._lrs()]
+
+    def _get_closed_form_lr(self):
+        return [self.eta_min + (b - self.eta_min) *
+                (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+                for b in self.base_lrs]
+
+
+class LambdaLR(LRScheduler):
+    """``lr = base_lr * lr_lambda(epoch)`` (one function, or one per group)."""
+
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        n = len(optimizer.param_groups)
+        if isinstance(lr_lambda, (list, tuple)):
+            if len(lr_lambda) != n:
+                raise ValueError(f"Expected {n} lr_lambdas, but got {len(lr_lambda)}")
+            self.lr_lambdas = list(lr_lambda)
+        else:
+            self.lr_lambdas = [lr_lambda] * n
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        return [b * f(self.last_epoch) for f, b in zip(self.lr_lambdas, self.base_lrs)]
+
+    def state_dict(self):
+        """As PyTorch: the functions are not saved (only callable objects' __dict__)."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer",
+                                                                   "lr_lambdas")}
+        state["lr_lambdas"] = [None if isinstance(f, types.FunctionType) else dict(f.__dict__)
+                               for f in self.lr_lambdas]
+        return state
+
+    def load_state_dict(self, state_dict):
+        lambdas = state_dict.pop("lr_lambdas")
+        self.__dict__.update(state_dict)
+        state_dict["lr_lambdas"] = lambdas
+        for f, s in zip(self.lr_lambdas, lambdas):
+            if s is not None:
+                f.__dict__.update(s)
+
+
+class MultiplicativeLR(LambdaLR):
+    """``lr = lr * lr_lambda(epoch)`` each epoch after the first."""
+
+    def get_lr(self):
+        if self.last_epoch > 0:
+            return [lr * f(self.last_epoch) for f, lr in zip(self.lr_lambdas, self._lrs())]
+        return self._lrs()
+
+
+class LinearLR(LRScheduler):
+    """Scale the rate linearly from ``start_factor`` to ``end_factor`` over
+    ``total_iters`` epochs (a warm-up)."""
+
+    def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5,
+                 last_epoch=-1):
+        if start_factor > 1.0 or start_factor <= 0:
+            raise ValueError("Starting multiplicative factor expected to be greater than 0 "
+                             "and less or equal to 1.")
+        if end_factor > 1.0 or end_factor < 0:
+            raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
+        self.start_factor, self.end_factor, self.total_iters = (start_factor, end_factor,
+                                                                total_iters)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        s, e, n, k = self.start_factor, self.end_factor, self.total_iters, self.last_epoch
+        if k == 0:
+            return [lr * s for lr in self._lrs()]
+        if k > n:
+            return self._lrs()
+        f = 1.0 + (e - s) / (n * s + (k - 1) * (e - s))
+        return [lr * f for lr in self._lrs()]
+
+
+class ConstantLR(LRScheduler):
+    """Multiply the rate by ``factor`` until epoch ``total_iters``."""
+
+    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor, self.total_iters = factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        if self.last_epoch == 0:
+            return [lr * self.factor for lr in self._lrs()]
+        if self.last_epoch != self.total_iters:
+            return self._lrs()
+        return [lr * (1.0 / self.factor) for lr in self._lrs()]
+
+
+class ReduceLROnPlateau(LRScheduler):
+    """Lower the rates by ``factor`` when ``step(metric)`` has not improved (by more than
+    ``threshold``, relative or absolute) for more than ``patience`` epochs; then wait
+    ``cooldown`` epochs; never below ``min_lr``."""
+
+    def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4,
+                 threshold_mode="rel", cooldown=0, min_lr=0, eps=1e-8):
+        from . import Optimizer
+        if factor >= 1.0:
+            raise ValueError("Factor should be < 1.0.")
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        if mode not in ("min", "max"):
+            raise ValueError("mode " + mode + " is unknown!")
+        if threshold_mode not in ("rel", "abs"):
+            raise ValueError("threshold mode " + threshold_mode + " is unknown!")
+        self.optimizer, self.factor = optimizer, factor
+        n = len(optimizer.param_groups)
+        if isinstance(min_lr, (list, tuple)):
+            if len(min_lr) != n:
+                raise ValueError(f"expected {n} min_lrs, got {len(min_lr)}")
+            self.min_lrs = list(min_lr)
+        else:
+            self.min_lrs = [min_lr] * n
+        self.patience, self.cooldown, self.eps = patience, cooldown, eps
+        self.mode, self.threshold, self.threshold_mode = mode, threshold, threshold_mode
+        self.mode_worse = math.inf if mode == "min" else -math.inf
+        self.last_epoch = 0
+        self._last_lr = self._lrs()
+        self.best = self.mode_worse
+        self.cooldown_counter = 0
+        self.num_bad_epochs = 0
+
+    @property
+    def in_cooldown(self):
+        return self.cooldown_counter > 0
+
+    def is_better(self, a, best):
+        if self.mode == "min":
+            return a < best * (1.0 - self.threshold) if self.threshold_mode == "rel" \
+                else a < best - self.threshold
+        return a > best * (self.threshold + 1.0) if self.threshold_mode == "rel" \
+            else a > best + self.threshold
+
+    def step(self, metrics, epoch=None):
+        current = float(metrics)
+        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
+        if self.is_better(current, self.best):
+            self.best = current
+            self.num_bad_epochs = 0
+        else:
+            self.num_bad_epochs += 1
+        if self.in_cooldown:
+            self.cooldown_counter -= 1
+            self.num_bad_epochs = 0
+        if self.num_bad_epochs > self.patience:
+            for i, group in enumerate(self.optimizer.param_groups):
+                old = float(group["lr"])
+                new = max(old * self.factor, self.min_lrs[i])
+                if old - new > self.eps:
+                    group["lr"] = new
+            self.cooldown_counter = self.cooldown
+            self.num_bad_epochs = 0
+        self._last_lr = self._lrs()
