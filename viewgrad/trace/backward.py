@@ -164,10 +164,13 @@ class Recorder:
         self.current = None
         if p is None:
             return
-        bt = BackwardTrace(len(self.tracer.backwards), p.graph, p.deps0, tuple(p.steps),
-                           p.source)
-        self.tracer.order.append(("backward", len(self.tracer.backwards)))
-        self.tracer.backwards.append(bt)
+        tr = self.tracer
+        n = getattr(tr, "dropped_backwards", 0) + len(tr.backwards)
+        bt = BackwardTrace(n, p.graph, p.deps0, tuple(p.steps), p.source)
+        tr.order.append(("backward", n))
+        tr.backwards.append(bt)
+        if hasattr(tr, "_trim"):
+            tr._trim()
 
 
 def grad_infos(grads):
