@@ -40,7 +40,8 @@ def test_markup_in_names_and_values_is_printed_as_written():
     out = buf.getvalue()
     assert "[/]" in out and "internal error" not in out
     assert "'[bold]x[/bold]'" in out
-    assert "[nan, 4.0]" in out           # the :backward table shows the values
+    import re
+    assert re.search(r"\[nan, 4\.0?\]", out)    # the :backward table shows the values
 
 
 def test_viewgrad_run_with_markup_and_nul_names(tmp_path):
