@@ -358,18 +358,11 @@ def default_float_for(value) -> np.dtype:
     return a.dtype
 
 
-class Generator:
-    """The global random generator (seeded by manual_seed), on the host."""
-
-    def __init__(self, seed=0):
-        self.rng = np.random.default_rng(seed)
-
-    def manual_seed(self, seed):
-        self.rng = np.random.default_rng(seed)
-        return self
-
-
-default_generator = Generator(0)
+def host_rng(seed):
+    """A host random bit generator (numpy's PCG64) started from ``seed`` (None: from the
+    system's entropy). viewgrad draws random numbers on the host and copies them to the
+    device (ops/random.py), so a seed gives the same numbers on every device."""
+    return np.random.default_rng(seed)
 
 
 _ndarray = np.ndarray
