@@ -276,6 +276,10 @@ class Tensor:
                 raise RuntimeError("assigned grad has data of a different type")
         self._grad = value
 
+    @grad.deleter
+    def grad(self):
+        self._grad = None   # ``del t.grad``, as PyTorch: the same as ``t.grad = None``
+
     @property
     def retains_grad(self):
         return self._retains_grad

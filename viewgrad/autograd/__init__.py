@@ -8,6 +8,7 @@ from .anomaly import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
 from .views import set_view_replay, is_view_replay_enabled, CreationMeta
 from .blame import set_blame, is_blame_enabled
 from . import graph
+from . import functional, profiler
 from .variable import Variable
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "gradcheck",
@@ -15,4 +16,4 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable",
            "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "detect_anomaly",
            "set_detect_anomaly", "is_anomaly_enabled", "set_view_replay",
            "is_view_replay_enabled", "CreationMeta", "set_blame", "is_blame_enabled", "graph",
-           "Variable"]
+           "functional", "profiler", "Variable"]

@@ -299,13 +299,19 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=None, materialize_grads=False):
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """Return the gradients of ``outputs`` w.r.t. ``inputs``; runs only the nodes needed and
-    leaves every ``.grad`` untouched."""
+    leaves every ``.grad`` untouched. ``is_grads_batched=True``: the first dim of each
+    ``grad_outputs`` is a batch of vectors, and each result gets that batch dim (PyTorch
+    vmaps; viewgrad runs one backward per vector and stacks). ``only_inputs`` is PyTorch's
+    deprecated no-op."""
     single = not isinstance(inputs, (tuple, list))
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
     grad_outputs = _as_tuple(grad_outputs)
+    if is_grads_batched:
+        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                             allow_unused, materialize_grads)
     if allow_unused is None:
         allow_unused = materialize_grads
     if retain_graph is None:
@@ -323,4 +329,38 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                     f"The differentiated Tensor at index {i} appears to not have been used in "
                     "the graph. Set allow_unused=True if this is the desired behavior.")
         out.append(g)
+    return tuple(out)
+
+
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                  materialize_grads):
+    """``grad(..., is_grads_batched=True)``: one backward per vector of the batch."""
+    from ..ops.factories import zeros_like
+    from .. import stack
+    if not grad_outputs or any(g is None for g in grad_outputs):
+        raise RuntimeError("grad: is_grads_batched=True needs a batched grad_output for "
+                           "every output")
+    n = grad_outputs[0].shape[0]
+    rows = []
+    for b in range(n):
+        rows.append(grad(outputs, inputs, [g[b] for g in grad_outputs], retain_graph=True,
+                         create_graph=create_graph, allow_unused=True))
+    if not (retain_graph or create_graph):
+        # as one batched backward would: the graph is freed after it
+        grad(outputs, inputs, [g[0] for g in grad_outputs], retain_graph=False,
+             allow_unused=True)
+    out = []
+    for i, t in enumerate(inputs):
+        col = [r[i] for r in rows]
+        if all(c is None for c in col):
+            if materialize_grads:
+                out.append(stack([zeros_like(t)] * n))
+                continue
+            if not (allow_unused or materialize_grads):
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior.")
+            out.append(None)
+            continue
+        out.append(stack([c if c is not None else zeros_like(t) for c in col]))
     return tuple(out)

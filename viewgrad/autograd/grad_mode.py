@@ -46,14 +46,25 @@ class _Mode:
         return False
 
 
-class no_grad(_Mode):
-    """Disable gradient recording: ops inside build no graph (``torch.no_grad``)."""
+class _NoParamMode(_Mode):
+    """A mode without arguments is also a bare decorator: ``@no_grad`` as ``@no_grad()``
+    (as PyTorch allows)."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamMode):
+    """Disable gradient recording: ops inside build no graph (``torch.no_grad``; also a
+    decorator, with or without parentheses)."""
 
     def _enter(self):
         _st.grad_enabled = False
 
 
-class enable_grad(_Mode):
+class enable_grad(_NoParamMode):
     """Enable gradient recording inside a no_grad block (``torch.enable_grad``)."""
 
     def _enter(self):

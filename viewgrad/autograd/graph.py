@@ -20,8 +20,12 @@ from __future__ import annotations
 import itertools
 import weakref
 
+from .state import state as _st
+
 __all__ = ["Node", "SavedTensor", "RemovableHandle", "next_sequence_nr",
-           "ERR_FREED", "check_saved_version", "check_hook_result"]
+           "ERR_FREED", "check_saved_version", "check_hook_result", "saved_tensors_hooks",
+           "save_on_cpu", "disable_saved_tensors_hooks", "increment_version", "GradientEdge",
+           "get_gradient_edge", "register_multi_grad_hook"]
 
 _seq = itertools.count()
 next_sequence_nr = _seq.__next__
@@ -195,7 +199,7 @@ class SavedTensor:
     """
 
     __slots__ = ("tensor", "data", "version_counter", "saved_version", "output_nr",
-                 "is_output", "_grad_fn_ref", "where", "had_grad_fn")
+                 "is_output", "_grad_fn_ref", "where", "had_grad_fn", "hooks")
 
     def __init__(self, t, is_output=False, node=None):
         vc = t._version_counter
@@ -214,6 +218,20 @@ class SavedTensor:
             self._grad_fn_ref = None
         # A saved input that had a history must still have it at unpack (detach_ drops it)
         self.had_grad_fn = not is_output and t._grad_fn is not None
+        self.hooks = None
+        if _st.saved_tensors_hooks:  # Note [Saved-tensor hooks] (autograd/saved_hooks.py)
+            pack, unpack = _st.saved_tensors_hooks[-1]
+            self.hooks = (unpack, pack(t))
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        """``grad_fn._raw_saved_x.register_hooks(pack, unpack)``: pack now, unpack at
+        backward (as PyTorch's SavedTensor.register_hooks)."""
+        if self.hooks is not None:
+            raise RuntimeError("SavedTensor hooks have already been set")
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("register_hooks: pack_hook and unpack_hook must be callable")
+        t = self.unpack()
+        self.hooks = (unpack_hook, pack_hook(t))
 
     @property
     def shape(self):
@@ -229,6 +247,8 @@ class SavedTensor:
         return self.tensor.grad_fn
 
     def unpack(self, node=None):
+        if self.hooks is not None:  # what the unpack hook returns, unchecked (as PyTorch)
+            return self.hooks[0](self.hooks[1])
         current = self.version_counter.version
         if current != self.saved_version:
             check_saved_version(self, current)
@@ -246,6 +266,8 @@ class SavedTensor:
 
     def unpack_data(self):
         """The saved array (version-checked), without building a Tensor."""
+        if self.hooks is not None:
+            return self.unpack()._data
         current = self.version_counter.version
         if current != self.saved_version:
             check_saved_version(self, current)
@@ -263,3 +285,8 @@ class SavedTensor:
         kind = "output" if self.is_output else "input"
         return (f"SavedTensor({kind}, shape={list(self.shape)}, saved at version "
                 f"{self.saved_version}, now {self.version_counter.version})")
+
+
+from .saved_hooks import (saved_tensors_hooks, save_on_cpu,  # noqa: E402,F401
+                          disable_saved_tensors_hooks, increment_version, GradientEdge,
+                          get_gradient_edge, register_multi_grad_hook)

@@ -25,6 +25,9 @@ named beside each, which also restore them on exit):
   inplace_observer  the tracer's slots, ``None`` unless a tracer is active *in this
   backward_observer thread*: ops and the engine call them (see ``autograd.observe``), so
   view_observer     a tracer records only the thread it runs in
+  saved_tensors_hooks  the (pack, unpack) pairs of ``autograd.graph.saved_tensors_hooks``
+                    blocks, innermost last (a tuple: empty means "none", one falsy read)
+  saved_tensors_hooks_disabled  the message of ``disable_saved_tensors_hooks`` (or None)
 
 Why a ``threading.local`` subclass with class attributes: each thread sees the class
 defaults until it sets a field, so a new thread needs no set-up, and the hot path pays one
@@ -48,6 +51,8 @@ class AutogradState(threading.local):
     inplace_observer = None
     backward_observer = None
     view_observer = None
+    saved_tensors_hooks = ()         # stack of (pack, unpack): autograd/saved_hooks.py
+    saved_tensors_hooks_disabled = None   # the error message while disabled
 
 
 state = AutogradState()

@@ -24,7 +24,8 @@ import sys
 import threading
 import types
 
-from .namespaces import MODULES, extras, is_provided, not_provided_message, target_module
+from .namespaces import (MODULES, exported, extras, is_provided, not_provided_message,
+                         target_module)
 
 
 class NotProvidedError(AttributeError):
@@ -50,7 +51,7 @@ class TorchModule(types.ModuleType):
             __doc__=f"{name} as provided by viewgrad"
                     + (f" (served by {ns.target})" if target is not None else ""),
             __path__=[], __file__=getattr(target, "__file__", None),
-            _vg_target=target, _vg_hidden=frozenset(ns.hide))
+            _vg_target=target)
         self.__dict__.update(extras(name))   # plain attributes: a script may set them
 
     def __getattr__(self, name):
@@ -60,23 +61,12 @@ class TorchModule(types.ModuleType):
         if sub in MODULES and is_provided(sub):
             return importlib.import_module(sub)
         target = self.__dict__.get("_vg_target")
-        if target is not None and name not in self.__dict__.get("_vg_hidden", ()):
-            try:
-                value = getattr(target, name)
-            except AttributeError:
-                pass
-            else:
-                if not isinstance(value, types.ModuleType) or sub in MODULES:
-                    return value
+        if target is not None and name in exported(self.__name__):
+            return getattr(target, name)
         raise NotProvidedError(not_provided_message(sub))
 
     def __dir__(self):
-        names = set(self.__dict__)
-        target = self.__dict__.get("_vg_target")
-        if target is not None:
-            names |= {n for n in dir(target) if not n.startswith("_")
-                      and not isinstance(getattr(target, n, None), types.ModuleType)}
-        names -= set(self.__dict__.get("_vg_hidden", ()))
+        names = set(self.__dict__) | exported(self.__name__)
         names |= {m.rsplit(".", 1)[1] for m in MODULES
                   if "." in m and m.rsplit(".", 1)[0] == self.__name__ and is_provided(m)}
         return sorted(names)

@@ -15,6 +15,7 @@ helper has not landed yet), is "not provided": importing it raises the plain mes
 from __future__ import annotations
 
 import importlib
+import types
 from dataclasses import dataclass, field
 
 COVERS = "it covers autograd, tensors, nn, optim, utils.data: see the README's coverage table"
@@ -30,7 +31,6 @@ class Namespace:
     target: str | None                 # the viewgrad module serving it (None: extras only)
     extras: str | None = None          # name of a function in this module giving a dict
     hide: tuple = ()                   # viewgrad names that torch means differently
-    all_only: bool = False             # expose only the target's __all__ (not its imports)
     doc: str = ""
     settable: tuple = field(default=())  # flags a script may set (torch.backends.cudnn...)
 
@@ -46,7 +46,7 @@ MODULES: dict[str, Namespace] = {
                        doc="tensors, factories, math ops, grad modes"),
     "torch.nn": Namespace("viewgrad.nn", doc="modules, layers, losses"),
     "torch.nn.functional": Namespace("viewgrad.nn.functional", doc="functional layers, losses"),
-    "torch.nn.init": Namespace("viewgrad.nn.init", all_only=False, doc="initialisers"),
+    "torch.nn.init": Namespace("viewgrad.nn.init", doc="initialisers"),
     "torch.nn.parameter": Namespace("viewgrad.nn.parameter", doc="Parameter"),
     "torch.nn.utils": Namespace("viewgrad.nn.utils", doc="clip_grad_norm_, ..."),
     "torch.optim": Namespace("viewgrad.optim", doc="optimizers"),
@@ -61,9 +61,14 @@ MODULES: dict[str, Namespace] = {
     "torch.autograd.functional": Namespace("viewgrad.autograd.functional",
                                            doc="jacobian, hessian, vjp, jvp, hvp, vhp"),
     "torch.autograd.graph": Namespace("viewgrad.autograd.graph",
+                                      hide=("ERR_FREED", "check_hook_result",
+                                            "check_saved_version", "next_sequence_nr",
+                                            "SavedTensor"),
                                       doc="Node, saved-tensor hooks, gradient edges"),
     "torch.autograd.profiler": Namespace("viewgrad.autograd.profiler",
                                          doc="profile, record_function"),
+    "torch.profiler": Namespace("viewgrad.autograd.profiler",
+                                doc="profile, record_function, ProfilerActivity"),
     "torch.autograd.gradcheck": Namespace("viewgrad.autograd.gradcheck",
                                           doc="gradcheck, gradgradcheck"),
     "torch.utils": Namespace(None, "_utils_extras", doc="data"),
@@ -94,6 +99,35 @@ def target_module(name: str):
 def is_provided(name: str) -> bool:
     ns = MODULES.get(name)
     return ns is not None and (ns.target is None or target_module(name) is not None)
+
+
+def exported(name: str) -> frozenset:
+    """The names of the viewgrad module serving ``name`` that torch code may use: its
+    ``__all__`` plus the public functions and classes defined in it (not what it merely
+    imports); for a module without ``__all__`` (the package ``viewgrad``), every public
+    name that is not a module. ``hide`` is taken out."""
+    cached = _EXPORTED.get(name)
+    if cached is not None:
+        return cached
+    ns = MODULES[name]
+    target = target_module(name)
+    names = set()
+    if target is not None:
+        public = [n for n in dir(target) if not n.startswith("_")]
+        if hasattr(target, "__all__"):
+            names.update(target.__all__)
+            names.update(n for n in public if getattr(getattr(target, n), "__module__", None)
+                         == target.__name__ and callable(getattr(target, n)))
+        else:
+            names.update(n for n in public if n != "annotations")
+        names = {n for n in names if not isinstance(getattr(target, n, None),
+                                                    types.ModuleType)}
+    out = frozenset(names - set(ns.hide))
+    _EXPORTED[name] = out
+    return out
+
+
+_EXPORTED: dict[str, frozenset] = {}
 
 
 def extras(name: str) -> dict:

@@ -1,0 +1,159 @@
+"""``torch.autograd.graph``'s tools for saved tensors and gradient edges.
+
+Note [Saved-tensor hooks]
+~~~~~~~~~~~~~~~~~~~~~~~~~
+Inside ``with saved_tensors_hooks(pack, unpack):`` every tensor a node saves for backward
+is handed to ``pack`` at once, and what ``pack`` returns is kept instead; at backward,
+``unpack(packed)`` gives the tensor the formula uses. The ONE place this happens is
+``SavedTensor`` (``autograd/graph.py``: its constructor packs, ``unpack`` unpacks) — the
+only cost when no hooks are active is one read of a per-thread tuple. As in PyTorch, a
+tensor that went through hooks is not version-checked at unpack: the hooks own it (an
+in-place change after packing a clone is invisible; one after packing the tensor itself
+shows up in the gradient). ``grad_fn._raw_saved_x.register_hooks(pack, unpack)`` does the
+same for one saved tensor after the fact.
+
+``save_on_cpu()`` is the classic use: pack copies to the host, unpack moves back to the
+device the tensor came from. ``disable_saved_tensors_hooks(msg)`` makes any attempt to
+install hooks raise ``RuntimeError(msg)`` (libraries use it to protect their own saving).
+
+Also here: ``increment_version(t)`` (bump the version counter by hand, as if written in
+place), ``get_gradient_edge(t)`` (the edge ``(node, output_nr)`` a gradient for ``t``
+flows into), and
+``register_multi_grad_hook``.
+"""
+from __future__ import annotations
+
+import threading
+from collections import namedtuple
+
+from .state import state as _st
+
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
+           "increment_version", "GradientEdge", "get_gradient_edge",
+           "register_multi_grad_hook"]
+
+
+class saved_tensors_hooks:  # noqa: N801 - PyTorch's name
+    """``with saved_tensors_hooks(pack_hook, unpack_hook):`` — tensors saved for backward
+    inside go through ``pack_hook`` now and ``unpack_hook`` at backward (Note [Saved-tensor
+    hooks]). Blocks nest; the innermost pair applies."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+
+    def __enter__(self):
+        msg = _st.saved_tensors_hooks_disabled
+        if msg is not None:
+            raise RuntimeError(msg)
+        _st.saved_tensors_hooks = _st.saved_tensors_hooks + ((self.pack_hook,
+                                                              self.unpack_hook),)
+        return self
+
+    def __exit__(self, *exc):
+        _st.saved_tensors_hooks = _st.saved_tensors_hooks[:-1]
+        return False
+
+
+class save_on_cpu(saved_tensors_hooks):  # noqa: N801
+    """Saved tensors are copied to the CPU when saved and moved back to their device at
+    backward (trading transfer time for device memory, as PyTorch's save_on_cpu)."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        def pack(t):
+            return (t.device, t.detach().cpu() if t.device.type != "cpu" else t.detach())
+
+        def unpack(packed):
+            dev, t = packed
+            return t.to(dev)
+        super().__init__(pack, unpack)
+
+
+class disable_saved_tensors_hooks:  # noqa: N801
+    """Inside, installing saved-tensor hooks raises ``RuntimeError(error_message)``."""
+
+    def __init__(self, error_message):
+        self.error_message = error_message
+
+    def __enter__(self):
+        self._prev = _st.saved_tensors_hooks_disabled
+        _st.saved_tensors_hooks_disabled = self.error_message
+        return self
+
+    def __exit__(self, *exc):
+        _st.saved_tensors_hooks_disabled = self._prev
+        return False
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with disable_saved_tensors_hooks(self.error_message):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+def increment_version(tensor):
+    """Bump ``tensor``'s version counter, as an in-place op would (for code that writes
+    into a tensor's memory behind autograd's back, e.g. through ``.data``). A tensor or a
+    list of tensors."""
+    from ..tensor import Tensor
+    for t in ([tensor] if isinstance(tensor, Tensor) else tensor):
+        t._version_counter.version += 1
+
+
+GradientEdge = namedtuple("GradientEdge", ("node", "output_nr"))
+GradientEdge.__doc__ = ("Where a gradient flows in the graph: ``node`` and the output "
+                        "number of the forward op (``torch.autograd.graph.GradientEdge``).")
+
+
+def get_gradient_edge(tensor):
+    """The ``GradientEdge(node, output_nr)`` the gradient of ``tensor`` flows into: its
+    grad_fn, or for a leaf its AccumulateGrad node (made if needed) — the node that an
+    in-place op on ``tensor`` would later replace as its grad_fn."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that "
+                           "does not require gradients")
+    fn = tensor.grad_fn
+    if fn is None:
+        from .accumulate import grad_accumulator
+        fn = grad_accumulator(tensor)
+    return GradientEdge(fn, tensor._output_nr if tensor.grad_fn is not None else 0)
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """Call ``fn`` once per backward after the gradients of all ``tensors`` that take part
+    are computed (``mode='all'``: ``fn(grads)`` with None for the missing ones), or with
+    the first one computed (``mode='any'``: ``fn(grad)``). Returns a handle with
+    ``.remove()``."""
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    tensors = list(tensors)
+    lock = threading.Lock()
+    state = {"grads": [None] * len(tensors), "seen": 0, "fired": False}
+    participating = [t for t in tensors if t.requires_grad]
+
+    def make(i):
+        def hook(g):
+            with lock:
+                if mode == "any":
+                    if not state["fired"]:
+                        state["fired"] = True
+                        fn(g)
+                    return None
+                state["grads"][i] = g
+                state["seen"] += 1
+                if state["seen"] == len(participating):
+                    grads, state["grads"], state["seen"] = state["grads"], \
+                        [None] * len(tensors), 0
+                    fn(tuple(grads))
+            return None
+        return hook
+
+    handles = [t.register_hook(make(i)) for i, t in enumerate(tensors) if t.requires_grad]
+
+    class _Handle:
+        def remove(self):
+            for h in handles:
+                h.remove()
+    return _Handle()
