@@ -7,6 +7,7 @@ hardest corner: views and in-place operations. ``import viewgrad as vg`` and use
 from . import backend
 from .backend import float32, float64, float16, int64, int32, int8, uint8, bool_, Device
 from .backend import device, cuda_is_available, set_default_device, get_default_device
+from . import autograd  # noqa: F401  (before tensor: autograd's modules import Tensor)
 from .tensor import Tensor, Size
 from . import ops
 from .ops.factories import (tensor, as_tensor, from_numpy, zeros, ones, full, empty, arange,

@@ -424,6 +424,18 @@ def ensure_array(x, dev):
     return dev.xp.asarray(x)
 
 
+def empty_strided(dev, size, stride, dt):
+    """(array, buffer): an uninitialised array with the given strides (in elements) over a
+    fresh 1-D buffer that it alone uses (factories.empty_strided, CopySlices, AccumulateGrad)."""
+    extent = 1 + sum((sz - 1) * st for sz, st in zip(size, stride)) if all(size) else 0
+    buf = dev.xp.empty((max(extent, 1),), dtype=dt)
+    if dev.as_strided is not None:
+        a = dev.as_strided(buf, size, tuple(s * dt.itemsize for s in stride))
+    else:
+        a = dev.xp.empty(size, dtype=dt)
+    return a, buf
+
+
 def broadcast_shapes(*shapes) -> tuple:
     """The broadcast of shapes (tuples of ints): host arithmetic, the same on every device
     (not every array module has ``broadcast_shapes``). ValueError when they don't broadcast."""
@@ -470,10 +482,21 @@ def expand_view(a, shape):
     shape = tuple(shape)
     if dev.as_strided is None:
         return dev.xp.broadcast_to(a, shape)
+    # PyTorch's inferExpandGeometry: a kept dim keeps its stride, an expanded one gets 0;
+    # a new leading dim of size 1 gets the stride it would have if contiguous over the
+    # dims after it (not 0), so ones(3).expand(1, 3).stride() == (3, 1) as in PyTorch.
     lead = len(shape) - a.ndim
-    strides = [0] * lead
-    for i, (s, st) in enumerate(zip(a.shape, a.strides)):
-        strides.append(st if s == shape[lead + i] else 0)
+    strides = [0] * len(shape)
+    nxt = 0  # stride * size of the dim after the current one (bytes; 0 past the last)
+    for i in range(len(shape) - 1, -1, -1):
+        if i >= lead:
+            s, st = a.shape[i - lead], a.strides[i - lead]
+        else:
+            s, st = 1, nxt
+        if s != shape[i]:
+            st = 0
+        strides[i] = st
+        nxt = shape[i] * st
     return dev.as_strided(a, shape, tuple(strides))
 
 

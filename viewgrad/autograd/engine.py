@@ -26,8 +26,11 @@ from __future__ import annotations
 import heapq
 import sys
 
-from .state import state as _st
+from ..tensor import Tensor
+from . import anomaly as _anomaly
+from .accumulate import AccumulateGrad, accumulate as _accumulate
 from .graph import Node, check_hook_result
+from .state import state as _st
 
 __all__ = ["backward", "grad", "run_backward", "GraphRoot"]
 
@@ -45,8 +48,6 @@ class GraphRoot(Node):
 
 
 def _make_root_grads(tensors, grad_tensors):
-    from ..tensor import Tensor
-    from ..ops import factories as F
     out = []
     for i, t in enumerate(tensors):
         g = grad_tensors[i] if grad_tensors is not None else None
@@ -56,9 +57,9 @@ def _make_root_grads(tensors, grad_tensors):
                     "grad can be implicitly created only for scalar outputs (output "
                     f"{i} has shape {list(t.shape)}); pass gradient=... with the same shape, "
                     "e.g. y.backward(viewgrad.ones_like(y)), or reduce first: y.sum().backward()")
-            g = F.ones_like(t)
+            g = t.new_ones(t.shape)
         elif not isinstance(g, Tensor):
-            g = F.tensor(g, dtype=t.dtype, device=t.device)
+            g = t.new_tensor(g)
         if tuple(g.shape) != tuple(t.shape):
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
@@ -77,8 +78,8 @@ def _collect(root):
     while stack:
         node = pop()
         for e in node.next_functions:
-            if e is not None:
-                fn = e[0]
+            fn = e[0]
+            if fn is not None:
                 deps[fn] = get(fn, 0) + 1
                 if fn not in seen:
                     seen.add(fn)
@@ -95,7 +96,7 @@ def _needed(root, targets):
         if done:
             ok = False
             for e in node.next_functions:
-                if e is not None and (e[0] in targets or needed.get(e[0])):
+                if e[0] is not None and (e[0] in targets or needed.get(e[0])):
                     ok = True
                     break
             needed[node] = ok
@@ -105,7 +106,7 @@ def _needed(root, targets):
         needed[node] = False  # provisional (graphs are DAGs)
         stack.append((node, True))
         for e in node.next_functions:
-            if e is not None and e[0] not in needed:
+            if e[0] is not None and e[0] not in needed:
                 stack.append((e[0], False))
     return needed
 
@@ -113,13 +114,17 @@ def _needed(root, targets):
 def _call_hooks_and_capture(node, inputs, captures, capture_out, accumulate_captured):
     th = node._tensor_pre_hooks
     if th:
+        # a tensor hook runs whenever its node runs, with None when no gradient flowed
+        # into that output (another output of a multi-output node), as in PyTorch
         for nr, hooks in th.items():
-            if nr < len(inputs) and inputs[nr] is not None:
-                for fn in list(hooks.values()):
-                    r = fn(inputs[nr])
-                    if r is not None:
+            if hooks and nr >= len(inputs):
+                inputs.extend([None] * (nr + 1 - len(inputs)))
+            for fn in list(hooks.values()):
+                r = fn(inputs[nr])
+                if r is not None:
+                    if inputs[nr] is not None:
                         check_hook_result(fn, inputs[nr], r)
-                        inputs[nr] = r
+                    inputs[nr] = r
     rg = node._retains_grad
     if rg:
         for nr, ref in list(rg.items()):
@@ -132,7 +137,6 @@ def _call_hooks_and_capture(node, inputs, captures, capture_out, accumulate_capt
                     t._grad = t._grad + g
     if captures is not None:
         wanted = captures.get(node)
-        from .accumulate import AccumulateGrad
         if wanted and accumulate_captured and type(node) is AccumulateGrad:
             wanted = None  # backward(inputs=[leaf]): the AccumulateGrad itself runs
         if wanted:
@@ -149,8 +153,7 @@ def _call_hooks_and_capture(node, inputs, captures, capture_out, accumulate_capt
                     if rg and nr in rg and t._retains_grad:
                         continue  # its retain_grad hook already stored this gradient
                     if g is not None:
-                        from .accumulate import accumulate
-                        accumulate(t, g)
+                        _accumulate(t, g)
                 else:
                     prev = capture_out[idx]
                     capture_out[idx] = g if prev is None else prev + g
@@ -159,13 +162,15 @@ def _call_hooks_and_capture(node, inputs, captures, capture_out, accumulate_capt
 
 def _apply(node, inputs):
     if node._pre_hooks:
+        from .accumulate import AccumulateGrad
+        if type(node) is AccumulateGrad:
+            inputs = node.tensor_hooks_first(inputs)  # PyTorch: tensor hooks, then these
         for fn in list(node._pre_hooks.values()):
             r = fn(tuple(inputs))
             if r is not None:
                 inputs = list(r)
     if _st.anomaly:
-        from .anomaly import run_with_anomaly
-        outputs = run_with_anomaly(node, inputs)
+        outputs = _anomaly.run_with_anomaly(node, inputs)
     else:
         outputs = node.apply(inputs)
     if node._post_hooks:
@@ -217,7 +222,6 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
     buffers = {root: []}
     heap = [(-root._sequence_nr, 0, root)]
     counter = 1
-    from .accumulate import AccumulateGrad
     heappop, heappush = heapq.heappop, heapq.heappush
     anomaly = _st.anomaly
     try:
@@ -226,8 +230,9 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
             ins = buffers.pop(node)
             if captures is not None:
                 ins = _call_hooks_and_capture(node, ins, captures, capture_out, accumulate)
-                if not needed.get(node) and not (accumulate and type(node) is AccumulateGrad
-                                                 and node in captures):
+                # backward(inputs=[t]) runs t's grad_fn itself (its hooks included), as
+                # PyTorch marks the inputs' nodes needed; grad() only captures
+                if not needed.get(node) and not (accumulate and node in captures):
                     continue
             elif node._tensor_pre_hooks or node._retains_grad:
                 ins = _call_hooks_and_capture(node, ins, None, None, False)
@@ -244,9 +249,9 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
             i = -1
             for e in node.next_functions:
                 i += 1
-                if e is None:
-                    continue
                 fn, nr = e
+                if fn is None:
+                    continue
                 if needed is not None and not needed.get(fn) and fn not in captures:
                     continue
                 g = outs[i] if i < len(outs) else None
@@ -275,7 +280,6 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
 
 
 def _as_tuple(x):
-    from ..tensor import Tensor
     if x is None:
         return None
     if isinstance(x, Tensor):
@@ -322,8 +326,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for i, (g, t) in enumerate(zip(res, inputs)):
         if g is None:
             if materialize_grads:
-                from ..ops import factories as F
-                g = F.zeros_like(t)
+                g = t.new_zeros(t.shape)
+                if create_graph:
+                    g.requires_grad_()
             elif not allow_unused:
                 raise RuntimeError(
                     f"The differentiated Tensor at index {i} appears to not have been used in "

@@ -7,7 +7,7 @@ observation costs one ``is None`` check when tracing is off, and a tracer sees o
 thread it was started in.
 
   state.inplace_observer   object with ``before(op_name, tensor, others)`` and
-              ``after(token)``; called by the in-place choke point (ops/table.py) around
+              ``after(token)``; called by the in-place choke point (autograd/views.py) around
               the compute/bump/rebase.
   state.backward_observer  object with ``start(root, deps)``, ``summarize(grads)`` (plain
               data taken before a node runs, so the observer holds no gradient),

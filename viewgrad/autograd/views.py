@@ -21,12 +21,23 @@ points to the root), and base and views share ONE version counter. Each view car
 
 The view's geometry (sizes, strides, storage offset) is read off its own array.
 
-2. In-place on a tensor that is not a view
+2. The in-place choke point: ``apply_inplace``
+----------------------------------------------
+Every in-place op (``add_``, ``mul_``, ``x[i] = v``, ``copy_``...) runs through ONE
+function, in this order — and so does this module, section by section:
+
+  check (``check_inplace``, §6) → compute into self's memory → bump the shared version
+  counter → rebase history (``rebase_history``: §3 for a plain tensor, CopySlices §4 for a
+  view) → stale views (§5), regenerated lazily when their grad_fn is read.
+
+The tracer, if any, is told before the compute and after the rebase.
+
+3. In-place on a tensor that is not a view
 -------------------------------------------
 ``x.mul_(2)`` behaves as ``x = x0 * 2``: the new MulBackward0 node's first edge points at
 x's OLD grad_fn, and becomes x's grad_fn ("rebasing" x's history). Nothing else changes.
 
-3. In-place on a view: CopySlices
+4. In-place on a view: CopySlices
 ----------------------------------
 Take the seed example ``b = a.clone(); x = b[2]; x.mul_(y)``. Writing into ``x`` also
 changes ``b``, so ``b``'s history must change too. Functionally the op is::
@@ -51,7 +62,7 @@ Note [exec_info]: ``autograd.grad`` may need CopySlices but not the view's old g
 compute its gradient for the view region, because it is what CopySlices writes into the
 base's gradient. So fn runs with all its edges, regardless of what the engine needs.
 
-4. Stale views
+5. Stale views
 --------------
 Every OTHER view of the base still has a grad_fn pointing at the base's old history: it
 is stale. A view remembers the version its grad_fn was made at; reading ``grad_fn`` when
@@ -60,7 +71,7 @@ the version moved regenerates it on top of the base's CURRENT grad_fn: one
 replayed chain of view nodes (view-replay mode: ``set_view_replay(True)``, forced when the
 backend has no as_strided).
 
-5. What is forbidden (check_inplace)
+6. What is forbidden (check_inplace)
 ------------------------------------
 With grad mode on and a result that requires grad: an in-place op on a leaf that requires
 grad (its .grad would be meaningless), on a view of such a leaf, on a view whose
@@ -72,13 +83,17 @@ from __future__ import annotations
 import enum
 import sys
 
-from .state import state as _st
+from .. import backend as B
+from ..tensor import Tensor
+from . import blame as _blame
 from .accumulate import owns_memory
-from .graph import Node
+from .graph import Node, SavedTensor, _NO_EDGE
+from .nodes import OPS, _device_of, _edges, record
+from .state import state as _st
 
-__all__ = ["CreationMeta", "ViewInfo", "make_view", "check_inplace", "rebase_history",
-           "check_no_partial_overlap",
-           "CopySlices", "regenerate_grad_fn", "set_view_replay", "is_view_replay_enabled"]
+__all__ = ["CreationMeta", "ViewInfo", "make_view", "apply_inplace", "check_inplace",
+           "check_no_partial_overlap", "rebase_history", "CopySlices", "regenerate_grad_fn",
+           "set_view_replay", "is_view_replay_enabled", "strided_region"]
 
 
 class CreationMeta(enum.Enum):
@@ -133,6 +148,19 @@ def geometry(t):
     return tuple(t._data.shape), t.stride(), t.storage_offset()
 
 
+def strided_region(t, size, stride, storage_offset):
+    """The array with geometry (size, stride, storage_offset) over t's storage (no
+    bounds check: as_strided does it)."""
+    dev = t._device
+    if dev.as_strided is None:
+        raise RuntimeError(f"as_strided is not supported on device {dev.type}; use view "
+                           "replay (viewgrad.autograd.set_view_replay(True))")
+    storage = t._storage
+    isz = storage.itemsize
+    flat = dev.as_strided(storage, (int(storage.size),), (isz,))
+    return dev.as_strided(flat[storage_offset:], size, tuple(s * isz for s in stride))
+
+
 def _propagate(prev, new):
     if new is DEFAULT:
         return prev
@@ -146,10 +174,16 @@ def make_view(op, x, data, attrs, replay, creation_meta=None, output_nr=0, node=
 
     ``replay`` is ``(fn, args)`` such that ``fn(x, *args)`` makes this view again: the
     link appended to the view_fn chain."""
-    from ..tensor import Tensor
     out = Tensor._make(data, x._device)
-    base = x._base if x._base is not None else x
     vc = x._version_counter
+    if vc.inference:
+        # a view of an inference tensor is an inference tensor and no view (PyTorch keeps
+        # no autograd metadata for it); a view of a normal tensor stays a normal view, even
+        # one made in inference mode (it shares the base's version counter below)
+        out._storage = x._storage
+        out._version_counter = vc
+        return out
+    base = x._base if x._base is not None else x
     out._base = base
     out._storage = x._storage
     out._version_counter = vc
@@ -164,16 +198,14 @@ def make_view(op, x, data, attrs, replay, creation_meta=None, output_nr=0, node=
         fns = (replay,)
     where = None
     if meta is not DEFAULT:
-        from . import blame
-        if blame.is_blame_enabled():
-            where = blame.user_frame(3)
+        if _blame.is_blame_enabled():
+            where = _blame.user_frame(3)
     vi = ViewInfo(base, fns, vc.version, meta, (op.node_name, output_nr), where)
     out._view_info = vi
     if node is not None:
         out._grad_fn = node
         out._output_nr = output_nr
     elif _st.grad_enabled:
-        from ..ops.table import _edges, record
         edges = _edges((x,))
         if edges is not None:
             out._grad_fn = record(op, (x,), out, attrs, edges)
@@ -182,7 +214,114 @@ def make_view(op, x, data, attrs, replay, creation_meta=None, output_nr=0, node=
     return out
 
 
-# -- 5. checks ----------------------------------------------------------------------------
+# -- 2. the in-place choke point (DESIGN §4) -------------------------------------------
+
+def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
+    """Run ``op`` in place on ``self``.
+
+    1. checks (check_inplace: leaf / view-of-leaf / creation_meta / overlap);
+    2. compute into ``self._data`` and bump the shared version counter;
+    3. rebase history: the op's node becomes self's grad_fn (or, for a view, the base's
+       grad_fn becomes a CopySlices wrapping it) — §3 and §4 below;
+    4. the tracer, if any, is told before 2 and after 3.
+    """
+    inputs = (self,) + tuple(others)
+    dev = _device_of(inputs)
+    opname = name or (op.name + "_")
+    # check before any grad_fn is read: _edges would regenerate a stale view's grad_fn,
+    # which may raise a vaguer error than the refusal PyTorch's check_inplace reports
+    requires = _st.grad_enabled and any(isinstance(t, Tensor) and t.requires_grad
+                                        for t in inputs)
+    check_no_partial_overlap(self, others, opname)
+    check_inplace(self, requires, opname)
+    edges = _edges(inputs) if requires else None
+    hook = _st.inplace_observer
+    token = hook.before(opname, self, others) if hook is not None else None
+    node = None
+    if edges is not None:
+        # Note [saved before the write]: what the node saves is captured NOW, before the
+        # write and the version bump, with the versions the operands have now. So an
+        # operand that aliases self (b.mul_(b), x.mul_(x.detach())) is saved at the old
+        # version, and backward refuses it ("modified by an inplace operation") instead
+        # of using the new values: a wrong gradient that raises nothing.
+        if any(kind == 0 and idx == 0 for _, kind, idx in
+               op.save_plan(tuple(e[0] is not None for e in edges))):
+            # A formula needs self's value from BEFORE the op (mul_ saves self for other's
+            # gradient): like PyTorch, save a clone of the original self.
+            inputs = (self.clone(),) + inputs[1:]
+        node = record(op, inputs, self, attrs, edges)
+    args = [t._data if isinstance(t, Tensor) else t for t in (self,) + tuple(others)]
+    ufunc = _INPLACE_UFUNCS.get(op.name) if compute is None else None
+    if ufunc is None or not _ufunc_into(self._device.xp, ufunc, args):
+        try:
+            new = compute(*args, *attrs) if compute is not None else op.forward(*args,
+                                                                              *attrs)
+        except ValueError as e:
+            shapes = [list(getattr(a, "shape", ())) for a in args]
+            raise RuntimeError(f"{opname}: the shapes {shapes} cannot be broadcast together "
+                               f"into self's shape {shapes[0]} ({e})") from None
+        _write_into(self, new, opname)
+    vc = self._version_counter
+    vc.bump(opname)
+    if node is not None:
+        if op.uses_result:  # the saved result is self AFTER the write: its new version
+            for st in node._saved.values():
+                if type(st) is SavedTensor and st.is_output:
+                    st.saved_version = vc.version
+        # self's own edge stays edge 0 (the old history): x.mul_(2) is x = x0 * 2.
+        rebase_history(self, node)
+    if token is not None:
+        hook.after(token)
+    return self
+
+
+# Binary arithmetic in place writes straight into self's memory (``out=``): no
+# temporary, one pass (an optimizer step over big parameters is several of these).
+_INPLACE_UFUNCS = {"add": "add", "add_scalar": "add", "sub": "subtract", "mul": "multiply",
+                   "div": "true_divide"}
+
+
+def _ufunc_into(xp, name, args):
+    d, o = args
+    if d.dtype.kind != "f":
+        return False  # integer tensors: the general path applies the casting rules
+    od = getattr(o, "dtype", None)
+    if od is None:
+        if isinstance(o, bool) or not isinstance(o, (int, float)):
+            return False
+    elif od != d.dtype or o.shape != d.shape:
+        try:
+            if od != d.dtype or B.broadcast_shapes(o.shape, d.shape) != d.shape:
+                return False  # promotion or a shape that does not fit: the general path
+        except ValueError:
+            return False
+
+    getattr(xp, name)(d, o, out=d)
+    return True
+
+
+def _write_into(self, new, opname):
+    d = self._data
+    if new is d:
+        return
+    nd = getattr(new, "dtype", None)
+    if nd is not None and nd.kind == "f" and d.dtype.kind in "iub":
+        raise RuntimeError(f"{opname}: result type {B.dtype_name(nd)} can't be cast to the "
+                           f"desired output type {B.dtype_name(d.dtype)}; use an out-of-place "
+                           "op, or convert first (x = x.float())")
+    ns = getattr(new, "shape", ())
+    if ns != d.shape:
+        try:
+            if B.broadcast_shapes(ns, d.shape) != d.shape:
+                raise ValueError
+        except ValueError:
+            raise RuntimeError(
+                f"{opname}: output with shape {list(d.shape)} doesn't match the broadcast "
+                f"shape {list(ns)}") from None
+    d[...] = new
+
+
+# -- 6. checks ----------------------------------------------------------------------------
 
 _VIEW_ERRORS = {
     CreationMeta.MULTI_OUTPUT_NODE: (
@@ -214,7 +353,10 @@ def _view_error(t, vi, indirect=False):
     fn, nr = vi.made_by or ("<unknown>", 0)
     what = ("its base or another view of its base has been" if indirect else "is being")
     meta = vi.creation_meta
-    if meta in (CreationMeta.MULTI_OUTPUT_NODE, CreationMeta.IN_CUSTOM_FUNCTION):
+    # PyTorch names the op that made the view when the view has a grad_fn; a view made
+    # with nothing recorded (e.g. a custom Function's output under no_grad) has none
+    if meta in (CreationMeta.MULTI_OUTPUT_NODE, CreationMeta.IN_CUSTOM_FUNCTION) and (
+            t._grad_fn is not None or meta is CreationMeta.MULTI_OUTPUT_NODE):
         head = f"Output {nr} of {fn} is a view and {what} modified inplace."
     elif meta is CreationMeta.INFERENCE_MODE:
         head = f"A view was created in inference mode and {what} modified inplace in normal mode."
@@ -222,8 +364,7 @@ def _view_error(t, vi, indirect=False):
         head = (f"A view was created in no_grad mode and {what} modified inplace with grad "
                 "mode enabled.")
     msg = head + _VIEW_ERRORS[meta]
-    from . import blame
-    extra = blame.describe_view(t, vi)
+    extra = _blame.describe_view(t, vi)
     if extra:
         msg += "\n" + extra
     return RuntimeError(msg)
@@ -302,7 +443,7 @@ def check_no_partial_overlap(t, others, opname):
             "before performing the operation.")
 
 
-# -- 2 + 3. rebase_history --------------------------------------------------------------
+# -- 3 + 4. rebase_history --------------------------------------------------------------
 
 def _move_retain_grad(t, old_fn, new_fn):
     """retain_grad follows the newest version of a tensor (PyTorch)."""
@@ -346,7 +487,7 @@ class CopySlices(Node):
 
     def __init__(self, base, view, vi, fn):
         edge0 = base._edge()
-        super().__init__((edge0,) + tuple(fn.next_functions[1:]))
+        super().__init__((edge0 or _NO_EDGE,) + tuple(fn.next_functions[1:]))
         self.fn = fn
         self.base_sizes, self.base_strides, base_offset = geometry(base)
         self.view_sizes, self.view_strides, view_offset = geometry(view)
@@ -357,24 +498,22 @@ class CopySlices(Node):
         self.device = base._device
 
     def apply(self, grads):
-        from ..ops import factories as F
         grad = grads[0]
         grads[0] = None
         if grad is None:
-            grad = F.zeros(self.base_sizes, dtype=self.dtype, device=self.device)
+            grad = Tensor._make(self.device.xp.zeros(self.base_sizes, dtype=self.dtype),
+                                self.device)
         if self._can_write_into(grad):
             # Nobody else holds this gradient and it has the base's layout: write the
             # region's gradient into it directly instead of cloning the whole base (a
             # loop of row updates would otherwise cost O(rows x base)). Same result.
             result = grad
         else:
-            result = F.empty_strided(self.base_sizes, self.base_strides, dtype=self.dtype,
-                                     device=self.device)
+            result = Tensor._empty_strided(self.base_sizes, self.base_strides, self.dtype,
+                                           self.device)
             result.copy_(grad)
         if not _st.grad_enabled and not self.replay:
             # Plain backward: the same steps on arrays (no graph to build).
-            from ..ops.views import strided_region
-            from ..tensor import Tensor
             region = strided_region(result, self.view_sizes, self.view_strides,
                                     self.view_offset)
             res = self.fn.apply([Tensor._make(region.copy(), self.device)])
@@ -413,7 +552,7 @@ class CopySlices(Node):
         return self.fn.saved_items()
 
 
-# -- 4. stale views ---------------------------------------------------------------------
+# -- 5. stale views ---------------------------------------------------------------------
 
 def regenerate_grad_fn(view):
     """Rebuild a stale view's grad_fn on top of its base's current history."""
@@ -438,9 +577,7 @@ def regenerate_grad_fn(view):
         return
     # Geometry mode: the node base.as_strided(view's geometry) would record, built
     # directly (the view's data is already there; only its history is new).
-    from ..ops.views import AS_STRIDED
-    from ..ops.table import record
     sizes, strides, offset = geometry(view)
     attrs = (sizes, strides, offset, geometry(base))
-    view._grad_fn = record(AS_STRIDED, (base,), view, attrs, (base._edge(),))
+    view._grad_fn = record(OPS["as_strided"], (base,), view, attrs, (base._edge(),))
     view._output_nr = 0

@@ -140,15 +140,7 @@ def empty_strided(size, stride, dtype=None, device=None, requires_grad=False):
     dt = B.to_dtype(dtype) or B.float32
     size = tuple(int(s) for s in size)
     stride = tuple(int(s) for s in stride)
-    extent = 1 + sum((sz - 1) * st for sz, st in zip(size, stride)) if all(size) else 0
-    buf = dev.xp.empty((max(extent, 1),), dtype=dt)
-    if dev.as_strided is not None:
-        a = dev.as_strided(buf, size, tuple(s * dt.itemsize for s in stride))
-    else:
-        a = dev.xp.empty(size, dtype=dt)
-    t = Tensor._make(a, dev)
-    t._storage = buf
-    t._fresh_buffer = True
+    t = Tensor._empty_strided(size, stride, dt, dev)
     if requires_grad:
         t.requires_grad_(True)
     return t

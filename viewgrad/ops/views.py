@@ -18,7 +18,7 @@ import builtins as _builtins
 import operator
 
 from .. import backend as B
-from ..autograd.views import make_view
+from ..autograd.views import make_view, strided_region
 from ..tensor import Tensor, _wrap_dim
 from .flat import put, take
 from .table import defop, dispatch, dispatch_view, method, sum_to, unpack_args
@@ -161,19 +161,6 @@ def _as_strided_fwd(self, size, stride, storage_offset, in_geom):
 AS_STRIDED = defop("as_strided", "AsStridedBackward0", _as_strided_fwd,
                    attrs=("size", "stride", "storage_offset", "in_geom"), view=True,
                    self=_as_strided_bwd)
-
-
-def strided_region(t, size, stride, storage_offset):
-    """The array with geometry (size, stride, storage_offset) over t's storage (no
-    bounds check: as_strided does it)."""
-    dev = t._device
-    if dev.as_strided is None:
-        raise RuntimeError(f"as_strided is not supported on device {dev.type}; use view "
-                           "replay (viewgrad.autograd.set_view_replay(True))")
-    storage = t._storage
-    isz = storage.itemsize
-    flat = dev.as_strided(storage, (int(storage.size),), (isz,))
-    return dev.as_strided(flat[storage_offset:], size, tuple(s * isz for s in stride))
 
 
 @method("as_strided")

@@ -2,7 +2,7 @@
 
 ``with vg.trace() as tr: ...`` (or ``tr = vg.trace(); tr.start(); ...; tr.stop()``).
 
-How it hears about in-place ops: the in-place choke point (``ops/table.apply_inplace``)
+How it hears about in-place ops: the in-place choke point (``autograd/views.apply_inplace``)
 calls ``state.inplace_observer.before(op, tensor, others)`` before computing and
 ``state.inplace_observer.after(token)`` after rebasing history. While at least one Tracer is
 active, ``state.inplace_observer`` is the module's ``_HUB``, which fans out to every active tracer
@@ -33,8 +33,9 @@ from .snapshot import Labeler, build, MAX_NODES, EVENT_MAX_NODES
 __all__ = ["Tracer", "InplaceEvent", "trace", "snapshot", "Source"]
 
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # .../viewgrad
+# the op machinery between the user and the choke point (apply_inplace lives in views.py)
 _SKIP = (os.path.join(_PKG, "ops"), os.path.join(_PKG, "tensor.py"),
-         os.path.join(_PKG, "trace"))
+         os.path.join(_PKG, "trace"), os.path.join(_PKG, "autograd", "views.py"))
 _INTERNAL = (os.path.join(_PKG, "autograd"),)
 _ENGINE = os.path.join(_PKG, "autograd", "engine.py")
 

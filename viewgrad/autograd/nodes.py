@@ -1,0 +1,357 @@
+"""Nodes made from the derivatives table: OpDef, FnNode, and recording them (``record``).
+
+``ops/table.py`` declares every op once with ``defop`` (the derivatives table); this module
+is the graph side of a row:
+
+* ``OpDef`` resolves a row's backward formulas, what they need saved (``save_plan``) and a
+  ``FnNode`` subclass named as PyTorch names the node (``MulBackward0``);
+* ``record(op, inputs, out, attrs, edges)`` builds that node for one call: its edges
+  ``(node, input_nr)`` (``_edges``), its sequence number, its saved tensors;
+* ``FnNode.apply`` runs the formulas in backward (viewgrad ops, so double backward works),
+  or their array kernels (``ops/fast.py``) in a plain backward;
+* ``sum_to`` reduces a broadcast gradient back to its input's shape.
+
+autograd never imports ops: the ops package fills ``OPS`` and calls ``record``.
+"""
+from __future__ import annotations
+
+import inspect
+
+from .. import backend as B
+from ..tensor import Tensor
+from . import anomaly as _anomaly
+from . import blame as _blame
+from .graph import Node, SavedTensor, ERR_FREED, _NO_EDGE, next_sequence_nr as _next_seq
+from .state import state as _st
+
+__all__ = ["OpDef", "defop", "OPS", "FnNode", "record", "sum_to"]
+
+OPS: dict[str, "OpDef"] = {}  # op name -> OpDef (the derivatives table)
+_make = Tensor._make
+_ARRAYS = B.ARRAY_TYPES
+_new = object.__new__
+_Tensor = Tensor
+
+
+class FnNode(Node):
+    """A node made from a table entry. ``_saved``: {name: SavedTensor | value}."""
+
+    # _shapes: the inputs' shapes, for ops that broadcast (None otherwise)
+    __slots__ = ("_saved", "_releasable", "_shapes")
+    OP: "OpDef" = None
+    # The inputs' dtypes, only when some input's dtype differs from the output's (a float32
+    # x times a float64 w): each gradient is cast back to its input's dtype, as PyTorch's
+    # validate_outputs does, so a float32 leaf never receives a float64 .grad.
+    _dtypes = None
+
+    def apply(self, grads):
+        op = self.OP
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(ERR_FREED)
+        if op.fast is not None and not _st.grad_enabled and grads[0] is not None:
+            return self._apply_fast(grads[0], op, saved)
+        grad = grads if op.multi_output else grads[0]
+        out = []
+        edges = self.next_functions
+        shapes = self._shapes
+        for i, (formula, deps, _) in enumerate(op.formulas):
+            if edges[i][0] is None or formula is None:
+                out.append(None)
+                continue
+            args = [_unpack(saved[d], self) for d in deps]
+            g = formula(grad, *args)
+            if shapes is not None and g is not None and g._data.shape != shapes[i]:
+                g = sum_to(g, shapes[i])
+            out.append(g)
+        if self._dtypes is not None:
+            _cast_to_inputs(out, self._dtypes)
+        return out
+
+    def _apply_fast(self, g, op, saved):
+        """Plain backward (grad mode off): array kernels from ops/fast.py."""
+        garr = g._data
+        dev = g._device
+        out = []
+        edges = self.next_functions
+        shapes = self._shapes
+        for i, (k, deps) in enumerate(op.fast):
+            if edges[i][0] is None:
+                out.append(None)
+                continue
+            if k is None:  # no kernel for this input: the viewgrad formula
+                f, fdeps, _ = op.formulas[i]
+                r = None if f is None else f(g, *[_unpack(saved[d], self) for d in fdeps])
+                if r is not None and shapes is not None and r._data.shape != shapes[i]:
+                    r = sum_to(r, shapes[i])
+                out.append(r)
+                continue
+            r = k(garr, *[_unpack_data(saved[d]) for d in deps])
+            if shapes is not None and r.shape != shapes[i]:
+                r = _sum_to_array(r, shapes[i])
+            if r is garr:
+                out.append(g)  # the same Tensor: AccumulateGrad sees it is shared
+                continue
+            if type(r) not in _ARRAYS:
+                r = dev.xp.asarray(r)
+            out.append(_make(r, dev))
+        if self._dtypes is not None:
+            _cast_to_inputs(out, self._dtypes)
+        return out
+
+    def release_variables(self):
+        if self._releasable:
+            self._saved = None
+
+    def saved_items(self):
+        return list((self._saved or {}).items())
+
+    def __getattr__(self, name):
+        # PyTorch-style teaching access: grad_fn._saved_self, _saved_result, _saved_dim...
+        if name.startswith("_saved_") or name.startswith("_raw_saved_"):
+            key = name.split("_saved_", 1)[1]
+            saved = object.__getattribute__(self, "_saved")
+            if saved is None:
+                raise RuntimeError(ERR_FREED)
+            if key in saved:
+                v = saved[key]
+                if type(v) is SavedTensor:
+                    return v if name.startswith("_raw") else v.unpack(self)
+                return v
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    @property
+    def saved_tensors(self):
+        return tuple(v.unpack(self) for v in (self._saved or {}).values()
+                     if type(v) is SavedTensor)
+
+
+def _cast_to_inputs(grads, dtypes):
+    for i, g in enumerate(grads):
+        if g is not None and dtypes[i] is not None and g._data.dtype != dtypes[i]:
+            grads[i] = g.to(dtypes[i])
+
+
+def _unpack(v, node):
+    return v.unpack(node) if type(v) is SavedTensor else v
+
+
+def _unpack_data(v):
+    return v.unpack_data() if type(v) is SavedTensor else v
+
+
+def _sum_to_array(a, shape):
+    """sum_to on arrays: reduce broadcast dims back to ``shape``."""
+    lead = a.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
+                                      if s == 1 and a.shape[i + lead] != 1)
+    if dims:
+        a = a.sum(axis=dims, keepdims=True)
+    return a.reshape(shape)
+
+
+class OpDef:
+    """One row of the derivatives table."""
+
+    def __init__(self, name, node_name, forward, inputs, attrs, formulas, broadcast,
+                 multi_output, view, differentiable_outputs, samples, cls=FnNode):
+        self.name = name
+        self.node_name = node_name
+        self.forward = forward
+        self.inputs = inputs              # names of tensor inputs, in order
+        self.attrs = attrs                # names of non-tensor arguments, in order
+        self.broadcast = broadcast
+        self.multi_output = multi_output
+        self.view = view                  # a view op (output shares memory with input)
+        self.differentiable_outputs = differentiable_outputs
+        self.samples = samples            # for the gradcheck sweep: fn(rng) -> [(args, kw)]
+        self.fast = None                  # array kernels for plain backward (ops/fast.py)
+        self.promote = False              # cast inputs per PyTorch's type promotion first
+        # formulas: tuple aligned with inputs of (fn or None, deps, uses_result)
+        fl = []
+        for inp in inputs:
+            f = formulas.get(inp)
+            if f is None:
+                fl.append((None, (), False))
+                continue
+            params = list(inspect.signature(f).parameters)[1:]
+            for p in params:
+                if p not in inputs and p != "result" and p not in attrs and not (
+                        p.endswith("_shape") and p[:-6] in inputs) and not (
+                        p.endswith("_transposed") and p[:-11] in inputs):
+                    raise TypeError(f"derivative of {name} wrt {inp}: unknown name {p!r}")
+            fl.append((f, tuple(params), "result" in params))
+        self.formulas = tuple(fl)
+        self.uses_result = any(u for _, _, u in fl)
+        self.node_cls = type(node_name, (cls,), {"__slots__": (), "OP": self})
+        self._plans = {}
+
+    def save_plan(self, needs):
+        """What to save for a given tuple of 'input i needs grad' flags (cached)."""
+        plan = self._plans.get(needs)
+        if plan is None:
+            names = []
+            for need, (f, deps, _) in zip(needs, self.formulas):
+                if need and f is not None:
+                    for d in deps:
+                        if d not in names:
+                            names.append(d)
+            plan = []
+            for d in names:
+                if d == "result":
+                    plan.append((d, 1, 0))
+                elif d in self.inputs:
+                    plan.append((d, 0, self.inputs.index(d)))
+                elif d in self.attrs:
+                    plan.append((d, 2, self.attrs.index(d)))
+                elif d.endswith("_transposed"):
+                    plan.append((d, 4, self.inputs.index(d[:-11])))
+                else:
+                    plan.append((d, 3, self.inputs.index(d[:-6])))
+            plan = tuple(plan)
+            self._plans[needs] = plan
+        return plan
+
+    def set_fast(self, /, **kernels):  # positional-only: "self" is also a kernel name
+        """Give this row array kernels for plain backward (see ops/fast.py): each kernel
+        takes the same saved names as (a subset of) its viewgrad formula's."""
+        fl = []
+        for inp, (f, deps, _) in zip(self.inputs, self.formulas):
+            k = kernels.get(inp)
+            if k is None or f is None:
+                fl.append((None, ()))
+                continue
+            params = tuple(inspect.signature(k).parameters)[1:]
+            if not set(params) <= set(deps):
+                raise TypeError(f"fast kernel of {self.name} wrt {inp} needs {params}, but "
+                                f"the viewgrad formula saves only {deps}")
+            fl.append((k, params))
+        self.fast = tuple(fl) if any(k is not None for k, _ in fl) else None
+
+    def __repr__(self):
+        return f"<op {self.name} -> {self.node_name}>"
+
+
+def defop(name, node_name, forward, inputs=("self",), attrs=(), broadcast=False,
+          multi_output=False, view=False, differentiable_outputs=None, samples=None,
+          cls=FnNode, promote=False, **formulas):
+    """Declare an op in the derivatives table; returns its OpDef. ``promote=True``: the
+    forward gets its tensor inputs cast to PyTorch's result dtype (elementwise ops)."""
+    op = OpDef(name, node_name, forward, tuple(inputs), tuple(attrs), formulas, broadcast,
+               multi_output, view, differentiable_outputs, samples, cls)
+    op.promote = promote
+    if name in OPS:
+        raise ValueError(f"op {name!r} declared twice in the derivatives table")
+    OPS[name] = op
+    return op
+
+
+def _device_of(inputs):
+    dev = None
+    for t in inputs:
+        if type(t) is _Tensor or isinstance(t, _Tensor):
+            if dev is None:
+                dev = t._device
+            elif t._device is not dev:
+                raise RuntimeError(
+                    "Expected all tensors to be on the same device, but found at least two "
+                    f"devices, {dev.type} and {t._device.type}! Move them with .to(device).")
+    return dev or B.cpu
+
+
+def record(op, inputs, out, attrs, edges):
+    """Attach a new node of ``op`` to ``out`` (a Tensor or a tuple of Tensors)."""
+    node = _new(op.node_cls)
+    node.next_functions = edges
+    node._sequence_nr = _next_seq()
+    needs = tuple(e[0] is not None for e in edges)
+    saved = {}
+    where = None
+    releasable = False
+    for name, kind, idx in op.save_plan(needs):
+        if kind < 2:
+            t = out if kind == 1 else inputs[idx]
+            if isinstance(t, _Tensor):
+                st = SavedTensor(t, kind == 1, node)
+                if _st.blame:
+                    if where is None:  # once per node: where the user's line is
+                        where = (node.name(), _blame.user_frame(4))
+                    st.where = where
+                saved[name] = st
+                releasable = True
+            else:
+                # a Python scalar operand: PyTorch wraps it in a tensor and saves that,
+                # so a second backward without retain_graph fails here too
+                saved[name] = t
+                releasable = True
+        elif kind == 2:
+            saved[name] = attrs[idx]
+        elif kind == 3:
+            x = inputs[idx]
+            saved[name] = tuple(x._data.shape) if isinstance(x, _Tensor) else ()
+        else:  # <input>_transposed: a 2-D input laid out column-major (e.g. weight.t())
+            f = inputs[idx]._data.flags
+            saved[name] = bool(f.f_contiguous and not f.c_contiguous)
+    node._releasable = releasable
+    node._saved = saved
+    node._shapes = tuple([x._data.shape if isinstance(x, _Tensor) else None for x in inputs]
+                         ) if op.broadcast else None
+    if len(inputs) > 1 and type(out) is _Tensor:
+        od = out._data.dtype
+        for x in inputs:
+            if isinstance(x, _Tensor) and x._data.dtype != od:
+                node._dtypes = tuple([x._data.dtype if isinstance(x, _Tensor) else None
+                                      for x in inputs])
+                break
+    if _st.anomaly:
+        _anomaly.record_forward_stack(node)
+    return node
+
+
+
+def _edge_of(t):
+    """The gradient edge of one input (inlined fast path of Tensor._edge)."""
+    if t._view_info is None:
+        fn = t._grad_fn
+        if fn is not None:
+            return (fn, t._output_nr)
+        if not t._requires_grad:
+            return None
+    return t._edge()
+
+
+def _edges(inputs):
+    """Gradient edges of the inputs (_NO_EDGE for one that needs no gradient, or a
+    non-Tensor operand), or None when no input requires grad."""
+    if len(inputs) == 1:
+        e = _edge_of(inputs[0])
+        return None if e is None else (e,)
+    edges = []
+    any_edge = False
+    for t in inputs:
+        if isinstance(t, _Tensor):
+            e = _edge_of(t)
+            if e is not None:
+                any_edge = True
+                edges.append(e)
+                continue
+        edges.append(_NO_EDGE)
+    return tuple(edges) if any_edge else None
+
+
+def sum_to(g, shape):
+    """Reduce a broadcast gradient back to ``shape`` (the one shared helper)."""
+    shape = tuple(shape)
+    gs = g._data.shape
+    if gs == shape:
+        return g
+    lead = len(gs) - len(shape)
+    dims = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
+                                      if s == 1 and gs[i + lead] != 1)
+    if dims:
+        g = g.sum(dims, keepdim=True)
+    if lead:
+        g = g.reshape(shape)
+    elif g._data.shape != shape:
+        g = g.reshape(shape)
+    return g
