@@ -114,6 +114,10 @@ class TutorialSession(Session):
         if self.show_graphs:
             super().print_trace(events)
 
+    def show_failed_backward(self, since):
+        if self.show_graphs:      # a failing pass's picture is a graph too
+            super().show_failed_backward(since)
+
     def after_step(self, step):
         self.draw_asked(step)
         if self.show_graphs:

@@ -17,15 +17,16 @@ import sys as _sys
 import types as _types
 
 from .snapshot import (GraphSnapshot, TensorInfo, NodeInfo, SavedInfo, EdgeInfo, Geometry)
-from .tracer import Tracer, InplaceEvent, Source, snapshot, record_backward, trace as _trace
+from .tracer import (Tracer, InplaceEvent, Source, snapshot, storage_snapshot, record_backward,
+                     trace as _trace)
 from .diff import diff, Diff, Moved
 from .explain import explain, summarize
 from .jsonio import load, loads, Trace, TraceFormatError
-from .backward import BackwardTrace, BackwardStep, GradInfo
+from .backward import BackwardTrace, BackwardStep, GradInfo, Moment
 
 trace = _trace
 
-__all__ = ["trace", "record_backward", "Tracer", "InplaceEvent", "Source", "snapshot", "diff", "Diff", "Moved",
+__all__ = ["trace", "record_backward", "storage_snapshot", "Moment", "Tracer", "InplaceEvent", "Source", "snapshot", "diff", "Diff", "Moved",
            "explain", "summarize", "load", "loads", "Trace", "TraceFormatError",
            "GraphSnapshot", "TensorInfo", "NodeInfo", "SavedInfo", "EdgeInfo", "Geometry",
            "BackwardTrace", "BackwardStep", "GradInfo"]

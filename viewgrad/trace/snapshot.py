@@ -28,10 +28,11 @@ from ..autograd.function import BackwardCFunction
 from ..autograd.graph import SavedTensor
 from ..autograd.views import CopySlices, is_view_replay_enabled
 from .. import backend as B
+from .display import Displayable
 from .registry import IDS
 
 __all__ = ["TensorInfo", "NodeInfo", "SavedInfo", "EdgeInfo", "Geometry", "GraphSnapshot",
-           "build", "Labeler", "chain_text", "fmt_args"]
+           "build", "Labeler", "chain_text", "fmt_args", "preview"]
 
 MAX_NODES = 400          # nodes snapshot() keeps in full (nearest the tensors first)
 EVENT_MAX_NODES = 150    # ... and each of an event's two snapshots (a loop takes many)
@@ -54,8 +55,15 @@ class SavedInfo:
         return self.current_version != self.saved_version
 
     def text(self) -> str:
-        who = self.name if self.tensor_label is None else f"{self.name}={self.tensor_label}"
-        s = f"saved {who} @v{self.saved_version}"
+        """``saved self: x @v0``; ``saved result: z @v0 (now v1) ✗`` once modified. (A
+        copy of an old value is labelled with its version already: ``x @v0``.)"""
+        lab = self.tensor_label
+        if lab is None:
+            s = f"saved {self.name} @v{self.saved_version}"
+        elif " @v" in lab:
+            s = f"saved {self.name}: {lab}"
+        else:
+            s = f"saved {self.name}: {lab} @v{self.saved_version}"
         if self.moved:
             s += f" (now v{self.current_version}) ✗"
         return s
@@ -135,7 +143,8 @@ class TensorInfo:
 
 
 @dataclass(frozen=True)
-class GraphSnapshot:
+class GraphSnapshot(Displayable):
+    _display_kind = "snapshot"
     tensors: tuple
     nodes: tuple
     edges: tuple
@@ -201,13 +210,6 @@ class GraphSnapshot:
     def __len__(self):
         return len(self.nodes)
 
-    def _repr_svg_(self):
-        from ..render.svg import render_svg_text
-        return render_svg_text(self)
-
-    def __rich__(self):
-        from ..render.terminal import render_snapshot
-        return render_snapshot(self)
 
 
 # ---------------------------------------------------------------------------------------
@@ -261,33 +263,85 @@ def is_stale(t) -> bool:
 
 
 class Labeler:
-    """Label = the tensor's ``name``, else its variable name in ``namespace``, else (for a
-    view of a labelled base) the base's label plus the view chain, else a short stable id.
+    """Names for tensors, the user's first:
+
+    1. the tensor's ``name``;
+    2. ``params`` (``dict(model.named_parameters())``, as torchviz's ``make_dot`` takes it);
+    3. a variable holding it in ``namespace`` (a dict or a list of dicts: the caller's
+       locals and globals, the REPL's namespace);
+    4. a parameter or buffer of a Module held in ``namespace``, by its path
+       (``model.0.weight``), and ``w.grad`` for a named tensor's gradient;
+    5. a view of a named base: the base's name plus the view chain (``b[2]`` reads
+       ``b.select(0, 2)``);
+    6. otherwise a short stable id (``t7``): a tensor nobody holds.
+
+    ``output_label(node, nr)`` names the output of a node (for a saved result): the
+    variable whose ``grad_fn`` it is.
     """
 
-    def __init__(self, namespace=None, ids=IDS):
+    def __init__(self, namespace=None, ids=IDS, params=None):
         from ..tensor import Tensor
         self.ids = ids
         self.names = {}
-        for mapping in (namespace or ()):
+        if isinstance(namespace, dict):
+            namespace = [namespace]
+        namespace = list(namespace or ())
+        for k, v in (params or {}).items():
+            if isinstance(v, Tensor):
+                self.names.setdefault(id(v), str(k))
+        modules = []
+        for mapping in namespace:
             for k, v in list(mapping.items()):
-                if isinstance(v, Tensor) and not k.startswith("_") and id(v) not in self.names:
-                    self.names[id(v)] = k
-        # a variable's gradient is "w.grad" (w.grad.zero_() in an optimizer step)
+                if k.startswith("_"):
+                    continue
+                if isinstance(v, Tensor):
+                    self.names.setdefault(id(v), k)
+                elif _is_module(v):
+                    modules.append((k, v))
+        for k, m in modules:             # parameters by module path: model.0.weight
+            try:
+                named = list(m.named_parameters(prefix=k)) + list(m.named_buffers(prefix=k))
+            except Exception:  # noqa: BLE001 - a half-built module: skip it
+                continue
+            for path, t in named:
+                if isinstance(t, Tensor):
+                    self.names.setdefault(id(t), path)
+        # a named tensor's gradient is "w.grad" (w.grad.zero_() in an optimizer step)
         grads = {}
-        for mapping in (namespace or ()):
-            for k, v in list(mapping.items()):
-                if isinstance(v, Tensor) and not k.startswith("_") and v._grad is not None:
-                    grads.setdefault(id(v._grad), f"{k}.grad")
+        for mapping in namespace:
+            for v in list(mapping.values()):
+                if isinstance(v, Tensor) and v._grad is not None and id(v) in self.names:
+                    grads.setdefault(id(v._grad), f"{self.names[id(v)]}.grad")
+        for k, m in modules:
+            try:
+                for _path, t in m.named_parameters():
+                    if t._grad is not None and id(t) in self.names:
+                        grads.setdefault(id(t._grad), f"{self.names[id(t)]}.grad")
+            except Exception:  # noqa: BLE001
+                continue
         for gid, lab in grads.items():
             self.names.setdefault(gid, lab)
+        self._namespace = namespace
+        self._outputs = None
         self._cache = {}
 
     def named(self, t):
-        """The user's name for ``t`` (``.name`` or its variable), or None."""
+        """The user's name for ``t`` (``.name``, params, variable, module path), or None."""
         if t._name:
             return t._name
         return self.names.get(id(t))
+
+    def output_label(self, node, output_nr=0):
+        """The name of the tensor whose grad_fn is ``node`` (output ``output_nr``)."""
+        if self._outputs is None:
+            from ..tensor import Tensor
+            self._outputs = {}
+            for mapping in self._namespace:
+                for k, v in list(mapping.items()):
+                    if isinstance(v, Tensor) and v._grad_fn is not None:
+                        self._outputs.setdefault((id(v._grad_fn), int(v._output_nr)),
+                                                 self.named(v) or k)
+        return self._outputs.get((id(node), int(output_nr)))
 
     def __call__(self, t) -> str:
         lab = self._cache.get(id(t))
@@ -304,14 +358,25 @@ class Labeler:
         return lab
 
 
-def _values(t):
+def _is_module(v) -> bool:
+    from ..nn.module import Module
+    return isinstance(v, Module)
+
+
+def preview(t, limit=6):
+    """``t``'s values as PyTorch prints them, summarised past ``limit`` elements; None
+    when there is nothing sensible to show."""
+    from ..printing import preview as _preview
     try:
-        if t._data.size > 6:
-            return None
-        vals = t._data.tolist()
+        return _preview(t, limit)
     except Exception:  # noqa: BLE001 - a preview is optional
         return None
-    return repr(vals)
+
+
+def _values(t):
+    if t._data.size > 24:
+        return None
+    return preview(t)
 
 
 def _kind(node) -> str:
@@ -348,12 +413,15 @@ def _saved_info(node, labeler, ids):
     for name, v in items:
         if type(v) is SavedTensor:
             t = v.tensor
+            label = labeler(t) if t is not None else None
+            if t is None and v.is_output:      # a saved result: name it after its output
+                label = labeler.output_label(node, v.output_nr)
             saved.append(SavedInfo(
                 name=str(name), shape=tuple(int(s) for s in v.shape),
                 dtype=B.dtype_name(v.dtype), saved_version=int(v.saved_version),
                 current_version=int(v.current_version), is_output=bool(v.is_output),
                 tensor=ids.tensor(t) if t is not None else None,
-                tensor_label=labeler(t) if t is not None else None))
+                tensor_label=label))
         else:
             attrs.append((str(name), _short(v)))
     freed = getattr(node, "_saved", 0) is None
@@ -388,7 +456,8 @@ class _NodeCache:
             except Exception:  # noqa: BLE001
                 items = []
             sv = tuple((v.version_counter.version,
-                        labeler(v.tensor) if v.tensor is not None else None)
+                        labeler(v.tensor) if v.tensor is not None else
+                        labeler.output_label(n, v.output_nr) if v.is_output else None)
                        for _k, v in items if type(v) is SavedTensor)
         var = labeler(n.variable) if isinstance(n, AccumulateGrad) else None
         return (id(parent) if parent is not None else None, freed, sv, var)

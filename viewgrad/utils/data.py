@@ -198,10 +198,10 @@ def default_collate(batch):
     """Merge a list of samples into a batch, as torch's default_collate."""
     elem = batch[0]
     if isinstance(elem, Tensor):
-        from .. import stack
+        from ..ops.joining import stack
         return stack(list(batch), 0)
     if B.is_array(elem) and not isinstance(elem, (bool, numbers.Number)):
-        from .. import stack
+        from ..ops.joining import stack
         return stack([Fa.as_tensor(b) for b in batch], 0)
     if isinstance(elem, bool):
         return Fa.tensor(batch)
