@@ -1,10 +1,15 @@
 """Pictures of snapshots, events and backward passes (render only: never touches graphs).
 
-  dot.py       DOT via the ``graphviz`` package: ``draw`` (event: before | after clusters;
-               snapshot / tensors: one cluster), ``draw_snapshot``, ``draw_backward_step``
-  layout.py    viewgrad's own layered layout for big graphs (Graphviz then only draws)
+  dot.py       DOT via the ``graphviz`` package: ``draw`` (snapshot / tensors: one cluster;
+               a backward moment: ``draw_moment``), the legend
+  panels.py    an event's before | after on ONE layout of the union graph, changes marked
+  storage.py   the storage as cells, each view's elements outlined, the written region
+  layout.py    viewgrad's own layered layout (font-metric node sizes)
+  fold.py      long chains collapsed, wide fans grouped
+  fontmetrics.py  DejaVu Sans advance widths: what the pictures name and measure with
   svg.py       which binary turns DOT into SVG (system ``dot`` or ``graphviz-pure``)
-  terminal.py  rich: a tree per tensor, before | after columns, backward step tables
+  export.py    .svg / .png / .pdf by the file's extension (PDF from PNG without dot)
+  terminal.py  rich: a tree per tensor, before | after (stacked when narrow), moments
   html.py      one self-contained web page stepping through a whole trace
   common.py    what to draw, and the neighbourhood of a big graph to keep
 """

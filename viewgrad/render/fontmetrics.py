@@ -12,7 +12,8 @@ __all__ = ["text_width", "FONT_FAMILY", "SVG_FONT_FAMILY"]
 FONT_FAMILY = "DejaVu Sans"
 SVG_FONT_FAMILY = "DejaVu Sans,Verdana,sans-serif"
 
-_CHARS = ' !"#$%&\'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~→←✗✓⋯…·×₀₁₂₃₄₅₆₇₈₉ΣΔ▶■□●○↑↓│─€°±'
+_CHARS = (' !"#$%&\'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^'
+          '_`abcdefghijklmnopqrstuvwxyz{|}~→←✗✓⋯…·×₀₁₂₃₄₅₆₇₈₉ΣΔ▶■□●○↑↓│─€°±')
 _REGULAR = (
     0.3179,0.4009,0.4600,0.8379,0.6362,0.9502,0.7798,0.2749,0.3901,0.3901,0.5000,0.8379,
     0.3179,0.3608,0.3179,0.3369,0.6362,0.6362,0.6362,0.6362,0.6362,0.6362,0.6362,0.6362,
