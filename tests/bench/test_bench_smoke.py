@@ -39,6 +39,24 @@ def test_engines_agree(name):
         assert np.isfinite(d) and d <= TOL, f"{name}: {key} differs by {d:.3g}"
 
 
+@pytest.mark.parametrize("name", ["chain", "mlp", "cnn", "inplace"])
+def test_gradients_are_checked_against_torch(name):
+    # the benchmark reports max |viewgrad grad - torch grad| for each timed workload
+    pytest.importorskip("torch", reason="torch (the test-only oracle) is not installed")
+    diffs = W.CHECKS[name](W.QUICK[name], _Ctx)
+    assert W.MAXABS in diffs and diffs[W.MAXABS] <= TOL
+
+
+def test_growth_is_a_ratio_of_paired_ratios():
+    # (a/b)/(c/d) is taken round by round from the same rounds' samples
+    from bench.harness import Engine, measure
+    engs = [Engine(n, lambda: sum(range(50))) for n in ("a", "b", "c", "d")]
+    r = measure(engs, 3, [("a", "b"), ("c", "d"), (("a", "b"), ("c", "d"))], min_time=0.001)
+    q = r["ratios"]["(a/b)/(c/d)"]["per_round"]
+    ab, cd = r["ratios"]["a/b"]["per_round"], r["ratios"]["c/d"]["per_round"]
+    assert q == pytest.approx([x / y for x, y in zip(ab, cd)])
+
+
 def test_chain_gradient_is_not_trivial():
     # the quick chain's gradient must not have vanished, or the check above proves nothing
     x, c = W._chain_inputs(8, seed=1)
