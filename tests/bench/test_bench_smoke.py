@@ -104,3 +104,17 @@ def test_quick_run_end_to_end(tmp_path):
         assert "error" not in w, (name, w)
     assert data["blas"]["env"]["OPENBLAS_NUM_THREADS"] == "1"
     assert "summary" in p.stdout
+
+
+def test_compare_reports_each_issue19_target_before_and_after():
+    from bench.report import ISSUE19, compare
+
+    def run(value):
+        ws = {}
+        for _, name, key, _thr in ISSUE19:
+            ws.setdefault(name, {"ratios": {}})["ratios"][key] = {
+                "median": value, "min": value, "max": value}
+        return {"workloads": ws}
+    table = compare(run(2.0), run(0.4)).splitlines()
+    assert len(table) == 2 + len(ISSUE19)
+    assert all("2.00×" in row and "0.40×" in row and "**met**" in row for row in table[2:])
