@@ -54,7 +54,7 @@ def tensor_info(t, namespace=None) -> Text:
         parts.append(f"grad_fn={fn.name()}")
     elif t.requires_grad:
         parts.append("leaf")
-    parts.append(f"version {t._version}")
+    parts.append("inference tensor" if t.is_inference() else f"version {t._version}")
     if t._is_view():
         base = label_of(t._base, namespace)
         parts.append(f"view of {base}" if base else "a view")
@@ -132,7 +132,7 @@ def graph_tree(root, namespace=None, title=None, max_nodes=200, max_depth=None) 
             continue
         # push in reverse so input 0 is printed first
         for i in range(len(edges) - 1, -1, -1):
-            nxt = edges[i][0] if edges[i] is not None else None
+            nxt = edges[i][0]
             stack.append((here, nxt, i, depth + 1))
     return tree
 

@@ -43,6 +43,53 @@ def graph_text(t, label="t"):
     return f"{label}:\n" + "\n".join(lines)
 
 
+# -- differential scenarios: the same code run with lib=viewgrad and lib=torch -----------
+
+class _Wording(str):
+    """An error message that equals another when one starts with the other: viewgrad
+    keeps PyTorch's sentence and may add what to do instead."""
+
+    def __eq__(self, other):
+        return isinstance(other, str) and (self.startswith(other) or other.startswith(self))
+
+    __hash__ = str.__hash__
+
+
+def error_wording(e):
+    """(type, PyTorch's wording): the first line, library names normalized, without the
+    tensor type spelling (viewgrad writes 'float32 [2]' where torch writes
+    'torch.FloatTensor [2]') and without the anomaly-mode hint. viewgrad may add teaching
+    lines after the first."""
+    msg = str(e).split("\n")[0].split(" Hint:")[0]
+    msg = msg.replace("torch.", "viewgrad.").replace("viewgrad.FloatTensor", "float32")
+    return (type(e).__name__, _Wording(msg))
+
+
+def run_scenario(scenario, lib, warn_filter="mark_dirty"):
+    """What ``scenario(lib)`` returns, or ("raised", type, wording); plus the UserWarnings
+    it gave whose text contains ``warn_filter``."""
+    import warnings
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        try:
+            out = scenario(lib)
+        except Exception as e:  # noqa: BLE001 - the error IS the observation
+            out = ("raised",) + error_wording(e)
+    warned = sorted({str(x.message).split(" (Triggered")[0] for x in w
+                     if issubclass(x.category, UserWarning) and warn_filter in str(x.message)})
+    return out, warned
+
+
+def same_as_torch(scenario):
+    """Run ``scenario`` with viewgrad and with torch (skipping when torch is absent) and
+    assert that what a user observes is the same."""
+    import viewgrad as vg
+    torch = torch_or_skip()
+    got, want = run_scenario(scenario, vg), run_scenario(scenario, torch)
+    assert got == want
+    return got
+
+
 def outcome(M, fn):
     """Run ``fn(M)`` (M = viewgrad or torch) and describe what happened as plain data:
     ("raise", exception type name, message) or ("ok", value) where tensors become

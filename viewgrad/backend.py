@@ -503,10 +503,21 @@ def expand_view(a, shape):
     shape = tuple(shape)
     if dev.as_strided is None:
         return dev.xp.broadcast_to(a, shape)
+    # PyTorch's inferExpandGeometry: a kept dim keeps its stride, an expanded one gets 0;
+    # a new leading dim of size 1 gets the stride it would have if contiguous over the
+    # dims after it (not 0), so ones(3).expand(1, 3).stride() == (3, 1) as in PyTorch.
     lead = len(shape) - a.ndim
-    strides = [0] * lead
-    for i, (s, st) in enumerate(zip(a.shape, a.strides)):
-        strides.append(st if s == shape[lead + i] else 0)
+    strides = [0] * len(shape)
+    nxt = 0  # stride * size of the dim after the current one (bytes; 0 past the last)
+    for i in range(len(shape) - 1, -1, -1):
+        if i >= lead:
+            s, st = a.shape[i - lead], a.strides[i - lead]
+        else:
+            s, st = 1, nxt
+        if s != shape[i]:
+            st = 0
+        strides[i] = st
+        nxt = shape[i] * st
     return dev.as_strided(a, shape, tuple(strides))
 
 

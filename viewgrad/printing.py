@@ -58,11 +58,21 @@ def tensor_repr(t) -> str:
         extras.append(f"size={tuple(a.shape)}")
     if B.dtype_name(a.dtype) not in _DEFAULT_DTYPES:
         extras.append(f"dtype=viewgrad.{B.dtype_name(a.dtype)}")
-    fn = t.grad_fn
-    if fn is not None:
-        extras.append(f"grad_fn=<{fn.name()}>")
-    elif t.requires_grad:
-        extras.append("requires_grad=True")
+    label = _autograd_label(t)
+    if label is not None:
+        extras.append(label)
     if extras:
         return f"tensor({body}, {', '.join(extras)})"
     return f"tensor({body})"
+
+
+def _autograd_label(t):
+    try:
+        fn = t.grad_fn
+    except RuntimeError:
+        # a stale view whose grad_fn cannot be regenerated (reading it raises): PyTorch
+        # still prints the tensor, marking its grad_fn invalid
+        return "grad_fn=<Invalid>"
+    if fn is not None:
+        return f"grad_fn=<{fn.name()}>"
+    return "requires_grad=True" if t.requires_grad else None

@@ -31,6 +31,7 @@ class VersionCounter:
     """The version shared by every tensor that looks at one storage."""
 
     __slots__ = ("version", "bumps")
+    inference = False  # see InferenceVersion
 
     def __init__(self):
         self.version = 0
@@ -45,6 +46,24 @@ class VersionCounter:
             b.append((op, _blame.user_frame(3), None, self.version))
             if len(b) > _blame.KEEP:
                 del b[0]
+
+
+class InferenceVersion(VersionCounter):
+    """What an inference tensor has instead of a version counter (PyTorch's have none):
+    every tensor made in ``inference_mode`` gets one, and its views and ``detach()`` share
+    it, so ``t.is_inference()`` is ``t._version_counter.inference``. Bumping it — an
+    in-place op — is allowed only inside inference mode; outside, it raises PyTorch's
+    error after the write, as PyTorch does (its check runs where the version would move)."""
+
+    __slots__ = ()
+    inference = True
+
+    def bump(self, op=None):
+        if not _st.inference:
+            raise RuntimeError(
+                "Inplace update to inference tensor outside InferenceMode is not allowed.You "
+                "can make a clone to get a normal tensor before doing inplace update.See "
+                "https://github.com/pytorch/rfcs/pull/17 for more details.")
 
 
 def describe_tensor(dtype, shape) -> str:
@@ -109,7 +128,7 @@ class Tensor:
             data = B.from_python(dev.to_host(data), want, dev)
         self._data = data
         self._device = dev
-        self._version_counter = VersionCounter()
+        self._version_counter = InferenceVersion() if _st.inference else VersionCounter()
         self._base = None
         self._view_info = None
         self._grad_fn = None
@@ -124,7 +143,7 @@ class Tensor:
         t = _new(Tensor)
         t._data = data
         t._device = device if device is not None else (B.device_of_array(data) or B.cpu)
-        t._version_counter = VersionCounter()
+        t._version_counter = InferenceVersion() if _st.inference else VersionCounter()
         t._base = None
         t._view_info = None
         t._grad_fn = None
@@ -206,7 +225,10 @@ class Tensor:
 
     @property
     def _version(self):
-        return self._version_counter.version
+        vc = self._version_counter
+        if vc.inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
+        return vc.version
 
     @property
     def name(self):
@@ -220,7 +242,9 @@ class Tensor:
     # -- autograd fields ---------------------------------------------------------------
     @property
     def requires_grad(self):
-        if self._requires_grad or self.grad_fn is not None:
+        # the stored grad_fn, not the property: asking must never regenerate a stale
+        # view's grad_fn (which may raise), as PyTorch's requires_grad() does not
+        if self._requires_grad or self._grad_fn is not None:
             return True
         vi = self._view_info
         # A view of a base that requires grad reports requires_grad=True, even when it
@@ -241,6 +265,9 @@ class Tensor:
             raise RuntimeError(
                 "only Tensors of floating point and complex dtype can require gradients "
                 f"(got {B.dtype_name(self._data.dtype)}); convert first, e.g. x.double()")
+        if requires_grad and self._version_counter.inference and not _st.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         if self._grad_fn is None:
             self._requires_grad = bool(requires_grad)
         return self
@@ -293,7 +320,13 @@ class Tensor:
         return self._retains_grad
 
     def is_inference(self):
-        return False
+        """Whether this tensor was made in ``inference_mode`` (``torch.Tensor.is_inference``).
+
+        An inference tensor has no version counter (reading ``_version`` raises), cannot be
+        saved for backward, and may be modified in place only inside inference mode; its
+        views are inference tensors too (and not views). ``t.clone()`` outside inference
+        mode gives a normal tensor."""
+        return self._version_counter.inference
 
     def _is_view(self):
         return self._base is not None

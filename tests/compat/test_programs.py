@@ -24,3 +24,18 @@ def test_there_are_enough_programs():
 def test_program_gives_torchs_numbers(path):
     pytest.importorskip("torch", reason="PyTorch (the test-only oracle) is not installed")
     check_program(path, seed=0)
+
+
+def test_the_comparison_can_fail():
+    import numpy as np
+    from .harness import compare, normalize_error, to_plain
+    compare(to_plain({"a": [1.0, np.ones(2)]}), to_plain({"a": [1.0, np.ones(2)]}))
+    for ours, theirs in [({"a": 1.0}, {"a": 1.1}), ({"a": np.ones(2)}, {"a": np.zeros(2)}),
+                         ({"a": "x"}, {"a": "y"}), ({"a": 1}, {"b": 1}),
+                         ({"e": RuntimeError("one thing")}, {"e": RuntimeError("another")})]:
+        with pytest.raises(AssertionError):
+            compare(to_plain(ours), to_plain(theirs))
+    assert normalize_error("... [torch.FloatTensor [3]], which is output 0 of Exp, is at "
+                           "version 1; expected version 0 instead. Hint: x") == \
+        normalize_error("... [float32 [3]], which is output 0 of ExpBackward0, is at "
+                        "version 1; expected version 0 instead. Hint: y\nblame")

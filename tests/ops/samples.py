@@ -8,6 +8,7 @@ are included wherever an op broadcasts.
 """
 import viewgrad as vg
 from viewgrad.ops import table, views as V, indexing as X, reduce as R, inplace as I, nnops as NN
+from viewgrad.ops import pointwise as P
 
 _d = table.dispatch
 
@@ -17,9 +18,11 @@ def _idx(*data):
 
 
 SAMPLES = {
-    "add": [(lambda a, b: a + b, [(3, 4), (4,)]), (lambda a, b: a.add(b, alpha=2), [(2, 1, 3), (4, 1)])],
+    "add": [(lambda a, b: a + b, [(3, 4), (4,)])],
+    "add_alpha": [(lambda a, b: a.add(b, alpha=2), [(2, 1, 3), (4, 1)])],
     "add_scalar": [(lambda a: a + 2.5, [(3,)]), (lambda a: 1 + a, [(2, 2)])],
     "sub": [(lambda a, b: a - b, [(3, 4), (3, 1)])],
+    "sub_alpha": [(lambda a, b: a.sub(b, alpha=-1.5), [(3, 4), (4,)])],
     "rsub": [(lambda a: 1.5 - a, [(3,)])],
     "mul": [(lambda a, b: a * b, [(3, 4), (4,)]), (lambda a: a * 3, [(2, 3)])],
     "div": [(lambda a, b: a / b, [(3, 4), ("pos", (1, 4))]), (lambda a: a / 2, [(3,)])],
@@ -36,6 +39,8 @@ SAMPLES = {
     "tanh": [(lambda a: a.tanh(), [(2, 3)])],
     "sigmoid": [(lambda a: a.sigmoid(), [(2, 3)])],
     "relu": [(lambda a: a.relu(), [("away", (2, 3))])],
+    "threshold_backward": [(lambda g, a: _d(P.THRESHOLD_BACKWARD, (g, a), (0.0,)),
+                            [(2, 3), ("away", (2, 3))])],
     "clamp": [(lambda a: a.clamp(-0.5, 0.5), [("away", (4,))]), (lambda a: a.clamp(min=0.1), [("away", (3,))])],
     "where": [(lambda a, b: vg.where(a > 0, a, b), [("away", (2, 3)), (3,)])],
     "sum": [(lambda a: a.sum(), [(2, 3)])],
@@ -77,6 +82,8 @@ SAMPLES = {
     "expand": [(lambda a: a.expand(2, 3, 4), [(3, 1)])],
     "unfold": [(lambda a: a.unfold(0, 3, 1), [(5,)]), (lambda a: a.unfold(1, 2, 2), [(2, 5)])],
     "split": [(lambda a: a.split(2, 1)[1] * 2, [(2, 5)]), (lambda a: vg.stack(a.chunk(2)).sum(0), [(4, 2)])],
+    "split_with_sizes": [(lambda a: a.split([1, 4], 1)[1] * 2, [(2, 5)]),
+                         (lambda a: vg.stack(a.split_with_sizes([2, 2])).sum(0), [(4, 2)])],
     "unbind": [(lambda a: a.unbind(1)[2], [(2, 3)])],
     "take": [(lambda a: a.take(vg.tensor([0, 3, 3])), [(2, 3)])],
     "put": [(lambda a, s: a.put(vg.tensor([1, 4, 1]), s, accumulate=True), [(2, 3), (3,)]),

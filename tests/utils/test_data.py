@@ -10,6 +10,12 @@ from viewgrad.utils import data as D
 torch = pytest.importorskip("torch", reason="torch is the test-only oracle for these tests")
 
 
+def _gen(seed):
+    if hasattr(vg, "Generator"):          # torch.Generator's twin (viewgrad/ops/random.py)
+        return vg.Generator().manual_seed(seed)
+    return vg.backend.Generator(seed)
+
+
 def _plain(b):
     if hasattr(b, "detach"):
         return ("T", str(b.dtype).replace("torch.", "").replace("viewgrad.", ""),
@@ -58,19 +64,19 @@ def test_shuffle_is_a_reproducible_permutation():
     ds = D.TensorDataset(vg.arange(10))
 
     def order(seed):
-        g = vg.backend.Generator(seed)
+        g = _gen(seed)
         return [int(v) for (b,) in D.DataLoader(ds, batch_size=4, shuffle=True, generator=g)
                 for v in b.tolist()]
     assert sorted(order(1)) == list(range(10))
     assert order(1) == order(1) and order(1) != list(range(10))
-    loader = D.DataLoader(ds, batch_size=10, shuffle=True, generator=vg.backend.Generator(2))
+    loader = D.DataLoader(ds, batch_size=10, shuffle=True, generator=_gen(2))
     e1, e2 = [b.tolist() for (b,) in loader], [b.tolist() for (b,) in loader]
     assert e1 != e2                          # a new permutation each epoch
 
 
 def test_random_split():
     ds = D.TensorDataset(vg.arange(10))
-    a, b = D.random_split(ds, [7, 3], generator=vg.backend.Generator(0))
+    a, b = D.random_split(ds, [7, 3], generator=_gen(0))
     assert len(a) == 7 and len(b) == 3
     got = sorted(int(a[i][0]) for i in range(7)) + sorted(int(b[i][0]) for i in range(3))
     assert sorted(got) == list(range(10))

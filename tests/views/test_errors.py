@@ -77,7 +77,7 @@ def test_view_returned_by_custom_function():
     b = leaf(3).clone()
     out = Identity.apply(b)
     assert out._base is b
-    with pytest.raises(RuntimeError, match="Output 0 of IdentityBackward is a view and is being "
+    with pytest.raises(RuntimeError, match="Output 0 of Identity is a view and is being "
                                            "modified inplace. This view was created inside a "
                                            "custom Function.*cloning the output"):
         out.mul_(2)

@@ -70,7 +70,7 @@ def test_base_without_grad_starts_requiring_grad():
     assert not b.requires_grad
     v.copy_(w)
     assert b.requires_grad and b.grad_fn.name() == "CopySlices"
-    assert b.grad_fn.next_functions[0] is None and b.grad_fn.fn.name() == "CopyBackwards"
+    assert b.grad_fn.next_functions[0] == (None, 0) and b.grad_fn.fn.name() == "CopyBackwards"
     assert other.grad_fn.name() == "AsStridedBackward0"
     (other.sum() * 3 + b.sum()).backward()
     np.testing.assert_allclose(w.grad.cpu().numpy(), [4.0, 1.0, 1.0, 1.0])

@@ -27,7 +27,7 @@ def node_names(t):
             continue
         seen.add(id(n))
         out.append(n.name())
-        todo.extend(e[0] for e in n.next_functions if e is not None)
+        todo.extend(e[0] for e in n.next_functions if e[0] is not None)
     return out
 
 

@@ -32,12 +32,13 @@ __all__ = ["AccumulateGrad", "grad_accumulator", "is_non_overlapping_and_dense",
 
 
 class AccumulateGrad(Node):
-    __slots__ = ("variable", "last_action")
+    __slots__ = ("variable", "last_action", "_hooks_ran")
 
     def __init__(self, variable):
         super().__init__(())
         self.variable = variable
         self.last_action = None
+        self._hooks_ran = False
         # PyTorch gives AccumulateGrad the highest priority in the ready queue.
         self._sequence_nr = sys.maxsize
 
@@ -47,19 +48,34 @@ class AccumulateGrad(Node):
         var = self.variable
         if new is None:
             return []
-        hooks = var._hooks
-        if hooks:
-            # Leaf tensor hooks run before accumulation and may replace the gradient.
-            for fn in list(hooks.values()):
-                r = fn(new)
-                if r is not None:
-                    check_hook_result(fn, new, r)
-                    new = r
+        if self._hooks_ran:
+            self._hooks_ran = False
+        elif var._hooks:
+            new = self._run_tensor_hooks(new)
         accumulate(var, new, self)
         if var._post_acc_hooks:
             for fn in list(var._post_acc_hooks.values()):
-                fn(var)
+                if fn(var) is not None:
+                    raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         return []
+
+    def _run_tensor_hooks(self, new):
+        """Leaf tensor hooks run before accumulation and may replace the gradient."""
+        for fn in list(self.variable._hooks.values()):
+            r = fn(new)
+            if r is not None:
+                check_hook_result(fn, new, r)
+                new = r
+        return new
+
+    def tensor_hooks_first(self, grads):
+        """Run the leaf's tensor hooks now, before this node's pre-hooks (PyTorch's order:
+        tensor hooks, node pre-hooks, accumulate, post-accumulate hooks, node hooks)."""
+        if self.variable._hooks and grads and grads[0] is not None:
+            grads = list(grads)
+            grads[0] = self._run_tensor_hooks(grads[0])
+            self._hooks_ran = True
+        return grads
 
     def __repr__(self):
         return f"<AccumulateGrad object at {id(self):#x}>"

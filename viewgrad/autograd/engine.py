@@ -78,8 +78,8 @@ def _collect(root):
     while stack:
         node = pop()
         for e in node.next_functions:
-            if e is not None:
-                fn = e[0]
+            fn = e[0]
+            if fn is not None:
                 deps[fn] = get(fn, 0) + 1
                 if fn not in seen:
                     seen.add(fn)
@@ -96,7 +96,7 @@ def _needed(root, targets):
         if done:
             ok = False
             for e in node.next_functions:
-                if e is not None and (e[0] in targets or needed.get(e[0])):
+                if e[0] is not None and (e[0] in targets or needed.get(e[0])):
                     ok = True
                     break
             needed[node] = ok
@@ -106,7 +106,7 @@ def _needed(root, targets):
         needed[node] = False  # provisional (graphs are DAGs)
         stack.append((node, True))
         for e in node.next_functions:
-            if e is not None and e[0] not in needed:
+            if e[0] is not None and e[0] not in needed:
                 stack.append((e[0], False))
     return needed
 
@@ -114,13 +114,17 @@ def _needed(root, targets):
 def _call_hooks_and_capture(node, inputs, captures, capture_out, accumulate_captured):
     th = node._tensor_pre_hooks
     if th:
+        # a tensor hook runs whenever its node runs, with None when no gradient flowed
+        # into that output (another output of a multi-output node), as in PyTorch
         for nr, hooks in th.items():
-            if nr < len(inputs) and inputs[nr] is not None:
-                for fn in list(hooks.values()):
-                    r = fn(inputs[nr])
-                    if r is not None:
+            if hooks and nr >= len(inputs):
+                inputs.extend([None] * (nr + 1 - len(inputs)))
+            for fn in list(hooks.values()):
+                r = fn(inputs[nr])
+                if r is not None:
+                    if inputs[nr] is not None:
                         check_hook_result(fn, inputs[nr], r)
-                        inputs[nr] = r
+                    inputs[nr] = r
     rg = node._retains_grad
     if rg:
         for nr, ref in list(rg.items()):
@@ -158,6 +162,9 @@ def _call_hooks_and_capture(node, inputs, captures, capture_out, accumulate_capt
 
 def _apply(node, inputs):
     if node._pre_hooks:
+        from .accumulate import AccumulateGrad
+        if type(node) is AccumulateGrad:
+            inputs = node.tensor_hooks_first(inputs)  # PyTorch: tensor hooks, then these
         for fn in list(node._pre_hooks.values()):
             r = fn(tuple(inputs))
             if r is not None:
@@ -229,8 +236,9 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
             ins = buffers.pop(node)
             if captures is not None:
                 ins = _call_hooks_and_capture(node, ins, captures, capture_out, accumulate)
-                if not needed.get(node) and not (accumulate and type(node) is AccumulateGrad
-                                                 and node in captures):
+                # backward(inputs=[t]) runs t's grad_fn itself (its hooks included), as
+                # PyTorch marks the inputs' nodes needed; grad() only captures
+                if not needed.get(node) and not (accumulate and node in captures):
                     continue
             elif node._tensor_pre_hooks or node._retains_grad:
                 ins = _call_hooks_and_capture(node, ins, None, None, False)
@@ -247,9 +255,9 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
             i = -1
             for e in node.next_functions:
                 i += 1
-                if e is None:
-                    continue
                 fn, nr = e
+                if fn is None:
+                    continue
                 if needed is not None and not needed.get(fn) and fn not in captures:
                     continue
                 g = outs[i] if i < len(outs) else None
@@ -340,6 +348,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if g is None:
             if materialize_grads:
                 g = t.new_zeros(t.shape)
+                if create_graph:
+                    g.requires_grad_()
             elif not allow_unused:
                 raise RuntimeError(
                     f"The differentiated Tensor at index {i} appears to not have been used in "

@@ -38,9 +38,11 @@ def _host64(t):
 
 
 def _numerical(func, inputs, diff_idx, eps):
-    """{(out k, in i): matrix [out numel, in numel]} by central differences."""
-    with _gm.no_grad():
-        base = _outputs(func, inputs)
+    """{(out k, in i): matrix [out numel, in numel]} by central differences.
+
+    As in PyTorch, ``func`` sees the very inputs the caller passed (requiring grad) with
+    grad mode as the caller has it; only their arrays are perturbed."""
+    base = _outputs(func, inputs)
     jac = {}
     for i in diff_idx:
         x = inputs[i]
@@ -50,11 +52,9 @@ def _numerical(func, inputs, diff_idx, eps):
             idx = B.unravel_index(j, tuple(x.shape)) if x.dim() else ()
             orig = x._data[idx].item() if x.dim() else x._data.item()
             x._data[idx] = orig + eps
-            with _gm.no_grad():
-                plus = [_host64(o) for o in _outputs(func, inputs)]
+            plus = [_host64(o) for o in _outputs(func, inputs)]
             x._data[idx] = orig - eps
-            with _gm.no_grad():
-                minus = [_host64(o) for o in _outputs(func, inputs)]
+            minus = [_host64(o) for o in _outputs(func, inputs)]
             x._data[idx] = orig
             for k in range(len(base)):
                 cols[k][:, j] = (plus[k] - minus[k]) / (2 * eps)
@@ -92,6 +92,13 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         raise ValueError("gradcheck expects at least one input tensor to require gradient, "
                          "but none of the them have requires_grad=True.")
     for i in diff_idx:
+        for size, stride in zip(inputs[i].shape, inputs[i].stride()):
+            if stride == 0 and size > 1:
+                raise RuntimeError(
+                    f"The {i}th input has a dimension with stride 0. gradcheck only supports "
+                    "inputs that are non-overlapping to be able to compute the numerical "
+                    "gradients correctly. You should call .contiguous on the input before "
+                    "passing it to gradcheck.")
         if inputs[i]._data.dtype != B.float64:
             warnings.warn(f"Input #{i} requires gradient and is not a double precision floating "
                           "point. This check will likely fail if all the inputs are not of "
@@ -127,7 +134,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
 
     def first_derivative(*args):
         ins, gos = args[:n_in], args[n_in:]
-        with _gm.enable_grad():  # the numerical pass calls this under no_grad
+        with _gm.enable_grad():  # gradgradcheck's caller may be under no_grad
             outs = _outputs(func, ins)
             diff = [ins[i] for i in diff_idx]
             gs = _grad(outs, diff, gos, create_graph=True, allow_unused=True)

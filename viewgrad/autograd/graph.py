@@ -1,9 +1,10 @@
 """The pieces of an autograd graph: Node, edges, SavedTensor, hook handles.
 
 A graph is made of ``Node`` objects (PyTorch's ``grad_fn``s). A node's ``next_functions``
-is a tuple of edges ``(node, input_nr)`` — one per input of the forward op — pointing at
-the nodes that produced those inputs (or ``None`` for inputs that need no gradient). An
-edge is a plain tuple, exactly as PyTorch shows it, so ``next_functions`` is readable.
+is a tuple of edges ``(node, input_nr)`` — one per Tensor input of the forward op —
+pointing at the nodes that produced those inputs, or ``(None, 0)`` (``_NO_EDGE``) for an
+input that needs no gradient (never a bare ``None``: ``for fn, nr in node.next_functions``
+works on every node, as in PyTorch). An edge is a plain tuple, exactly as PyTorch shows it.
 
 Nodes are created for ops by ``record`` (``autograd/nodes.py``), by in-place rebasing (``autograd/views.py``),
 by custom Functions (``autograd/function.py``) and for leaves (``AccumulateGrad`` in
@@ -28,6 +29,7 @@ __all__ = ["Node", "SavedTensor", "RemovableHandle", "next_sequence_nr",
            "get_gradient_edge", "register_multi_grad_hook"]
 
 _seq = itertools.count()
+_NO_EDGE = (None, 0)  # the edge of an input that needs no gradient
 next_sequence_nr = _seq.__next__
 
 ERR_FREED = (
@@ -102,6 +104,11 @@ class Node:
     def _sequence_nr_(self):
         return self._sequence_nr
 
+    def _message_name(self) -> str:
+        """The name PyTorch's C++ error messages give this node (a custom Function's node
+        is named after the Function there: "output 0 of MyFn", not "MyFnBackward")."""
+        return self.name()
+
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new
         grad_inputs."""
@@ -128,7 +135,12 @@ class Node:
         return h
 
     def __call__(self, *grads):
-        return self.apply(list(grads))
+        """Run this node's backward on the gradients of its forward outputs (one per
+        output, as PyTorch checks) and return the gradients of its inputs."""
+        n = self._n_outputs or 1
+        if len(grads) != n:
+            raise TypeError(f"expected {n} arguments, got {len(grads)} instead")
+        return tuple(self.apply(list(grads)))
 
     def apply(self, grads):  # pragma: no cover - every subclass overrides
         raise NotImplementedError(f"{self.name()} has no backward")
@@ -179,7 +191,7 @@ def check_saved_version(saved: "SavedTensor", current: int):
     msg = ("one of the variables needed for gradient computation has been modified by an "
            f"inplace operation: [{describe_tensor(saved.dtype, saved.shape)}]")
     if grad_fn is not None:
-        msg += f", which is output {saved.output_nr} of {grad_fn.name()},"
+        msg += f", which is output {saved.output_nr} of {grad_fn._message_name()},"
     msg += (f" is at version {current}; expected version {saved.saved_version} instead. "
             "Hint: enable anomaly detection to find the operation that failed to compute its "
             "gradient, with viewgrad.autograd.set_detect_anomaly(True).")
@@ -187,6 +199,13 @@ def check_saved_version(saved: "SavedTensor", current: int):
     if extra:
         msg += "\n" + extra
     raise RuntimeError(msg)
+
+
+ERR_INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `viewgrad.no_grad()` "
+    "instead of `viewgrad.inference_mode()`.")
 
 
 class SavedTensor:
@@ -213,6 +232,8 @@ class SavedTensor:
             self.data = t._data
             self._grad_fn_ref = weakref.ref(node) if node is not None else None
         else:
+            if vc.inference:
+                raise RuntimeError(ERR_INFERENCE_SAVED)
             self.tensor = t
             self.data = None
             self._grad_fn_ref = None

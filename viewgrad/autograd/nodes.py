@@ -21,7 +21,7 @@ from .. import backend as B
 from ..tensor import Tensor
 from . import anomaly as _anomaly
 from . import blame as _blame
-from .graph import Node, SavedTensor, ERR_FREED, next_sequence_nr as _next_seq
+from .graph import Node, SavedTensor, ERR_FREED, _NO_EDGE, next_sequence_nr as _next_seq
 from .state import state as _st
 
 __all__ = ["OpDef", "defop", "OPS", "FnNode", "record", "sum_to"]
@@ -56,7 +56,7 @@ class FnNode(Node):
         edges = self.next_functions
         shapes = self._shapes
         for i, (formula, deps, _) in enumerate(op.formulas):
-            if edges[i] is None or formula is None:
+            if edges[i][0] is None or formula is None:
                 out.append(None)
                 continue
             args = [_unpack(saved[d], self) for d in deps]
@@ -76,7 +76,7 @@ class FnNode(Node):
         edges = self.next_functions
         shapes = self._shapes
         for i, (k, deps) in enumerate(op.fast):
-            if edges[i] is None:
+            if edges[i][0] is None:
                 out.append(None)
                 continue
             if k is None:  # no kernel for this input: the viewgrad formula
@@ -271,7 +271,7 @@ def record(op, inputs, out, attrs, edges):
     node.next_functions = edges
     node._sequence_nr = _next_seq()
     # 'input i needs grad' flags, which pick what to save; one input: it does
-    needs = _ONE if len(edges) == 1 else tuple([e is not None for e in edges])
+    needs = _ONE if len(edges) == 1 else tuple([e[0] is not None for e in edges])
     saved = {}
     where = None
     releasable = False
@@ -287,7 +287,10 @@ def record(op, inputs, out, attrs, edges):
                 saved[name] = st
                 releasable = True
             else:
-                saved[name] = t  # a Python scalar operand
+                # a Python scalar operand: PyTorch wraps it in a tensor and saves that,
+                # so a second backward without retain_graph fails here too
+                saved[name] = t
+                releasable = True
         elif kind == 2:
             saved[name] = attrs[idx]
         elif kind == 3:
@@ -325,7 +328,8 @@ def _edge_of(t):
 
 
 def _edges(inputs):
-    """Gradient edges of the inputs, or None when no input requires grad."""
+    """Gradient edges of the inputs (_NO_EDGE for one that needs no gradient, or a
+    non-Tensor operand), or None when no input requires grad."""
     if len(inputs) == 1:
         e = _edge_of(inputs[0])
         return None if e is None else (e,)
@@ -336,9 +340,9 @@ def _edges(inputs):
             e = _edge_of(t)
             if e is not None:
                 any_edge = True
-            edges.append(e)
-        else:
-            edges.append(None)
+                edges.append(e)
+                continue
+        edges.append(_NO_EDGE)
     return tuple(edges) if any_edge else None
 
 

@@ -87,7 +87,7 @@ from .. import backend as B
 from ..tensor import Tensor
 from . import blame as _blame
 from .accumulate import owns_memory
-from .graph import Node, SavedTensor
+from .graph import Node, SavedTensor, _NO_EDGE
 from .nodes import OPS, _device_of, _edges, record
 from .state import state as _st
 
@@ -176,8 +176,15 @@ def make_view(op, x, data, attrs, replay, creation_meta=None, output_nr=0, node=
     ``replay`` is ``(fn, args)`` such that ``fn(x, *args)`` makes this view again: the
     link appended to the view_fn chain."""
     out = Tensor._make(data, x._device)
-    base = x._base if x._base is not None else x
     vc = x._version_counter
+    if vc.inference:
+        # a view of an inference tensor is an inference tensor and no view (PyTorch keeps
+        # no autograd metadata for it); a view of a normal tensor stays a normal view, even
+        # one made in inference mode (it shares the base's version counter below)
+        out._storage = x._storage
+        out._version_counter = vc
+        return out
+    base = x._base if x._base is not None else x
     out._base = base
     out._storage = x._storage
     out._version_counter = vc
@@ -222,10 +229,13 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
     inputs = (self,) + tuple(others)
     dev = _device_of(inputs)
     opname = name or (op.name + "_")
-    grad_on = _st.grad_enabled
-    edges = _edges(inputs) if grad_on else None
+    # check before any grad_fn is read: _edges would regenerate a stale view's grad_fn,
+    # which may raise a vaguer error than the refusal PyTorch's check_inplace reports
+    requires = _st.grad_enabled and any(isinstance(t, Tensor) and t.requires_grad
+                                        for t in inputs)
     check_no_partial_overlap(self, others, opname)
-    check_inplace(self, edges is not None, opname)
+    check_inplace(self, requires, opname)
+    edges = _edges(inputs) if requires else None
     hook = _st.inplace_observer
     token = hook.before(opname, self, others) if hook is not None else None
     node = None
@@ -236,7 +246,7 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
         # version, and backward refuses it ("modified by an inplace operation") instead
         # of using the new values: a wrong gradient that raises nothing.
         if any(kind == 0 and idx == 0 for _, kind, idx in
-               op.save_plan(tuple(e is not None for e in edges))):
+               op.save_plan(tuple(e[0] is not None for e in edges))):
             # A formula needs self's value from BEFORE the op (mul_ saves self for other's
             # gradient): like PyTorch, save a clone of the original self.
             inputs = (self.clone(),) + inputs[1:]
@@ -344,7 +354,10 @@ def _view_error(t, vi, indirect=False):
     fn, nr = vi.made_by or ("<unknown>", 0)
     what = ("its base or another view of its base has been" if indirect else "is being")
     meta = vi.creation_meta
-    if meta in (CreationMeta.MULTI_OUTPUT_NODE, CreationMeta.IN_CUSTOM_FUNCTION):
+    # PyTorch names the op that made the view when the view has a grad_fn; a view made
+    # with nothing recorded (e.g. a custom Function's output under no_grad) has none
+    if meta in (CreationMeta.MULTI_OUTPUT_NODE, CreationMeta.IN_CUSTOM_FUNCTION) and (
+            t._grad_fn is not None or meta is CreationMeta.MULTI_OUTPUT_NODE):
         head = f"Output {nr} of {fn} is a view and {what} modified inplace."
     elif meta is CreationMeta.INFERENCE_MODE:
         head = f"A view was created in inference mode and {what} modified inplace in normal mode."
@@ -475,7 +488,7 @@ class CopySlices(Node):
 
     def __init__(self, base, view, vi, fn):
         edge0 = base._edge()
-        super().__init__((edge0,) + tuple(fn.next_functions[1:]))
+        super().__init__((edge0 or _NO_EDGE,) + tuple(fn.next_functions[1:]))
         self.fn = fn
         self.base_sizes, self.base_strides, self.base_offset = geometry(base)
         self.view_sizes, self.view_strides, view_offset = geometry(view)

@@ -15,7 +15,8 @@ from ..ops import factories as F
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
-           "_calculate_fan_in_and_fan_out"]
+           "_calculate_fan_in_and_fan_out", "trunc_normal_", "eye_", "dirac_",
+           "orthogonal_"]
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -111,3 +112,70 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
     if fan == 0:
         return tensor
     return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan))
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """N(mean, std²) restricted to [a, b]: values outside are drawn again until none is
+    left (the same distribution as PyTorch's inverse-CDF method)."""
+    from ..ops.pointwise import where
+    with no_grad():
+        r = F.randn(tuple(tensor.shape), dtype=tensor.dtype, device=tensor.device) * std + mean
+        for _ in range(1000):
+            out = (r < a) | (r > b)
+            if not bool(out.any()):
+                break
+            fresh = F.randn(tuple(tensor.shape), dtype=tensor.dtype,
+                            device=tensor.device) * std + mean
+            r = where(out, fresh, r)
+        return _write(tensor, r.clamp(a, b))
+
+
+def eye_(tensor):
+    """The identity matrix, in place (2-D tensors only)."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    return _write(tensor, F.eye(tensor.shape[0], tensor.shape[1], dtype=tensor.dtype,
+                                device=tensor.device))
+
+
+def dirac_(tensor, groups=1):
+    """A Dirac delta per output channel (3-, 4- or 5-D conv weights): the convolution
+    passes its input through unchanged, channel by channel within each group."""
+    dims = tensor.dim()
+    if dims not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    out_per_group = tensor.shape[0] // groups
+    n = min(out_per_group, tensor.shape[1])
+    with no_grad():
+        tensor.zero_()
+        centre = tuple(k // 2 for k in tensor.shape[2:])
+        for g in range(groups):
+            for d in range(n):
+                tensor[(g * out_per_group + d, d) + centre] = 1.0
+    return tensor
+
+
+def orthogonal_(tensor, gain=1.0, generator=None):
+    """A (semi-)orthogonal matrix, in place: the Q of a Gram-Schmidt QR of a normal sample
+    (the trailing dims flattened), times ``gain``."""
+    from .. import stack
+    if tensor.dim() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows if rows else 0
+    if tensor.numel() == 0:
+        return tensor
+    with no_grad():
+        a = F.randn((rows, cols), dtype=tensor.dtype, device=tensor.device)
+        if rows < cols:
+            a = a.t()
+        basis = []
+        for j in range(a.shape[1]):
+            v = a[:, j]
+            for q in basis:
+                v = v - (q * v).sum() * q
+            basis.append(v / (v * v).sum().sqrt())
+        q = stack(basis, 1)
+        if rows < cols:
+            q = q.t()
+        return _write(tensor, (q * gain).reshape(tuple(tensor.shape)))

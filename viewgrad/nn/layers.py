@@ -221,6 +221,16 @@ class _BatchNorm(Module):
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
             self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """Reset the running statistics and the affine parameters (as PyTorch's
+        constructor does: each buffer and parameter is written once, so its _version is
+        1 afterwards, as in PyTorch)."""
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            init.zeros_(self.bias)
 
     def reset_running_stats(self):
         if self.track_running_stats:

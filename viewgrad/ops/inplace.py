@@ -25,6 +25,8 @@ def _other(x, self):
 def add_(self, other, alpha=1):
     other = _other(other, self)
     if alpha != 1:
+        if isinstance(other, Tensor):
+            return apply_inplace(P.ADD_ALPHA, self, (other,), (alpha,), name="add_")
         other = other * alpha
     op = P.ADD if isinstance(other, Tensor) else P.ADD_SCALAR
     return apply_inplace(op, self, (other,), name="add_")
@@ -34,6 +36,8 @@ def add_(self, other, alpha=1):
 def sub_(self, other, alpha=1):
     other = _other(other, self)
     if alpha != 1:
+        if isinstance(other, Tensor):
+            return apply_inplace(P.SUB_ALPHA, self, (other,), (alpha,), name="sub_")
         other = other * alpha
     return apply_inplace(P.SUB, self, (other,), name="sub_")
 
@@ -76,7 +80,9 @@ def clamp_(self, min=None, max=None):
     return apply_inplace(P.CLAMP, self, (), (min, max), name="clamp_")
 
 
-ZERO = defop("zero", "ZeroBackward0", lambda self: self * 0, self=lambda grad: grad * 0)
+# zeros_like, not self * 0: NaN * 0 is NaN (zero_ must clear uninitialised memory)
+ZERO = defop("zero", "ZeroBackward0", lambda self: B.xp_of(self).zeros_like(self),
+             self=lambda grad: grad * 0)
 FILL = defop("fill", "FillBackward2", lambda self, value: value, attrs=("value",),
              self=lambda grad: grad * 0)
 FILL_T = defop("fill_tensor", "FillBackward3", lambda self, value: value,

@@ -21,7 +21,7 @@ class CatBackward0(Node):
         g = grads[0]
         out, off = [], 0
         for e, s in zip(self.next_functions, self.sizes):
-            out.append(narrow(g, self.dim, off, s) if e is not None else None)
+            out.append(narrow(g, self.dim, off, s) if e[0] is not None else None)
             off += s
         return out
 
@@ -34,7 +34,7 @@ class StackBackward0(Node):
 
     def apply(self, grads):
         g = grads[0]
-        return [select(g, self.dim, i) if e is not None else None
+        return [select(g, self.dim, i) if e[0] is not None else None
                 for i, e in enumerate(self.next_functions)]
 
     def saved_items(self):

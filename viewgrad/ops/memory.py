@@ -113,7 +113,7 @@ def detach(self):
     """A new tensor sharing storage and the version counter, outside the graph."""
     out = Tensor._make(self._data, self._device)
     out._storage = self._storage
-    out._version_counter = self._version_counter
+    out._version_counter = self._version_counter  # inference iff self is (a view of it)
     return out
 
 

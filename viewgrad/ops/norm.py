@@ -20,7 +20,6 @@ dropout is ``input * mask`` with a mask drawn from viewgrad's seeded generator
 from __future__ import annotations
 
 from .. import backend as B
-from ..autograd import grad_mode as _gm
 from ..tensor import Tensor
 from .conv import set_fast_kernels
 from .table import defop, dispatch
@@ -213,13 +212,12 @@ def _update_running(input, running_mean, running_var, momentum, count):
     mean = data.mean(axis=dims)
     var = data.var(axis=dims) * (count / (count - 1))  # unbiased, as PyTorch
     m = float(momentum)
-    dev = input._device
-    with _gm.no_grad():
-        # one in-place write per buffer: one version bump each
-        running_mean.copy_(Tensor._make(
-            (running_mean._data * (1 - m) + mean * m).astype(running_mean.dtype), dev))
-        running_var.copy_(Tensor._make(
-            (running_var._data * (1 - m) + var * m).astype(running_var.dtype), dev))
+    # Written straight into the buffers' memory, as PyTorch's kernel does: the running
+    # statistics' _version does not move (no autograd node saves them) and the tracer
+    # records no in-place event for them.
+    running_mean._data[...] = (running_mean._data * (1 - m) + mean * m).astype(
+        running_mean.dtype)
+    running_var._data[...] = (running_var._data * (1 - m) + var * m).astype(running_var.dtype)
 
 
 # -- dropout -----------------------------------------------------------------------------------

@@ -31,6 +31,15 @@ ADD = defop("add", "AddBackward0", lambda self, other: self + other,
 # PyTorch wraps a Python scalar into a 0-d tensor: `x + 1` is AddBackward0 too.
 ADD_SCALAR = defop("add_scalar", "AddBackward0", lambda self, other: self + other,
                    promote=True, inputs=("self", "other"), self=lambda grad: grad)
+# ``add(other, alpha=a)`` / ``sub``: one node that keeps alpha as an attribute (not a saved
+# tensor), as PyTorch's AddBackward0 does; other * alpha as its own op would record a
+# MulBackward0 whose saved scalar is freed by backward.
+ADD_ALPHA = defop("add_alpha", "AddBackward0", lambda self, other, alpha: self + other * alpha,
+                  promote=True, inputs=("self", "other"), attrs=("alpha",), broadcast=True,
+                  self=lambda grad: grad, other=lambda grad, alpha: grad * alpha)
+SUB_ALPHA = defop("sub_alpha", "SubBackward0", lambda self, other, alpha: self - other * alpha,
+                  promote=True, inputs=("self", "other"), attrs=("alpha",), broadcast=True,
+                  self=lambda grad: grad, other=lambda grad, alpha: grad * -alpha)
 SUB = defop("sub", "SubBackward0", lambda self, other: self - other,
             promote=True, inputs=("self", "other"), broadcast=True,
             self=lambda grad: grad, other=lambda grad: -grad)
@@ -121,8 +130,21 @@ def _relu_fwd(x):
     return _xp(x).maximum(x, _xp(x).asarray(0, dtype=x.dtype))
 
 
+def _threshold_backward_fwd(grad, self, threshold):
+    xp = _xp(grad)
+    return xp.where(self > threshold, grad, xp.zeros((), dtype=grad.dtype))
+
+
+# relu's backward is itself an op (as in PyTorch's derivatives.yaml), so double backward
+# through relu records ThresholdBackwardBackward0 with an edge to relu's result
+THRESHOLD_BACKWARD = defop(
+    "threshold_backward", "ThresholdBackwardBackward0", _threshold_backward_fwd,
+    inputs=("grad_output", "self"), attrs=("threshold",),
+    grad_output=lambda grad, self, threshold: dispatch(THRESHOLD_BACKWARD, (grad, self),
+                                                       (threshold,)),
+    self=lambda grad: grad * 0)
 RELU = defop("relu", "ReluBackward0", _relu_fwd,
-             self=lambda grad, result: grad * (result > 0).to(grad.dtype))
+             self=lambda grad, result: dispatch(THRESHOLD_BACKWARD, (grad, result), (0,)))
 
 
 def _clamp_fwd(x, min, max):
@@ -171,6 +193,11 @@ def _coerce(x, like):
 @method("add", "__add__")
 def add(self, other, alpha=1):
     if alpha != 1:
+        if isinstance(self, Tensor) and isinstance(other, Tensor):
+            try:
+                return dispatch(ADD_ALPHA, (self, other), (alpha,))
+            except ValueError:
+                raise _bshape_err("add", self, other) from None
         other = other * alpha
     if not isinstance(other, Tensor):
         other = _coerce(other, self)
@@ -206,6 +233,11 @@ def _check_bool_sub(a, b):
 @method("sub", "__sub__")
 def sub(self, other, alpha=1):
     if alpha != 1:
+        if isinstance(self, Tensor) and isinstance(other, Tensor):
+            try:
+                return dispatch(SUB_ALPHA, (self, other), (alpha,))
+            except ValueError:
+                raise _bshape_err("sub", self, other) from None
         other = other * alpha
     other = _coerce(other, self)
     _check_bool_sub(self, other)

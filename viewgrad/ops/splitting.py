@@ -43,6 +43,11 @@ SPLIT = defop("split", "SplitBackward0", None, attrs=("dim", "sizes", "dtype", "
               view=True, multi_output=True,
               self=lambda grad, self_shape, dim, sizes, dtype, device:
               _split_bwd(grad, self_shape, dim, sizes, dtype, device))
+SPLIT_WITH_SIZES = defop(
+    "split_with_sizes", "SplitWithSizesBackward0", None,
+    attrs=("dim", "sizes", "dtype", "device"), view=True, multi_output=True,
+    self=lambda grad, self_shape, dim, sizes, dtype, device:
+    _split_bwd(grad, self_shape, dim, sizes, dtype, device))
 UNBIND = defop("unbind", "UnbindBackward0", None, attrs=("dim", "dtype", "device"), view=True,
                multi_output=True,
                self=lambda grad, self_shape, dim, dtype, device:
@@ -85,7 +90,17 @@ def split(self, split_size_or_sections, dim=0):
         datas.append(_slice_fwd(self._data, d, off, off + s, 1))
         replays.append((narrow, (d, off, s)))
         off += s
-    return _multi_view(SPLIT, self, datas, (d, tuple(sizes), self.dtype, self.device), replays)
+    # a list of sizes is PyTorch's split_with_sizes (its node is SplitWithSizesBackward0)
+    op = SPLIT if isinstance(split_size_or_sections, int) else SPLIT_WITH_SIZES
+    return _multi_view(op, self, datas, (d, tuple(sizes), self.dtype, self.device), replays)
+
+
+@method("split_with_sizes")
+def split_with_sizes(self, split_sizes, dim=0):
+    """Split into pieces of the given sizes along ``dim`` (views; ``torch.split_with_sizes``
+    — what ``split`` does when given a list). The sizes must sum to the dimension's size;
+    the pieces are multi-output views (modifying one in place is refused)."""
+    return split(self, list(split_sizes), dim)
 
 
 @method("chunk")

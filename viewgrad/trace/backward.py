@@ -146,7 +146,7 @@ class Recorder:
         ready = tuple((nid(n), n.name()) for _prio, _c, n in sorted(heap))
         counts = {}
         for e in node.next_functions:
-            if e is not None:
+            if e[0] is not None:
                 counts[e[0]] = counts.get(e[0], 0) + 1
         lowered = tuple((nid(fn), fn.name(), int(deps.get(fn, 0)) - k)
                         for fn, k in counts.items())

@@ -402,7 +402,7 @@ class _NodeCache:
         info = _node_info(n, parent, labeler, ids)
         nid = ids.node
         raw = tuple((i, e[0], nid(e[0]), int(e[1])) for i, e in enumerate(n.next_functions)
-                    if e is not None)
+                    if e[0] is not None)
         import weakref
         try:
             ref = weakref.ref(n, lambda _r, k=key: self._table.pop(k, None))
@@ -483,7 +483,7 @@ def build(roots, labeler=None, max_nodes=MAX_NODES, grad_enabled=True, focus=Non
         if isinstance(n, CopySlices):
             kept.setdefault(id(n.fn), n.fn)   # drawn inside its CopySlices, not walked
         for e in n.next_functions:
-            if e is None:
+            if e[0] is None:
                 continue
             if len(kept) >= max_nodes and id(e[0]) not in kept:
                 cut = True
@@ -497,7 +497,7 @@ def build(roots, labeler=None, max_nodes=MAX_NODES, grad_enabled=True, focus=Non
         stack = []
         for n in expanded:
             for e in n.next_functions:
-                if e is not None and id(e[0]) not in kept:
+                if e[0] is not None and id(e[0]) not in kept:
                     more[id(n)] = more.get(id(n), 0) + 1
                     if id(e[0]) not in extra:
                         extra.add(id(e[0]))
@@ -505,7 +505,7 @@ def build(roots, labeler=None, max_nodes=MAX_NODES, grad_enabled=True, focus=Non
         while stack and len(extra) < COUNT_LIMIT:
             n = stack.pop()
             for e in n.next_functions:
-                if e is not None and id(e[0]) not in kept and id(e[0]) not in extra:
+                if e[0] is not None and id(e[0]) not in kept and id(e[0]) not in extra:
                     extra.add(id(e[0]))
                     stack.append(e[0])
         omitted = len(extra)

@@ -99,7 +99,10 @@ class ConcatDataset(Dataset):
 
 
 def _rng(generator):
-    return (generator if generator is not None else B.default_generator).rng
+    if generator is None:   # the global generator that manual_seed seeds
+        import viewgrad
+        generator = getattr(viewgrad, "default_generator", None) or B.default_generator
+    return generator.rng
 
 
 def _randperm(n, generator):
