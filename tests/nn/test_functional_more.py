@@ -144,3 +144,17 @@ def test_one_hot_embedding_and_indices_vs_torch():
     assert ia.tolist() == ib.tolist()
     with pytest.raises(RuntimeError, match="Class values must be smaller than num_classes"):
         F.one_hot(vg.tensor([0, 5]), 3)
+
+
+def test_softmax_implicit_dim_and_dtype_match_torch():
+    torch = pytest.importorskip("torch", reason="torch is the test-only oracle")
+    import warnings
+    x = _arr((2, 3, 4))
+    for fn in ("softmax", "log_softmax"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = getattr(torch.nn.functional, fn)(torch.tensor(x, dtype=torch.float32))
+        got = getattr(F, fn)(vg.tensor(x, dtype=vg.float32))
+        np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=1e-5)
+        got = getattr(F, fn)(vg.tensor(x, dtype=vg.float32), dim=-1, dtype=vg.float64)
+        assert got.dtype == vg.float64

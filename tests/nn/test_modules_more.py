@@ -162,3 +162,25 @@ def test_forward_hooks():
     h1.remove()
     h2.remove()
     assert lin(vg.ones(1, 2)).tolist() != out.tolist() and len(seen) == 1
+
+
+def test_full_backward_hook_matches_torch():
+    out = {}
+    for lib in (vg, torch):
+        lin = lib.nn.Linear(3, 2)
+        with lib.no_grad():
+            lin.weight.copy_(lib.tensor(np.arange(6.0).reshape(2, 3)))
+            lin.bias.zero_()
+        log = []
+
+        def hook(m, gi, go):
+            log.append(([g.tolist() for g in gi], [g.tolist() for g in go]))
+            return (gi[0] * 10,)
+        h = lin.register_full_backward_hook(hook)
+        x = lib.ones(2, 3, requires_grad=True)
+        y = lin(x)
+        (y * 2).sum().backward()
+        h.remove()
+        lin(x).sum().backward()
+        out[lib] = (log, x.grad.tolist(), y.grad_fn.name())
+    assert out[vg] == out[torch]

@@ -76,6 +76,8 @@ MODULES: dict[str, Namespace] = {
                                   doc="Dataset, TensorDataset, DataLoader, random_split"),
     "torch.linalg": Namespace("viewgrad.linalg", doc="norms"),
     "torch.testing": Namespace("viewgrad.compat.testing", doc="assert_close"),
+    "torch.special": Namespace(None, "_special_extras",
+                               doc="the special functions viewgrad has (erf, expit, ...)"),
     "torch.cuda": Namespace(None, "_cuda_extras", doc="is_available() and seeds"),
     "torch.backends": Namespace(None, "_backends_extras", doc="flags scripts set"),
     "torch.backends.cudnn": Namespace(None, "_cudnn_extras", doc="flags (no effect)",
@@ -156,6 +158,18 @@ def _torch_extras() -> dict:
 
 def _utils_extras() -> dict:
     return {}
+
+
+# torch.special name -> the viewgrad function serving it (those viewgrad has)
+_SPECIAL = {"erf": "erf", "erfc": "erfc", "erfinv": "erfinv", "expm1": "expm1",
+            "exp2": "exp2", "log1p": "log1p", "logit": "logit", "expit": "sigmoid",
+            "xlogy": "xlogy", "logsumexp": "logsumexp", "softmax": "softmax",
+            "log_softmax": "log_softmax", "sinc": "sinc", "round": "round"}
+
+
+def _special_extras() -> dict:
+    import viewgrad as vg
+    return {k: getattr(vg, v) for k, v in _SPECIAL.items() if hasattr(vg, v)}
 
 
 def _cuda_extras() -> dict:

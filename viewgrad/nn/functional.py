@@ -9,8 +9,8 @@ losses are the core's (``viewgrad/ops/nnops.py``, ``pointwise.py``).
 from __future__ import annotations
 
 from ..ops.conv import constant_pad_nd, convolution
-from ..ops.nnops import (cross_entropy, linear, log_softmax, mse_loss, nll_loss,
-                         softmax)
+from ..ops.nnops import cross_entropy, linear, mse_loss, nll_loss
+from ..ops.nnops import log_softmax as _log_softmax, softmax as _softmax
 from ..ops.norm import batch_norm, dropout
 from ..ops.pointwise import relu as _relu, sigmoid, tanh
 from ..ops.pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
@@ -275,3 +275,23 @@ def _channel_dropout(input, p, training, ndim):
         else tuple(input.shape[:1]) + (1,) * (input.dim() - 1)
     keep = (Fa.rand(shape, device=input.device) >= p).to(input.dtype) / (1 - p)
     return input * keep
+
+
+def _softmax_args(input, dim, dtype):
+    if dtype is not None:
+        input = input.to(dtype)
+    if dim is None:  # PyTorch's legacy implicit dim (it warns): 0 for 0-, 1-, 3-D, else 1
+        dim = 0 if input.dim() in (0, 1, 3) else 1
+    return input, dim
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``exp(x) / exp(x).sum(dim)`` (SoftmaxBackward0); ``dtype`` casts the input first."""
+    input, dim = _softmax_args(input, dim, dtype)
+    return _softmax(input, dim)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``x - logsumexp(x, dim)`` (LogSoftmaxBackward0); ``dtype`` casts the input first."""
+    input, dim = _softmax_args(input, dim, dtype)
+    return _log_softmax(input, dim)

@@ -301,7 +301,7 @@ class Softmax(Module):
         self.dim = dim
 
     def forward(self, input):
-        return F.softmax(input, _softmax_dim(input, self.dim))
+        return F.softmax(input, self.dim)   # dim None: PyTorch's implicit dim
 
     def extra_repr(self):
         return f"dim={self.dim}"
@@ -309,15 +309,7 @@ class Softmax(Module):
 
 class LogSoftmax(Softmax):
     def forward(self, input):
-        return F.log_softmax(input, _softmax_dim(input, self.dim))
-
-
-def _softmax_dim(input, dim):
-    # PyTorch's legacy implicit dim (a deprecation warning there): 0 for 0-, 1- and 3-D
-    # inputs, else 1
-    if dim is not None:
-        return dim
-    return 0 if input.dim() in (0, 1, 3) else 1
+        return F.log_softmax(input, self.dim)
 
 
 class Dropout(Module):

@@ -130,6 +130,11 @@ class Module:
         hooks = self.__dict__.get("_forward_hooks")
         if not hooks:
             return self.forward(*args, **kwargs)
+        backward = [h for kind, h in hooks.values() if kind == "backward"]
+        state = None
+        if backward:
+            state = _BackwardHookState(self, backward)
+            args = state.wrap_inputs(args)
         for kind, hook in list(hooks.values()):
             if kind == "pre":
                 r = hook(self, args)
@@ -141,7 +146,7 @@ class Module:
                 r = hook(self, args, out)
                 if r is not None:
                     out = r
-        return out
+        return state.wrap_outputs(out) if state is not None else out
 
     def _add_forward_hook(self, kind, hook):
         hooks = self.__dict__.setdefault("_forward_hooks", {})
@@ -153,6 +158,13 @@ class Module:
         """``hook(module, args)`` before each forward; returning a value replaces the args.
         Returns a handle with ``.remove()`` (as torch)."""
         return self._add_forward_hook("pre", hook)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """``hook(module, grad_input, grad_output)`` when the gradients w.r.t. the module's
+        tensor inputs are computed; returning a tuple replaces grad_input. As PyTorch, the
+        inputs and outputs pass through an identity Function (BackwardHookFunctionBackward
+        in the graph) that catches those gradients."""
+        return self._add_forward_hook("backward", hook)
 
     def register_forward_hook(self, hook):
         """``hook(module, args, output)`` after each forward; returning a value replaces
@@ -366,6 +378,79 @@ class Module:
         raise TypeError("viewgrad modules are not pickled; save the weights with "
                         "module.save(path) (an .npz file) and load them into a new module "
                         "with module.load(path)")
+
+
+class _BackwardHookState:
+    """One call's bookkeeping for full backward hooks: the output identity's backward
+    records grad_output; the input identity's backward calls the hooks with grad_input."""
+
+    def __init__(self, module, hooks):
+        self.module, self.hooks = module, hooks
+        self.grad_output = None
+        self.inputs_need_grad = False
+
+    def _call_hooks(self, grad_input):
+        for hook in self.hooks:
+            r = hook(self.module, grad_input, self.grad_output)
+            if r is not None:
+                grad_input = tuple(r) if isinstance(r, (tuple, list)) else (r,)
+        return grad_input
+
+    def wrap_inputs(self, args):
+        idx = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad]
+        if not idx:
+            return args
+        self.inputs_need_grad = True
+        outs = _BackwardHookFunction.apply(self, "input", *[args[i] for i in idx])
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        args = list(args)
+        for i, o in zip(idx, outs):
+            args[i] = o
+        return tuple(args)
+
+    def wrap_outputs(self, out):
+        single = isinstance(out, Tensor)
+        items = (out,) if single else out
+        if not isinstance(items, tuple) or not any(isinstance(o, Tensor) and o.requires_grad
+                                                   for o in items):
+            return out
+        idx = [i for i, o in enumerate(items) if isinstance(o, Tensor) and o.requires_grad]
+        res = _BackwardHookFunction.apply(self, "output", *[items[i] for i in idx])
+        res = res if isinstance(res, tuple) else (res,)
+        items = list(items)
+        for i, o in zip(idx, res):
+            items[i] = o
+        return items[0] if single else tuple(items)
+
+
+class _BackwardHookFunction:
+    """Placeholder replaced below by an autograd.Function subclass (import order)."""
+
+
+def _make_backward_hook_function():
+    from ..autograd.function import Function
+
+    class BackwardHookFunction(Function):
+        """Identity whose backward hands the gradients to a module's full backward hooks."""
+
+        @staticmethod
+        def forward(ctx, state, where, *tensors):
+            ctx.state, ctx.where = state, where
+            return tensors[0] if len(tensors) == 1 else tensors
+
+        @staticmethod
+        def backward(ctx, *grads):
+            st = ctx.state
+            if ctx.where == "output":
+                st.grad_output = grads
+                if not st.inputs_need_grad:
+                    st._call_hooks((None,))
+                return (None, None) + grads
+            return (None, None) + tuple(st._call_hooks(grads))
+    return BackwardHookFunction
+
+
+_BackwardHookFunction = _make_backward_hook_function()
 
 
 class _HookHandle:
