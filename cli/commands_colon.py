@@ -25,7 +25,7 @@ import viewgrad as vg
 from . import printing, tutorials
 from .modes import BackwardStepper, TutorialPlayback
 from .tracing import (diff_of, explain_of, render_event, render_snapshot_of,
-                      summary_of, to_svg)
+                      render_storage_of, summary_of, to_svg)
 
 
 class UsageError(Exception):
@@ -188,19 +188,59 @@ def cmd_graph(session, rest):
     session.console.print(printing.graph_tree(obj, session.namespace, max_depth=depth))
 
 
-@command("svg", ":svg EXPR FILE", "write the graph of EXPR (or event #N) as an SVG picture",
-         args="expr file")
+@command("svg", ":svg EXPR FILE", "write the graph of EXPR (or event #N) as a picture: "
+         "FILE.svg, .png or .pdf", args="expr file")
 def cmd_svg(session, rest):
-    """Writes a picture: for a tensor its autograd graph, for #N the before/after of event
-    N. The file's folder must exist."""
+    """Writes a picture in the format the file's extension names (.svg, .png, .pdf): for a
+    tensor its autograd graph, for #N the before/after of event N. The file's folder must
+    exist."""
     expr, path = _split_expr_file(rest)
+    ext = os.path.splitext(path)[1].lower()
+    if ext not in (".svg", ".png", ".pdf"):
+        raise UsageError(f"cannot write {ext or 'a file without an extension'}: name the "
+                         "picture .svg, .png or .pdf (e.g. :svg b graph.png)")
     obj = _target(session, expr)
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise UsageError(f"folder {folder} does not exist")
-    to_svg(obj, path)
+    to_svg(obj, path, session.namespace)
     size = os.path.getsize(path) if os.path.exists(path) else 0
     session.console.print(Text(f"wrote {path} ({size:,} bytes)", style="green"))
+
+
+@command("storage", ":storage EXPR", "draw the memory behind a tensor (or event #N): "
+         "its base's cells, each view's elements outlined", args="expr")
+def cmd_storage(session, rest):
+    """A row of cells per tensor: the base's storage with its values, then every live view
+    of it with the cells it covers marked by the view's own index, and its size, stride
+    and storage offset — element i of a view lives in cell offset + Σ i_k·stride_k. For an
+    event #N, the cells the in-place op wrote are filled."""
+    if not rest.strip():
+        raise UsageError("storage of what? give a tensor expression, e.g. :storage x")
+    obj = _target(session, rest)
+    if not (isinstance(obj, vg.Tensor) or hasattr(obj, "before")):
+        raise UsageError(f"{rest.strip()} is a {type(obj).__name__}, not a tensor or an "
+                         "event")
+    session.console.print(render_storage_of(obj, session.namespace))
+
+
+@command("unfold", ":unfold", "draw the in-place ops that library code did under no_grad "
+         "(parameter init, optimizer steps), folded into one line after the input")
+def cmd_unfold(session, rest):
+    """Library code works in place under no_grad (an initializer filling a new Linear's
+    weight, an optimizer's step): those events are recorded, and after a line they are
+    folded into one line ("2 in-place ops under no_grad: parameter init"). :unfold draws
+    the last folded ones; :show N draws any event."""
+    if rest.strip():
+        raise UsageError(":unfold takes no arguments")
+    evs = session.trace.folded
+    if not evs:
+        session.console.print(Text("nothing folded: library in-place work under no_grad "
+                                   "(parameter init, optimizer steps) is folded after the "
+                                   "line that did it", style="dim"))
+        return
+    for ev in evs:
+        session.console.print(render_event(ev, compact=True))
 
 
 @command("trace", ":trace [on|off]", "turn in-place tracing on or off (no argument: status)",
@@ -275,8 +315,12 @@ def cmd_backward(session, rest):
     if not isinstance(t, vg.Tensor):
         raise UsageError(f"{rest.strip()} is a {type(t).__name__}, not a tensor")
     from viewgrad.trace import record_backward
+    before = session.trace.backward_count()
     with session._user_output():
-        bt = record_backward(t, retain_graph=True, namespace=session.namespace)
+        bt = record_backward(t, retain_graph=True, namespace=session.namespace,
+                             errors="return")
+    if session.trace.enabled and session.trace.backward_count() > before:
+        bt = session.trace.tracer.backwards[-1]   # the session's copy: blames its events
     BackwardStepper(session, bt).start()
 
 

@@ -168,15 +168,17 @@ class BackwardStepper:
         self.next = 0
 
     def start(self):
-        """Print the pass's summary; at a prompt show its first node and wait for Enter,
-        else (a transcript) the whole pass at once."""
+        """Print the pass's summary; at a prompt show the engine before its first node and
+        wait for Enter, else (a transcript) the whole pass at once, then its end (or the
+        node where it failed)."""
         from viewgrad.render.terminal import render_backward
         console = self.session.console
         console.print(Text(self.bt.summary(), style="bold"))
-        if not self.bt.steps:
+        if not self.bt.steps and self.bt.error is None:
             return
         if not self.session.interactive:
             console.print(render_backward(self.bt))
+            console.print(self.bt.at(len(self.bt.steps)))
             return
         self.session.stepper = self
         self.step()
@@ -190,15 +192,20 @@ class BackwardStepper:
         return True
 
     def step(self):
-        from viewgrad.render.terminal import render_backward
+        """The engine just before step i (trace/backward.py ``Moment``, drawn by
+        render/terminal.py): the node about to run, the input buffers with their partial
+        sums, the ready queue, the dependency counts."""
         bt, i, console = self.bt, self.next, self.session.console
-        console.print(render_backward(bt, upto=i))
-        if i + 1 < len(bt.steps):
+        console.print(bt.at(i))
+        last = len(bt.steps) if bt.error is not None else len(bt.steps) - 1
+        if i < last:
             self.next = i + 1
             console.print(Text(f"step {i + 1}/{len(bt.steps)} · Enter: next node · "
                                "any other input stops", style="dim"))
             return
         self._end()
+        if bt.error is not None:
+            return
         naive = bt.naive_order()
         console.print(Text(
             f"done: {len(bt.steps)} nodes, each ran once with its whole gradient. A naive "

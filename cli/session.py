@@ -111,7 +111,8 @@ class Session:
             e.__traceback__ = None  # the frames are the compiler's; the error is the user's line
             self._show_error(e)
             return
-        value, failed = None, False
+        value, failed, error = None, False, None
+        passes = self.trace.backward_count()
         with self.trace.recording() as new_events:
             try:
                 with self._user_output():
@@ -125,14 +126,18 @@ class Session:
                 self.console.print(Text("KeyboardInterrupt", style="bold red"))
                 failed = True
             except BaseException as e:  # noqa: BLE001 - the user's exception is shown, not raised
-                self._show_error(e)
+                error = e
                 failed = True
         if not failed and value is not None:
             self.namespace["_"] = value
             printing.print_result(self.console, value, self.namespace)
         if new_events and self.trace.enabled:
-            # shown even when the line then failed: the in-place op did happen
+            # shown even when the line then failed: the in-place op did happen, and the
+            # error reads best right after the picture of the op that caused it
             self.print_trace(new_events)
+        if error is not None:
+            self.show_failed_backward(passes)
+            self._show_error(error)
 
     def print_trace(self, events):
         try:
@@ -172,12 +177,25 @@ class Session:
         if self.playback is not None:
             self.playback.stop()
 
+    def show_failed_backward(self, since):
+        """After a line whose backward raised: the engine's picture at the failing node."""
+        bt = self.trace.failed_backward(since)
+        if bt is not None:
+            with contextlib.suppress(Exception):
+                self.console.print(bt.at(len(bt.steps)))
+
     def after_step(self, step):
-        """After a tutorial step ran: at a prompt, the graphs it asks for (``graph=y``)."""
-        for name in (n for n in step.asks.get("graph", "").split(",") if n):
-            obj = self.namespace.get(name)
-            if isinstance(obj, vg.Tensor):
-                self.console.print(render_snapshot_of(obj, self.namespace))
+        """After a tutorial step ran: the graphs and storage pictures it asks for
+        (``graph=y``, ``storage=v``), drawn in the terminal."""
+        for kind in ("graph", "storage"):
+            for name in (n for n in step.asks.get(kind, "").split(",") if n):
+                obj = self.namespace.get(name)
+                if not isinstance(obj, vg.Tensor):
+                    continue
+                if kind == "graph":
+                    self.console.print(render_snapshot_of(obj, self.namespace))
+                else:
+                    vg.viz.show_storage(obj, console=self.console, namespace=self.namespace)
 
     def echo(self, code: str):
         """Show code as if typed (script mode, tutorials played without a prompt)."""

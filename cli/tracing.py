@@ -43,6 +43,7 @@ class TraceSession:
         self.log = []             # every event in order: recorded ones and :load-ed ones
         self._seen = 0            # how many of the tracer's events are already in the log
         self.error = None         # why tracing could not start, shown by :trace
+        self.folded = []          # library events under no_grad last folded (:unfold)
         if enabled:
             self.turn_on()
 
@@ -74,6 +75,7 @@ class TraceSession:
         self.turn_off()
         self.tracer = None
         self.log, self._seen = [], 0
+        self.folded = []
         self.namespace = namespace
         if was_on:
             self.turn_on()
@@ -142,11 +144,33 @@ class TraceSession:
         return len(self.tracer.events)
 
     def report(self, path) -> int:
-        """The session's events (recorded and loaded) as a self-contained HTML page."""
+        """The session's events (recorded and loaded) and backward passes, in the order
+        they happened, as a self-contained HTML page (as ``viewgrad run --html``)."""
         from viewgrad.trace.jsonio import Trace
         evs = self.events
-        Trace(evs).to_html(path)
+        backs = list(getattr(self.tracer, "backwards", ()) or ())
+        order = []
+        for kind, i in getattr(self.tracer, "order", ()) or ():
+            if kind == "backward":
+                order.append(("backward", i))
+            elif i < len(self.tracer.events):
+                n = self.number_of(self.tracer.events[i])
+                if 0 <= n < len(evs):
+                    order.append(("event", n))
+        placed = {i for k, i in order if k == "event"}
+        order += [("event", i) for i in range(len(evs)) if i not in placed]   # loaded ones
+        Trace(evs, backs, order).to_html(path)
         return len(evs)
+
+    def backward_count(self) -> int:
+        return len(getattr(self.tracer, "backwards", ()) or ())
+
+    def failed_backward(self, since=0):
+        """The last backward pass recorded after the first ``since`` if it failed."""
+        backs = getattr(self.tracer, "backwards", None) if self.enabled else None
+        if backs and len(backs) > since and getattr(backs[-1], "error", None) is not None:
+            return backs[-1]
+        return None
 
     def load(self, path) -> int:
         loaded = vtrace.load(path)
@@ -168,11 +192,25 @@ def render_event(event, compact=False):
     return terminal.render_event(event, compact=compact)
 
 
+def split_library(events):
+    """(drawn, folded): in-place work done under no_grad by library code (parameter init,
+    an optimizer's step) is recorded but not drawn after the line: one line says what it
+    was, ``:unfold`` draws it."""
+    drawn, lib = [], []
+    for ev in events:
+        (lib if getattr(ev, "library", None) and not getattr(ev, "grad_enabled", True)
+         else drawn).append(ev)
+    return drawn, lib
+
+
 def render_after_line(trace: TraceSession, events, limit=4):
     """What appears after a line that did in-place work: each event's before/after graphs
     in compact form, headed by its one-line explanation (the renderer prints
-    ``event.summary()`` above the graphs). Long runs (a loop) are cut to ``limit`` events."""
+    ``event.summary()`` above the graphs). Long runs (a loop) are cut to ``limit`` events;
+    library work under no_grad is folded into one line per kind."""
     parts = []
+    events, lib = split_library(events)
+    trace.folded = lib or trace.folded
     for ev in events[:limit]:
         n = trace.number_of(ev)
         try:
@@ -185,14 +223,34 @@ def render_after_line(trace: TraceSession, events, limit=4):
     if len(events) > limit:
         parts.append(Text(f"… and {len(events) - limit} more in-place ops (:events lists them)",
                           style="dim"))
-    first = trace.number_of(events[0])
-    parts.append(Text(f":show {first} full picture · :diff {first} what changed · "
-                      f":explain {first} the rewrite · :trace off silences this", style="dim"))
+    kinds = {}
+    for ev in lib:
+        kinds.setdefault(ev.library, []).append(ev)
+    for kind, evs in kinds.items():
+        nums = [trace.number_of(e) for e in evs]
+        where = f"#{nums[0]}" + (f"..#{nums[-1]}" if len(nums) > 1 else "")
+        what = ", ".join(f"{e.tensor}.{e.op}" for e in evs[:3]) + (", …" if len(evs) > 3
+                                                                    else "")
+        parts.append(Text(f"{len(evs)} in-place op{'s' * (len(evs) != 1)} under no_grad: "
+                          f"{kind} ({what}; {where}) · :unfold draws them", style="dim"))
+    if events:
+        first = trace.number_of(events[0])
+        parts.append(Text(f":show {first} full picture · :diff {first} what changed · "
+                          f":explain {first} the rewrite · :trace off silences this",
+                          style="dim"))
     return Group(*parts)
 
 
 def render_snapshot_of(obj, namespace):
     return terminal.render_snapshot(vtrace.snapshot([obj], namespace=namespace))
+
+
+def render_storage_of(obj, namespace):
+    """The storage picture of a tensor (with its base's live views) or of an event."""
+    from viewgrad.render.storage import render_storage
+    if isinstance(obj, vg.Tensor):
+        obj = vtrace.storage_snapshot(obj, namespace)
+    return render_storage(obj)
 
 
 def diff_of(event):
@@ -203,5 +261,7 @@ def explain_of(event) -> str:
     return str(vtrace.explain(event))
 
 
-def to_svg(obj, path):
-    return viz.to_svg(obj, path)
+def to_svg(obj, path, namespace=None):
+    """Write the picture of ``obj``, tensors named after the session's variables (not
+    after this function's own ``obj``)."""
+    return viz.to_svg(obj, path, namespace=namespace if namespace is not None else {})

@@ -24,7 +24,7 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
         OPTIONS["sci_mode"] = sci_mode
 
 
-def _format_array(a) -> str:
+def _format_array(a, threshold=None, edgeitems=None, max_line_width=None) -> str:
     np = B.host_numpy()
     o = OPTIONS
     if a.dtype.kind == "f":
@@ -44,8 +44,10 @@ def _format_array(a) -> str:
     else:
         formatter = None
     return np.array2string(a, separator=", ", formatter=formatter, prefix="tensor(",
-                           threshold=o["threshold"], edgeitems=o["edgeitems"],
-                           max_line_width=o["linewidth"])
+                           threshold=o["threshold"] if threshold is None else threshold,
+                           edgeitems=o["edgeitems"] if edgeitems is None else edgeitems,
+                           max_line_width=o["linewidth"] if max_line_width is None
+                           else max_line_width)
 
 
 def tensor_repr(t) -> str:
@@ -76,3 +78,12 @@ def _autograd_label(t):
     if fn is not None:
         return f"grad_fn=<{fn.name()}>"
     return "requires_grad=True" if t.requires_grad else None
+
+
+def preview(t, limit=6) -> str:
+    """The values of ``t`` on one line as PyTorch prints them (``[1.0100, 2.0000]``: four
+    decimals, or ``e`` notation for tiny/huge values), summarised with ``...`` past
+    ``limit`` elements: what pictures show instead of ``1.0099999904632568``."""
+    a = t._device.to_host(t._data)
+    text = _format_array(a, threshold=limit, edgeitems=2, max_line_width=10_000)
+    return " ".join(text.split())

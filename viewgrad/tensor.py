@@ -263,7 +263,7 @@ class Tensor:
                 "use var_no_grad = var.detach().")
         if requires_grad and self._data.dtype.kind not in "fc":
             raise RuntimeError(
-                "only Tensors of floating point and complex dtype can require gradients "
+                "only Tensors of floating point dtype can require gradients "
                 f"(got {B.dtype_name(self._data.dtype)}); convert first, e.g. x.double()")
         if requires_grad and self._version_counter.inference and not _st.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside "
@@ -302,13 +302,25 @@ class Tensor:
     def grad(self, value):
         if value is not None:
             if not isinstance(value, Tensor):
-                raise TypeError(f"assigned grad expected to be a Tensor or None but got "
-                                f"{type(value).__name__}")
-            if tuple(value.shape) != tuple(self.shape):
-                raise RuntimeError(f"assigned grad has data of a different size: "
-                                   f"{list(value.shape)} vs {list(self.shape)}")
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad "
+                                f"of type {type(value).__name__}")
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad")
             if value.dtype != self.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{B.dtype_name(value.dtype)}' "
+                    f"to a tensor with grad_dtype '{B.dtype_name(self.dtype)}'. The gradient "
+                    "must match the tensor's grad_dtype (defaults to the tensor's dtype).")
+            if value._device != self._device:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with device type '{value._device.type}' "
+                    f"to a tensor with device type '{self._device.type}'. Please ensure that "
+                    "the gradient and the tensor are on the same device")
+            if tuple(value.shape) != tuple(self.shape):
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value.shape)}' to a "
+                    f"tensor of size '{list(self.shape)}'. Please ensure that the gradient and "
+                    "the tensor are the same size")
         self._grad = value
 
     @grad.deleter
@@ -409,10 +421,15 @@ class Tensor:
         return int(self._data.reshape(()).item())
 
     def __float__(self):
-        return float(self.item())
+        return float(self._scalar())
 
     def __int__(self):
-        return int(self.item())
+        return int(self._scalar())
+
+    def _scalar(self):
+        if self._data.size != 1:  # a ValueError here, as in PyTorch (item() raises RuntimeError)
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self._data.reshape(()).item()
 
     def item(self):
         if self._data.size != 1:
@@ -428,7 +445,7 @@ class Tensor:
             raise TypeError(
                 f"can't convert {self._device.type} device type tensor to numpy. Use "
                 "Tensor.cpu() to copy the tensor to host memory first.")
-        if self.requires_grad and not force:
+        if not force and self.requires_grad and _st.grad_enabled:  # allowed under no_grad
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead.")

@@ -50,10 +50,17 @@ def test_page_is_well_formed_and_self_contained(pages, name):
         else:
             want.append(f"event-{item.index}")
     assert [s.get("id") for s in sections] == want
+    from viewgrad.render.storage import storage_groups
     for s in sections:
         svgs = list(s.iter("{http://www.w3.org/2000/svg}svg"))
-        # an in-place event: before and after; a backward step: the graph at that step
-        assert len(svgs) == (2 if s.get("id").startswith("event-") else 1)
+        # an in-place event: before and after (and its storage when views share it);
+        # a backward step: the graph at that step
+        want = 1
+        if s.get("id").startswith("event-"):
+            ev = tr.events[int(s.get("id").split("-")[1])]
+            want = 3 if any(g.members[1:] for g in storage_groups(ev.after, ev.tensor_id)) \
+                else 2
+        assert len(svgs) == want
     # nothing is loaded from anywhere: no src/href attributes, no url(), a strict CSP
     assert not re.search(r"\s(src|href)\s*=", text)
     assert "url(" not in text and "@import" not in text
@@ -90,7 +97,8 @@ def test_step_through_in_chromium(pages, browser, tmp_path):
     browser.open(path.as_uri())
     visible = ("(() => { const s = [...document.querySelectorAll('section.event')]"
                ".filter(e => !e.hidden); return s.map(e => [e.id, "
-               "[...e.querySelectorAll('.graph svg')].filter(g => g.getBoundingClientRect()"
+               "[...e.querySelectorAll('.graph.before svg, .graph.after svg')]"
+               ".filter(g => g.getBoundingClientRect()"
                ".width > 50 && g.getBoundingClientRect().height > 50).length]); })()")
     assert browser.eval(visible) == [["event-0", 2]]     # first event, both graphs shown
     browser.key("ArrowRight", "ArrowRight", 39)

@@ -31,7 +31,7 @@ def test_event_before_after_columns_with_marks(seed_event):
     assert "+ AsStridedBackward0" in out
     assert "- SelectBackward0" in out
     assert "↑ CloneBackward0" in out                          # shared node: back-reference
-    assert "b1 = b0.select_scatter(x1, 0, 2)" in out          # the explanation
+    assert "b₁ = b₀.select_scatter(x₁, 0, 2)" in out          # the explanation
     assert seed_event.summary() in " ".join(out.split())
 
 
@@ -45,7 +45,7 @@ def test_stale_view_and_out_of_date_saved_tensor_are_marked():
     out = _text(render_event(SCENARIOS["base_with_views"]["build"]().events[0]))
     assert "stale grad_fn → SelectBackward0" in out
     out = _text(render_event(SCENARIOS["saved_result"]["build"]().events[0]))
-    assert "saved result @v0 (now v1) ✗" in out
+    assert "saved result: z @v0 (now v1) ✗" in out
 
 
 def test_snapshot_tree_is_collapsed_and_iterative():

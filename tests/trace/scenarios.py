@@ -112,8 +112,8 @@ SCENARIOS = {
         added=["AsStridedBackward0", "CopySlices", "MulBackward0"],
         removed=["SelectBackward0"], stale=[],
         summary="x.mul_(y): x is a view of b → b.grad_fn is now CopySlices(MulBackward0)",
-        explain=["b0 = b", "x0 = x", "x1 = x0 * y", "b1 = b0.select_scatter(x1, 0, 2)",
-                 "x2 = b1.select(0, 2)", "x = x2", "b = b1"]),
+        explain=["b₀ = b", "x₀ = x", "x₁ = x₀ * y", "b₁ = b₀.select_scatter(x₁, 0, 2)",
+                 "x₂ = b₁.select(0, 2)", "x = x₂", "b = b₁"]),
     "spec_example": dict(
         build=spec_example, event=0, op="mul_", tensor="x",
         before={"x": "SelectBackward0", "b": "CloneBackward0"},
@@ -123,8 +123,8 @@ SCENARIOS = {
         added=["AsStridedBackward0", "CopySlices", "MulBackward0"],
         removed=["SelectBackward0"], stale=[],
         summary="x.mul_(2): x is a view of b → b.grad_fn is now CopySlices(MulBackward0)",
-        explain=["b0 = b", "x0 = x", "x1 = x0 * 2", "b1 = b0.select_scatter(x1, 0, 0)",
-                 "x2 = b1.select(0, 0)", "x = x2", "b = b1"]),
+        explain=["b₀ = b", "x₀ = x", "x₁ = x₀ * 2", "b₁ = b₀.select_scatter(x₁, 0, 0)",
+                 "x₂ = b₁.select(0, 0)", "x = x₂", "b = b₁"]),
     "non_view": dict(
         build=non_view, event=0, op="mul_", tensor="x",
         before={"x": "MulBackward0"}, after={"x": "MulBackward0"},
@@ -132,7 +132,7 @@ SCENARIOS = {
         added=["MulBackward0"], removed=[], stale=[],
         summary="x.mul_(3): x.grad_fn is now MulBackward0 (its edge 0 is the old "
                 "MulBackward0)",
-        explain=["x0 = x", "x1 = x0 * 3", "x = x1"]),
+        explain=["x₀ = x", "x₁ = x₀ * 3", "x = x₁"]),
     "base_with_views": dict(
         build=base_with_views, event=0, op="add_", tensor="b",
         before={"b": "CloneBackward0", "v": "SelectBackward0", "w": "SliceBackward0"},
@@ -141,8 +141,8 @@ SCENARIOS = {
         added=["AddBackward0"], removed=[], stale=["v", "w"],
         summary="b.add_(1): b.grad_fn is now AddBackward0 (its edge 0 is the old "
                 "CloneBackward0); 2 other views went stale",
-        explain=["b0 = b", "b1 = b0 + 1", "b = b1", "v = b1.select(0, 0)",
-                 "w = b1.slice(0, 1, 3, 1)"]),
+        explain=["b₀ = b", "b₁ = b₀ + 1", "b = b₁", "v = b₁.select(0, 0)",
+                 "w = b₁.slice(0, 1, 3, 1)"]),
     "view_of_view": dict(
         build=view_of_view, event=0, op="exp_", tensor="s",
         before={"s": "SliceBackward0", "r": "SelectBackward0", "m": "CloneBackward0"},
@@ -153,11 +153,11 @@ SCENARIOS = {
         removed=["SliceBackward0"], stale=["r"],
         summary="s.exp_(): s is a view of m → m.grad_fn is now CopySlices(ExpBackward0); "
                 "1 other view went stale",
-        explain=["m0 = m", "s0 = s", "s1 = s0.exp()", "m0_v1 = m0.select(0, 0)",
-                 "m0_v1_new = m0_v1.slice_scatter(s1, 0, 1, 3, 1)",
-                 "m1 = m0.select_scatter(m0_v1_new, 0, 0)",
-                 "s2 = m1.select(0, 0).slice(0, 1, 3, 1)", "s = s2", "m = m1",
-                 "r = m1.select(0, 0)"]),
+        explain=["m₀ = m", "s₀ = s", "s₁ = s₀.exp()", "m₀_view1 = m₀.select(0, 0)",
+                 "m₀_view1_new = m₀_view1.slice_scatter(s₁, 0, 1, 3, 1)",
+                 "m₁ = m₀.select_scatter(m₀_view1_new, 0, 0)",
+                 "s₂ = m₁.select(0, 0).slice(0, 1, 3, 1)", "s = s₂", "m = m₁",
+                 "r = m₁.select(0, 0)"]),
     "stale_views": dict(
         build=stale_views, event=1, op="add_", tensor="v",
         # the op reads v's history first, which rebuilds v's stale grad_fn (as PyTorch)
@@ -169,9 +169,9 @@ SCENARIOS = {
         removed=["AsStridedBackward0"], stale=["w"],
         summary="v.add_(1): v is a view of b → b.grad_fn is now CopySlices(AddBackward0); "
                 "1 other view went stale",
-        explain=["b0 = b", "v0 = v", "v1 = v0 + 1", "b1 = b0.slice_scatter(v1, 0, 0, 2, 1)",
-                 "v2 = b1.slice(0, 0, 2, 1)", "v = v2", "b = b1",
-                 "w = b1.slice(0, 2, 4, 1)"]),
+        explain=["b₀ = b", "v₀ = v", "v₁ = v₀ + 1", "b₁ = b₀.slice_scatter(v₁, 0, 0, 2, 1)",
+                 "v₂ = b₁.slice(0, 0, 2, 1)", "v = v₂", "b = b₁",
+                 "w = b₁.slice(0, 2, 4, 1)"]),
     "setitem": dict(
         build=setitem, event=0, op="__setitem__", tensor="c.select(0, 0)",
         before={"c": "CloneBackward0", "c.select(0, 0)": "SelectBackward0"},
@@ -182,21 +182,21 @@ SCENARIOS = {
         removed=["SelectBackward0"], stale=[],
         summary="c.select(0, 0) = 5.0: c.select(0, 0) is a view of c → c.grad_fn is now "
                 "CopySlices(FillBackward2)",
-        explain=["c0 = c", "view0 = c0.select(0, 0)", "view1 = vg.full_like(view0, 5.0)",
-                 "c1 = c0.select_scatter(view1, 0, 0)", "view2 = c1.select(0, 0)",
-                 "c = c1"]),
+        explain=["c₀ = c", "view₀ = c₀.select(0, 0)", "view₁ = vg.full_like(view₀, 5.0)",
+                 "c₁ = c₀.select_scatter(view₁, 0, 0)", "view₂ = c₁.select(0, 0)",
+                 "c = c₁"]),
     "optimizer_step": dict(
         build=optimizer_step, event=0, op="sub_", tensor="p",
         before={"p": None}, after={"p": None}, after_edges={},
         added=[], removed=[], stale=[],
         summary="p.sub_(lr * p.grad): under no_grad: the graph is unchanged; p's version "
                 "0 → 1",
-        explain=["p0 = p", "p1 = p0 - (lr * p.grad)", "p = p1"]),
+        explain=["p₀ = p", "p₁ = p₀ - (lr * p.grad)", "p = p₁"]),
     "saved_result": dict(
         build=saved_result, event=0, op="mul_", tensor="z",
         before={"z": "ExpBackward0"}, after={"z": "MulBackward0"},
         after_edges={"z": ["ExpBackward0"]},
         added=["MulBackward0"], removed=[], stale=[],
         summary="1 saved tensor is now out of date",
-        explain=["z0 = z", "z1 = z0 * 2", "z = z1"]),
+        explain=["z₀ = z", "z₁ = z₀ * 2", "z = z₁"]),
 }

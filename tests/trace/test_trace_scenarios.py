@@ -96,8 +96,8 @@ def test_summary_and_explain(traces, name):
 def test_spec_example_exact_rewrite(traces):
     ev = traces["spec_example"].events[0]
     body = [ln for ln in explain(ev).splitlines() if not ln.startswith("#")]
-    assert "; ".join(body) == ("b0 = b; x0 = x; x1 = x0 * 2; b1 = b0.select_scatter(x1, 0, 0);"
-                               " x2 = b1.select(0, 0); x = x2; b = b1")
+    assert "; ".join(body) == ("b₀ = b; x₀ = x; x₁ = x₀ * 2; b₁ = b₀.select_scatter(x₁, 0, 0);"
+                               " x₂ = b₁.select(0, 0); x = x₂; b = b₁")
 
 
 def test_seed_snapshot_contents(traces):
@@ -115,7 +115,8 @@ def test_seed_snapshot_contents(traces):
     fn = ev.after.node(ev.after.grad_fn("b").wrapped)
     saved = {s.name: s for s in fn.saved}
     assert saved["other"].tensor_label == "y" and saved["other"].saved_version == 0
-    assert saved["self"].tensor_label == "x0"        # the copy of x's old value (x1 = x0*y)
+    assert saved["self"].tensor_label == "x @v0"      # the copy of x's old value (x₀)
+    assert saved["self"].text() == "saved self: x @v0"
     assert not fn.broken
     assert ev.source is not None and ev.source.text == "x.mul_(y)"
     assert ev.source.file.endswith("scenarios.py")

@@ -32,9 +32,10 @@ def test_inplace_on_view_of_leaf():
 
 
 @pytest.mark.parametrize("make,node", [
-    (lambda b: b.unbind()[0], "UnbindBackward0"),
-    (lambda b: b.split(1)[1], "SplitBackward0"),
-    (lambda b: b.chunk(3)[2], "SplitBackward0"),
+    # PyTorch names the forward op (forward_op_name): UnbindBackward0 -> Unbind
+    (lambda b: b.unbind()[0], "Unbind"),
+    (lambda b: b.split(1)[1], "Split"),
+    (lambda b: b.chunk(3)[2], "Split"),
 ])
 def test_inplace_on_multi_output_view(make, node):
     b = leaf(3).clone()
@@ -171,7 +172,8 @@ def test_leaf_version_moved_under_no_grad_then_saved_check():
 
 
 @pytest.mark.parametrize("fn,msg", [
-    (lambda: vg.ones(2, 3) + vg.ones(4), "cannot be broadcast"),
+    (lambda: vg.ones(2, 3) + vg.ones(4),
+     r"The size of tensor a \(3\) must match the size of tensor b \(4\) at non-singleton dimension 1"),
     (lambda: vg.ones(2, 3) @ vg.ones(2, 3), r"mat1 and mat2 shapes cannot be multiplied \(2x3 and 2x3\)"),
     (lambda: vg.ones(3, requires_grad=True).mul(2).backward(), "grad can be implicitly created only for scalar outputs"),
     (lambda: vg.ones(3).sum().backward(), "does not require grad and does not have a grad_fn"),

@@ -243,15 +243,13 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
             elif node._tensor_pre_hooks or node._retains_grad:
                 ins = _call_hooks_and_capture(node, ins, None, None, False)
             if tracer is not None:
-                seen = tracer.summarize(ins)  # plain data: holds no gradient
+                seen = tracer.summarize(ins, node)  # plain data: holds no gradient
             if anomaly or node._pre_hooks or node._post_hooks:
                 outs = _apply(node, ins)
             else:
                 outs = node.apply(ins)
             if not keep_graph:
                 node.release_variables()
-            if tracer is not None:
-                tracer.node(node, seen, outs, heap, deps)
             i = -1
             for e in node.next_functions:
                 i += 1
@@ -282,6 +280,8 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
                         nxt = None
                     heappush(heap, (-fn._sequence_nr, counter, fn))
                     counter += 1
+            if tracer is not None:   # after the hand-off: buffers, counts, queue as they are now
+                tracer.node(node, seen, outs, heap, deps, buffers)
             # Drop our references to the gradients we handed on, so that AccumulateGrad
             # can tell a gradient nobody else holds (and steal it).
             outs = g = old = None
@@ -333,6 +333,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     single = not isinstance(inputs, (tuple, list))
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grad_outputs = _as_tuple(grad_outputs)
     if is_grads_batched:
         return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
@@ -361,8 +363,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
                   materialize_grads):
     """``grad(..., is_grads_batched=True)``: one backward per vector of the batch."""
-    from ..ops.factories import zeros_like
-    from .. import stack
     if not grad_outputs or any(g is None for g in grad_outputs):
         raise RuntimeError("grad: is_grads_batched=True needs a batched grad_output for "
                            "every output")
@@ -380,7 +380,7 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
         col = [r[i] for r in rows]
         if all(c is None for c in col):
             if materialize_grads:
-                out.append(stack([zeros_like(t)] * n))
+                out.append(_stacked([], t, n))
                 continue
             if not (allow_unused or materialize_grads):
                 raise RuntimeError(
@@ -388,5 +388,16 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
                     "the graph. Set allow_unused=True if this is the desired behavior.")
             out.append(None)
             continue
-        out.append(stack([c if c is not None else zeros_like(t) for c in col]))
+        out.append(_stacked(col, t, n))
     return tuple(out)
+
+
+def _stacked(rows, t, n):
+    """``stack(rows)`` (a missing row: zeros like ``t``) with Tensor methods only — autograd
+    sits below ops: a zero tensor of the batched shape with each row written in (through
+    CopySlices, so it stays differentiable under create_graph)."""
+    out = t.new_zeros((n,) + tuple(t.shape))
+    for b, r in enumerate(rows):
+        if r is not None:
+            out[b] = r
+    return out

@@ -16,7 +16,7 @@ structure), they are detached from any graph they belong to, results are detache
 """
 from __future__ import annotations
 
-from .engine import grad as _grad
+from .engine import _stacked, grad as _grad
 from .grad_mode import enable_grad
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
@@ -43,14 +43,13 @@ def _finish(xs, create_graph):
 
 
 def _fill(grads, like, strict, fn, what="the output"):
-    from ..ops.factories import zeros_like
     out = []
     for i, (g, t) in enumerate(zip(grads, like)):
         if g is None:
             if strict:
                 raise RuntimeError(f"The output of the user-provided function is independent "
                                    f"of input {i}. This is not allowed in strict mode.")
-            g = zeros_like(t)
+            g = t.new_zeros(t.shape)
         out.append(g)
     return tuple(out)
 
@@ -62,12 +61,11 @@ def _call(func, inputs, fn):
 
 
 def _check_v(v, outs, fn, what):
-    from ..ops.factories import ones_like
     if v is None:
         if any(o.numel() != 1 for o in outs):
             raise RuntimeError(f"The vector v can only be None if the {what} is a single "
                                "element Tensor.")
-        return tuple(ones_like(o) for o in outs)
+        return tuple(o.new_ones(o.shape) for o in outs)
     vs, _ = _as_tuple(v, "v", fn)
     if len(vs) != len(outs):
         raise RuntimeError(f"v is a tuple of invalid length: should be {len(outs)} but got "
@@ -102,7 +100,6 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), J·v)``: the Jacobian-vector product, by the double-backward trick
     (as PyTorch computes it)."""
-    from ..ops.factories import zeros_like
     ins, in_tuple = _as_tuple(inputs, "inputs", "jvp")
     with enable_grad():
         ins = _prepare(ins, create_graph)
@@ -112,7 +109,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
                                    "user-provided function is a single element Tensor.")
         vs = _check_v(v, ins, "jvp", "input")
         outs, out_tuple = _call(func, ins, "jvp")
-        dummies = tuple(zeros_like(o).requires_grad_(True) for o in outs)
+        dummies = tuple(o.new_zeros(o.shape).requires_grad_(True) for o in outs)
         g = _fill(_grads(outs, ins, dummies, True), ins, strict, "jvp")
         pairs = [(a, b) for a, b in zip(g, vs) if a.requires_grad]
         if pairs:
@@ -132,8 +129,6 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     if strategy != "reverse-mode":
         raise ValueError("jacobian: viewgrad computes Jacobians in reverse mode only "
                          "(strategy='reverse-mode'); it has no forward-mode AD")
-    from .. import stack
-    from ..ops.factories import zeros_like
     ins, in_tuple = _as_tuple(inputs, "inputs", "jacobian")
     with enable_grad():
         ins = _prepare(ins, create_graph)
@@ -154,10 +149,10 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                             raise RuntimeError(f"Output {i} of the user-provided function is "
                                                f"independent of input {j}. This is not "
                                                "allowed in strict mode.")
-                        g = zeros_like(x)
+                        g = x.new_zeros(x.shape)
                     rows[j].append(g)
             table.append(tuple(
-                (stack(r) if r else zeros_like(x).reshape(0, *x.shape)).reshape(
+                (_stacked(r, x, len(r)) if r else x.new_zeros((0,) + tuple(x.shape))).reshape(
                     tuple(o.shape) + tuple(x.shape)) for r, x in zip(rows, ins)))
     table = [_finish(t, create_graph) for t in table]
     if out_tuple:
@@ -211,7 +206,6 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), H·v)`` for a scalar ``func``, by the double-backward trick."""
-    from ..ops.factories import zeros_like
     scalar = _check_scalar(func, "hvp")
     ins, in_tuple = _as_tuple(inputs, "inputs", "hvp")
     with enable_grad():
@@ -220,7 +214,7 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         vs = _check_v(v, ins, "hvp", "input")
         g = _fill(_grad([out], ins, None, create_graph=True, retain_graph=True,
                         allow_unused=True), ins, strict, "hvp")
-        dummies = tuple(zeros_like(x).requires_grad_(True) for x in ins)
+        dummies = tuple(x.new_zeros(x.shape).requires_grad_(True) for x in ins)
         gu = _fill(_grads(g, ins, dummies, True), ins, strict, "hvp")
         pairs = [(a, b, d) for a, b, d in zip(gu, vs, dummies) if a.requires_grad]
         res = _grad([a for a, _, _ in pairs], dummies, [b for _, b, _ in pairs],

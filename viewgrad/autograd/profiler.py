@@ -232,7 +232,7 @@ def _node_classes():
 
 
 def _install():
-    from ..ops.table import OPS
+    from .nodes import OPS     # (the table ops fill: autograd never imports ops)
     saved_fwd = {}
     for op in OPS.values():
         saved_fwd[op] = op.forward

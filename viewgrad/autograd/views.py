@@ -86,7 +86,7 @@ import sys
 from .. import backend as B
 from ..tensor import Tensor
 from . import blame as _blame
-from .accumulate import owns_memory
+from .accumulate import is_non_overlapping_and_dense, owns_memory
 from .graph import Node, SavedTensor, _NO_EDGE
 from .nodes import OPS, _device_of, _edges, record
 from .state import state as _st
@@ -190,7 +190,9 @@ def make_view(op, x, data, attrs, replay, creation_meta=None, output_nr=0, node=
     out._version_counter = vc
     pvi = x._view_info
     meta = creation_meta or DEFAULT
-    if not _st.grad_enabled and base.requires_grad:
+    if not _st.grad_enabled:
+        # PyTorch's as_view: set whatever the base's requires_grad (the base may require
+        # grad later, or the view be modified by an op whose operand requires grad).
         meta = CreationMeta.INFERENCE_MODE if _st.inference else CreationMeta.NO_GRAD_MODE
     if pvi is not None:
         meta = _propagate(pvi.creation_meta, meta)
@@ -348,22 +350,30 @@ _VIEW_ERRORS = {
 }
 
 
+def _forward_name(node):
+    """PyTorch's ``forward_op_name``: ``UnbindBackward0`` -> ``Unbind``."""
+    name = node.name()
+    i = name.rfind("Backward")
+    return name[:i] if i > 0 and name[i + 8:].isdigit() or name.endswith("Backward") else name
+
+
 def _view_error(t, vi, indirect=False):
     """PyTorch's handle_view_on_rebase message. ``indirect``: the base or another view was
     modified, and this view's grad_fn cannot be regenerated."""
-    fn, nr = vi.made_by or ("<unknown>", 0)
     what = ("its base or another view of its base has been" if indirect else "is being")
     meta = vi.creation_meta
-    # PyTorch names the op that made the view when the view has a grad_fn; a view made
-    # with nothing recorded (e.g. a custom Function's output under no_grad) has none
-    if meta in (CreationMeta.MULTI_OUTPUT_NODE, CreationMeta.IN_CUSTOM_FUNCTION) and (
-            t._grad_fn is not None or meta is CreationMeta.MULTI_OUTPUT_NODE):
-        head = f"Output {nr} of {fn} is a view and {what} modified inplace."
-    elif meta is CreationMeta.INFERENCE_MODE:
-        head = f"A view was created in inference mode and {what} modified inplace in normal mode."
+    fn = t._grad_fn
+    nr = t._output_nr
+    if meta in (CreationMeta.INFERENCE_MODE, CreationMeta.NO_GRAD_MODE) or fn is None:
+        # no grad_fn: the view was made in no_grad mode, whatever its creation_meta says
+        prefix = (f"Output {nr} of {_forward_name(fn)} is a view of a view which was created "
+                  "in" if fn is not None else "A view was created in")
+        if meta is CreationMeta.INFERENCE_MODE:
+            head = f"{prefix} inference mode and {what} modified inplace in normal mode."
+        else:
+            head = f"{prefix} no_grad mode and {what} modified inplace with grad mode enabled."
     else:
-        head = (f"A view was created in no_grad mode and {what} modified inplace with grad "
-                "mode enabled.")
+        head = f"Output {nr} of {_forward_name(fn)} is a view and {what} modified inplace."
     msg = head + _VIEW_ERRORS[meta]
     extra = _blame.describe_view(t, vi)
     if extra:
@@ -371,8 +381,12 @@ def _view_error(t, vi, indirect=False):
     return RuntimeError(msg)
 
 
-def check_inplace(t, result_requires_grad, opname):
-    """PyTorch's check_inplace, plus the memory-overlap check."""
+def check_inplace(t, requires_grad, opname):
+    """PyTorch's check_inplace (plus the internal-overlap check). ``requires_grad``: some
+    input of the op (self included) requires grad. Only then, and in grad mode: a view
+    whose creation_meta forbids in-place (handle_view_on_rebase) is refused; a view that
+    requires grad of a base that is a leaf is refused; a leaf that requires grad is
+    refused."""
     d = t._data
     for sz, st in zip(d.shape, d.strides):
         if st == 0 and sz > 1:
@@ -380,21 +394,20 @@ def check_inplace(t, result_requires_grad, opname):
                 f"{opname}: unsupported operation: more than one element of the written-to "
                 "tensor refers to a single memory location. Please clone() the tensor before "
                 "performing the operation.")
-    if not _st.grad_enabled:
+    if not requires_grad or not _st.grad_enabled:
         return
     vi = t._view_info
-    if not result_requires_grad and not (vi is not None and vi.base.requires_grad):
-        return
     if vi is not None:
         if vi.creation_meta is not DEFAULT:
             raise _view_error(t, vi)
-        base = vi.base
-        if base._grad_fn is None and base._requires_grad:
+        if t.requires_grad and vi.base._grad_fn is None:
+            # NB: the base need not require grad itself: `v = plain[:2]; v.requires_grad_()`
+            # makes v a leaf that requires grad, a view of a leaf.
             raise RuntimeError(
                 f"{opname}: a view of a leaf Variable that requires grad is being used in an "
                 "in-place operation. Modify a copy instead (e.g. x = leaf.clone(); "
                 "x[...] op= ...), or do the update under viewgrad.no_grad() as optimizers do.")
-    elif t._grad_fn is None and t._requires_grad:
+    if t._grad_fn is None and t._requires_grad:
         raise RuntimeError(
             f"{opname}: a leaf Variable that requires grad is being used in an in-place "
             "operation. Use an out-of-place op (y = x * 2 instead of x.mul_(2)), or wrap the "
@@ -405,12 +418,8 @@ def _dense_extent(t):
     """(first, last + 1) storage offsets of a non-overlapping and dense tensor, else None
     (PyTorch's ``is_non_overlapping_and_dense``: some permutation of it is contiguous)."""
     d = t._data
-    dims = sorted((st, sz) for sz, st in zip(d.shape, t.stride()) if sz != 1)
-    expected = 1
-    for st, sz in dims:
-        if st != expected:
-            return None
-        expected *= sz
+    if not is_non_overlapping_and_dense(d.shape, t.stride()):
+        return None
     start = t.storage_offset()
     return start, start + int(d.size)
 
@@ -561,7 +570,9 @@ def regenerate_grad_fn(view, base_geometry=None):
     (``base_geometry``: the base's, when the caller already has it)."""
     vi = view._view_info
     base = vi.base
-    if vi.creation_meta is not DEFAULT and base.requires_grad:
+    if view._grad_fn is None and not base.requires_grad:
+        return  # nothing to regenerate; the version stays stale (PyTorch's early return)
+    if vi.creation_meta is not DEFAULT:
         raise _view_error(view, vi, indirect=True)
     vi.version = view._version_counter.version
     if not base.requires_grad:

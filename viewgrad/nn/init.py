@@ -158,7 +158,7 @@ def dirac_(tensor, groups=1):
 def orthogonal_(tensor, gain=1.0, generator=None):
     """A (semi-)orthogonal matrix, in place: the Q of a Gram-Schmidt QR of a normal sample
     (the trailing dims flattened), times ``gain``."""
-    from .. import stack
+    from ..ops.joining import stack
     if tensor.dim() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     rows = tensor.shape[0]

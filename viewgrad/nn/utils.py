@@ -75,7 +75,7 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
 
 def parameters_to_vector(parameters):
     """All parameters flattened and concatenated into one vector (differentiable)."""
-    from .. import cat   # (the package's export: ops modules move, the name stays)
+    from ..ops.joining import cat   # (nn sits above ops: never the package root)
     return cat([p.reshape(-1) for p in parameters])
 
 

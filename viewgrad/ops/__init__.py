@@ -15,7 +15,22 @@ for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
 
 Tensor.T = property(lambda self: self.permute(*reversed(range(self.dim()))))
-Tensor.mT = property(lambda self: self.transpose(-2, -1))
+
+
+def _matrix_transpose(name):
+    def get(self):
+        if self.dim() < 2:
+            raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of "
+                               f"matrices. Got {self.dim()}-D tensor.")
+        return self.transpose(-2, -1)  # real dtypes only: mH is mT
+    get.__doc__ = (f"``x.{name}``: the last two dims swapped (a view), as PyTorch's "
+                   f"``Tensor.{name}``; refused below 2-D.")
+    return property(get)
+
+
+Tensor.mT = _matrix_transpose("mT")
+if not hasattr(Tensor, "mH"):
+    Tensor.mH = _matrix_transpose("mH")
 Tensor.__setitem__ = inplace.setitem
 
 __all__ = ["OPS", "table"]

@@ -137,7 +137,10 @@ def _get_data(self):
 
 def _set_data(self, value):
     if not isinstance(value, Tensor):
-        raise TypeError("Tensor.data must be set to a Tensor")
+        raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+    if self.requires_grad and value._data.dtype.kind not in "fc":
+        raise RuntimeError("data set to a tensor that requires gradients must be floating "
+                           "point or complex dtype")
     self._data = value._data
     self._storage = value._storage
     self._device = value._device

@@ -17,12 +17,19 @@ __all__ = ["add", "sub", "mul", "div", "neg", "pow", "abs", "sqrt", "exp", "log"
 
 
 def _bshape_err(op, a, b):
+    """PyTorch's broadcasting error (infer_size): the first mismatching dim from the right,
+    numbered in the broadcast result; plus what to do."""
     sa = list(getattr(a, "shape", ()))
     sb = list(getattr(b, "shape", ()))
+    n = max(len(sa), len(sb))
+    for i in range(n - 1, -1, -1):
+        da = sa[i - n + len(sa)] if i - n + len(sa) >= 0 else 1
+        db = sb[i - n + len(sb)] if i - n + len(sb) >= 0 else 1
+        if da != db and da != 1 and db != 1:
+            break
     return RuntimeError(
-        f"{op}: the size of tensor a {sa} must match the size of tensor b {sb} at every "
-        "non-singleton dimension (they cannot be broadcast together); reshape or unsqueeze "
-        "one of them")
+        f"The size of tensor a ({da}) must match the size of tensor b ({db}) at non-singleton "
+        f"dimension {i} ({op} of shapes {sa} and {sb}: reshape or unsqueeze one of them)")
 
 
 ADD = defop("add", "AddBackward0", lambda self, other: self + other,

@@ -269,11 +269,17 @@ def slice(self, dim=0, start=None, end=None, step=1):
 def narrow(self, dim, start, length):
     d = _wrap_dim(dim, self.dim())
     n = self._data.shape[d]
+    # PyTorch's checks and exception types: IndexError for start, RuntimeError for length
+    if not -n <= start <= n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but "
+                         f"got {start})")
     if start < 0:
         start += n
-    if not (0 <= start <= n and 0 <= length and start + length <= n):
-        raise IndexError(f"narrow(): start ({start}) + length ({length}) exceeds dimension "
-                         f"size ({n}).")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if start + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
+                           f"({n}).")
     return slice(self, d, start, start + length, 1)
 
 
@@ -377,7 +383,13 @@ def t(self):
 
 @method("permute")
 def permute(self, *dims):
-    dims = tuple(_wrap_dim(d, self.dim()) for d in unpack_args(dims))
+    dims = unpack_args(dims)
+    if len(dims) != self.dim():
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input "
+                           f"does not match the length of the desired ordering of dimensions "
+                           f"i.e. input.dim() = {self.dim()} is not equal to len(dims) = "
+                           f"{len(dims)}")
+    dims = tuple(_wrap_dim(d, self.dim()) for d in dims)
     if sorted(dims) != list(range(self.dim())):
         raise RuntimeError(f"permute(): dims {list(dims)} are not a permutation of the "
                            f"{self.dim()} dims of the input")

@@ -2,7 +2,8 @@
 part of a big graph to show.
 
 ``as_drawable(obj)`` accepts an InplaceEvent, a GraphSnapshot, a Tensor or a list of
-Tensors (snapshotted on the spot), and returns ``(kind, payload)``.
+Tensors (snapshotted on the spot), a backward pass or one moment of it (``bt.at(k)``), and
+returns ``(kind, payload)``.
 
 ``neighbourhood(snap, max_nodes)``: a real training step has hundreds of nodes; a picture
 of all of them is unreadable. Keep the nodes nearest the snapshot's tensors (breadth first
@@ -18,20 +19,27 @@ __all__ = ["as_drawable", "neighbourhood", "DEFAULT_MAX_NODES"]
 DEFAULT_MAX_NODES = 60
 
 
-def as_drawable(obj, namespace=None):
+def as_drawable(obj, namespace=None, params=None):
     from ..tensor import Tensor
     from ..trace.snapshot import GraphSnapshot
     from ..trace.tracer import InplaceEvent, snapshot
+    from ..trace.backward import BackwardTrace, Moment
     if isinstance(obj, InplaceEvent):
         return "event", obj
+    if isinstance(obj, Moment):
+        return "moment", obj
+    if isinstance(obj, BackwardTrace):
+        # the whole pass: its last moment (everything ran), or where it failed
+        return "moment", obj.at(len(obj.steps))
     if isinstance(obj, GraphSnapshot):
         return "snapshot", obj
     if isinstance(obj, Tensor) or (isinstance(obj, (list, tuple)) and obj
                                    and all(isinstance(t, Tensor) for t in obj)):
-        return "snapshot", snapshot(obj, namespace=namespace or {})
+        return "snapshot", snapshot(obj, namespace=namespace or {}, params=params)
     raise TypeError(
         f"cannot draw a {type(obj).__name__}: pass a Tensor, a list of Tensors, a "
-        "GraphSnapshot (viewgrad.trace.snapshot(...)) or an InplaceEvent (tracer.events[i])")
+        "GraphSnapshot (viewgrad.trace.snapshot(...)), an InplaceEvent (tracer.events[i]), "
+        "a BackwardTrace (tracer.backwards[j]) or one moment of it (.at(k))")
 
 
 def neighbourhood(snap, max_nodes=DEFAULT_MAX_NODES, keep=()):

@@ -48,6 +48,8 @@ table.versions { border-collapse: collapse; } table.versions td, table.versions 
   border: 1px solid #cfd8dc; padding: 2px 8px; font-family: monospace; }
 .hint { color: #90a4ae; font-size: 12px; }
 tr.current td { background: #ffe082; }
+p.legend { font-size: 12px; color: #616161; } p.legend span { padding: 1px 6px; margin: 0 2px; }
+pre.error { background: #ffebee; color: #b71c1c; white-space: pre-wrap; }
 """
 
 _JS = """
@@ -80,6 +82,13 @@ _JS = """
     if (e.key === 'ArrowRight' || e.key === 'PageDown') { show(current + 1); e.preventDefault(); }
     if (e.key === 'ArrowLeft' || e.key === 'PageUp') { show(current - 1); e.preventDefault(); }
   });
+  var gotos = document.querySelectorAll('.goto');
+  for (var g = 0; g < gotos.length; g++) {
+    gotos[g].addEventListener('click', function (e) {
+      var want = e.currentTarget.getAttribute('data-goto');
+      for (var k = 0; k < events.length; k++) { if (events[k].id === want) { show(k); } }
+    });
+  }
   window.addEventListener('hashchange', fromHash);
   fromHash();
 })();
@@ -109,20 +118,31 @@ def _e(s, limit=2000) -> str:
     return html_text(s, limit)
 
 
+def _legend():
+    """The pictures' legend as HTML (the same samples as the SVG's, render/dot.py)."""
+    from .dot import GRAPH_LEGEND
+    items = []
+    for text, fill, color, style in GRAPH_LEGEND:
+        border = f"1px solid {color}" if style != "none" else "none"
+        radius = "6px" if style == "rounded" else "0"
+        items.append(f'<span style="background:{fill};border:{border};border-radius:{radius};'
+                     f'color:{color if style == "none" else "#212121"}">{_e(text)}</span>')
+    return f'<p class="legend">legend: {" ".join(items)}</p>'
+
+
 def _event_section(ev, renderer, max_nodes):
-    from .dot import draw_snapshot
+    from .panels import draw_event
     from .svg import render_source
     from ..trace.explain import explain
     d = ev.diff
-    added = {n.id for n in d.added_nodes}
-    removed = {n.id for n in d.removed_nodes}
-    before = _inline_svg(render_source(draw_snapshot(
-        ev.before, f"before: {ev.call_text()}", removed=removed, max_nodes=max_nodes,
-        prefix="b").source, renderer))
-    after = _inline_svg(render_source(draw_snapshot(
-        ev.after, "after", added=added, max_nodes=max_nodes, prefix="a").source, renderer))
+    # the two panels come from ONE layout of the union graph (render/panels.py): a node
+    # present in both sits at the same place in both pictures
+    before = _inline_svg(render_source(draw_event(ev, max_nodes, legend=False,
+                                                  sides=("before",)).source, renderer))
+    after = _inline_svg(render_source(draw_event(ev, max_nodes, legend=False,
+                                                 sides=("after",)).source, renderer))
     parts = [f'<section class="event" id="event-{_e(ev.index)}" hidden="hidden">',
-             f"<h2>#{_e(ev.index)} {_e(ev.summary())}</h2>"]
+             f"<h2>#{_e(ev.index)} {_e(ev.summary())}</h2>", _legend()]
     if ev.source is not None:
         where = f"{ev.source[0]}:{ev.source[1]}"
         text = ev.source[2] or ev.call_text()
@@ -131,12 +151,26 @@ def _event_section(ev, renderer, max_nodes):
     parts.append('<div class="graphs">'
                  f'<div class="graph before"><h3>before</h3>{before}</div>'
                  f'<div class="graph after"><h3>after</h3>{after}</div></div>')
+    if 'class="collapsed"' in draw_event(ev, max_nodes, legend=False).source:
+        # long chains were collapsed ("… 180 more AddBackward0 …"): the full pictures
+        full = [_inline_svg(render_source(draw_event(ev, max_nodes, legend=False, sides=(s,),
+                                                     collapse=False).source, renderer))
+                for s in ("before", "after")]
+        parts.append('<details class="expand"><summary>expand the collapsed chains</summary>'
+                     f'<div class="graphs"><div class="graph before full">{full[0]}</div>'
+                     f'<div class="graph after full">{full[1]}</div></div></details>')
+    from .storage import draw_storage, storage_groups
+    if any(g.members[1:] for g in storage_groups(ev.after, ev.tensor_id)):
+        cells = _inline_svg(render_source(draw_storage(ev).source, renderer))
+        parts.append('<div class="graphs"><div class="graph storage"><h3>memory: the '
+                     "base's storage, each view's cells outlined, the written cells "
+                     f"filled</h3>{cells}</div></div>")
     items = []
     for n in d.added_nodes:
-        inside = f" (inside {n.parent})" if n.kind == "wrapped" else ""
-        items.append(f'<li class="added">added {_e(n.name)} #{_e(n.id)}{_e(inside)}</li>')
+        inside = " (inside CopySlices)" if n.kind == "wrapped" else ""
+        items.append(f'<li class="added">added {_e(n.name)}{_e(inside)}</li>')
     for n in d.removed_nodes:
-        items.append(f'<li class="removed">no longer reachable: {_e(n.name)} #{_e(n.id)}</li>')
+        items.append(f'<li class="removed">no longer reachable: {_e(n.name)}</li>')
     for m in d.moved:
         items.append(f'<li class="moved">{_e(m.text())}</li>')
     for t in d.stale:
@@ -153,7 +187,7 @@ def _event_section(ev, renderer, max_nodes):
         bt = b_t.get(t.id)
         was = bt.version if bt is not None else "-"
         rows.append(f"<tr><td>{_e(t.label)}</td><td>{_e(', '.join(t.roles))}</td>"
-                    f"<td>v{_e(was)} → v{_e(t.version)}</td>"
+                    f"<td>@v{_e(was)} → @v{_e(t.version)}</td>"
                     f"<td>{'stale' if t.stale else ''}</td></tr>")
     parts.append('<div class="cols"><div><h3>What changed</h3>'
                  f'<ul class="diff">{"".join(items)}</ul>'
@@ -174,9 +208,11 @@ def _steps_table(bt, upto):
     for st in bt.steps[:upto + 1]:
         cls = ' class="current"' if st.index == upto else ""
         acc = f" — {_e(st.variable)}.grad: {_e(st.accumulate)}" if st.accumulate else ""
-        low = ", ".join(f"{_e(n)} #{_e(i)}: {_e(left)}" + (" → ready" if left == 0 else "")
-                        for i, n, left in st.lowered)
-        rows.append(f"<tr{cls}><td>{_e(st.index)}</td><td>{_e(st.name)} #{_e(st.node)}{acc}</td>"
+        if st.strides:
+            acc += f" ({_e(st.strides)})"
+        low = ", ".join(f"{_e(n)}: {_e(left)}" + (" → ready" if left == 0 else "")
+                        for _i, n, left in st.lowered)
+        rows.append(f"<tr{cls}><td>{_e(st.index)}</td><td>{_e(st.name)}{acc}</td>"
                     f"<td>{_e(', '.join(g.text() for g in st.inputs) or '-')}</td>"
                     f"<td>{_e(', '.join(g.text() for g in st.outputs) or '-')}</td>"
                     f"<td>{low}</td>"
@@ -188,30 +224,45 @@ def _steps_table(bt, upto):
             + "".join(rows) + "</table>")
 
 
+def _failure(bt):
+    if bt.error is None:
+        return ""
+    blame = ""
+    if bt.error.blame is not None:
+        b = _e(bt.error.blame)
+        blame = (f'<button type="button" class="goto" data-goto="event-{b}">'
+                 f"the saved tensor was modified by event #{b}: show it</button>")
+    return f'<pre class="error">{_e(bt.error.message)}</pre><p>{blame}</p>'
+
+
 def _backward_sections(bt, renderer, max_nodes):
-    from .dot import draw_backward_step
+    from .dot import draw_moment
     from .svg import render_source
-    head = f"backward #{bt.index}"  # escaped where used
     src = ""
     if bt.source is not None:
         src = (f'<p><span class="source">{_e(bt.source[2] or "")}</span> '
                f'<span class="hint">{_e(bt.source[0])}:{_e(bt.source[1])}</span></p>')
-    if len(bt.steps) > MAX_STEP_PICTURES or not bt.steps:
+    if len(bt.steps) > MAX_STEP_PICTURES or (not bt.steps and bt.error is None):
         return [f'<section class="event" id="backward-{_e(bt.index)}" hidden="hidden">'
-                f"<h2>{_e(bt.summary()[:300])}</h2>{src}"
+                f"<h2>{_e(bt.summary()[:300])}</h2>{src}{_failure(bt)}"
                 f"{_steps_table(bt, len(bt.steps) - 1)}</section>"]
     out = []
     note = ("a node runs when every edge into it has delivered its gradient (its count "
-            "reached 0): a topological order")
-    for st in bt.steps:
-        svg = _inline_svg(render_source(draw_backward_step(bt, st.index, max_nodes).source,
-                                        renderer))
-        out.append(f'<section class="event" id="backward-{_e(bt.index)}-step-{_e(st.index)}" '
-                   f'hidden="hidden"><h2>{_e(head)}, step {_e(st.index + 1)} of '
-                   f"{len(bt.steps)}: {_e(st.name)} runs</h2>{src}"
-                   f'<div class="graphs"><div class="graph"><h3>graph (ran: grey, now: '
-                   f"amber, ready: green border)</h3>{svg}</div></div>"
-                   f'<p class="hint">{_e(note)}</p>{_steps_table(bt, st.index)}</section>')
+            "reached 0): a topological order. Each node shows its input buffer as the "
+            "engine holds it at this moment (partial sums before every edge delivered).")
+    for m in bt.moments():
+        if m.node is None:
+            continue                       # the end: the last step's table says it all
+        svg = _inline_svg(render_source(draw_moment(m, max_nodes).source, renderer))
+        sid = f"backward-{_e(bt.index)}-step-{_e(m.k)}" if not m.failing else \
+            f"backward-{_e(bt.index)}-failed"
+        upto = m.k if not m.failing else len(bt.steps) - 1
+        out.append(f'<section class="event" id="{sid}" hidden="hidden">'
+                   f"<h2>{_e(m.title())}</h2>{src}"
+                   + (_failure(bt) if m.failing else "")
+                   + f'<div class="graphs"><div class="graph"><h3>the engine now (ran: grey, '
+                   f"now: amber, ready: green border)</h3>{svg}</div></div>"
+                   f'<p class="hint">{_e(note)}</p>{_steps_table(bt, upto)}</section>')
     return out
 
 

@@ -15,8 +15,10 @@ import shutil
 import subprocess
 import sys
 
-__all__ = ["find_renderer", "render_source", "write_source", "to_svg", "render_svg_text",
-           "RendererNotFound", "ENV_VAR", "RENDERERS"]
+from .fontmetrics import FONT_FAMILY, SVG_FONT_FAMILY
+
+__all__ = ["find_renderer", "render_source", "run_renderer", "write_source", "to_svg",
+           "render_svg_text", "RendererNotFound", "ENV_VAR", "RENDERERS"]
 
 ENV_VAR = "VIEWGRAD_RENDERER"
 RENDERERS = ("auto", "dot", "graphviz-pure")
@@ -81,10 +83,13 @@ def find_renderer(renderer=None) -> tuple[str, str]:
                            f"{', '.join(RENDERERS)} or a path to a Graphviz `dot`")
 
 
-def render_source(source: str, renderer=None, timeout=300) -> str:
-    """DOT text → SVG text."""
+def run_renderer(source: str, fmt="svg", renderer=None, binary=False, dpi=None,
+                 timeout=300):
+    """DOT text → the renderer's output in ``fmt`` (text for SVG, bytes when ``binary``)."""
     _kind, exe = find_renderer(renderer)
-    args = [exe, "-Tsvg"]
+    args = [exe, f"-T{fmt}"]
+    if dpi:
+        args.append(f"-Gdpi={dpi}")
     if source.startswith("// " + FIXED_LAYOUT_MARK):
         args += ["-Kneato", "-n2"]     # positions already computed (render/layout.py)
     try:
@@ -95,16 +100,26 @@ def render_source(source: str, renderer=None, timeout=300) -> str:
     if p.returncode != 0:
         raise RuntimeError(f"{os.path.basename(exe)} failed (exit {p.returncode}): "
                            f"{p.stderr.decode('utf-8', 'replace').strip()[:500]}")
-    return p.stdout.decode("utf-8")
+    if binary:
+        return p.stdout
+    text = p.stdout.decode("utf-8")
+    if fmt == "svg":
+        # The layout measured DejaVu Sans (render/fontmetrics.py); a viewer without it
+        # should fall back to a sans-serif font of similar width, not to Times.
+        text = text.replace(f'font-family="{FONT_FAMILY}"', f'font-family="{SVG_FONT_FAMILY}"')
+    return text
+
+
+def render_source(source: str, renderer=None, timeout=300) -> str:
+    """DOT text → SVG text."""
+    return run_renderer(source, "svg", renderer, timeout=timeout)
 
 
 def write_source(source: str, path, renderer=None) -> str:
-    svg = render_source(source, renderer)
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(svg)
-    return str(path)
+    """Render DOT ``source`` into ``path`` in the format its extension names (.svg, .png,
+    .pdf); any other extension is refused (render/export.py)."""
+    from .export import write_picture
+    return write_picture(source, path, renderer)
 
 
 def render_svg_text(obj, renderer=None, **draw_kw) -> str:
@@ -114,8 +129,15 @@ def render_svg_text(obj, renderer=None, **draw_kw) -> str:
 
 
 def to_svg(obj, path, renderer=None, **draw_kw) -> str:
-    """Draw ``obj`` and write it as SVG to ``path``; returns the path."""
+    """Draw ``obj`` and write it to ``path`` as SVG, PNG or PDF (by its extension; any
+    other extension is refused); returns the path. A backward pass takes ``step=k``: the
+    moment before step k (default: its end)."""
     from .dot import draw
+    from .export import output_format
+    output_format(path)                  # refuse a bad extension before drawing
+    step = draw_kw.pop("step", None)
+    if step is not None and hasattr(obj, "at"):
+        obj = obj.at(step)
     if "namespace" not in draw_kw and not hasattr(obj, "before") and not hasattr(obj, "nodes"):
         f = sys._getframe(1)
         draw_kw["namespace"] = {**f.f_globals, **f.f_locals}

@@ -8,7 +8,8 @@ module and the function, so ``import viewgrad.trace as T`` and ``vg.trace()`` bo
     ev = tr.events[0]             # InplaceEvent: .op, .tensor, .before, .after, .source
     print(ev.summary()); print(explain(ev)); print(diff(ev.before, ev.after).summary())
 
-  registry.py  stable ids, labels, live views      snapshot.py  GraphSnapshot (plain data)
+  registry.py  stable ids, live views              snapshot.py  GraphSnapshot (plain data)
+  labels.py    names from the user's code          display.py   pictures, filled by render/
   tracer.py    Tracer, InplaceEvent, snapshot()    diff.py      diff(before, after)
   explain.py   functionalized rewrite, summaries   jsonio.py    JSON export / import
   backward.py  backward passes, one step per node executed
@@ -17,15 +18,17 @@ import sys as _sys
 import types as _types
 
 from .snapshot import (GraphSnapshot, TensorInfo, NodeInfo, SavedInfo, EdgeInfo, Geometry)
-from .tracer import Tracer, InplaceEvent, Source, snapshot, record_backward, trace as _trace
+from .tracer import (Tracer, InplaceEvent, Source, snapshot, storage_snapshot, record_backward,
+                     trace as _trace)
 from .diff import diff, Diff, Moved
 from .explain import explain, summarize
 from .jsonio import load, loads, Trace, TraceFormatError
-from .backward import BackwardTrace, BackwardStep, GradInfo
+from .backward import BackwardTrace, BackwardStep, GradInfo, Moment
 
 trace = _trace
 
-__all__ = ["trace", "record_backward", "Tracer", "InplaceEvent", "Source", "snapshot", "diff", "Diff", "Moved",
+__all__ = ["trace", "record_backward", "storage_snapshot", "Moment", "Tracer", "InplaceEvent",
+           "Source", "snapshot", "diff", "Diff", "Moved",
            "explain", "summarize", "load", "loads", "Trace", "TraceFormatError",
            "GraphSnapshot", "TensorInfo", "NodeInfo", "SavedInfo", "EdgeInfo", "Geometry",
            "BackwardTrace", "BackwardStep", "GradInfo"]

@@ -31,7 +31,7 @@ class Moved:
 
     def text(self) -> str:
         def one(name, nid):
-            return "None" if nid is None else f"{name} #{nid}"
+            return "None" if nid is None else name
         return (f"{self.tensor}.grad_fn: {one(self.before_name, self.before)} → "
                 f"{one(self.after_name, self.after)}")
 
@@ -61,7 +61,7 @@ class Diff:
             lines.append(f"stale: {t.label} (a view of {t.base_label}): its grad_fn is "
                          "regenerated when next read")
         for label, a, b in self.versions:
-            lines.append(f"version: {label} v{a} → v{b}")
+            lines.append(f"version: {label} @v{a} → @v{b}")
         for _nid, name, s in self.broken:
             lines.append(f"out of date: {name} {s.text()} — backward through {name} will "
                          "raise 'modified by an inplace operation'")
@@ -72,7 +72,7 @@ class Diff:
 
 
 def _nodes_text(nodes):
-    return [f"{n.name}" + (f" (inside {n.parent})" if n.kind == "wrapped" else "")
+    return [f"{n.name}" + (" (inside CopySlices)" if n.kind == "wrapped" else "")
             for n in nodes]
 
 

@@ -4,13 +4,16 @@ PyTorch's functionalization (and the "View + Inplace update" note) reads an in-p
 a view as pure functions: copy out, compute, scatter back into the base, re-take the
 views. For ``x = b.select(0, 0); x *= 2``::
 
-    b0 = b
-    x0 = x
-    x1 = x0 * 2
-    b1 = b0.select_scatter(x1, 0, 0)
-    x2 = b1.select(0, 0)
-    x = x2
-    b = b1
+    b₀ = b
+    x₀ = x
+    x₁ = x₀ * 2
+    b₁ = b₀.select_scatter(x₁, 0, 0)
+    x₂ = b₁.select(0, 0)
+    x = x₂
+    b = b₁
+
+(Subscripts mark the successive values of one variable: ``b₀`` is ``b`` before the op.
+They are not Python names; read the rewrite, do not paste it.)
 
 Each view op has a scatter that writes a region back (select → select_scatter, slice →
 slice_scatter, narrow → slice_scatter, diagonal → diagonal_scatter, as_strided →
@@ -29,6 +32,15 @@ __all__ = ["explain", "summarize", "functional_expr", "scatter_lines", "infer_sh
 _BIN = {"add_": "+", "sub_": "-", "mul_": "*", "div_": "/", "pow_": "**"}
 _UNARY = {"exp_": "exp", "log_": "log", "tanh_": "tanh", "sigmoid_": "sigmoid",
           "relu_": "relu", "sqrt_": "sqrt", "abs_": "abs", "reciprocal_": "reciprocal"}
+
+
+_SUB = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def copy_name(name, k) -> str:
+    """``b₀``, ``x₁``: the k-th value of a variable in the rewrite. Subscripts, so a copy
+    never reads like a version (``@v1``) or like a user's variable named ``b0``."""
+    return f"{name}{str(k).translate(_SUB)}"
 
 
 def _ident(label, fallback):
@@ -144,7 +156,7 @@ def scatter_lines(b0, b1, x1, base_info, view_info):
     parts = []
     if shapes is not None and len(fns) >= 1:
         # forward: the intermediate views p1..p(k-1); backward: scatter from the inside out
-        names = [b0] + [f"{b0}_v{i}" for i in range(1, len(fns))]
+        names = [b0] + [f"{b0}_view{i}" for i in range(1, len(fns))]
         for i in range(1, len(fns)):
             n, a = fns[i - 1]
             parts.append(f"{names[i]} = {names[i - 1]}.{n}({fmt_args(a)})")
@@ -185,7 +197,11 @@ def _first_value(tinfo):
     if not v:
         return None
     s = v.strip("[] ")
-    return s.split(",")[0].strip() if s else None
+    first = s.split(",")[0].strip() if s else None
+    try:
+        return repr(float(first)) if first and "." in first else first   # 5. -> 5.0
+    except ValueError:
+        return first
 
 
 def _atom(text) -> bool:
@@ -258,8 +274,8 @@ def explain(event) -> str:
     if base is not None:
         bname = _ident(base.label, "base")
         xname = _ident(t.label, "view")
-        b0, b1 = f"{bname}0", f"{bname}1"
-        x0, x1, x2 = f"{xname}0", f"{xname}1", f"{xname}2"
+        b0, b1 = copy_name(bname, 0), copy_name(bname, 1)
+        x0, x1, x2 = copy_name(xname, 0), copy_name(xname, 1), copy_name(xname, 2)
         lines.append(f"{b0} = {base.label}")
         # a temporary view (``b[0] = v`` makes one) has no name: take it from b0
         lines.append(f"{x0} = {t.label}" if t.label.isidentifier()
@@ -273,7 +289,7 @@ def explain(event) -> str:
         root, root1 = base, b1
     else:
         xname = _ident(t.label, "t")
-        x0, x1 = f"{xname}0", f"{xname}1"
+        x0, x1 = copy_name(xname, 0), copy_name(xname, 1)
         lines.append(f"{x0} = {t.label}")
         lines.append(f"{x1} = {functional_expr(event, x0)}")
         lines.append(f"{t.label} = {x1}")

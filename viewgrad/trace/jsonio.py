@@ -22,7 +22,7 @@ import json
 from .snapshot import (EdgeInfo, Geometry, GraphSnapshot, NodeInfo, SavedInfo, TensorInfo)
 from .tracer import EventLog, InplaceEvent, Source
 from .sanitize import SAFE_ID
-from .backward import BackwardStep, BackwardTrace, GradInfo
+from .backward import BackwardError, BackwardStep, BackwardTrace, GradInfo
 
 __all__ = ["TraceFormatError", "Trace", "dumps", "loads", "load", "snapshot_to_dict",
            "snapshot_from_dict"]
@@ -52,14 +52,15 @@ def _event_dict(e: InplaceEvent) -> dict:
     return {"index": e.index, "op": e.op, "tensor": e.tensor, "tensor_id": e.tensor_id,
             "operands": list(e.operands),
             "source": list(e.source) if e.source is not None else None,
-            "grad_enabled": e.grad_enabled,
+            "grad_enabled": e.grad_enabled, "library": e.library,
             "before": snapshot_to_dict(e.before), "after": snapshot_to_dict(e.after)}
 
 
 def _backward_dict(bt) -> dict:
     return {"index": bt.index, "graph": snapshot_to_dict(bt.graph),
             "deps0": [list(x) for x in bt.deps0], "steps": _enc(bt.steps),
-            "source": list(bt.source) if bt.source is not None else None}
+            "source": list(bt.source) if bt.source is not None else None,
+            "error": _enc(bt.error) if bt.error is not None else None}
 
 
 def dumps(events, backwards=(), order=None) -> str:
@@ -275,8 +276,35 @@ def _source(e, p):
 def _grad(d, p):
     shape = _int_list(d, "shape", p, True) if _get(d, "shape", p, list, True) is not None \
         else None
+    stride = _int_list(d, "stride", p) if _get(d, "stride", p, list, True) is not None \
+        else None
     return GradInfo(shape,
-                    _get(d, "dtype", p, str, True), _get(d, "values", p, str, True))
+                    _get(d, "dtype", p, str, True), _get(d, "values", p, str, True), stride)
+
+
+def _delivered(v, p, graph):
+    """Items ``[node id, input nr, gradient]``: what a step wrote into input buffers."""
+    out = []
+    for i, x in enumerate(v):
+        if not (isinstance(x, list) and len(x) == 3 and isinstance(x[0], str)
+                and SAFE_ID.match(x[0]) and x[0][0] == "n" and _is_int(x[1]) and x[1] >= 0
+                and isinstance(x[2], dict)):
+            _fail(f"{p}[{i}]", f"expected [node id, input nr, gradient], got {_show(x)}")
+        if not graph.has_node(x[0]):
+            _fail(f"{p}[{i}]", f"names node {x[0]!r}, which is not in the graph")
+        out.append((x[0], x[1], _grad(x[2], f"{p}[{i}][2]")))
+    return tuple(out)
+
+
+def _error(d, p, graph):
+    """A failed pass: the node that raised, its message, the event to blame."""
+    if d is None:
+        return None
+    node = _id(d, "node", p, "n")
+    if not graph.has_node(node):
+        _fail(f"{p}.node", f"names node {node!r}, which is not in the graph")
+    return BackwardError(node, _get(d, "name", p, str), _get(d, "message", p, str),
+                         _get(d, "kind", p, str), _get(d, "blame", p, int, True))
 
 
 _KINDS = {str: "a string", int: "a count"}
@@ -316,10 +344,14 @@ def _backward(d, p):
             ready=_pairs(_get(st, "ready", q, list), f"{q}.ready", (str,)),
             lowered=_pairs(_get(st, "lowered", q, list), f"{q}.lowered", (str, int)),
             accumulate=_get(st, "accumulate", q, str, True),
-            variable=_get(st, "variable", q, str, True)))
+            variable=_get(st, "variable", q, str, True),
+            delivered=_delivered(_get(st, "delivered", q, list, True) or [],
+                                 f"{q}.delivered", graph),
+            strides=_get(st, "strides", q, str, True)))
     return BackwardTrace(_get(d, "index", p, int), graph,
                          _pairs(_get(d, "deps0", p, list), f"{p}.deps0", (int,)), tuple(steps),
-                         _source(d, p))
+                         _source(d, p), _error(_get(d, "error", p, dict, True), f"{p}.error",
+                                               graph))
 
 
 class Trace(EventLog):
@@ -374,7 +406,7 @@ def _document(doc, origin) -> Trace:
                           operands, snapshot_from_dict(_get(e, "before", p, dict),
                                                        f"{p}.before"),
                           snapshot_from_dict(_get(e, "after", p, dict), f"{p}.after"), src,
-                          _get(e, "grad_enabled", p, bool))
+                          _get(e, "grad_enabled", p, bool), _get(e, "library", p, str, True))
         for key in ("before", "after"):
             if not getattr(ev, key).has_tensor(ev.tensor_id):
                 _fail(f"{p}.tensor_id", f"names tensor {ev.tensor_id!r}, which is not in "

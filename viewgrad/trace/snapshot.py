@@ -28,10 +28,12 @@ from ..autograd.function import BackwardCFunction
 from ..autograd.graph import SavedTensor
 from ..autograd.views import CopySlices, is_view_replay_enabled
 from .. import backend as B
+from .display import Displayable
+from .labels import Labeler, chain_text, fmt_args, plain_view_fns
 from .registry import IDS
 
 __all__ = ["TensorInfo", "NodeInfo", "SavedInfo", "EdgeInfo", "Geometry", "GraphSnapshot",
-           "build", "Labeler", "chain_text", "fmt_args"]
+           "build", "Labeler", "chain_text", "fmt_args", "preview"]
 
 MAX_NODES = 400          # nodes snapshot() keeps in full (nearest the tensors first)
 EVENT_MAX_NODES = 150    # ... and each of an event's two snapshots (a loop takes many)
@@ -54,8 +56,15 @@ class SavedInfo:
         return self.current_version != self.saved_version
 
     def text(self) -> str:
-        who = self.name if self.tensor_label is None else f"{self.name}={self.tensor_label}"
-        s = f"saved {who} @v{self.saved_version}"
+        """``saved self: x @v0``; ``saved result: z @v0 (now v1) ✗`` once modified. (A
+        copy of an old value is labelled with its version already: ``x @v0``.)"""
+        lab = self.tensor_label
+        if lab is None:
+            s = f"saved {self.name} @v{self.saved_version}"
+        elif " @v" in lab:
+            s = f"saved {self.name}: {lab}"
+        else:
+            s = f"saved {self.name}: {lab} @v{self.saved_version}"
         if self.moved:
             s += f" (now v{self.current_version}) ✗"
         return s
@@ -135,7 +144,8 @@ class TensorInfo:
 
 
 @dataclass(frozen=True)
-class GraphSnapshot:
+class GraphSnapshot(Displayable):
+    _display_kind = "snapshot"
     tensors: tuple
     nodes: tuple
     edges: tuple
@@ -201,49 +211,11 @@ class GraphSnapshot:
     def __len__(self):
         return len(self.nodes)
 
-    def _repr_svg_(self):
-        from ..render.svg import render_svg_text
-        return render_svg_text(self)
-
-    def __rich__(self):
-        from ..render.terminal import render_snapshot
-        return render_snapshot(self)
 
 
 # ---------------------------------------------------------------------------------------
 # building a snapshot from live objects
 # ---------------------------------------------------------------------------------------
-
-def fmt_args(args) -> str:
-    return ", ".join(_fmt(a) for a in args)
-
-
-def _fmt(a):
-    if isinstance(a, (tuple, list)):
-        return "(" + ", ".join(_fmt(x) for x in a) + ("," if len(a) == 1 else "") + ")"
-    return repr(a)
-
-
-def chain_text(view_fns) -> str:
-    """``((select, (0, 2)),)`` → ``.select(0, 2)``."""
-    return "".join(f".{name}({fmt_args(args)})" for name, args in view_fns)
-
-
-def _plain(v):
-    """Make a view_fn argument JSON-friendly and hashable (ints, floats, None, tuples)."""
-    if isinstance(v, (list, tuple)):
-        return tuple(_plain(x) for x in v)
-    if v is None or isinstance(v, (bool, int, float, str)):
-        return v
-    try:
-        return int(v)
-    except (TypeError, ValueError):
-        return repr(v)
-
-
-def plain_view_fns(view_fns) -> tuple:
-    return tuple((getattr(fn, "__name__", str(fn)), _plain(args)) for fn, args in view_fns)
-
 
 def _requires_grad(t) -> bool:
     """requires_grad without touching ``Tensor.grad_fn`` (which regenerates stale views)."""
@@ -260,58 +232,20 @@ def is_stale(t) -> bool:
     return t._grad_fn is not None or _requires_grad(vi.base)
 
 
-class Labeler:
-    """Label = the tensor's ``name``, else its variable name in ``namespace``, else (for a
-    view of a labelled base) the base's label plus the view chain, else a short stable id.
-    """
-
-    def __init__(self, namespace=None, ids=IDS):
-        from ..tensor import Tensor
-        self.ids = ids
-        self.names = {}
-        for mapping in (namespace or ()):
-            for k, v in list(mapping.items()):
-                if isinstance(v, Tensor) and not k.startswith("_") and id(v) not in self.names:
-                    self.names[id(v)] = k
-        # a variable's gradient is "w.grad" (w.grad.zero_() in an optimizer step)
-        grads = {}
-        for mapping in (namespace or ()):
-            for k, v in list(mapping.items()):
-                if isinstance(v, Tensor) and not k.startswith("_") and v._grad is not None:
-                    grads.setdefault(id(v._grad), f"{k}.grad")
-        for gid, lab in grads.items():
-            self.names.setdefault(gid, lab)
-        self._cache = {}
-
-    def named(self, t):
-        """The user's name for ``t`` (``.name`` or its variable), or None."""
-        if t._name:
-            return t._name
-        return self.names.get(id(t))
-
-    def __call__(self, t) -> str:
-        lab = self._cache.get(id(t))
-        if lab is not None:
-            return lab
-        lab = self.named(t)
-        if lab is None and t._view_info is not None:
-            bl = self.named(t._view_info.base)
-            if bl is not None and len(t._view_info.view_fns) <= 2:
-                lab = bl + chain_text(plain_view_fns(t._view_info.view_fns))
-        if lab is None:
-            lab = self.ids.tensor(t)
-        self._cache[id(t)] = lab
-        return lab
+def preview(t, limit=6):
+    """``t``'s values as PyTorch prints them, summarised past ``limit`` elements; None
+    when there is nothing sensible to show."""
+    from ..printing import preview as _preview
+    try:
+        return _preview(t, limit)
+    except Exception:  # noqa: BLE001 - a preview is optional
+        return None
 
 
 def _values(t):
-    try:
-        if t._data.size > 6:
-            return None
-        vals = t._data.tolist()
-    except Exception:  # noqa: BLE001 - a preview is optional
+    if t._data.size > 24:
         return None
-    return repr(vals)
+    return preview(t)
 
 
 def _kind(node) -> str:
@@ -348,12 +282,15 @@ def _saved_info(node, labeler, ids):
     for name, v in items:
         if type(v) is SavedTensor:
             t = v.tensor
+            label = labeler(t) if t is not None else None
+            if t is None and v.is_output:      # a saved result: name it after its output
+                label = labeler.output_label(node, v.output_nr)
             saved.append(SavedInfo(
                 name=str(name), shape=tuple(int(s) for s in v.shape),
                 dtype=B.dtype_name(v.dtype), saved_version=int(v.saved_version),
                 current_version=int(v.current_version), is_output=bool(v.is_output),
                 tensor=ids.tensor(t) if t is not None else None,
-                tensor_label=labeler(t) if t is not None else None))
+                tensor_label=label))
         else:
             attrs.append((str(name), _short(v)))
     freed = getattr(node, "_saved", 0) is None
@@ -388,7 +325,8 @@ class _NodeCache:
             except Exception:  # noqa: BLE001
                 items = []
             sv = tuple((v.version_counter.version,
-                        labeler(v.tensor) if v.tensor is not None else None)
+                        labeler(v.tensor) if v.tensor is not None else
+                        labeler.output_label(n, v.output_nr) if v.is_output else None)
                        for _k, v in items if type(v) is SavedTensor)
         var = labeler(n.variable) if isinstance(n, AccumulateGrad) else None
         return (id(parent) if parent is not None else None, freed, sv, var)

@@ -27,10 +27,11 @@ import threading
 import warnings
 
 from ..autograd.state import state as _st
+from .display import Displayable, paint
 from .registry import IDS, LIVE_VIEWS
 from .snapshot import Labeler, build, MAX_NODES, EVENT_MAX_NODES
 
-__all__ = ["Tracer", "InplaceEvent", "trace", "snapshot", "Source"]
+__all__ = ["Tracer", "InplaceEvent", "trace", "snapshot", "storage_snapshot", "Source"]
 
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # .../viewgrad
 # the op machinery between the user and the choke point (apply_inplace lives in views.py)
@@ -71,6 +72,41 @@ def _caller():
     return user, False
 
 
+_LIBRARY = (("optim", "optimizer step"), (os.path.join("nn", "init.py"), "parameter init"),
+            (os.path.join("nn", "layers.py"), "parameter init"),
+            (os.path.join("nn", "module.py"), "module code"), ("nn", "nn code"))
+
+
+def _library(frame):
+    """What library code did the op (the REPL folds these), or None: the user's own line.
+
+    ``frame`` is the first frame outside viewgrad's op machinery (``_caller``): inside the
+    package it is an initializer, an optimizer's ``step``, a module's method."""
+    if frame is None:
+        return None
+    fn = frame.f_code.co_filename
+    if not fn.startswith(_PKG):
+        return None
+    rel = os.path.relpath(fn, _PKG)
+    for prefix, what in _LIBRARY:
+        if rel.startswith(prefix):
+            return what
+    return "library code"
+
+
+def _modules_in(frame) -> dict:
+    """{class name: module} for the ``self`` of viewgrad's frames around an op."""
+    from ..nn.module import Module
+    out = {}
+    f = frame
+    while f is not None and f.f_code.co_filename.startswith(_PKG):
+        me = f.f_locals.get("self")
+        if isinstance(me, Module):
+            out.setdefault(type(me).__name__, me)
+        f = f.f_back
+    return out
+
+
 def _source_of(frame):
     if frame is None:
         return None
@@ -87,16 +123,17 @@ def _user_frame(frame):
     return f or frame
 
 
-class InplaceEvent:
+class InplaceEvent(Displayable):
     """One in-place op: ``op`` (e.g. "mul_"), the mutated ``tensor``'s label, ``operands``
     (labels, or the value of a constant), the ``before`` and ``after`` snapshots, the
     user's ``source`` line, and whether grad mode was on."""
 
     __slots__ = ("index", "op", "tensor", "tensor_id", "operands", "before", "after",
-                 "source", "grad_enabled", "_diff")
+                 "source", "grad_enabled", "library", "_diff")
+    _display_kind = "event"
 
     def __init__(self, index, op, tensor, tensor_id, operands, before, after, source,
-                 grad_enabled):
+                 grad_enabled, library=None):
         self.index = index
         self.op = op
         self.tensor = tensor
@@ -106,6 +143,7 @@ class InplaceEvent:
         self.after = after
         self.source = source
         self.grad_enabled = grad_enabled
+        self.library = library      # "parameter init", "optimizer step"...: library code did it
         self._diff = None
 
     @property
@@ -143,13 +181,6 @@ class InplaceEvent:
     def __repr__(self):
         return f"<InplaceEvent #{self.index} {self.call_text()}>"
 
-    def _repr_svg_(self):
-        from ..render.svg import render_svg_text
-        return render_svg_text(self)
-
-    def __rich__(self):
-        from ..render.terminal import render_event
-        return render_event(self)
 
 
 def _operand_text(o, labeler):
@@ -198,7 +229,7 @@ def _source_operands(text, op, n):
 
 class _Pending:
     __slots__ = ("tracer", "op", "tensor", "others", "roots", "labeler", "before", "source",
-                 "grad_enabled", "operands")
+                 "grad_enabled", "operands", "library")
 
 
 class _Hub:
@@ -249,15 +280,17 @@ class _Hub:
         except Exception as e:  # noqa: BLE001
             self._warn(e)
 
-    def summarize(self, grads):
+    def summarize(self, grads, node=None):
         from .backward import grad_infos
+        for tr in self.tracers:
+            tr._recorder.begin(node)
         return grad_infos(grads)
 
-    def node(self, node, ins, outs, heap, deps):
+    def node(self, node, ins, outs, heap, deps, buffers=None):
         for tr in self.tracers:
             if tr._recorder.current is not None:
                 try:
-                    tr._recorder.node(node, ins, outs, heap, deps)
+                    tr._recorder.node(node, ins, outs, heap, deps, buffers)
                 except Exception as e:  # noqa: BLE001
                     tr._recorder.current = None
                     self._warn(e)
@@ -356,8 +389,7 @@ class EventLog:
 
     def to_html(self, path=None, **kw):
         """A self-contained web page stepping through the events (render/html.py)."""
-        from ..render.html import to_html
-        return to_html(self, path, **kw)
+        return paint("trace", "html", self, path, **kw)
 
 
 class Tracer(EventLog):
@@ -423,6 +455,11 @@ class Tracer(EventLog):
         p.tensor = tensor
         p.others = others
         namespaces = _namespaces(self.namespace, frame)
+        p.library = _library(frame)
+        if p.library is not None:
+            # library code working on a module being built (init) or stepped: name its
+            # parameters after the module's class (Linear.weight) when nobody holds it yet
+            namespaces = namespaces + [_modules_in(frame)]
         p.labeler = Labeler(namespaces)
         p.roots = _roots(tensor, others, namespaces)
         p.grad_enabled = _st.grad_enabled
@@ -443,7 +480,7 @@ class Tracer(EventLog):
         self._name_saved_copy(p)
         after = build(p.roots, p.labeler, self.max_nodes, p.grad_enabled, focus=p.tensor)
         ev = InplaceEvent(len(self.events), p.op, p.labeler(p.tensor), IDS.tensor(p.tensor),
-                          p.operands, p.before, after, p.source, p.grad_enabled)
+                          p.operands, p.before, after, p.source, p.grad_enabled, p.library)
         self.order.append(("event", len(self.events)))
         self.events.append(ev)
 
@@ -466,7 +503,7 @@ def _op_node(t):
 
 def _name_saved_copy_impl(p):
     # mul_ and friends save a copy of self's OLD value (the op overwrites self): call it
-    # "x0", as explain() does (x1 = x0 * y), rather than an anonymous id.
+    # "x @v0" (x as it was at version 0), rather than an anonymous id.
     n = _op_node(p.tensor)
     if n is None:
         return
@@ -478,8 +515,7 @@ def _name_saved_copy_impl(p):
         t = getattr(v, "tensor", None)
         if name == "self" and t is not None and t is not p.tensor \
                 and p.labeler.named(t) is None:
-            lab = before_t.label
-            p.labeler._cache[id(t)] = f"{lab}0" if lab.isidentifier() else f"({lab})0"
+            p.labeler._cache[id(t)] = f"{before_t.label} @v{before_t.version}"
 
 
 def trace(namespace=None, max_nodes=EVENT_MAX_NODES, record_backward=True) -> Tracer:
@@ -488,9 +524,10 @@ def trace(namespace=None, max_nodes=EVENT_MAX_NODES, record_backward=True) -> Tr
     return Tracer(namespace, max_nodes, record_backward)
 
 
-def snapshot(tensors, namespace=None, max_nodes=MAX_NODES):
+def snapshot(tensors, namespace=None, max_nodes=MAX_NODES, params=None):
     """A GraphSnapshot of the graph reachable from ``tensors`` (a tensor or a list), with
-    each view's base. Labels come from ``namespace`` (default: the caller's variables)."""
+    each view's base. Labels come from ``params`` (``dict(model.named_parameters())``),
+    then ``namespace`` (default: the caller's variables, Modules' parameters by path)."""
     from ..tensor import Tensor
     if isinstance(tensors, Tensor):
         tensors = [tensors]
@@ -504,16 +541,39 @@ def snapshot(tensors, namespace=None, max_nodes=MAX_NODES):
         namespaces = [f.f_locals, f.f_globals]
     else:
         namespaces = [namespace]
-    return build([(t, "root") for t in tensors], Labeler(namespaces), max_nodes,
+    return build([(t, "root") for t in tensors], Labeler(namespaces, params=params), max_nodes,
                  _st.grad_enabled, focus=tensors[0] if len(tensors) == 1 else None)
 
 
-def record_backward(tensor, gradient=None, retain_graph=None, namespace=None):
+def storage_snapshot(tensor, namespace=None):
+    """A GraphSnapshot of ``tensor``, its base and every live view of that base (the
+    tracer's registry of views, and the views held by variables in ``namespace``; default:
+    the caller's): what a storage picture draws (``vg.viz.storage``, ``:storage EXPR``)."""
+    from ..tensor import Tensor
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"storage_snapshot() takes a tensor, not a {type(tensor).__name__}")
+    if namespace is None:
+        f = sys._getframe(1)
+        namespaces = [f.f_locals, f.f_globals]
+    else:
+        namespaces = [namespace]
+    roots = [(t, "view" if r == "view" else "root") for t, r in _roots(tensor, (), namespaces)]
+    return build(roots, Labeler(namespaces), MAX_NODES, _st.grad_enabled, focus=tensor)
+
+
+def record_backward(tensor, gradient=None, retain_graph=None, namespace=None,
+                    errors="raise"):
     """Run ``tensor.backward(...)`` and return its ``BackwardTrace`` (one step per node the
-    engine ran): what ``:backward EXPR`` in the REPL steps through."""
+    engine ran): what ``:backward EXPR`` in the REPL steps through. When the pass fails,
+    ``errors="raise"`` re-raises; ``errors="return"`` returns the trace, whose ``.error``
+    names the failing node, the message and the event to blame."""
     tr = Tracer(namespace)
-    with tr:
-        tensor.backward(gradient, retain_graph=retain_graph)
+    try:
+        with tr:
+            tensor.backward(gradient, retain_graph=retain_graph)
+    except Exception:
+        if errors == "raise" or not tr.backwards or tr.backwards[-1].error is None:
+            raise
     if not tr.backwards:
         raise RuntimeError("the backward pass was not recorded")
     return tr.backwards[-1]

@@ -100,8 +100,7 @@ class ConcatDataset(Dataset):
 
 def _rng(generator):
     if generator is None:   # the global generator that manual_seed seeds
-        import viewgrad
-        generator = getattr(viewgrad, "default_generator", None) or B.default_generator
+        generator = B.default_generator
     return generator.rng
 
 
@@ -200,10 +199,10 @@ def default_collate(batch):
     """Merge a list of samples into a batch, as torch's default_collate."""
     elem = batch[0]
     if isinstance(elem, Tensor):
-        from .. import stack
+        from ..ops.joining import stack
         return stack(list(batch), 0)
     if B.is_array(elem) and not isinstance(elem, (bool, numbers.Number)):
-        from .. import stack
+        from ..ops.joining import stack
         return stack([Fa.as_tensor(b) for b in batch], 0)
     if isinstance(elem, bool):
         return Fa.tensor(batch)
