@@ -271,7 +271,7 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
                 d = deps[fn] - 1
                 deps[fn] = d
                 if d == 0:
-                    if nxt is None and not heap:
+                    if nxt is None and not heap and tracer is None:
                         nxt = fn
                         continue
                     if nxt is not None:
@@ -297,7 +297,8 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
 # node ready, while the ready queue is empty. That node is the only ready one, so it is
 # what the queue would give next anyway: run it next (``nxt``) without pushing it onto the
 # heap and popping it back. As soon as a second node becomes ready, both go onto the heap
-# and the order is the queue's again (sequence_nr, newest first).
+# and the order is the queue's again (sequence_nr, newest first). Off while a tracer
+# watches: it is shown the ready queue after each node, so every ready node is in it.
 
 
 def _as_tuple(x):
