@@ -436,6 +436,20 @@ def empty_strided(dev, size, stride, dt):
     return a, buf
 
 
+def strided_in(dev, flat, size, strides, offset):
+    """The array of geometry (size, strides in bytes) starting ``offset`` elements into the
+    1-D array ``flat`` (a storage). On the CPU, numpy's C constructor (one call; it checks
+    the bounds, and anything it refuses goes the general way); elsewhere the device's
+    as_strided — numpy's own as_strided is Python code, ~10x slower per call."""
+    if dev is cpu and type(flat) is np.ndarray and flat.flags.c_contiguous:
+        try:
+            return np.ndarray(size, flat.dtype, buffer=flat, offset=offset * flat.itemsize,
+                              strides=strides)
+        except (TypeError, ValueError):
+            pass
+    return dev.as_strided(flat[offset:], size, strides)
+
+
 def broadcast_shapes(*shapes) -> tuple:
     """The broadcast of shapes (tuples of ints): host arithmetic, the same on every device
     (not every array module has ``broadcast_shapes``). ValueError when they don't broadcast."""
