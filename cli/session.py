@@ -225,11 +225,17 @@ class Session:
                 self.console.print(bt.at(len(bt.steps)))
 
     def after_step(self, step):
-        """After a tutorial step ran: at a prompt, the graphs it asks for (``graph=y``)."""
-        for name in (n for n in step.asks.get("graph", "").split(",") if n):
-            obj = self.namespace.get(name)
-            if isinstance(obj, vg.Tensor):
-                self.console.print(render_snapshot_of(obj, self.namespace))
+        """After a tutorial step ran: the graphs and storage pictures it asks for
+        (``graph=y``, ``storage=v``), drawn in the terminal."""
+        for kind in ("graph", "storage"):
+            for name in (n for n in step.asks.get(kind, "").split(",") if n):
+                obj = self.namespace.get(name)
+                if not isinstance(obj, vg.Tensor):
+                    continue
+                if kind == "graph":
+                    self.console.print(render_snapshot_of(obj, self.namespace))
+                else:
+                    vg.viz.show_storage(obj, console=self.console, namespace=self.namespace)
 
     def echo(self, code: str):
         """Show code as if typed (script mode, tutorials played without a prompt)."""

@@ -76,7 +76,6 @@ class TutorialSession(Session):
         self.svgs = []       # paths written
         self.failed = []     # pictures that could not be written: (path, why)
         self.new_backwards = []  # the backward passes the last input ran (BackwardTrace)
-        self.new_events = []     # the in-place events the last input recorded
 
     def handle(self, text: str):
         # The pictures must not depend on when Python's cycle collector happens to run: an
@@ -88,7 +87,6 @@ class TutorialSession(Session):
         gc.disable()
         tracer = self.trace.tracer
         seen = len(tracer.backwards) if tracer is not None else 0
-        self.new_events = []
         try:
             super().handle(text)
         finally:
@@ -102,7 +100,6 @@ class TutorialSession(Session):
 
     def print_trace(self, events):
         self.events.extend(events)
-        self.new_events = list(events)
         # like the REPL's terminal graphs: a loop (a training run, gradcheck's perturbations)
         # gets its first few events drawn, not hundreds
         for ev in events[:pics.LIMIT]:
@@ -130,13 +127,8 @@ class TutorialSession(Session):
             self._picture(lambda: pics.graph_picture(self.number, self.tag, names,
                                                      self.namespace))
         for name in (n for n in step.asks.get("storage", "").split(",") if n):
-            if name == "events":
-                for ev in self.new_events[:pics.LIMIT]:
-                    self._picture(lambda ev=ev: pics.event_storage_picture(
-                        self.number, self.tag, ev, self.namespace))
-            else:
-                self._picture(lambda name=name: pics.storage_picture(
-                    self.number, self.tag, name, self.namespace))
+            self._picture(lambda name=name: pics.storage_picture(self.number, self.tag, name,
+                                                                 self.namespace))
         which = step.asks.get("backward")
         for bt in (self.new_backwards if which else ()):
             self._picture(lambda bt=bt: pics.backward_pictures(self.number, self.tag, bt,

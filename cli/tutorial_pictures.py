@@ -11,9 +11,8 @@ A step makes pictures in two ways:
   the step ran — the node running, those done, the ready queue —
   ``NN-stepS-backwardB-stepK.svg`` (at most ``BACKWARD_LIMIT`` per pass);
   ``storage=v`` draws the storage under tensor ``v`` — its cells, with the elements of
-  every live view of it outlined — ``NN-stepS-storage-v.svg``, and ``storage=events``
-  the storage picture of each in-place event of the step, the written cells filled,
-  ``NN-stepS-eventK-storage.svg``.
+  every live view of it outlined — ``NN-stepS-storage-v.svg``. (An event's picture
+  already shows the memory it wrote, under its panels.)
 
 ``viewgrad tutorial N --update`` (every tutorial when N is left out) writes them under
 ``tutorials/pictures/`` and puts one Markdown image line per picture right under the step
@@ -137,14 +136,6 @@ def storage_picture(number: int, tag: str, name: str, namespace) -> Picture:
                    viz.storage(namespace[name], namespace=namespace).source)
 
 
-def event_storage_picture(number: int, tag: str, ev, namespace) -> Picture:
-    """The storage an in-place event wrote into, the written cells filled."""
-    from viewgrad import viz
-    return Picture(f"{number:02d}-{tag}-event{ev.index}-storage.svg",
-                   _alt(f"the storage written by {_line_of(ev)}"),
-                   viz.storage(ev, namespace=namespace).source)
-
-
 def backward_pictures(number: int, tag: str, bt, which: str) -> list:
     """Moments of backward pass ``bt`` (a ``BackwardTrace``): ``which`` is ``all`` or step
     numbers ``0,2,…``."""
@@ -152,7 +143,7 @@ def backward_pictures(number: int, tag: str, bt, which: str) -> list:
     n = len(bt.steps)
     steps = range(n) if which == "all" else [int(k) for k in which.split(",") if k.strip()]
     return [Picture(f"{number:02d}-{tag}-backward{bt.index}-step{k}.svg",
-                    _alt(f"backward #{bt.index}, step {k}: {bt.steps[k].name} runs"),
+                    _alt(f"backward #{bt.index}, step {k + 1} of {n}: {bt.steps[k].name} runs"),
                     draw_backward_step(bt, k).source)
             for k in list(steps)[:BACKWARD_LIMIT] if 0 <= k < n]
 

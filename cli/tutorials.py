@@ -44,8 +44,10 @@ Format (one file per tutorial, in the top-level ``tutorials/`` folder)::
   REPL does not show it (it runs the step).
 * **Pictures**: image lines ``![alt](pictures/NN-….svg)`` right under a step (after its
   expected output; blank lines between them are fine) are the step's ``pictures``: the
-  before/after of each in-place event it records and the graphs it asks for with
-  ``graph=NAME[,NAME…]`` in its info string (```` ```python graph=y ````). They are
+  before/after of each in-place event it records and what it asks for in its info string:
+  ``graph=NAME[,NAME…]`` (the autograd graph), ``storage=NAME`` (the storage under a
+  tensor, its views outlined), ``backward=all|0,2…`` (the engine's moments of the
+  backward passes it runs), e.g. ```` ```python graph=y ````. They are
   written by ``viewgrad tutorial --update`` from the step's own code, never by hand
   (``tutorial_pictures.py``).
 * **Info-string words** after ``python``: ``gpu`` marks a step that needs a GPU

@@ -156,11 +156,14 @@ def test_tutorial_command_writes_the_pictures(tmp_path):
         B.set_default_device(None)
     out = buf.getvalue()
     files = sorted(os.listdir(tmp_path))
-    assert files == ["05-solution-event2.svg", "05-step2-event0.svg", "05-step4-event1.svg"]
+    events = [f for f in files if "event" in f]
+    assert events == ["05-solution-event2.svg", "05-step2-event0.svg", "05-step4-event1.svg"]
+    assert [f for f in files if "backward" in f] == [  # step 6 asks for backward=all
+        f"05-step6-backward0-step{k}.svg" for k in range(len(files) - 3)]
     assert all("<svg" in (tmp_path / f).read_text() for f in files)
     assert "CopySlices" in out and "before" in out and "after" in out  # the graphs are shown
     assert ">>> x.mul_(y)" in out and "correct!" in out
-    assert "3 pictures written" in out
+    assert f"{len(files)} pictures written" in out
 
 
 def test_svg_dir_that_cannot_be_written_is_a_clear_error(tmp_path, demo_dir, capsys):
@@ -239,3 +242,22 @@ def test_a_step_that_asks_for_a_graph_draws_it_when_played(tmp_path, monkeypatch
     out = buf.getvalue()
     assert "MulBackward0" in out and "AccumulateGrad" in out  # the graph of b, drawn
     assert "end of tutorial 1" in out and s.playback is None
+
+
+def test_a_step_that_asks_for_a_storage_picture_draws_it(tmp_path, monkeypatch):
+    d = tmp_path / "tuts"
+    d.mkdir()
+    (d / "01-storage.md").write_text("# Storage\n\n```python storage=v\nb = vg.arange(6.)\n"
+                                     "v = b[::2]\n```\n")
+    monkeypatch.setenv("VIEWGRAD_TUTORIALS", str(d))
+    s, buf = new_session(trace=False)
+    run_lines(s, [":tutorial 1"])
+    assert "stride (2,) offset 0" in buf.getvalue()   # the cells of b, v's outlined
+    B.set_default_device("cpu")
+    try:
+        assert main(["tutorial", "--update"]) == 0
+    finally:
+        B.set_default_device(None)
+    t = tutorials.parse((d / "01-storage.md").read_text(), str(d / "01-storage.md"), 1)
+    assert t.steps[0].pictures == [("the storage of v", "pictures/01-step1-storage-v.svg")]
+    assert "<svg" in (d / "pictures" / "01-step1-storage-v.svg").read_text()
