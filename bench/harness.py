@@ -50,7 +50,9 @@ def measure(engines, rounds, ratios=(), min_time=0.05, warmup=1, log=None):
     """Time ``engines`` (list of Engine) for ``rounds`` interleaved rounds.
 
     ``ratios``: pairs (a, b) of engine names; for each, the per-round ratio of per-unit
-    times a/b is recorded. Returns a plain dict (JSON-ready)::
+    times a/b is recorded. A pair of pairs ((a, b), (c, d)) records the per-round ratio of
+    ratios (a/b)/(c/d), keyed "(a/b)/(c/d)" (growth of a/b from one size to another, with
+    both ratios taken in the same round). Returns a plain dict (JSON-ready)::
 
         {"engines": {name: {"units", "number", "per_call_s": [...], "median_per_unit_s",
                             "min_per_unit_s"}},
@@ -77,12 +79,21 @@ def measure(engines, rounds, ratios=(), min_time=0.05, warmup=1, log=None):
         out["engines"][e.name] = {
             "units": e.units, "number": numbers[e.name], "per_call_s": samples[e.name],
             "median_per_unit_s": statistics.median(per_unit), "min_per_unit_s": min(per_unit)}
+    def per_round_ratio(a, b):
+        return [(sa / units[a]) / (sb / units[b]) for sa, sb in zip(samples[a], samples[b])]
+
     for a, b in ratios:
-        if a not in samples or b not in samples:
+        if isinstance(a, tuple):
+            if any(n not in samples for n in a + b):
+                continue
+            key = f"({a[0]}/{a[1]})/({b[0]}/{b[1]})"
+            per_round = [x / y for x, y in zip(per_round_ratio(*a), per_round_ratio(*b))]
+        elif a not in samples or b not in samples:
             continue
-        per_round = [(sa / units[a]) / (sb / units[b])
-                     for sa, sb in zip(samples[a], samples[b])]
-        out["ratios"][f"{a}/{b}"] = {"per_round": per_round,
+        else:
+            key = f"{a}/{b}"
+            per_round = per_round_ratio(a, b)
+        out["ratios"][key] = {"per_round": per_round,
                                      "median": statistics.median(per_round),
                                      "min": min(per_round), "max": max(per_round)}
     return out

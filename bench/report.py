@@ -1,6 +1,8 @@
 """Markdown tables from a results JSON: ``python -m bench.report [bench/results.json]``.
 
 Used to write bench/README.md from a run without copying numbers by hand.
+``python -m bench.report --compare BEFORE.json AFTER.json`` prints issue 19's five targets
+side by side (median and min–max of the paired per-round ratios, and the gradient check).
 """
 from __future__ import annotations
 
@@ -114,8 +116,44 @@ def tables(d):
     return "\n".join(out)
 
 
+# issue 19's targets: (label, workload, ratio key, threshold); each met when <= threshold
+ISSUE19 = [
+    ("tiny-op chain, fwd+bwd per op (200 ops), viewgrad/torch", "chain", "viewgrad/torch", 0.5),
+    ("MLP step 256×784-512-512-10, viewgrad/NumPy", "mlp", "viewgrad/numpy", 1.03),
+    ("small CNN step x(32,8,28,28), viewgrad/NumPy", "cnn", "viewgrad/numpy", 1.05),
+    ("view + in-place loop (256×256), viewgrad/torch", "inplace", "viewgrad/torch", 0.5),
+    ("per-node cost growth 1e3 → 1e5 nodes, relative to NumPy", "scaling",
+     "(viewgrad@100000/numpy@100000)/(viewgrad@1000/numpy@1000)", 1.2),
+]
+
+
+def compare(before, after):
+    """Markdown table: each issue-19 target before and after, and the torch grad check."""
+    out = ["| workload | target | before | after | met after? | grads vs torch max\\|Δ\\| (after) |",
+           "|---|---|---|---|---|---|"]
+    for label, name, key, thr in ISSUE19:
+        cells = []
+        for d in (before, after):
+            r = d["workloads"].get(name, {}).get("ratios", {}).get(key)
+            cells.append(r)
+        a = cells[1]
+        met = "—" if a is None else ("**met**" if a["median"] <= thr else "**missed**")
+        chk = after["workloads"].get(name, {}).get("check", {}).get(
+            "viewgrad-torch grads max|Δ|")
+        out.append(f"| {label} | ≤ {thr:g}× | "
+                   + " | ".join("—" if r is None else
+                                f"{r['median']:.2f}× ({r['min']:.2f}–{r['max']:.2f})"
+                                for r in cells)
+                   + f" | {met} | {'—' if chk is None else f'{chk:.2g}'} |")
+    return "\n".join(out)
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--compare"]:
+        with open(argv[1]) as f, open(argv[2]) as g:
+            print(compare(json.load(f), json.load(g)))
+        return 0
     path = argv[0] if argv else os.path.join(ROOT, "bench", "results.json")
     with open(path) as f:
         print(tables(json.load(f)))

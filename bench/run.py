@@ -217,6 +217,11 @@ def run_workload(name, cfg, ctx, rounds, min_time, log):
             judgements.append(j)
         if name == "trace":
             judgements.append(_trace_off_judgement(out))
+    if name in W.CHECKS and name not in ("trace", "render"):
+        # correctness at the measured sizes: viewgrad vs NumPy vs torch (max |Δ| of grads)
+        out["check"] = W.CHECKS[name](cfg, ctx)
+        print("  check: " + ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k}: {v}"
+                                      for k, v in out["check"].items()))
     for j in judgements:
         _print_judgement(j)
     out["targets"] = judgements

@@ -1,4 +1,4 @@
-"""The workloads of issue 9, each as viewgrad, hand-written NumPy and PyTorch code for the
+"""The workloads of issues 9 and 19, each as viewgrad, hand-written NumPy and PyTorch code for the
 SAME math.
 
 Every workload has
@@ -35,11 +35,11 @@ from .harness import Engine
 # --------------------------------------------------------------------------------------
 
 FULL = {
-    "chain": {"n_ops": 1000, "width": 8},
+    "chain": {"n_ops": 200, "width": 8},
     "scaling": {"sizes": (1_000, 10_000, 100_000), "width": 8},
     "mlp": {"batch": 256, "sizes": (784, 512, 512, 10), "lr": 1e-3},
-    "cnn": {"batch": 32, "hw": 16, "chans": (3, 32, 64), "classes": 10, "lr": 1e-3},
-    "inplace": {"rows": 256, "width": 64},
+    "cnn": {"batch": 32, "hw": 28, "chans": (8, 16, 16), "classes": 10, "lr": 1e-3},
+    "inplace": {"rows": 256, "width": 256},
     "trace": {"n_ops": 1000, "width": 8, "rows": 64, "unrelated": 10_000},
     "render": {"nodes": 2000, "timeout_s": 120},
     "memory": {"steps": 1000, "window": 100, "warmup": 1000, "batch": 64, "sizes": (64, 64, 64, 10)},
@@ -184,12 +184,13 @@ def check_chain(cfg, ctx):
     x, c = _chain_inputs(cfg["width"], seed=1)
     ops = chain_ops(cfg["n_ops"])
     ref = chain_numpy(x, c, ops)
-    out = {"viewgrad-numpy": _rel(chain_autograd(vg.tensor(x, requires_grad=True),
-                                                 vg.tensor(c), ops).numpy(), ref)}
+    gv = chain_autograd(vg.tensor(x, requires_grad=True), vg.tensor(c), ops).numpy()
+    out = {"viewgrad-numpy": _rel(gv, ref)}
     if ctx.torch is not None:
         t = ctx.torch
-        out["torch-numpy"] = _rel(chain_autograd(t.tensor(x, requires_grad=True),
-                                                 t.tensor(c), ops).numpy(), ref)
+        gt = chain_autograd(t.tensor(x, requires_grad=True), t.tensor(c), ops).numpy()
+        out["torch-numpy"] = _rel(gt, ref)
+        out[MAXABS] = _maxabs(gv, gt)
     return out
 
 
@@ -197,16 +198,23 @@ def build_scaling(cfg, ctx):
     sizes = cfg["sizes"]
     engs = []
     for n in sizes:
-        for e in _chain_engines(ctx, n, cfg["width"], suffix=f"@{n:g}"):
-            if not e.name.startswith("numpy"):   # NumPy has no graph: nothing to scale
-                engs.append(e)
+        # NumPy keeps the same saved arrays in a list: its per-node cost also moves with
+        # size (allocator, caches), so growth is judged relative to it (issue 19)
+        engs += _chain_engines(ctx, n, cfg["width"], suffix=f"@{n:g}")
     lo, hi = f"@{sizes[0]:g}", f"@{sizes[-1]:g}"
     ratios = [(f"viewgrad@{n:g}", f"viewgrad{lo}") for n in sizes[1:]]
     ratios += [(f"torch@{n:g}", f"torch{lo}") for n in sizes[1:]]
+    ratios += [(f"numpy@{n:g}", f"numpy{lo}") for n in sizes[1:]]
     ratios += [(f"viewgrad@{n:g}", f"torch@{n:g}") for n in sizes]
+    ratios += [(f"viewgrad@{n:g}", f"numpy@{n:g}") for n in sizes]
+    ratios += [((f"viewgrad@{n:g}", f"numpy@{n:g}"), (f"viewgrad{lo}", f"numpy{lo}"))
+               for n in sizes[1:]]
+    ratios += [((f"torch@{n:g}", f"numpy@{n:g}"), (f"torch{lo}", f"numpy{lo}"))
+               for n in sizes[1:]]
+    growth = f"(viewgrad{hi}/numpy{hi})/(viewgrad{lo}/numpy{lo})"
     return Spec(engs, ratios,
-                targets=[(f"graph scaling: viewgrad per-node cost at {sizes[-1]:g} <= 1.2x "
-                          f"that at {sizes[0]:g}", f"viewgrad{hi}/viewgrad{lo}", 1.2)],
+                targets=[(f"graph scaling: viewgrad's per-node cost relative to NumPy at "
+                          f"{sizes[-1]:g} nodes <= 1.2x that at {sizes[0]:g}", growth, 1.2)],
                 skipped=_torch_skip(ctx), unit="node",
                 note="the tiny-op chain with N nodes, forward + backward (+ freeing the "
                      "graph), time per node")
@@ -322,7 +330,7 @@ def build_mlp(cfg, ctx):
     s = "-".join(map(str, cfg["sizes"]))
     return Spec(_mlp_engines(cfg, ctx), [("viewgrad", "numpy"), ("viewgrad", "torch"),
                                          ("torch", "numpy")],
-                targets=[("MLP step: viewgrad <= 1.10x NumPy", "viewgrad/numpy", 1.10)],
+                targets=[("MLP step: viewgrad <= 1.03x NumPy", "viewgrad/numpy", 1.03)],
                 skipped=_torch_skip(ctx), unit="step",
                 note=f"batch {cfg['batch']}, {s}, ReLU, cross-entropy, SGD, float32")
 
@@ -343,11 +351,12 @@ def check_mlp(cfg, ctx):
                                    F.cross_entropy, t.no_grad, update=False)
         out["torch-numpy loss"] = _rel(loss_t.item(), loss_n)
         out["torch-numpy grads"] = max(_rel(p.grad.numpy(), g) for p, g in zip(tP, g_n))
+        out[MAXABS] = max(_maxabs(p.grad.numpy(), q.grad.numpy()) for p, q in zip(vP, tP))
     return out
 
 
 # --------------------------------------------------------------------------------------
-# (4) small CNN training step: conv3x3 -> ReLU -> conv3x3 -> global mean -> linear -> CE
+# (4) small CNN training step: conv3x3 -> ReLU -> conv3x3 -> ReLU -> global mean -> linear -> CE
 # --------------------------------------------------------------------------------------
 
 def cnn_data(cfg, seed=0):
@@ -418,7 +427,8 @@ def cnn_step_numpy(P, Xnhwc, y, lr, update=True):
     cols2 = im2col_nhwc(a1.reshape(n, h, w, c1))
     W2m = W2.transpose(0, 2, 3, 1).reshape(c2, 9 * c1)
     h2 = cols2 @ W2m.T
-    h2 += b2                                        # (NHW, C2)
+    h2 += b2
+    np.maximum(h2, 0, out=h2)                       # (NHW, C2)
     m = h2.reshape(n, h * w, c2).mean(1)            # global mean: (N, C2)
     z = m @ W3.T
     z += b3
@@ -429,6 +439,7 @@ def cnn_step_numpy(P, Xnhwc, y, lr, update=True):
     dm /= h * w
     # a generic conv backward gets a full dout; materialise it (no algebraic shortcut)
     dh2 = np.broadcast_to(dm[:, None, :], (n, h * w, c2)).reshape(n * h * w, c2)
+    dh2 = dh2 * (h2 > 0)
     gb2 = dh2.sum(0)
     gW2 = (dh2.T @ cols2).reshape(c2, 3, 3, c1).transpose(0, 3, 1, 2)
     da1 = conv3x3_input_grad(dh2, W2, n, h, w).reshape(n * h * w, c1)
@@ -445,7 +456,7 @@ def cnn_step_numpy(P, Xnhwc, y, lr, update=True):
 def cnn_step_autograd(P, X, y, lr, conv2d, linear, cross_entropy, no_grad, update=True):
     W1, b1, W2, b2, W3, b3 = P
     h = conv2d(X, W1, b1, padding=1).relu()
-    h = conv2d(h, W2, b2, padding=1)
+    h = conv2d(h, W2, b2, padding=1).relu()
     z = linear(h.mean((2, 3)), W3, b3)
     loss = cross_entropy(z, y)
     loss.backward()
@@ -490,11 +501,11 @@ def build_cnn(cfg, ctx):
             tP, tX, ty, lr, F.conv2d, F.linear, F.cross_entropy, t.no_grad)))
     cin, c1, c2 = cfg["chans"]
     return Spec(engs, [("viewgrad", "numpy"), ("viewgrad", "torch"), ("torch", "numpy")],
-                targets=[("CNN step: viewgrad <= 1.10x NumPy im2col", "viewgrad/numpy",
-                          1.10)],
+                targets=[("CNN step: viewgrad <= 1.05x NumPy im2col", "viewgrad/numpy",
+                          1.05)],
                 skipped=skipped, unit="step",
                 note=f"batch {cfg['batch']}, {cin}x{cfg['hw']}x{cfg['hw']}, conv3x3 {cin}->{c1}"
-                     f" (pad 1), ReLU, conv3x3 {c1}->{c2}, global mean, linear "
+                     f" (pad 1), ReLU, conv3x3 {c1}->{c2}, ReLU, global mean, linear "
                      f"{c2}->{cfg['classes']}, cross-entropy, SGD, float32")
 
 
@@ -520,6 +531,8 @@ def check_cnn(cfg, ctx):
                                    F.cross_entropy, t.no_grad, update=False)
         out["torch-numpy loss"] = _rel(loss_t.item(), loss_n)
         out["torch-numpy grads"] = max(_rel(p.grad.numpy(), g) for p, g in zip(tP, g_n))
+        if conv is not None:
+            out[MAXABS] = max(_maxabs(p.grad.numpy(), q.grad.numpy()) for p, q in zip(vP, tP))
     return out
 
 
@@ -576,8 +589,8 @@ def build_inplace(cfg, ctx):
         tx, tw = t.tensor(x, requires_grad=True), t.tensor(w, requires_grad=True)
         engs.append(Engine("torch", lambda: inplace_autograd(tx, tw), rows))
     return Spec(engs, [("viewgrad", "torch"), ("viewgrad", "numpy")],
-                targets=[("view + in-place loop: viewgrad <= 1.0x torch", "viewgrad/torch",
-                          1.0)],
+                targets=[("view + in-place loop: viewgrad <= 0.5x torch", "viewgrad/torch",
+                          0.5)],
                 skipped=_torch_skip(ctx), unit="row",
                 note=f"{rows} row views of a float32[{rows},{cfg['width']}] clone, each "
                      "mul_(w) and add_(0.5) in place, backward through the CopySlices; "
@@ -594,6 +607,7 @@ def check_inplace(cfg, ctx):
         tx, tw = inplace_autograd(t.tensor(x, requires_grad=True),
                                   t.tensor(w, requires_grad=True))
         out["torch-numpy"] = max(_rel(tx.numpy(), gx), _rel(tw.numpy(), gw))
+        out[MAXABS] = max(_maxabs(vx.numpy(), tx.numpy()), _maxabs(vw.numpy(), tw.numpy()))
     return out
 
 
@@ -872,6 +886,17 @@ def _rel(a, b):
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-12))
+
+
+# The gradient check against torch that the benchmark reports: the largest absolute
+# difference between viewgrad's and torch's gradients (float32, same inputs).
+MAXABS = "viewgrad-torch grads max|Δ|"
+
+
+def _maxabs(a, b):
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    return float(np.max(np.abs(a - b))) if a.size else 0.0
 
 
 def _torch_skip(ctx):

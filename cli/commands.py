@@ -28,8 +28,19 @@ __all__ = ["demo", "run"]
 
 
 def _console(width=None):
+    """A console that prints strings as written (a tensor named "[/]" is not markup) and
+    never fails on odd text (cli/printing.protect_console)."""
     from rich.console import Console
-    return Console(width=width) if width else Console()
+    from .printing import protect_console
+    return protect_console(Console(width=width) if width else Console())
+
+
+def _fail(prog, what, e) -> int:
+    """One clear line on stderr for a file that could not be written; status 1."""
+    from viewgrad.trace.sanitize import clean
+    why = getattr(e, "strerror", None) or str(e)
+    print(f"viewgrad {prog}: cannot write {clean(what)}: {clean(why)}", file=sys.stderr)
+    return 1
 
 
 def demo(argv=None) -> int:
@@ -52,9 +63,11 @@ def demo(argv=None) -> int:
     x = b[2]
     y = vg.tensor(4.0, requires_grad=True)
     names = {"a": a, "b": b, "x": x, "y": y}
-    con.print("[bold]a = vg.tensor([1., 2., 3.], requires_grad=True); b = a.clone(); "
-              "x = b[2]; y = vg.tensor(4., requires_grad=True)[/bold]")
-    con.print("[bold]x.mul_(y)[/bold]   # x is a view of b: b's history must change too\n")
+    from rich.text import Text
+    con.print(Text("a = vg.tensor([1., 2., 3.], requires_grad=True); b = a.clone(); "
+                   "x = b[2]; y = vg.tensor(4., requires_grad=True)", style="bold"))
+    con.print(Text("x.mul_(y)", style="bold") + Text("   # x is a view of b: b's history "
+                                                      "must change too\n"))
     with vg.trace(namespace=names) as tr:
         x.mul_(y)
     con.print(render_event(tr.events[0]))
@@ -63,9 +76,11 @@ def demo(argv=None) -> int:
         try:
             vg.viz.to_svg(tr.events[0], ns.svg, renderer=ns.renderer)
         except RendererNotFound as e:
-            con.print(f"[red]no SVG:[/red] {e}")
+            con.print(Text("no SVG: ", style="red") + Text(str(e)))
             return 1
-        con.print(f"\nSVG written to [bold]{ns.svg}[/bold]")
+        except (OSError, ValueError) as e:     # a folder that does not exist, a NUL...
+            return _fail("demo", ns.svg, e)
+        con.print(Text(f"\nSVG written to {ns.svg}"))
     return 0
 
 
@@ -112,6 +127,8 @@ def run(argv=None) -> int:
         except RendererNotFound as e:
             print(f"viewgrad run: {e}", file=sys.stderr)
             return 2
+    from rich.text import Text
+    from viewgrad.trace.sanitize import clean
     con = _console(ns.width)
     status = 0
     old_argv, old_path = sys.argv, list(sys.path)
@@ -126,8 +143,13 @@ def run(argv=None) -> int:
     except SystemExit as e:
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
         status = code
+    except KeyboardInterrupt:
+        # Ctrl-C: what was traced so far is still written; exit status 130 (as a shell)
+        print("viewgrad run: interrupted (Ctrl-C); writing what was traced so far",
+              file=sys.stderr)
+        status = 130
     except Exception as e:  # noqa: BLE001 - the user's script failed: show it, keep the trace
-        con.print("[red]the script raised:[/red]")
+        con.print(Text("the script raised:", style="red"))
         # show the traceback from the script's own frames on (not runpy's)
         tb = e.__traceback__
         script = os.path.abspath(ns.script)
@@ -141,26 +163,43 @@ def run(argv=None) -> int:
     from viewgrad.render.terminal import render_backward
     for item in tr.timeline():
         if hasattr(item, "steps"):
-            con.print(render_backward(item) if ns.show else item.summary()[:160],
+            con.print(render_backward(item) if ns.show else Text(clean(item.summary(), 160)),
                       highlight=False)
         elif ns.show:
             con.print(render_event(item))
         else:
             ev = item
             where = f"  ({os.path.basename(ev.source[0])}:{ev.source[1]})" if ev.source else ""
-            con.print(f"#{ev.index} {ev.summary()}{where}", highlight=False)
+            con.print(Text(clean(f"#{ev.index} {ev.summary()}{where}", 2000)), highlight=False)
     if not tr.events:
         con.print("no in-place operations were traced")
-    if ns.svg_dir:
-        os.makedirs(ns.svg_dir, exist_ok=True)
-        for ev in tr.events:
-            vg.viz.to_svg(ev, os.path.join(ns.svg_dir, _event_file(ev)), renderer=ns.renderer)
-        con.print(f"{len(tr.events)} SVG file(s) written to {ns.svg_dir}")
-    if ns.html:
-        tr.to_html(ns.html, title=f"viewgrad: {os.path.basename(ns.script)}",
-                   renderer=ns.renderer)
-        con.print(f"web page written to {ns.html}")
-    if ns.json:
-        tr.to_json(ns.json)
-        con.print(f"trace written to {ns.json}")
-    return status
+    written = _write_outputs(tr, ns, con, vg)
+    return status if written == 0 else (status or written)
+
+
+def _write_outputs(tr, ns, con, vg) -> int:
+    """The SVGs, page and JSON of ``viewgrad run``; 1 (after a one-line message) when one
+    cannot be written."""
+    try:
+        if ns.svg_dir:
+            os.makedirs(ns.svg_dir, exist_ok=True)
+            for ev in tr.events:
+                vg.viz.to_svg(ev, os.path.join(ns.svg_dir, _event_file(ev)),
+                              renderer=ns.renderer)
+            con.print(f"{len(tr.events)} SVG file(s) written to {ns.svg_dir}")
+    except (OSError, ValueError) as e:
+        return _fail("run", ns.svg_dir, e)
+    try:
+        if ns.html:
+            tr.to_html(ns.html, title=f"viewgrad: {os.path.basename(ns.script)}",
+                       renderer=ns.renderer)
+            con.print(f"web page written to {ns.html}")
+    except (OSError, ValueError) as e:
+        return _fail("run", ns.html, e)
+    try:
+        if ns.json:
+            tr.to_json(ns.json)
+            con.print(f"trace written to {ns.json}")
+    except (OSError, ValueError) as e:
+        return _fail("run", ns.json, e)
+    return 0

@@ -179,10 +179,10 @@ def cmd_graph(session, rest):
     if hasattr(obj, "before") and hasattr(obj, "after"):  # an event: its full picture
         session.console.print(render_event(obj, compact=False))
         return
-    if not isinstance(obj, (vg.Tensor, vg.autograd.graph.Node)):
+    if not isinstance(obj, (printing._Tensor, printing._Node)):
         raise UsageError(f"{expr.strip()} is a {type(obj).__name__}, not a tensor or a "
                          "grad_fn: nothing to draw")
-    if depth is None and isinstance(obj, vg.Tensor):
+    if depth is None and isinstance(obj, printing._Tensor):
         session.console.print(render_snapshot_of(obj, session.namespace))
         return
     session.console.print(printing.graph_tree(obj, session.namespace, max_depth=depth))
@@ -312,7 +312,7 @@ def cmd_backward(session, rest):
     if not rest.strip():
         raise UsageError("backward of what? give a tensor expression, e.g. :backward loss")
     t = _target(session, rest)
-    if not isinstance(t, vg.Tensor):
+    if not isinstance(t, printing._Tensor):
         raise UsageError(f"{rest.strip()} is a {type(t).__name__}, not a tensor")
     from viewgrad.trace import record_backward
     before = session.trace.backward_count()

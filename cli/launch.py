@@ -26,16 +26,25 @@ def _start(script, trace, torch):
     interactive = script is None and sys.stdin.isatty() and sys.stdout.isatty()
     if not interactive:
         from .script import run_lines
-        session = Session(console=Console(highlight=False), trace=trace, torch=torch)
         if script in (None, "-"):
-            return run_lines(session, sys.stdin)
+            # bytes that are not UTF-8 become U+FFFD instead of ending the session
+            import io
+            lines = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace") \
+                if hasattr(sys.stdin, "buffer") else sys.stdin
+            session = Session(console=Console(highlight=False), trace=trace, torch=torch)
+            return run_lines(session, lines)
+        from viewgrad.trace.sanitize import clean as printing_clean
         try:
             with open(script, encoding="utf-8") as fh:
                 lines = fh.read().splitlines()
-        except OSError as e:
-            Console(stderr=True).print(Text(f"viewgrad: cannot read {script}: {e.strerror}",
-                                            style="red"))
+        except (OSError, UnicodeDecodeError, ValueError) as e:
+            why = getattr(e, "strerror", None) or (
+                f"not UTF-8 text (byte {e.start})" if isinstance(e, UnicodeDecodeError)
+                else str(e))
+            Console(stderr=True, markup=False).print(Text(
+                f"viewgrad: cannot read {printing_clean(script)}: {why}", style="red"))
             return 2
+        session = Session(console=Console(highlight=False), trace=trace, torch=torch)
         return run_lines(session, lines)
     from .repl import run_repl
     return run_repl(Session(interactive=True, trace=trace, torch=torch))

@@ -12,16 +12,25 @@
 """
 from __future__ import annotations
 
+import builtins
 import linecache
 import os
+import re
+import sys
 
-from rich.console import Group
+from rich.console import Console, Group
 from rich.pretty import Pretty
 from rich.text import Text
 from rich.traceback import Traceback
 from rich.tree import Tree
 
 import viewgrad as vg
+from viewgrad.autograd.graph import Node as _Node
+from viewgrad.tensor import Tensor as _Tensor
+from viewgrad.trace.sanitize import clean, safe_repr
+
+# Private references (Note [The REPL keeps its own tools]): a user may rebind vg.Tensor or
+# builtins; the REPL's own checks use these.
 
 _VIEWGRAD_DIR = os.path.dirname(os.path.abspath(vg.__file__))
 _CLI_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -33,7 +42,7 @@ def label_of(t, namespace=None) -> str | None:
     holds it (first one, in definition order), else ``None``."""
     name = getattr(t, "_name", None)
     if name:
-        return name
+        return clean(name, 200)
     if namespace:
         for k, v in namespace.items():
             if v is t and not k.startswith("_"):
@@ -87,7 +96,7 @@ def graph_tree(root, namespace=None, title=None, max_nodes=200, max_depth=None) 
     Iterative depth-first walk (deep graphs must not hit the recursion limit); a node seen
     before becomes ``↑ #k`` so shared subgraphs print once.
     """
-    if isinstance(root, vg.Tensor):
+    if isinstance(root, _Tensor):
         lab = label_of(root, namespace) or "tensor"
         title = title or f"{lab}  {tuple(root.shape)}"
         node = root.grad_fn
@@ -141,16 +150,36 @@ def graph_tree(root, namespace=None, title=None, max_nodes=200, max_depth=None) 
 def render_result(obj, namespace=None):
     """The renderable the REPL prints for an expression's value."""
     from .tracing import trace_renderable  # late: the tracer may not be installed yet
-    if isinstance(obj, vg.Tensor):
+    if isinstance(obj, _Tensor):
         return render_tensor(obj, namespace)
-    if isinstance(obj, vg.autograd.graph.Node):
+    if isinstance(obj, _Node):
         return graph_tree(obj, namespace)
     special = trace_renderable(obj)
     if special is not None:
         return special
     if hasattr(obj, "__rich__") or hasattr(obj, "__rich_console__"):
         return obj
-    return Pretty(obj)
+    # Capped (Python's reprlib): a 10**6-element list or a 10 MB repr costs milliseconds;
+    # rich.pretty lays out small values only (it would take minutes on big ones).
+    short = _SHORT.repr(obj)
+    if len(short) <= 4000 and "..." not in short:
+        return Pretty(obj)
+    return Text(clean(short, keep_newlines=True))
+
+
+def _short_repr():
+    import reprlib
+    r = reprlib.Repr()
+    r.maxlist = r.maxtuple = r.maxset = r.maxfrozenset = r.maxdeque = r.maxarray = 200
+    r.maxdict = 100
+    r.maxlevel = 12
+    r.maxstring = 5000
+    r.maxlong = 4000
+    r.maxother = 20000
+    return r
+
+
+_SHORT = _short_repr()
 
 
 def print_result(console, obj, namespace=None):
@@ -235,3 +264,102 @@ def print_exception(console, exc: BaseException):
         console.print(render_exception(exc, width=min(console.width, 120)))
     except Exception:  # noqa: BLE001 - a broken exception object must not break the REPL
         console.print(Text(f"{type(exc).__name__}: {exc!s}", style="bold red"))
+
+
+# -- the REPL's own output stream ---------------------------------------------------------
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+class SafeFile:
+    """The stream a REPL console writes to. It never raises for text the terminal cannot
+    encode (a lone surrogate in a tensor's name would otherwise stay in rich's buffer and
+    fail every later print), and a user's ``sys.stdout.close()`` does not close it: the
+    REPL still needs its output (``close_requested`` lets the session say so)."""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self.close_requested = False
+        try:
+            self._fd = stream.fileno()
+        except Exception:  # noqa: BLE001 - a StringIO has none
+            self._fd = None
+
+    def write(self, s):
+        s = _SURROGATES.sub("\ufffd", s)
+        try:
+            return self._stream.write(s)
+        except UnicodeEncodeError:
+            enc = getattr(self._stream, "encoding", None) or "utf-8"
+            return self._stream.write(s.encode(enc, "replace").decode(enc))
+        except ValueError:      # the stream was closed under us: reopen its descriptor
+            if self._fd is None:
+                raise
+            self._stream = open(self._fd, "w", encoding="utf-8", errors="replace",
+                                closefd=False, buffering=1)
+            return self._stream.write(s)
+
+    def flush(self):
+        try:
+            self._stream.flush()
+        except (ValueError, OSError):
+            pass
+
+    def close(self):
+        self.close_requested = True
+
+    @property
+    def closed(self):
+        return False
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def protect_console(console: Console) -> Console:
+    """Make ``console`` safe for anything a user or a trace file says: strings are printed
+    as written, never parsed as rich markup (a tensor named ``[/]``), and its stream never
+    fails on odd text (``SafeFile``)."""
+    console._markup = False
+    if not isinstance(console.file, SafeFile):
+        console.file = SafeFile(console.file)
+    return console
+
+
+# Note [The REPL keeps its own tools]: user code may rebind anything, builtins included
+# (``builtins.len = None``, ``vg.Tensor = 5``). The REPL's checks use private references
+# (``_Tensor``, ``_Node`` above), and user code runs with its own changes to builtins while
+# everything else (printing, tracing, rich) runs with Python's: ``user_builtins`` swaps them.
+_ORIGINAL_BUILTINS = dict(builtins.__dict__)
+_MISSING = object()
+
+
+class UserBuiltins:
+    """The user's changes to ``builtins``, applied only while their code runs."""
+
+    def __init__(self):
+        self.changes = {}
+
+    def __enter__(self):
+        d = builtins.__dict__
+        for k, v in self.changes.items():
+            if v is _MISSING:
+                d.pop(k, None)
+            else:
+                d[k] = v
+        return self
+
+    def __exit__(self, *exc):
+        d = builtins.__dict__
+        changes = {}
+        for k, v in list(d.items()):
+            if _ORIGINAL_BUILTINS.get(k, _MISSING) is not v:
+                changes[k] = v
+        for k in _ORIGINAL_BUILTINS:
+            if k not in d:
+                changes[k] = _MISSING
+        self.changes = changes
+        for k, v in changes.items():       # Python's own back, for the REPL's code
+            if v is not _MISSING and k not in _ORIGINAL_BUILTINS:
+                del d[k]
+        d.update(_ORIGINAL_BUILTINS)
+        return False

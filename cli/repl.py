@@ -29,10 +29,11 @@ import os
 from prompt_toolkit import PromptSession
 from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
 from prompt_toolkit.completion.base import get_common_complete_suffix
-from prompt_toolkit.filters import Condition
+from prompt_toolkit.filters import Condition, emacs_insert_mode, vi_insert_mode
 from prompt_toolkit.formatted_text import HTML, to_formatted_text
 from prompt_toolkit.history import FileHistory, InMemoryHistory, ThreadedHistory
 from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.keys import Keys
 from prompt_toolkit.lexers import DynamicLexer, PygmentsLexer, SimpleLexer
 from prompt_toolkit.styles import Style
 from pygments.lexers.python import PythonLexer
@@ -53,6 +54,9 @@ STYLE = Style.from_dict({
     "signature": "noreverse bg:#1c1c1c #bcbcbc",
     "signature.current": "noreverse bg:#1c1c1c bold underline #ffd75f",
 })
+
+
+MAX_HIGHLIGHT = 5000   # characters of input that get syntax highlighting
 
 
 def history_path() -> str:
@@ -117,6 +121,32 @@ def _key_bindings(session: Session) -> KeyBindings:
         else:
             b.insert_text("\n" + next_indent(doc.text_before_cursor))
 
+    @kb.add(Keys.Any, filter=emacs_insert_mode | vi_insert_mode)
+    def _(event):
+        # A paste without bracketed paste arrives as thousands of key presses; handled one
+        # by one they cost prompt_toolkit milliseconds each (a 200 KB paste froze the
+        # prompt for minutes). Take the keys already queued behind this one at once:
+        # plain characters, and Enters that do not complete the input (each indents as
+        # the Enter binding would). The Enter that runs the input keeps its binding.
+        b = event.current_buffer
+        if not b.document.is_cursor_at_the_end:
+            b.insert_text(event.data * event.arg)
+            return
+        old = b.text
+        text = old + event.data * event.arg
+        queue = event.key_processor.input_queue
+        while queue:
+            k = queue[0].key
+            if not isinstance(k, Keys) and len(k) == 1:
+                text += queue.popleft().data
+            elif k in (Keys.ControlM, Keys.ControlJ) and len(queue) > 1 \
+                    and not is_complete(text):
+                queue.popleft()
+                text += "\n" + next_indent(text)   # as the Enter binding does
+            else:
+                break
+        b.insert_text(text[len(old):])
+
     @kb.add("escape", "enter")
     def _(event):
         event.current_buffer.validate_and_handle()
@@ -161,6 +191,8 @@ def make_prompt_session(session: Session, input=None, output=None, history=None,
 
     def lexer():
         text = ps.default_buffer.text if ps is not None else ""
+        if len(text) > MAX_HIGHLIGHT:   # a big paste: re-lexing it per redraw froze the prompt
+            return plain
         return plain if text.lstrip().startswith(":") else python
 
     def toolbar():
@@ -202,6 +234,9 @@ def make_prompt_session(session: Session, input=None, output=None, history=None,
         enable_history_search=False,
         mouse_support=False,
     )
+    # at most ~20 redraws a second: a paste without bracketed paste arrives in many small
+    # reads, and each redraw lays out the whole input
+    ps.app.min_redraw_interval = 0.05
     return ps
 
 
@@ -246,4 +281,4 @@ def run_repl(session: Session | None = None, input=None, output=None, history=No
                 session.console.print(Text("KeyboardInterrupt", style="bold red"))
     finally:
         session.close()
-    return 0
+    return session.exit_status or 0

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from .multiline import is_complete
+from .multiline import COMPILE_ALWAYS_BELOW, Scanner, is_complete
 from .session import Session
 
 _CONTINUES_BLOCK = re.compile(r"^(else|elif|except|finally|case)\b|^[)\]}]")
@@ -26,12 +26,20 @@ _CONTINUES_BLOCK = re.compile(r"^(else|elif|except|finally|case)\b|^[)\]}]")
 
 def run_lines(session: Session, lines, echo=True) -> int:
     buf: list[str] = []
+    scan = [Scanner(), 0]    # the open input's bracket/string state and length: linear
 
     def flush():
+        scan[:] = [Scanner(), 0]
         if buf:
             text = "\n".join(buf).rstrip("\n")
             buf.clear()
             run(text)
+
+    def surely_open(line):
+        """Certainly unfinished without compiling (Note [Linear completeness])."""
+        if scan[1] <= COMPILE_ALWAYS_BELOW:
+            return False
+        return scan[0].open or (len(buf) > 1 and line[:1] in (" ", "\t") and line.strip())
 
     def run(text):
         session.handle(text)
@@ -41,8 +49,10 @@ def run_lines(session: Session, lines, echo=True) -> int:
         if session.playback is not None:
             session.playback.run_all(echo=echo)
 
-    for raw in lines:
-        if session.quit_requested:
+    lines = iter(lines)
+    while not session.quit_requested:   # exit() closes stdin: never read past it
+        raw = next(lines, None)
+        if raw is None:
             break
         line = raw.rstrip("\r\n")
         if buf and line and not line[0].isspace() and not _CONTINUES_BLOCK.match(line) \
@@ -53,9 +63,13 @@ def run_lines(session: Session, lines, echo=True) -> int:
         if echo:
             session.echo_line(line, continuation=bool(buf))
         buf.append(line)
-        if is_complete("\n".join(buf)):
+        scan[0].feed(line)
+        scan[1] += len(line) + 1
+        if not surely_open(line) and is_complete("\n".join(buf)):
             flush()
     if not session.quit_requested:
         flush()
     session.close()
+    if session.exit_status is not None:      # exit(N) / sys.exit(...) in the script
+        return session.exit_status
     return 1 if session.errors else 0

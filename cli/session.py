@@ -56,7 +56,7 @@ def fresh_namespace(torch: bool = False) -> dict:
 class Session:
     def __init__(self, console: Console | None = None, trace: bool = True,
                  interactive: bool = False, torch: bool = False):
-        self.console = console or Console()
+        self.console = printing.protect_console(console or Console())
         self.interactive = interactive
         self.torch = torch
         self.namespace = fresh_namespace(torch)
@@ -64,6 +64,8 @@ class Session:
         self.inputs = 0
         self.quit_requested = False
         self.errors = 0                  # exceptions shown (script mode's exit status)
+        self.exit_status = None          # set by exit(N) / sys.exit(...) in user code
+        self.user_builtins = printing.UserBuiltins()
         self.playback = None             # modes.TutorialPlayback while a tutorial plays
         self.stepper = None              # modes.BackwardStepper while :backward steps
         self.exercise = None             # the last played tutorial's exercise (``:check``)
@@ -107,7 +109,9 @@ class Session:
                 expr = ast.Expression(tree.body.pop().value)
             body = compile(tree, filename, "exec")
             expr_code = compile(expr, filename, "eval") if expr is not None else None
-        except (SyntaxError, ValueError, OverflowError) as e:
+        except (SyntaxError, ValueError, OverflowError, RecursionError, MemoryError) as e:
+            if isinstance(e, RecursionError):   # e.g. a 100,000-term expression
+                e = SyntaxError(f"the input is too deeply nested to compile ({e})")
             e.__traceback__ = None  # the frames are the compiler's; the error is the user's line
             self._show_error(e)
             return
@@ -115,12 +119,13 @@ class Session:
         passes = self.trace.backward_count()
         with self.trace.recording() as new_events:
             try:
-                with self._user_output():
+                with self._user_output(), self.user_builtins:
                     exec(body, self.namespace)
                     if expr_code is not None:
                         value = eval(expr_code, self.namespace)
-            except SystemExit:
+            except SystemExit as e:
                 self.quit_requested = True
+                self.exit_status = self._exit_status(e)
                 failed = True
             except KeyboardInterrupt:
                 self.console.print(Text("KeyboardInterrupt", style="bold red"))
@@ -128,6 +133,7 @@ class Session:
             except BaseException as e:  # noqa: BLE001 - the user's exception is shown, not raised
                 error = e
                 failed = True
+        self._check_streams()
         if not failed and value is not None:
             self.namespace["_"] = value
             printing.print_result(self.console, value, self.namespace)
@@ -138,6 +144,40 @@ class Session:
         if error is not None:
             self.show_failed_backward(passes)
             self._show_error(error)
+
+    def _exit_status(self, e: SystemExit) -> int:
+        """As Python: ``exit()`` → 0, ``exit(5)`` → 5, ``sys.exit("bye")`` prints bye on
+        stderr and → 1."""
+        code = e.code
+        if code is None:
+            return 0
+        if isinstance(code, int) and not isinstance(code, bool):
+            return code & 0xFF
+        try:
+            self.console.file.flush()
+            print(printing.clean(str(code), keep_newlines=True), file=sys.__stderr__,
+                  flush=True)
+        except Exception:  # noqa: BLE001 - stderr itself may be gone
+            pass
+        return 1
+
+    def _check_streams(self):
+        """After user code: a closed sys.stdout/stderr is reported and replaced (the REPL
+        and the user's next print() still need them)."""
+        f = self.console.file
+        asked = getattr(f, "close_requested", False)
+        for name in ("stdout", "stderr"):
+            stream = getattr(sys, name)
+            if getattr(stream, "closed", False) and not isinstance(stream, printing.SafeFile):
+                asked = True
+                fd = 1 if name == "stdout" else 2
+                setattr(sys, name, open(fd, "w", encoding="utf-8", errors="replace",
+                                        closefd=False, buffering=1))
+        if asked:
+            if hasattr(f, "close_requested"):
+                f.close_requested = False
+            self.console.print(Text("(sys.stdout was closed by your code: the REPL reopened "
+                                    "it, since it still prints there)", style="yellow"))
 
     def print_trace(self, events):
         try:

@@ -13,7 +13,12 @@ from . import ops
 from .ops.factories import (tensor, as_tensor, from_numpy, zeros, ones, full, empty, arange,
                             linspace, eye, randn, rand, randint, zeros_like, ones_like,
                             full_like, empty_like, rand_like, randn_like, empty_strided,
-                            manual_seed)
+                            manual_seed, logspace)
+from .ops.tensortypes import (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor,
+                              CharTensor, ByteTensor, BoolTensor)
+from .ops.random import (Generator, default_generator, seed, initial_seed, get_rng_state,
+                         set_rng_state, randperm, normal, bernoulli, multinomial, poisson,
+                         randint_like)
 from .ops.pointwise import (add, sub, mul, div, neg, pow, abs, sqrt, exp, log, tanh, sigmoid,
                             relu, clamp, where, sign, reciprocal, square)
 from .ops.reduce import sum, mean, max, min, amax, amin, gather, scatter, scatter_add, argmax, argmin

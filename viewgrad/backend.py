@@ -358,18 +358,11 @@ def default_float_for(value) -> np.dtype:
     return a.dtype
 
 
-class Generator:
-    """The global random generator (seeded by manual_seed), on the host."""
-
-    def __init__(self, seed=0):
-        self.rng = np.random.default_rng(seed)
-
-    def manual_seed(self, seed):
-        self.rng = np.random.default_rng(seed)
-        return self
-
-
-default_generator = Generator(0)
+def host_rng(seed):
+    """A host random bit generator (numpy's PCG64) started from ``seed`` (None: from the
+    system's entropy). viewgrad draws random numbers on the host and copies them to the
+    device (ops/random.py), so a seed gives the same numbers on every device."""
+    return np.random.default_rng(seed)
 
 
 _ndarray = np.ndarray
@@ -441,6 +434,20 @@ def empty_strided(dev, size, stride, dt):
     else:
         a = dev.xp.empty(size, dtype=dt)
     return a, buf
+
+
+def strided_in(dev, flat, size, strides, offset):
+    """The array of geometry (size, strides in bytes) starting ``offset`` elements into the
+    1-D array ``flat`` (a storage). On the CPU, numpy's C constructor (one call; it checks
+    the bounds, and anything it refuses goes the general way); elsewhere the device's
+    as_strided — numpy's own as_strided is Python code, ~10x slower per call."""
+    if dev is cpu and type(flat) is np.ndarray and flat.flags.c_contiguous:
+        try:
+            return np.ndarray(size, flat.dtype, buffer=flat, offset=offset * flat.itemsize,
+                              strides=strides)
+        except (TypeError, ValueError):
+            pass
+    return dev.as_strided(flat[offset:], size, strides)
 
 
 def broadcast_shapes(*shapes) -> tuple:

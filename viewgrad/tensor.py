@@ -40,12 +40,11 @@ class VersionCounter:
     def bump(self, op=None):
         self.version += 1
         if _st.blame and op is not None:
-            from .autograd.blame import user_frame, KEEP
             b = self.bumps
             if b is None:
                 b = self.bumps = []
-            b.append((op, user_frame(3), None, self.version))
-            if len(b) > KEEP:
+            b.append((op, _blame.user_frame(3), None, self.version))
+            if len(b) > _blame.KEEP:
                 del b[0]
 
 
@@ -277,8 +276,7 @@ class Tensor:
     def grad_fn(self):
         vi = self._view_info
         if vi is not None and vi.version != self._version_counter.version:
-            from .autograd.views import regenerate_grad_fn
-            regenerate_grad_fn(self)
+            _regenerate_grad_fn(self)
         return self._grad_fn
 
     @property
@@ -349,14 +347,12 @@ class Tensor:
         """The gradient edge of this tensor: (node, input_nr) or None."""
         vi = self._view_info
         if vi is not None and vi.version != self._version_counter.version:
-            from .autograd.views import regenerate_grad_fn
-            regenerate_grad_fn(self)
+            _regenerate_grad_fn(self)
         fn = self._grad_fn
         if fn is not None:
             return (fn, self._output_nr)
         if self._requires_grad:
-            from .autograd.accumulate import grad_accumulator
-            return (grad_accumulator(self), 0)
+            return (_grad_accumulator(self), 0)
         return None
 
     # -- backward and hooks ------------------------------------------------------------
@@ -504,3 +500,9 @@ def _wrap_dim(dim, ndim):
                          f"but got {dim})")
     return dim + n if dim < 0 else dim
 
+
+# autograd's modules import Tensor, so the ones Tensor calls are bound here, once the class
+# exists (viewgrad/__init__ imports autograd first; this module is imported from there)
+from .autograd import blame as _blame  # noqa: E402
+from .autograd.accumulate import grad_accumulator as _grad_accumulator  # noqa: E402
+from .autograd.views import regenerate_grad_fn as _regenerate_grad_fn  # noqa: E402

@@ -39,6 +39,24 @@ def test_engines_agree(name):
         assert np.isfinite(d) and d <= TOL, f"{name}: {key} differs by {d:.3g}"
 
 
+@pytest.mark.parametrize("name", ["chain", "mlp", "cnn", "inplace"])
+def test_gradients_are_checked_against_torch(name):
+    # the benchmark reports max |viewgrad grad - torch grad| for each timed workload
+    pytest.importorskip("torch", reason="torch (the test-only oracle) is not installed")
+    diffs = W.CHECKS[name](W.QUICK[name], _Ctx)
+    assert W.MAXABS in diffs and diffs[W.MAXABS] <= TOL
+
+
+def test_growth_is_a_ratio_of_paired_ratios():
+    # (a/b)/(c/d) is taken round by round from the same rounds' samples
+    from bench.harness import Engine, measure
+    engs = [Engine(n, lambda: sum(range(50))) for n in ("a", "b", "c", "d")]
+    r = measure(engs, 3, [("a", "b"), ("c", "d"), (("a", "b"), ("c", "d"))], min_time=0.001)
+    q = r["ratios"]["(a/b)/(c/d)"]["per_round"]
+    ab, cd = r["ratios"]["a/b"]["per_round"], r["ratios"]["c/d"]["per_round"]
+    assert q == pytest.approx([x / y for x, y in zip(ab, cd)])
+
+
 def test_chain_gradient_is_not_trivial():
     # the quick chain's gradient must not have vanished, or the check above proves nothing
     x, c = W._chain_inputs(8, seed=1)
@@ -86,3 +104,17 @@ def test_quick_run_end_to_end(tmp_path):
         assert "error" not in w, (name, w)
     assert data["blas"]["env"]["OPENBLAS_NUM_THREADS"] == "1"
     assert "summary" in p.stdout
+
+
+def test_compare_reports_each_issue19_target_before_and_after():
+    from bench.report import ISSUE19, compare
+
+    def run(value):
+        ws = {}
+        for _, name, key, _thr in ISSUE19:
+            ws.setdefault(name, {"ratios": {}})["ratios"][key] = {
+                "median": value, "min": value, "max": value}
+        return {"workloads": ws}
+    table = compare(run(2.0), run(0.4)).splitlines()
+    assert len(table) == 2 + len(ISSUE19)
+    assert all("2.00×" in row and "0.40×" in row and "**met**" in row for row in table[2:])

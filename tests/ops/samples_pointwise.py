@@ -51,3 +51,20 @@ SAMPLES = {
     "addcmul": [(lambda a, b, c: a.addcmul(b, c, value=0.5), [(2, 3), (3,), (2, 1)])],
     "addcdiv": [(lambda a, b, c: vg.addcdiv(a, b, c, value=2), [(2, 3), (2, 3), ("pos", (3,))])],
 }
+
+
+def _g():
+    return vg.Generator().manual_seed(0)  # a fresh stream per call: the same sample each time
+
+
+# in-place samplers (ops/random.py): the sample replaces the values, its gradient is zero
+SAMPLES.update({
+    "uniform": [(lambda a: a.clone().uniform_(-1, 1, generator=_g()) * a, [(3,)])],
+    "normal": [(lambda a: a.clone().normal_(generator=_g()) * a, [(3,)])],
+    "bernoulli": [(lambda a: a.clone().bernoulli_(0.5, generator=_g()) * a, [(4,)])],
+    "exponential": [(lambda a: a.clone().exponential_(generator=_g()) + a, [(3,)])],
+    "random": [(lambda a: a.clone().random_(0, 5, generator=_g()) * a, [(3,)])],
+    "log_normal": [(lambda a: a.clone().log_normal_(generator=_g()) * a, [(3,)])],
+    "cauchy": [(lambda a: a.clone().cauchy_(generator=_g()) * a, [(3,)])],
+    "geometric": [(lambda a: a.clone().geometric_(0.3, generator=_g()) * a, [(3,)])],
+})

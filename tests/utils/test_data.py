@@ -11,9 +11,7 @@ torch = pytest.importorskip("torch", reason="torch is the test-only oracle for t
 
 
 def _gen(seed):
-    if hasattr(vg, "Generator"):          # torch.Generator's twin (viewgrad/ops/random.py)
-        return vg.Generator().manual_seed(seed)
-    return vg.backend.Generator(seed)
+    return vg.Generator().manual_seed(seed)   # torch.Generator's twin (ops/random.py)
 
 
 def _plain(b):

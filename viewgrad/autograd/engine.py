@@ -224,9 +224,15 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
     counter = 1
     heappop, heappush = heapq.heappop, heapq.heappush
     anomaly = _st.anomaly
+    nxt = None  # the one node that became ready while the queue was empty (Note below)
     try:
-        while heap:
-            node = heappop(heap)[2]
+        while True:
+            if nxt is not None:
+                node, nxt = nxt, None
+            elif heap:
+                node = heappop(heap)[2]
+            else:
+                break
             ins = buffers.pop(node)
             if captures is not None:
                 ins = _call_hooks_and_capture(node, ins, captures, capture_out, accumulate)
@@ -265,6 +271,13 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
                 d = deps[fn] - 1
                 deps[fn] = d
                 if d == 0:
+                    if nxt is None and not heap and tracer is None:
+                        nxt = fn
+                        continue
+                    if nxt is not None:
+                        heappush(heap, (-nxt._sequence_nr, counter, nxt))
+                        counter += 1
+                        nxt = None
                     heappush(heap, (-fn._sequence_nr, counter, fn))
                     counter += 1
             if tracer is not None:   # after the hand-off: buffers, counts, queue as they are now
@@ -277,6 +290,15 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
         if tracer is not None:
             tracer.end()
     return capture_out
+
+
+# Note [chain fast path]
+# A speed trick, fenced off in run_backward's loop: most nodes of a chain make exactly one
+# node ready, while the ready queue is empty. That node is the only ready one, so it is
+# what the queue would give next anyway: run it next (``nxt``) without pushing it onto the
+# heap and popping it back. As soon as a second node becomes ready, both go onto the heap
+# and the order is the queue's again (sequence_nr, newest first). Off while a tracer
+# watches: it is shown the ready queue after each node, so every ready node is in it.
 
 
 def _as_tuple(x):

@@ -126,9 +126,8 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if grad_outputs is None:
         outs = _outputs(func, inputs)
-        rng = B.default_generator.rng
-        grad_outputs = tuple(o.new_tensor(rng.standard_normal(tuple(o.shape)))
-                             .requires_grad_(True) for o in outs)
+        # normal samples from the global generator (vg.manual_seed), as torch.randn_like
+        grad_outputs = tuple(o.detach().clone().normal_().requires_grad_(True) for o in outs)
     grad_outputs = _as_tuple(grad_outputs)
     n_in = len(inputs)
 

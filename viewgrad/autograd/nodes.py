@@ -141,13 +141,16 @@ def _unpack_data(v):
 
 
 def _sum_to_array(a, shape):
-    """sum_to on arrays: reduce broadcast dims back to ``shape``."""
+    """sum_to on arrays: reduce broadcast dims back to ``shape``. The leading dims are
+    summed away (not kept and reshaped), so the result owns its memory and AccumulateGrad
+    can keep it (a bias gradient) without a copy."""
     lead = a.ndim - len(shape)
-    dims = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
-                                      if s == 1 and a.shape[i + lead] != 1)
+    if lead:
+        a = a.sum(axis=tuple(range(lead)))
+    dims = tuple(i for i, s in enumerate(shape) if s == 1 and a.shape[i] != 1)
     if dims:
         a = a.sum(axis=dims, keepdims=True)
-    return a.reshape(shape)
+    return a if a.shape == shape else a.reshape(shape)
 
 
 class OpDef:
@@ -259,12 +262,16 @@ def _device_of(inputs):
     return dev or B.cpu
 
 
+_ONE = (True,)
+
+
 def record(op, inputs, out, attrs, edges):
     """Attach a new node of ``op`` to ``out`` (a Tensor or a tuple of Tensors)."""
     node = _new(op.node_cls)
     node.next_functions = edges
     node._sequence_nr = _next_seq()
-    needs = tuple(e[0] is not None for e in edges)
+    # 'input i needs grad' flags, which pick what to save; one input: it does
+    needs = _ONE if len(edges) == 1 else tuple([e[0] is not None for e in edges])
     saved = {}
     where = None
     releasable = False

@@ -157,8 +157,9 @@ def strided_region(t, size, stride, storage_offset):
                            "replay (viewgrad.autograd.set_view_replay(True))")
     storage = t._storage
     isz = storage.itemsize
-    flat = dev.as_strided(storage, (int(storage.size),), (isz,))
-    return dev.as_strided(flat[storage_offset:], size, tuple(s * isz for s in stride))
+    if storage.ndim != 1:
+        storage = dev.as_strided(storage, (int(storage.size),), (isz,))
+    return B.strided_in(dev, storage, size, tuple(s * isz for s in stride), storage_offset)
 
 
 def _propagate(prev, new):
@@ -480,7 +481,7 @@ def rebase_history(t, fn):
     base._output_nr = 0
     # The view's own grad_fn is now stale: rebuild it on top of CopySlices right away.
     old_view_fn = t._grad_fn
-    regenerate_grad_fn(t)
+    regenerate_grad_fn(t, (cs.base_sizes, cs.base_strides, cs.base_offset))
     _move_retain_grad(t, old_view_fn, t._grad_fn)
 
 
@@ -491,16 +492,16 @@ class CopySlices(Node):
     ``view_strides``, ``view_offset`` (relative to the base), ``view_fns`` (replay mode).
     """
 
-    __slots__ = ("fn", "base_sizes", "base_strides", "view_sizes", "view_strides",
+    __slots__ = ("fn", "base_sizes", "base_strides", "base_offset", "view_sizes", "view_strides",
                  "view_offset", "view_fns", "replay", "dtype", "device")
 
     def __init__(self, base, view, vi, fn):
         edge0 = base._edge()
         super().__init__((edge0 or _NO_EDGE,) + tuple(fn.next_functions[1:]))
         self.fn = fn
-        self.base_sizes, self.base_strides, base_offset = geometry(base)
+        self.base_sizes, self.base_strides, self.base_offset = geometry(base)
         self.view_sizes, self.view_strides, view_offset = geometry(view)
-        self.view_offset = view_offset - base_offset
+        self.view_offset = view_offset - self.base_offset
         self.view_fns = vi.view_fns
         self.replay = _st.view_replay or base._device.as_strided is None
         self.dtype = base._data.dtype
@@ -552,7 +553,8 @@ class CopySlices(Node):
                 and grad._grad_fn is None and grad._data.flags.writeable
                 and owns_memory(grad)
                 and tuple(grad._data.shape) == self.base_sizes
-                and grad.stride() == self.base_strides and grad.storage_offset() == 0)
+                and grad.stride() == self.base_strides
+                and (grad._fresh_buffer or grad.storage_offset() == 0))
 
     def release_variables(self):
         self.fn.release_variables()
@@ -563,8 +565,9 @@ class CopySlices(Node):
 
 # -- 5. stale views ---------------------------------------------------------------------
 
-def regenerate_grad_fn(view):
-    """Rebuild a stale view's grad_fn on top of its base's current history."""
+def regenerate_grad_fn(view, base_geometry=None):
+    """Rebuild a stale view's grad_fn on top of its base's current history
+    (``base_geometry``: the base's, when the caller already has it)."""
     vi = view._view_info
     base = vi.base
     if view._grad_fn is None and not base.requires_grad:
@@ -589,6 +592,6 @@ def regenerate_grad_fn(view):
     # Geometry mode: the node base.as_strided(view's geometry) would record, built
     # directly (the view's data is already there; only its history is new).
     sizes, strides, offset = geometry(view)
-    attrs = (sizes, strides, offset, geometry(base))
+    attrs = (sizes, strides, offset, base_geometry or geometry(base))
     view._grad_fn = record(OPS["as_strided"], (base,), view, attrs, (base._edge(),))
     view._output_nr = 0

@@ -5,11 +5,13 @@ conv1d, conv2d, conv3d and conv_transpose1d/2d (in ``viewgrad.nn.functional``) a
 ``convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
 groups)``, as PyTorch's do.
 
-Forward (on backend arrays) is im2col built on the view machinery: the padded input is
-looked at through an ``as_strided`` *view* of shape ``(N, C, *out, *kernel)`` — every
-sliding window, no copy — and contracted with the weight by one matrix product
-(``tensordot``). A transposed convolution is the adjoint: a matrix product into columns,
-then each kernel tap is added into a strided slice of the output (col2im).
+Forward (on backend arrays) is im2col, NCHW: one strided copy per kernel tap gathers the
+padded input into a contiguous column buffer ``(N, C*K, L)`` (K kernel taps, L output
+positions), then one matrix product per sample, ``W (O, C*K) @ cols[n] (C*K, L)``, whose
+``(O, L)`` result already is the sample's NCHW output. A transposed convolution is the
+adjoint: a matrix product into columns, then each kernel tap is added into a strided
+slice of the output (col2im). ``sliding_windows`` is the same columns as a zero-copy
+``as_strided`` view, for readers (and ``unfold``).
 
 Backward is written in differentiable viewgrad ops, and mostly in ``convolution`` itself:
 
@@ -26,8 +28,10 @@ and bias, with strides, padding, dilation and groups.
 from __future__ import annotations
 
 import itertools
+import weakref
 
 from .. import backend as B
+from ..autograd.state import state as _st
 from ..tensor import Tensor
 from .table import defop, dispatch
 
@@ -119,23 +123,73 @@ def sliding_windows(x, kernel, stride, dilation):
     return xp.stack(parts, axis=-1).reshape(shape)
 
 
-def _conv_arrays(x, w, stride, padding, dilation, groups):
+def _tap(ks, out, stride, dilation):
+    """The slices of the padded input that kernel tap ``ks`` reads, one per output."""
+    return tuple(slice(ks[i] * dilation[i], ks[i] * dilation[i] + stride[i] * (out[i] - 1) + 1,
+                       stride[i]) for i in range(len(ks)))
+
+
+def _columns(x, kernel, stride, padding, dilation):
+    """im2col into a contiguous buffer: ``cols[n, c, k.., o..] = x_padded[n, c, o*stride +
+    k*dilation]``, shape (N, C, *kernel, *out) — one copy per kernel tap, each writing a
+    contiguous block. Returns (cols, out)."""
     xp = _xp(x)
-    nsp = x.ndim - 2
+    nsp = len(kernel)
     if any(padding):
         x = _pad_fwd(x, tuple(p for q in reversed(padding) for p in (q, q)), 0)
+    sp = x.shape[2:]
+    out = tuple(conv_output_size(sp[i], kernel[i], stride[i], 0, dilation[i])
+                for i in range(nsp))
+    cols = xp.empty(tuple(x.shape[:2]) + tuple(kernel) + out, dtype=x.dtype)
+    everything = (slice(None), slice(None))
+    for ks in itertools.product(*[range(k) for k in kernel]):
+        cols[everything + ks] = x[everything + _tap(ks, out, stride, dilation)]
+    return cols, out
+
+
+# Note [conv columns kept for the weight gradient]
+# A speed trick, fenced off here: the forward's column buffer is exactly what the weight
+# gradient needs (gw = sum_n grad[n] @ cols[n].T), and rebuilding it costs as much as the
+# forward's gather. So while grad mode is on, the forward leaves its columns in this small
+# table, keyed by the input array (a weak reference, so a freed input is never matched by
+# a recycled id), and the plain-backward weight kernel takes them back out (pop: a training
+# step leaves nothing behind). Bounded: at most _KEEP entries, oldest dropped first; a miss
+# just rebuilds the columns. Never used under create_graph (the viewgrad formulas run).
+_KEEP = 8
+_kept_cols = {}
+
+
+def _keep_cols(x, key, cols):
+    try:
+        ref = weakref.ref(x)
+    except TypeError:
+        return  # an array type without weak references: rebuild in backward
+    if len(_kept_cols) >= _KEEP:
+        del _kept_cols[next(iter(_kept_cols))]
+    _kept_cols[id(x)] = (ref, key, cols)
+
+
+def _take_cols(x, key):
+    entry = _kept_cols.pop(id(x), None)
+    if entry is not None and entry[0]() is x and entry[1] == key:
+        return entry[2]
+    return None
+
+
+def _conv_arrays(x, w, stride, padding, dilation, groups, keep=False):
+    """y = conv(x, w), NCHW: the column buffer, then one GEMM per sample (per group)."""
+    n = x.shape[0]
     kernel = tuple(w.shape[2:])
-    cols = sliding_windows(x, kernel, stride, dilation)           # N, C, *out, *K
-    kaxes = tuple(range(2 + nsp, 2 + 2 * nsp))
-    waxes = tuple(range(2, 2 + nsp))
-    if groups == 1:
-        y = xp.tensordot(cols, w, axes=((1,) + kaxes, (1,) + waxes))  # N, *out, O
-    else:
-        cg, og = x.shape[1] // groups, w.shape[0] // groups
-        y = xp.concatenate([
-            xp.tensordot(cols[:, g * cg:(g + 1) * cg], w[g * og:(g + 1) * og],
-                         axes=((1,) + kaxes, (1,) + waxes)) for g in range(groups)], axis=-1)
-    return xp.ascontiguousarray(xp.moveaxis(y, -1, 1))
+    cols, out = _columns(x, kernel, stride, padding, dilation)
+    o = w.shape[0]
+    cgk = w[0].size                                                 # C/groups * K
+    L = 1
+    for s_ in out:
+        L *= s_
+    y = w.reshape(groups, o // groups, cgk) @ cols.reshape(n, groups, cgk, L)  # N, G, O/G, L
+    if keep:
+        _keep_cols(x, (kernel, stride, padding, dilation, groups), cols)
+    return y.reshape((n, o) + out)
 
 
 def transposed_output_size(size, kernel, stride, padding, output_padding, dilation):
@@ -175,7 +229,8 @@ def _conv_fwd(input, weight, bias, stride, padding, dilation, transposed, output
         y = _conv_transpose_arrays(input, weight, stride, padding, output_padding, dilation,
                                    groups)
     else:
-        y = _conv_arrays(input, weight, stride, padding, dilation, groups)
+        y = _conv_arrays(input, weight, stride, padding, dilation, groups,
+                         keep=_st.grad_enabled)
     if bias is not None:
         y += bias.reshape((1, -1) + (1,) * (y.ndim - 2))
     return y
@@ -260,20 +315,53 @@ def set_fast_kernels(op, **kernels):
 
 def _weight_grad_arrays(inp, gout, kernel, stride, padding, dilation, groups):
     """gw[o, c, k] = sum_{n, y} gout[n, o, y] * inp_padded[n, c, y*stride + k*dilation]:
-    the forward's im2col view of the input contracted with gout, group by group."""
-    xp = _xp(inp)
+    per sample, gout[n] (O, L) @ cols[n].T (L, C*K), summed over the batch (group by
+    group); the columns are the forward's when it kept them (Note [conv columns kept])."""
     nsp = len(kernel)
-    if any(padding):
-        inp = _pad_fwd(inp, tuple(p for q in reversed(padding) for p in (q, q)), 0)
-    cols = sliding_windows(inp, kernel, stride, dilation)          # N, C, *out, *K
-    cols = cols[(slice(None), slice(None)) + tuple(slice(0, gout.shape[2 + i])
-                                                   for i in range(nsp))]
-    axes = (0,) + tuple(range(2, 2 + nsp))
-    cg, og = inp.shape[1] // groups, gout.shape[1] // groups
-    gw = xp.concatenate([
-        xp.tensordot(gout[:, g * og:(g + 1) * og], cols[:, g * cg:(g + 1) * cg],
-                     axes=(axes, axes)) for g in range(groups)], axis=0)
-    return xp.ascontiguousarray(gw)
+    n, c = inp.shape[:2]
+    cols = _take_cols(inp, (kernel, stride, padding, dilation, groups))
+    if cols is None:
+        cols, out = _columns(inp, kernel, stride, padding, dilation)
+    else:
+        out = tuple(cols.shape[2 + nsp:])
+    if tuple(gout.shape[2:]) != out:  # a transposed conv's input grad may be shorter
+        cols = cols[(slice(None),) * (2 + nsp) + tuple(slice(0, gout.shape[2 + i])
+                                                        for i in range(nsp))]
+        out = tuple(gout.shape[2:])
+    o = gout.shape[1]
+    L = 1
+    for s_ in out:
+        L *= s_
+    cgk = (c // groups) * (cols[0, 0].size // L)
+    g = gout.reshape(n, groups, o // groups, L)
+    cm = _xp(cols).ascontiguousarray(cols).reshape(n, groups, cgk, L)
+    gw = (g @ cm.swapaxes(2, 3)).sum(axis=0)                        # G, O/G, C/G*K
+    return gw.reshape((o, c // groups) + tuple(kernel))
+
+
+def _input_grad_arrays(gout, w, input_shape, stride, padding, dilation, groups):
+    """dx of y = conv(x, w): for every kernel tap, W_tap.T (C/G, O/G) @ gout[n] (O/G, L)
+    per sample, added into the tap's strided window of the padded input's gradient."""
+    xp = _xp(gout)
+    nsp = len(stride)
+    n = gout.shape[0]
+    o, cg = w.shape[:2]
+    kernel = tuple(w.shape[2:])
+    out = tuple(gout.shape[2:])
+    L = 1
+    for s_ in out:
+        L *= s_
+    padded = tuple(input_shape[2 + i] + 2 * padding[i] for i in range(nsp))
+    dxp = xp.zeros((n, cg * groups) + padded, dtype=gout.dtype)
+    g = gout.reshape(n, groups, o // groups, L)
+    wt = w.reshape((groups, o // groups, cg) + kernel)
+    everything = (slice(None), slice(None))
+    for ks in itertools.product(*[range(k) for k in kernel]):
+        wk = wt[(slice(None), slice(None), slice(None)) + ks].swapaxes(1, 2)  # G, C/G, O/G
+        dxp[everything + _tap(ks, out, stride, dilation)] += (wk @ g).reshape(
+            (n, cg * groups) + out)
+    crop = tuple(slice(padding[i], padding[i] + input_shape[2 + i]) for i in range(nsp))
+    return dxp[everything + crop] if any(padding) else dxp
 
 
 # (the kernels take input AND weight, unused or not, so that both saved tensors are unpacked
@@ -283,9 +371,8 @@ def _fast_input(grad, input, weight, input_shape, stride, padding, dilation, tra
     nsp = len(stride)
     kernel = tuple(weight.shape[2:])
     if not transposed:
-        op = _adjoint_output_padding(grad.shape, input_shape, kernel, stride, padding,
-                                     dilation)
-        return _conv_transpose_arrays(grad, weight, stride, padding, op, dilation, groups)
+        return _input_grad_arrays(grad, weight, input_shape, stride, padding, dilation,
+                                  groups)
     g = _conv_arrays(grad, weight, stride, padding, dilation, groups)
     return _xp(g).ascontiguousarray(
         g[(slice(None), slice(None)) + tuple(slice(0, input_shape[2 + i]) for i in range(nsp))])

@@ -13,7 +13,7 @@ from ..tensor import Tensor
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange",
            "linspace", "eye", "randn", "rand", "randint", "zeros_like", "ones_like",
            "full_like", "empty_like", "rand_like", "randn_like", "empty_strided",
-           "manual_seed", "seed_generator"]
+           "manual_seed", "logspace"]
 
 
 def _finish(data, dev, requires_grad):
@@ -161,58 +161,20 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     return _finish(dev.xp.linspace(start, end, int(steps)).astype(dt), dev, requires_grad)
 
 
+def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_grad=False):
+    """``steps`` values from ``base**start`` to ``base**end``, evenly spaced on a log scale
+    (``vg.logspace(0, 2, 3)`` is ``[1, 10, 100]``), as ``torch.logspace``."""
+    dev = B.device(device)
+    dt = B.to_dtype(dtype) or B.float32
+    exps = dev.xp.linspace(start, end, int(steps))
+    return _finish((float(base) ** exps).astype(dt), dev, requires_grad)
+
+
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     dev = B.device(device)
     return _finish(dev.xp.eye(n, m, dtype=B.to_dtype(dtype) or B.float32), dev, requires_grad)
 
 
-_gen = B.default_generator
-
-
-def manual_seed(seed):
-    """Seed viewgrad's random generator (randn, rand, dropout, init)."""
-    _gen.manual_seed(int(seed))
-    return _gen
-
-
-def seed_generator():
-    return _gen.rng
-
-
-def _random(kind, size, dtype, device, requires_grad, low=0, high=None):
-    dev = B.device(device)
-    shape = _shape(size)
-    rng = _gen.rng
-    if kind == "randn":
-        host = rng.standard_normal(shape)
-    elif kind == "rand":
-        host = rng.random(shape)
-    else:
-        host = rng.integers(low, high, size=shape)
-    dt = B.to_dtype(dtype) or (B.int64 if kind == "randint" else B.float32)
-    host = host.astype(dt)
-    return _finish(host if dev is B.cpu else dev.from_host(host), dev, requires_grad)
-
-
-def randn(*size, dtype=None, device=None, requires_grad=False):
-    return _random("randn", size, dtype, device, requires_grad)
-
-
-def rand(*size, dtype=None, device=None, requires_grad=False):
-    return _random("rand", size, dtype, device, requires_grad)
-
-
-def randint(low, high=None, size=(), dtype=None, device=None, requires_grad=False):
-    if high is None:
-        low, high = 0, low
-    return _random("randint", (tuple(size),), dtype, device, requires_grad, low, high)
-
-
-def randn_like(t, dtype=None, device=None, requires_grad=False):
-    return randn(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device,
-                 requires_grad=requires_grad)
-
-
-def rand_like(t, dtype=None, device=None, requires_grad=False):
-    return rand(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device,
-                requires_grad=requires_grad)
+# The random factories live with the generator in ops/random.py; they are factories too.
+from .random import (manual_seed, rand, rand_like, randint, randn,  # noqa: E402,F401
+                     randn_like)

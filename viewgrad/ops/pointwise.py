@@ -120,9 +120,12 @@ TANH = defop("tanh", "TanhBackward0", lambda self: _xp(self).tanh(self),
 
 def _sigmoid_fwd(x):
     xp = _xp(x)
-    # Stable for large |x|: 1/(1+exp(-x)) computed without overflow warnings.
-    e = xp.exp(-xp.abs(x))
-    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+    # Stable for any x (tanh saturates, exp(-x) would overflow): sigmoid(x) =
+    # (1 + tanh(x/2)) / 2, with one temporary, the rest in place.
+    y = xp.tanh(x * 0.5)
+    y *= 0.5
+    y += 0.5
+    return y.astype(x.dtype, copy=False)
 
 
 SIGMOID = defop("sigmoid", "SigmoidBackward0", _sigmoid_fwd,

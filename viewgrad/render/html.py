@@ -277,6 +277,11 @@ def to_html(trace, path=None, title="viewgrad trace", renderer=None, max_nodes=6
             sections += _backward_sections(item, renderer, max_nodes)
         else:
             sections.append(_event_section(item, renderer, max_nodes))
+    dropped = getattr(trace, "dropped", 0)
+    if dropped:     # the tracer's ring (Tracer.max_events) let the oldest events go
+        sections.insert(0, f'<section class="event" id="dropped" hidden="hidden"><h2>… '
+                        f"{_e(dropped)} earlier event{'s' * (dropped != 1)} dropped (the "
+                        "tracer keeps the last max_events)</h2></section>")
     if not sections:
         sections = ['<section class="event" id="event-0"><h2>No in-place operations were '
                     "traced.</h2></section>"]

@@ -37,10 +37,10 @@ __all__ = ["trace", "record_backward", "storage_snapshot", "Moment", "Tracer", "
 class _CallableModule(_types.ModuleType):
     """``viewgrad.trace(...)`` calls ``trace(...)``: the package doubles as the function."""
 
-    def __call__(self, namespace=None, max_nodes=None, record_backward=True):
+    def __call__(self, namespace=None, max_nodes=None, record_backward=True, max_events=None):
         if max_nodes is None:
-            return _trace(namespace, record_backward=record_backward)
-        return _trace(namespace, max_nodes, record_backward)
+            return _trace(namespace, record_backward=record_backward, max_events=max_events)
+        return _trace(namespace, max_nodes, record_backward, max_events)
 
 
 _sys.modules[__name__].__class__ = _CallableModule

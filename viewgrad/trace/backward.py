@@ -301,10 +301,13 @@ class Recorder:
             error = BackwardError(IDS.node(node), node.name(), msg,
                                   type(exc).__name__ if exc is not None else "Exception",
                                   _blame(self.tracer, p.graph, IDS.node(node), str(exc)))
-        bt = BackwardTrace(len(self.tracer.backwards), p.graph, p.deps0, tuple(p.steps),
-                           p.source, error)
-        self.tracer.order.append(("backward", len(self.tracer.backwards)))
-        self.tracer.backwards.append(bt)
+        tr = self.tracer
+        n = getattr(tr, "dropped_backwards", 0) + len(tr.backwards)
+        bt = BackwardTrace(n, p.graph, p.deps0, tuple(p.steps), p.source, error)
+        tr.order.append(("backward", n))
+        tr.backwards.append(bt)
+        if hasattr(tr, "_trim"):
+            tr._trim()
 
 
 def _blame(tracer, graph, node_id, message):

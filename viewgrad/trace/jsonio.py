@@ -63,10 +63,12 @@ def _backward_dict(bt) -> dict:
             "error": _enc(bt.error) if bt.error is not None else None}
 
 
-def dumps(events, backwards=(), order=None) -> str:
+def dumps(events, backwards=(), order=None, dropped=0) -> str:
     doc = {"format": FORMAT, "version": VERSION,
            "events": [_event_dict(e) for e in events],
            "backward": [_backward_dict(b) for b in backwards]}
+    if dropped:
+        doc["dropped"] = dropped      # earlier events the tracer's ring let go
     if order:
         doc["order"] = [list(x) for x in order]
     return json.dumps(doc, indent=1)

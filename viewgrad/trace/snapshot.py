@@ -37,7 +37,9 @@ __all__ = ["TensorInfo", "NodeInfo", "SavedInfo", "EdgeInfo", "Geometry", "Graph
 
 MAX_NODES = 400          # nodes snapshot() keeps in full (nearest the tensors first)
 EVENT_MAX_NODES = 150    # ... and each of an event's two snapshots (a loop takes many)
-COUNT_LIMIT = 200_000    # how far we keep counting the nodes that were left out
+COUNT_LIMIT = 200        # how far we count the nodes left out (``omitted`` is at least
+                         # this many beyond it): an event's cost must not grow with the
+                         # length of the history (a loop of 10,000 in-place ops)
 
 
 @dataclass(frozen=True)

@@ -245,8 +245,9 @@ class _Hub:
             if internal:
                 return None
             pend = []
+            tid = threading.get_ident()
             for tr in self.tracers:
-                if tr._paused:
+                if tr._paused or getattr(tr, "_thread", tid) != tid:   # its own thread only
                     continue
                 pend.append(tr._before(op, tensor, others, frame))
             return pend or None
@@ -273,8 +274,10 @@ class _Hub:
         try:
             frame = _user_frame(sys._getframe(1))
             src = _source_of(frame)
+            tid = threading.get_ident()
             for tr in self.tracers:
-                if tr.record_backward and not tr._paused:
+                if tr.record_backward and not tr._paused \
+                        and getattr(tr, "_thread", tid) == tid:
                     ns = _namespaces(tr.namespace, frame)
                     tr._recorder.start(root, deps, Labeler(ns), src)
         except Exception as e:  # noqa: BLE001
@@ -368,6 +371,9 @@ class EventLog:
         """Events and backward passes in the order they happened."""
         return _timeline(self)
 
+    dropped = 0                       # events the ring dropped (Tracer.max_events)
+    dropped_backwards = 0
+
     def __len__(self):
         return len(self.events)
 
@@ -380,7 +386,7 @@ class EventLog:
     def to_json(self, path=None):
         """Write the trace to ``path`` (or return the JSON text when path is None)."""
         from .jsonio import dumps
-        text = dumps(self.events, self.backwards, self.order)
+        text = dumps(self.events, self.backwards, _relative_order(self), self.dropped)
         if path is None:
             return text
         with open(path, "w", encoding="utf-8") as f:
@@ -400,10 +406,15 @@ class Tracer(EventLog):
     graph nodes a snapshot keeps in full (the rest are counted, not stored).
     """
 
-    def __init__(self, namespace=None, max_nodes=EVENT_MAX_NODES, record_backward=True):
+    def __init__(self, namespace=None, max_nodes=EVENT_MAX_NODES, record_backward=True,
+                 max_events=None):
         from .backward import Recorder
         self.namespace = namespace
         self.max_nodes = max_nodes
+        # a ring: only the last ``max_events`` events (and backward passes) are kept
+        self.max_events = max_events if max_events is not None else default_max_events()
+        self.dropped = 0
+        self.dropped_backwards = 0
         self.record_backward = record_backward
         self.events = []
         self.backwards = []           # BackwardTrace per backward pass (trace/backward.py)
@@ -438,6 +449,7 @@ class Tracer(EventLog):
         self.events.clear()
         self.backwards.clear()
         self.order.clear()
+        self.dropped = self.dropped_backwards = 0
 
     def __repr__(self):
         state = "active" if self._active else "stopped"
@@ -479,14 +491,51 @@ class Tracer(EventLog):
     def _after(self, p):
         self._name_saved_copy(p)
         after = build(p.roots, p.labeler, self.max_nodes, p.grad_enabled, focus=p.tensor)
-        ev = InplaceEvent(len(self.events), p.op, p.labeler(p.tensor), IDS.tensor(p.tensor),
+        n = self.dropped + len(self.events)
+        ev = InplaceEvent(n, p.op, p.labeler(p.tensor), IDS.tensor(p.tensor),
                           p.operands, p.before, after, p.source, p.grad_enabled, p.library)
-        self.order.append(("event", len(self.events)))
+        self.order.append(("event", n))
         self.events.append(ev)
+        self._trim()
+
+    def _trim(self):
+        """Keep the ring: drop the oldest events/backward passes beyond ``max_events``."""
+        cap = self.max_events
+        if len(self.events) > cap:
+            k = len(self.events) - cap
+            del self.events[:k]
+            self.dropped += k
+        if len(self.backwards) > cap:
+            k = len(self.backwards) - cap
+            del self.backwards[:k]
+            self.dropped_backwards += k
+        if len(self.order) > 2 * cap + 64:         # amortised: forget dropped entries
+            self.order = [x for x in self.order if x[1] >= (
+                self.dropped if x[0] == "event" else self.dropped_backwards)]
+
+
+def default_max_events() -> int:
+    """``VIEWGRAD_TRACE_MAX_EVENTS`` (default 10,000): how many events a tracer keeps."""
+    try:
+        return max(1, int(os.environ.get("VIEWGRAD_TRACE_MAX_EVENTS", "10000")))
+    except ValueError:
+        return 10000
+
+
+def _relative_order(tr) -> list:
+    """``order`` as positions in the kept ``events``/``backwards`` (the ring dropped some)."""
+    order = getattr(tr, "order", None) or []
+    de, db = getattr(tr, "dropped", 0), getattr(tr, "dropped_backwards", 0)
+    out = []
+    for kind, i in order:
+        j = i - (de if kind == "event" else db)
+        if 0 <= j < len(tr.events if kind == "event" else tr.backwards):
+            out.append((kind, j))
+    return out
 
 
 def _timeline(tr) -> list:
-    order = getattr(tr, "order", None)
+    order = _relative_order(tr)
     if not order or len(order) != len(tr.events) + len(tr.backwards):
         return list(tr.events) + list(tr.backwards)
     return [tr.events[i] if kind == "event" else tr.backwards[i] for kind, i in order]
@@ -518,10 +567,13 @@ def _name_saved_copy_impl(p):
             p.labeler._cache[id(t)] = f"{before_t.label} @v{before_t.version}"
 
 
-def trace(namespace=None, max_nodes=EVENT_MAX_NODES, record_backward=True) -> Tracer:
+def trace(namespace=None, max_nodes=EVENT_MAX_NODES, record_backward=True,
+          max_events=None) -> Tracer:
     """``with vg.trace() as tr:`` — record a before/after snapshot per in-place op
-    (``tr.events``) and each backward pass step by step (``tr.backwards``)."""
-    return Tracer(namespace, max_nodes, record_backward)
+    (``tr.events``) and each backward pass step by step (``tr.backwards``). Only the last
+    ``max_events`` (default ``VIEWGRAD_TRACE_MAX_EVENTS`` or 10,000) are kept;
+    ``tr.dropped`` counts the earlier ones. Only the thread that started it is recorded."""
+    return Tracer(namespace, max_nodes, record_backward, max_events)
 
 
 def snapshot(tensors, namespace=None, max_nodes=MAX_NODES, params=None):

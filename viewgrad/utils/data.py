@@ -19,6 +19,7 @@ import numbers
 
 from .. import backend as B
 from ..ops import factories as Fa
+from ..ops.random import rng_of
 from ..tensor import Tensor
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset",
@@ -99,9 +100,7 @@ class ConcatDataset(Dataset):
 
 
 def _rng(generator):
-    if generator is None:   # the global generator that manual_seed seeds
-        generator = B.default_generator
-    return generator.rng
+    return rng_of(generator)
 
 
 def _randperm(n, generator):
