@@ -40,10 +40,13 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(Fa.empty(out_features, in_features, device=device,
+        # Zeros, not uninitialised memory (PyTorch uses torch.empty): the init writes that
+        # follow are traced, and their before-picture must not show garbage that differs
+        # from run to run.
+        self.weight = Parameter(Fa.zeros(out_features, in_features, device=device,
                                          dtype=dtype))
         if bias:
-            self.bias = Parameter(Fa.empty(out_features, device=device, dtype=dtype))
+            self.bias = Parameter(Fa.zeros(out_features, device=device, dtype=dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
@@ -106,9 +109,9 @@ class _ConvNd(Module):
             shape = (in_channels, out_channels // groups) + self.kernel_size
         else:
             shape = (out_channels, in_channels // groups) + self.kernel_size
-        self.weight = Parameter(Fa.empty(shape, device=device, dtype=dtype))
+        self.weight = Parameter(Fa.zeros(shape, device=device, dtype=dtype))  # see Linear
         if bias:
-            self.bias = Parameter(Fa.empty(out_channels, device=device, dtype=dtype))
+            self.bias = Parameter(Fa.zeros(out_channels, device=device, dtype=dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

@@ -126,7 +126,7 @@ class Embedding(Module):
         self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         if _weight is None:
-            self.weight = Parameter(Fa.empty((num_embeddings, embedding_dim), device=device,
+            self.weight = Parameter(Fa.zeros((num_embeddings, embedding_dim), device=device,
                                              dtype=dtype), requires_grad=not _freeze)
             self.reset_parameters()
         else:
