@@ -26,10 +26,12 @@ def _finish(data, dev, requires_grad):
 def _shape(size):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    try:
-        shape = tuple(int(s) for s in size)
-    except TypeError:
-        raise TypeError(f"size must be a sequence of ints, got {size!r}") from None
+    for s in size:
+        # int(2.5) would silently truncate: PyTorch refuses any size that is not an int.
+        if isinstance(s, bool) or not hasattr(s, "__index__"):
+            raise TypeError(f"size must be a tuple of ints, but found element of type "
+                            f"{type(s).__name__}: {size!r}")
+    shape = tuple(int(s) for s in size)
     for s in shape:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
@@ -60,7 +62,29 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     except (ValueError, TypeError) as e:
         raise ValueError(f"tensor(): cannot build a tensor from this data: {e} (nested lists "
                          "must be rectangular, with numbers only)") from None
+    if host.dtype.kind not in "biufc":
+        _refuse_data(data, host)
     return _finish(dev.from_host(host) if dev is not B.cpu else host, dev, requires_grad)
+
+
+def _refuse_data(data, host):
+    """Raise PyTorch's error for data that is not numbers (None, strings, objects, ints
+    past 64 bits) instead of making a tensor of Python objects."""
+    if B.is_array(data):
+        raise TypeError(f"can't convert an array of type {host.dtype} to a tensor: only "
+                        "numbers and bool are supported (convert it with .astype first)")
+    for item in host.ravel().tolist() if host.ndim else [host.item()]:
+        if item is None:
+            raise RuntimeError("Could not infer dtype of NoneType (a tensor holds numbers: "
+                               "replace None with a number, e.g. float('nan'))")
+        if isinstance(item, int) and not -2**63 <= item < 2**64:
+            raise ValueError(f"Overflow when unpacking long long: {item} does not fit in "
+                             "int64 (use a float, e.g. float(x))")
+        if not isinstance(item, (int, float, complex, bool)):
+            raise TypeError(f"new(): invalid data type '{type(item).__name__}' (a tensor "
+                            "holds numbers and bool only)")
+    raise TypeError(f"new(): invalid data type '{host.dtype}' (a tensor holds numbers and "
+                    "bool only)")
 
 
 def as_tensor(data, dtype=None, device=None):
