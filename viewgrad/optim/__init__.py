@@ -97,6 +97,14 @@ class Optimizer:
                     self._update(p, p._grad, group, self.state.setdefault(p, {}))
         return loss
 
+    @staticmethod
+    def _l2_grad(p, grad, group):
+        """The gradient a step follows: negated under ``maximize``, plus ``weight_decay * p``
+        (L2 decay folded into the gradient, as torch's SGD/RMSprop/Adagrad/Adadelta do)."""
+        g = -grad if group["maximize"] else grad
+        wd = group["weight_decay"]
+        return g + p * wd if wd else g
+
     def _update(self, p, grad, group, state):
         raise NotImplementedError(f"{type(self).__name__} must define _update(p, grad, group, "
                                   "state): the in-place step of one parameter")
@@ -164,10 +172,7 @@ class SGD(Optimizer):
                                       maximize=maximize))
 
     def _update(self, p, grad, group, state):
-        g = -grad if group["maximize"] else grad
-        wd = group["weight_decay"]
-        if wd:
-            g = g + p * wd
+        g = self._l2_grad(p, grad, group)
         mom = group["momentum"]
         if mom:
             buf = state.get("momentum_buffer")

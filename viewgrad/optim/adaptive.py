@@ -41,9 +41,7 @@ class RMSprop(Optimizer):
                                       maximize=maximize))
 
     def _update(self, p, grad, group, state):
-        g = -grad if group["maximize"] else grad
-        if group["weight_decay"]:
-            g = g + p * group["weight_decay"]
+        g = self._l2_grad(p, grad, group)
         if not state:
             state["step"] = 0
             state["square_avg"] = zeros_like(p)
@@ -94,10 +92,8 @@ class Adagrad(Optimizer):
                     p, group["initial_accumulator_value"])}
 
     def _update(self, p, grad, group, state):
-        g = -grad if group["maximize"] else grad
         state["step"] += 1
-        if group["weight_decay"]:
-            g = g + p * group["weight_decay"]
+        g = self._l2_grad(p, grad, group)
         clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
         s = state["sum"]
         s.add_(g * g)
@@ -124,9 +120,7 @@ class Adadelta(Optimizer):
                                       maximize=maximize))
 
     def _update(self, p, grad, group, state):
-        g = -grad if group["maximize"] else grad
-        if group["weight_decay"]:
-            g = g + p * group["weight_decay"]
+        g = self._l2_grad(p, grad, group)
         if not state:
             state["step"] = 0
             state["square_avg"] = zeros_like(p)
