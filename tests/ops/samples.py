@@ -124,3 +124,8 @@ SAMPLES.update(_NN_SAMPLES)
 from .samples_pointwise import SAMPLES as _POINTWISE_SAMPLES  # noqa: E402
 
 SAMPLES.update(_POINTWISE_SAMPLES)
+
+# index / mask / rearranging rows and the view scatters
+from .samples_indexing import SAMPLES as _INDEXING_SAMPLES  # noqa: E402
+
+SAMPLES.update(_INDEXING_SAMPLES)
