@@ -29,6 +29,7 @@ RANK = {
     "autograd": 2,
     "ops": 3,
     "nn": 4, "optim": 4,
+    "linalg": 4,          # vg.linalg: torch.linalg's norms, over ops (like nn)
     "serialization": 4,   # save/load: tensors and parameters
     "utils": 4,           # data loading (Dataset, DataLoader) over tensors and ops
     "trace": 5,

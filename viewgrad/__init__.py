@@ -45,6 +45,9 @@ from .ops.unary import (asin as arcsin, acos as arccos, atan as arctan, asinh as
 from .ops.binary import (atan2, arctan2, hypot, fmod, remainder, floor_divide, lerp, addcmul,
                          addcdiv)
 from .ops.nnops import softmax, log_softmax
+from .ops.stats import var, std, var_mean, std_mean, prod, cumsum, cumprod, logsumexp
+from .ops.vector_norms import norm
+from . import linalg  # noqa: E402  (vg.linalg: vector_norm, matrix_norm, norm)
 from . import autograd
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
                        is_inference_mode_enabled)

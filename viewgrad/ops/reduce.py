@@ -17,13 +17,17 @@ values_indices = namedtuple("return_types_max", ["values", "indices"])
 
 
 def _dims(dim, ndim):
-    """Normalise dim (None, int or sequence) to a sorted tuple of non-negative ints."""
+    """Normalise dim (None, int or sequence) to a sorted tuple of non-negative ints; an
+    empty sequence means all dims (None), as PyTorch's sum(()) does. A 0-d tensor accepts
+    dim 0 / -1 (PyTorch) and reduces over no axis: ()."""
     if dim is None:
         return None
     if isinstance(dim, int):
         dim = (dim,)
     out = tuple(sorted({_wrap_dim(int(d), ndim) for d in dim}))
-    return out
+    if ndim == 0:
+        return ()
+    return out or None
 
 
 def _restore(grad, self_shape, dims, keepdim):
