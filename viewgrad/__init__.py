@@ -27,6 +27,13 @@ from .ops.views import (view, reshape, as_strided, select, narrow, unsqueeze, sq
                         transpose, t, permute, movedim, expand, expand_as, diagonal, unfold,
                         flatten, view_as)
 from .ops.splitting import split, chunk, unbind
+from .ops.splitting import tensor_split, hsplit, vsplit, dsplit
+from .ops.index_ops import (index_select, index_add, index_copy, index_fill, masked_select,
+                            masked_scatter, nonzero, argwhere)
+from .ops.rearrange import (tril, triu, flip, fliplr, flipud, roll, repeat_interleave, tile,
+                            ravel)
+from .ops.views import (transpose as swapdims, transpose as swapaxes, movedim as moveaxis,
+                        broadcast_to)
 from .ops.joining import cat, stack
 from .ops.flat import take, put
 from .ops.memory import clone, detach

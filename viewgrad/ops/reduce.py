@@ -162,6 +162,10 @@ SCATTER = defop("scatter", "ScatterBackward0", _scatter_fwd, inputs=("self", "in
                 attrs=("dim",),
                 self=lambda grad, index, dim: grad.scatter(dim, index, 0.0),
                 src=lambda grad, index, dim: grad.gather(dim, index))
+SCATTER_VALUE = defop("scatter_value", "ScatterBackward1",  # a number written: x.scatter(1, i, 2.0)
+                      lambda self, index, value, dim: _scatter_fwd(self, index, value, dim),
+                      inputs=("self", "index"), attrs=("value", "dim"),
+                      self=lambda grad, index, dim: grad.scatter(dim, index, 0.0))
 SCATTER_ADD = defop("scatter_add", "ScatterAddBackward0", _scatter_add_fwd,
                     inputs=("self", "index", "src"), attrs=("dim",),
                     self=lambda grad: grad,
@@ -273,8 +277,10 @@ def gather(self, dim, index):
 
 
 @method("scatter")
-def scatter(self, dim, index, src):
+def scatter(self, dim, index, src=None, *, value=None):
     d = _check_index(self, dim, index)
+    if not isinstance(src, Tensor):
+        return dispatch(SCATTER_VALUE, (self, index), (value if src is None else src, d))
     return dispatch(SCATTER, (self, index, src), (d,))
 
 
