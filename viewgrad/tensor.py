@@ -470,8 +470,8 @@ class Tensor:
 
     def __deepcopy__(self, memo):
         """``copy.deepcopy(t)`` (what ``copy.deepcopy(model)`` does to each parameter): a
-        new leaf with a copy of the data, ``requires_grad`` and ``.grad``, of the same class
-        (a Parameter stays one). As PyTorch, only leaves can be deep-copied. Not pickling:
+        new leaf with a copy of the data, ``requires_grad`` and ``.grad`` (not for a
+        Parameter, as PyTorch), of the same class (a Parameter stays one). As PyTorch, only leaves can be deep-copied. Not pickling:
         nothing leaves the process."""
         if self._grad_fn is not None:
             raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
@@ -487,7 +487,7 @@ class Tensor:
         elif self.requires_grad:
             new.requires_grad_(True)
         memo[id(self)] = new
-        if self.grad is not None:
+        if self.grad is not None and type(self) is Tensor:   # a Parameter's grad is not copied
             new.grad = self.grad.__deepcopy__(memo)
         return new
 

@@ -217,7 +217,10 @@ def test_deepcopy_of_modules_and_tensors_as_torch():
         m2 = copy.deepcopy(m)
         assert m2[0].weight is not m[0].weight and type(m2[0].weight) is type(m[0].weight)
         assert bool((m2[0].weight == m[0].weight).all()) and m2[0].weight.requires_grad
-        assert float(m2[0].weight.grad.sum()) == 6.0
+        assert m2[0].weight.grad is None     # a Parameter's grad is not copied...
+        t = lib.ones(2, requires_grad=True)
+        t.grad = lib.ones(2)
+        assert float(copy.deepcopy(t).grad.sum()) == 2.0   # ...a plain tensor's is
         with lib.no_grad():
             m2[0].weight.add_(1.0)
         assert not bool((m2[0].weight == m[0].weight).any())
