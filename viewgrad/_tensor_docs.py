@@ -188,7 +188,8 @@ TENSOR = {
     "gather": "Picks values along ``dim`` at ``index`` (same shape as ``index``): "
               "``out[i][j] = x[i][index[i][j]]`` for ``dim=1``. Backward scatters-adds.",
     "scatter": "A copy with ``src`` written along ``dim`` at ``index`` "
-               "(``torch.Tensor.scatter``; the in-place ``scatter_`` is not provided).",
+               "(``torch.Tensor.scatter``; ``src`` may be a number, node ``ScatterBackward1``; "
+               "in place: ``scatter_``).",
     "scatter_add": "A copy with ``src`` added along ``dim`` at ``index``.",
     "softmax": "``exp(x) / exp(x).sum(dim)`` along ``dim``, computed stably "
                "(``SoftmaxBackward0``, which saves its result).",

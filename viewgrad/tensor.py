@@ -359,8 +359,7 @@ class Tensor:
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (see autograd/engine.py)."""
         from .autograd.engine import backward
-        backward((self,), None if gradient is None else (gradient,), retain_graph,
-                 create_graph, inputs)
+        backward((self,), gradient, retain_graph, create_graph, inputs)
 
     def register_hook(self, hook):
         """``hook(grad) -> grad | None`` runs when this tensor's gradient is computed.
