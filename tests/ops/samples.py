@@ -124,3 +124,8 @@ SAMPLES.update(_NN_SAMPLES)
 from .samples_pointwise import SAMPLES as _POINTWISE_SAMPLES  # noqa: E402
 
 SAMPLES.update(_POINTWISE_SAMPLES)
+
+# the elementwise rows of ops/elementwise.py (maximum, xlogy, div(rounding_mode=)...)
+from .samples_mathops import SAMPLES as _MATHOPS_SAMPLES  # noqa: E402
+
+SAMPLES.update(_MATHOPS_SAMPLES)
