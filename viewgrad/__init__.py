@@ -45,6 +45,7 @@ from .ops.logic import (isinf, isfinite, isposinf, isneginf, signbit, logical_an
                         logical_or, logical_xor, logical_not, bitwise_and, bitwise_or,
                         bitwise_xor, bitwise_not)
 from .ops.pointwise import isnan
+from .ops.dtypeinfo import finfo, iinfo, set_default_dtype, get_default_dtype
 from . import autograd
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
                        is_inference_mode_enabled)

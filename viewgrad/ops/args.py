@@ -14,8 +14,8 @@ __all__ = ["float_input", "with_out"]
 
 
 def float_input(x):
-    """``x`` itself when it is floating point, else ``x`` converted to float32."""
-    return x if x._data.dtype.kind == "f" else x.to(B.float32)
+    """``x`` itself when it is floating point, else ``x`` converted to the default float dtype."""
+    return x if x._data.dtype.kind == "f" else x.to(B.default_float())
 
 
 def with_out(result, out, name):

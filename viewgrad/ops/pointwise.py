@@ -285,7 +285,7 @@ def div(self, other, *, rounding_mode=None):
     other = _coerce(other, self)
     if self._data.dtype.kind in "iub" and (
             not isinstance(other, Tensor) or other._data.dtype.kind in "iub"):
-        self = self.to(B.float32)  # true division of integers gives floats (PyTorch)
+        self = self.to(B.default_float())  # true division of integers gives floats (PyTorch)
     try:
         return dispatch(DIV, (self, other))
     except ValueError:
@@ -303,7 +303,7 @@ def rdiv(self, other):
 @method("reciprocal")
 def reciprocal(self):
     if self._data.dtype.kind in "iub":
-        self = self.to(B.float32)  # 1 / integers gives the default float dtype (PyTorch)
+        self = self.to(B.default_float())  # 1 / integers gives the default float dtype (PyTorch)
     return dispatch(RECIPROCAL, (self,))
 
 
@@ -328,7 +328,7 @@ def pow(self, exponent):
             raise NotImplementedError('"pow" not implemented for \'Bool\'')
         return self.clone() if exponent else self | True  # x**True is x, x**False is 1
     if isinstance(exponent, float) and self._data.dtype.kind in "iub":
-        self = self.to(B.float32)  # an integer tensor to a float power: default float
+        self = self.to(B.default_float())  # an integer tensor to a float power: default float
     if isinstance(exponent, Tensor):
         try:
             return dispatch(POW_T, (self, exponent))
@@ -395,7 +395,7 @@ def clamp(self, min=None, max=None):
         from .elementwise import clamp_tensor
         return clamp_tensor(self, min, max)
     if self._data.dtype.kind in "iub" and (isinstance(min, float) or isinstance(max, float)):
-        self = self.to(B.float32)  # an integer tensor clamped to 1.5 is float (PyTorch)
+        self = self.to(B.default_float())  # an integer tensor clamped to 1.5 is float (PyTorch)
     return dispatch(CLAMP, (self,), (min, max))
 
 
