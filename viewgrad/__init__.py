@@ -27,6 +27,13 @@ from .ops.views import (view, reshape, as_strided, select, narrow, unsqueeze, sq
                         transpose, t, permute, movedim, expand, expand_as, diagonal, unfold,
                         flatten, view_as)
 from .ops.splitting import split, chunk, unbind
+from .ops.splitting import tensor_split, hsplit, vsplit, dsplit
+from .ops.index_ops import (index_select, index_add, index_copy, index_fill, masked_select,
+                            masked_scatter, nonzero, argwhere)
+from .ops.rearrange import (tril, triu, flip, fliplr, flipud, roll, repeat_interleave, tile,
+                            ravel)
+from .ops.views import (transpose as swapdims, transpose as swapaxes, movedim as moveaxis,
+                        broadcast_to)
 from .ops.joining import cat, stack
 from .ops.flat import take, put
 from .ops.memory import clone, detach
@@ -46,6 +53,11 @@ from .ops.logic import (isinf, isfinite, isposinf, isneginf, signbit, logical_an
                         bitwise_xor, bitwise_not)
 from .ops.pointwise import isnan
 from .ops.dtypeinfo import finfo, iinfo, set_default_dtype, get_default_dtype
+from .ops.stats import var, std, var_mean, std_mean, prod, cumsum, cumprod, logsumexp
+from .ops.vector_norms import norm
+from .ops.sorting import sort, argsort, msort, topk, kthvalue, median, mode
+from . import return_types  # noqa: E402  (the named tuples: return_types.max, .sort...)
+from . import linalg  # noqa: E402  (vg.linalg: vector_norm, matrix_norm, norm)
 from . import autograd
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
                        is_inference_mode_enabled)
