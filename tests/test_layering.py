@@ -26,6 +26,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "viewgrad"
 RANK = {
     "backend": 0, "strict": 0,
     "printing": 1, "tensor": 1,
+    "return_types": 1,    # the named tuples of max/sort/topk... (plain data, no imports)
     "autograd": 2,
     "ops": 3,
     "nn": 4, "optim": 4,

@@ -30,3 +30,18 @@ SAMPLES = {
         (lambda a: vg.linalg.matrix_norm(a), [(2, 2, 3)]),
         (lambda a: vg.linalg.norm(a, -INF), [("away", (3, 2))])],
 }
+
+# sorting and order statistics (ops/sorting.py): random inputs have no ties
+SAMPLES.update({
+    "sort": [(lambda a: a.sort(1).values, [(2, 3)]),
+             (lambda a: a.sort(0, descending=True)[0], [(3, 2)])],
+    "sort_stable": [(lambda a: vg.sort(a, stable=True, descending=True).values, [(4,)])],
+    "topk": [(lambda a: a.topk(2)[0], [(2, 3)]),
+             (lambda a: a.topk(1, 0, largest=False).values, [(3, 2)])],
+    "kthvalue": [(lambda a: a.kthvalue(2, 0)[0], [(3, 2)]),
+                 (lambda a: a.kthvalue(1, keepdim=True)[0], [(2, 3)])],
+    "median": [(lambda a: a.median(), [(5,)])],
+    "median_dim": [(lambda a: a.median(1)[0], [(2, 3)]),
+                   (lambda a: vg.median(a, 0, keepdim=True).values, [(4, 2)])],
+    "mode": [(lambda a: a.mode(1)[0], [(2, 3)])],
+})

@@ -75,6 +75,8 @@ MODULES: dict[str, Namespace] = {
     "torch.utils.data": Namespace("viewgrad.utils.data",
                                   doc="Dataset, TensorDataset, DataLoader, random_split"),
     "torch.linalg": Namespace("viewgrad.linalg", doc="norms"),
+    "torch.return_types": Namespace("viewgrad.return_types",
+                                    doc="named tuples of max(dim), sort, topk, ..."),
     "torch.testing": Namespace("viewgrad.compat.testing", doc="assert_close"),
     "torch.special": Namespace(None, "_special_extras",
                                doc="the special functions viewgrad has (erf, expit, ...)"),

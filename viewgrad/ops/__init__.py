@@ -13,6 +13,7 @@ from . import unary, binary  # noqa: F401  (pointwise math beyond arithmetic)
 from . import random, tensortypes  # noqa: F401  (sampling; FloatTensor & co., .type())
 from . import conv, pool, norm, activations  # noqa: F401  (viewgrad.nn: conv, pooling, norms)
 from . import stats, vector_norms  # noqa: F401  (var/std/prod/scans/logsumexp; norms)
+from . import sorting  # noqa: F401  (sort, topk, kthvalue, median, mode)
 from . import fast  # noqa: F401  (array kernels for plain backward; after the table rows)
 
 for _name, _fn in METHODS.items():

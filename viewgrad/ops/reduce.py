@@ -3,9 +3,8 @@ gather / scatter / scatter_add family their backward formulas are written in.
 """
 from __future__ import annotations
 
-from collections import namedtuple
-
 from .. import backend as B
+from .. import return_types as _RT
 from ..tensor import Tensor, _wrap_dim
 from .table import defop, dispatch, method
 
@@ -13,7 +12,6 @@ __all__ = ["sum", "mean", "max", "min", "amax", "amin", "gather", "scatter", "sc
            "argmax", "argmin"]
 
 _xp = B.xp_of
-values_indices = namedtuple("return_types_max", ["values", "indices"])
 
 
 def _dims(dim, ndim):
@@ -103,6 +101,8 @@ AMIN = defop("amin", "AminBackward0",
 
 
 def _select_fwd(self, indices, dim, keepdim):
+    if self.ndim == 0:   # a 0-d tensor reduced over "dim 0": itself (PyTorch allows it)
+        return self.copy()
     xp = _xp(self)
     v = xp.take_along_axis(self, xp.expand_dims(indices, dim) if not keepdim else indices,
                            axis=dim)
@@ -110,6 +110,8 @@ def _select_fwd(self, indices, dim, keepdim):
 
 
 def _value_selecting_bwd(grad, indices, self_shape, dim, keepdim):
+    if not self_shape:
+        return grad
     from .factories import zeros
     if not keepdim:
         grad = grad.unsqueeze(dim)
@@ -219,7 +221,7 @@ def _ext(self, dim, keepdim, kind, full_op, dim_op):
     d = _wrap_dim(dim, self.dim())
     idx = _argext(self, d, keepdim, kind)
     vals = dispatch(dim_op, (self, idx), (d, keepdim))
-    return values_indices(vals, idx)
+    return (_RT.max if kind == "max" else _RT.min)((vals, idx))
 
 
 @method("max")

@@ -212,19 +212,11 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 # -- scans: cumsum, cumprod ----------------------------------------------------------------
 
-def _flip(a, dim):
-    """``a`` reversed along ``dim`` (by indexing, so it is differentiable)."""
-    from .factories import arange
-    n = a.shape[dim]
-    rev = arange(n - 1, -1, -1, device=a.device)
-    return a.movedim(dim, 0)[rev].movedim(0, dim)
-
-
 def _reverse_cumsum(a, dim):
     """``out_k = sum_{j >= k} a_j`` along ``dim`` (the adjoint of cumsum)."""
     if a.dim() == 0:
         return a
-    return _flip(_flip(a, dim).cumsum(dim), dim)
+    return a.flip(dim).cumsum(dim).flip(dim)
 
 
 def _scan_fwd(name):
@@ -323,7 +315,7 @@ def _ones_at(a, dim):
 def _prod_others(a, dim):
     """``out_k = prod_{i != k} a_i`` along ``dim`` without dividing (Note [products with
     zeros]): exclusive products from the left times those from the right."""
-    return _exclusive_cumprod(a, dim) * _flip(_exclusive_cumprod(_flip(a, dim), dim), dim)
+    return _exclusive_cumprod(a, dim) * _exclusive_cumprod(a.flip(dim), dim).flip(dim)
 
 
 def _prod_all_bwd(grad, self):
