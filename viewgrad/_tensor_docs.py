@@ -149,7 +149,10 @@ TENSOR = {
     "fill_": "Fills with ``value`` in place (the old history is cut, as with ``zero_``).",
     "copy_": "Copies ``src`` into this tensor's memory in place (broadcasting, casting): the "
              "version bumps and the gradient flows to ``src`` (``CopyBackwards``), not to "
-             "what was there before.",
+             "what was there before. As in PyTorch, ``src`` is cast to this tensor's dtype "
+             "(floats into ints truncate toward zero, non-zero into bool is True), the "
+             "gradient reaching ``src`` is cast back to ``src``'s dtype, and an integer "
+             "destination records nothing. ``src`` must be a Tensor or a number.",
     "masked_fill_": "Writes ``value`` where ``mask`` is true, in place (see ``mul_``).",
     "masked_fill": "A copy with ``value`` where ``mask`` is true (out of place).",
     "index_put_": "``x[indices] = values`` in place (``accumulate=True`` adds instead): what "

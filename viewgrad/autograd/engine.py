@@ -207,6 +207,10 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
         for idx, t in enumerate(inputs):
             e = t._edge()
             if e is None:
+                if t.requires_grad:
+                    # a no_grad view of a base that requires grad: its edge is (None, 0),
+                    # which no graph reaches (PyTorch: unused, .grad stays None)
+                    continue
                 raise RuntimeError(f"One of the differentiated Tensors (input {idx}) does not "
                                    "require grad")
             captures.setdefault(e[0], []).append((e[1], idx))
