@@ -468,6 +468,29 @@ class Tensor:
             return format(self.item(), spec)
         return repr(self)
 
+    def __deepcopy__(self, memo):
+        """``copy.deepcopy(t)`` (what ``copy.deepcopy(model)`` does to each parameter): a
+        new leaf with a copy of the data, ``requires_grad`` and ``.grad`` (not for a
+        Parameter, as PyTorch), of the same class (a Parameter stays one). As PyTorch, only leaves can be deep-copied. Not pickling:
+        nothing leaves the process."""
+        if self._grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                               "support the deepcopy protocol at the moment.  If you were "
+                               "attempting to deepcopy a module, this may be because of a "
+                               "torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        if id(self) in memo:
+            return memo[id(self)]
+        new = Tensor._make(self._data.copy(), self._device)
+        if type(self) is not Tensor:
+            new = type(self)(new, requires_grad=self.requires_grad)
+        elif self.requires_grad:
+            new.requires_grad_(True)
+        memo[id(self)] = new
+        if self.grad is not None and type(self) is Tensor:   # a Parameter's grad is not copied
+            new.grad = self.grad.__deepcopy__(memo)
+        return new
+
     # -- pickling is refused on purpose (DESIGN: JSON or .npz only) ----------------------
     def __reduce_ex__(self, proto):
         raise TypeError("viewgrad tensors are not pickled; save arrays with "

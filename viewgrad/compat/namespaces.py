@@ -49,6 +49,8 @@ MODULES: dict[str, Namespace] = {
     "torch.nn.init": Namespace("viewgrad.nn.init", doc="initialisers"),
     "torch.nn.parameter": Namespace("viewgrad.nn.parameter", doc="Parameter"),
     "torch.nn.utils": Namespace("viewgrad.nn.utils", doc="clip_grad_norm_, ..."),
+    "torch.nn.utils.rnn": Namespace("viewgrad.nn.rnn_utils",
+                                    doc="pad_sequence, PackedSequence, pack/pad"),
     "torch.optim": Namespace("viewgrad.optim", doc="optimizers"),
     "torch.optim.optimizer": Namespace("viewgrad.optim", doc="Optimizer"),
     "torch.optim.lr_scheduler": Namespace("viewgrad.optim.lr_scheduler",
