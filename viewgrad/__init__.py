@@ -22,7 +22,8 @@ from .ops.random import (Generator, default_generator, seed, initial_seed, get_r
 from .ops.pointwise import (add, sub, mul, div, neg, pow, abs, sqrt, exp, log, tanh, sigmoid,
                             relu, clamp, where, sign, reciprocal, square)
 from .ops.reduce import sum, mean, max, min, amax, amin, gather, scatter, scatter_add, argmax, argmin
-from .ops.linalg import mm, bmm, dot, mv, addmm, matmul
+from .ops.linalg import mm, bmm, dot, mv, addmm, matmul, baddbmm, addmv, addr
+from .ops.einsum import einsum, outer, outer as ger
 from .ops.views import (view, reshape, as_strided, select, narrow, unsqueeze, squeeze,
                         transpose, t, permute, movedim, expand, expand_as, diagonal, unfold,
                         flatten, view_as)
@@ -32,6 +33,8 @@ from .ops.index_ops import (index_select, index_add, index_copy, index_fill, mas
                             masked_scatter, nonzero, argwhere)
 from .ops.rearrange import (tril, triu, flip, fliplr, flipud, roll, repeat_interleave, tile,
                             ravel)
+from .ops.view_scatter import (select_scatter, slice_scatter, diagonal_scatter,
+                               as_strided_scatter)
 from .ops.views import (transpose as swapdims, transpose as swapaxes, movedim as moveaxis,
                         broadcast_to)
 from .ops.joining import cat, stack
