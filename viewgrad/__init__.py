@@ -60,6 +60,7 @@ from .ops.stats import var, std, var_mean, std_mean, prod, cumsum, cumprod, logs
 from .ops.vector_norms import norm
 from .ops.sorting import sort, argsort, msort, topk, kthvalue, median, mode
 from . import return_types  # noqa: E402  (the named tuples: return_types.max, .sort...)
+from .ops.compare import isclose, allclose, equal, count_nonzero, all, any  # noqa: A004
 from . import linalg  # noqa: E402  (vg.linalg: vector_norm, matrix_norm, norm)
 from . import autograd
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
