@@ -36,4 +36,18 @@ SAMPLES = {
     "flip": [(lambda a: a.flip(0, 2), [(2, 3, 2)]), (lambda a: a.fliplr(), [(2, 3)])],
     "roll": [(lambda a: a.roll(1), [(2, 3)]), (lambda a: a.roll((1, -2), (0, 1)), [(3, 3)])],
     "repeat": [(lambda a: a.repeat(2, 1, 3), [(2, 2)]), (lambda a: a.tile(2), [(3,)])],
+    "select_scatter": [(lambda a, s: a.select_scatter(s, 1, -1), [(2, 3), (2,)])],
+    "slice_scatter": [(lambda a, s: vg.slice_scatter(a, s, 1, 0, 3, 2), [(2, 4), (2, 2)]),
+                      (lambda a, s: a.slice_scatter(s, start=1), [(3, 2), (2, 2)])],
+    "diagonal_scatter": [(lambda a, s: a.diagonal_scatter(s), [(3, 3), (3,)]),
+                         (lambda a, s: a.diagonal_scatter(s, 1, 0, 2), [(2, 2, 3), (2, 2)])],
+    "as_strided_scatter": [(lambda a, s: a.as_strided_scatter(s, (2, 2), (1, 3), 1), [(2, 4), (2, 2)]),
+                           (lambda a, s: (a.t() * 1).as_strided_scatter(s, (3,), (2,)), [(2, 3), (3,)])],
+    # matrix products beyond mm (ops/linalg.py)
+    "baddbmm": [(lambda c, a, b: vg.baddbmm(c, a, b), [(2, 2, 3), (2, 2, 4), (2, 4, 3)]),
+                (lambda c, a, b: c.baddbmm(a, b, beta=0.5, alpha=-2), [(3,), (2, 2, 4), (2, 4, 3)])],
+    "addmv": [(lambda c, m, v: vg.addmv(c, m, v, beta=2), [(2,), (2, 3), (3,)]),
+              (lambda c, m, v: c.addmv(m, v, alpha=0.5), [(1,), (2, 3), (3,)])],
+    "addr": [(lambda c, a, b: vg.addr(c, a, b), [(2, 3), (2,), (3,)]),
+             (lambda c, a, b: c.addr(a, b, beta=0, alpha=3), [(3,), (2,), (3,)])],
 }
