@@ -273,6 +273,24 @@ def from_python(data, dtype, dev: Device):
     return dev.from_host(np.asarray(data, dtype=dtype))
 
 
+def cast(a, dtype):
+    """``a.astype(dtype)`` as PyTorch casts: silently. NaN, inf and out-of-range floats cast
+    to integers as C does (numpy warns "invalid value encountered in cast"; PyTorch not)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return a.astype(dtype)
+
+
+def dtype_limits(d) -> tuple:
+    """(lowest, highest) finite value of a numeric dtype ``d`` (PyTorch's scalar overflow
+    check in fill_)."""
+    d = np.dtype(d)
+    if d.kind == "f":
+        info = np.finfo(d)
+        return float(info.min), float(info.max)
+    info = np.iinfo(d)
+    return int(info.min), int(info.max)
+
+
 def is_floating(d) -> bool:
     return np.dtype(d).kind == "f"
 
@@ -568,8 +586,10 @@ def is_host_array(a) -> bool:
 
 
 def host_array(data, dtype=None, copy=True):
-    """A host (numpy) array built from Python data or a host array."""
-    return np.array(data, dtype=dtype, copy=copy)
+    """A host (numpy) array built from Python data or a host array (1e40 as float32 is inf,
+    silently, as in PyTorch)."""
+    with np.errstate(over="ignore"):
+        return np.array(data, dtype=dtype, copy=copy)
 
 
 def host_zeros(shape, dtype=float64):

@@ -7,8 +7,11 @@ host (``manual_seed``), so a seed gives the same numbers on every device.
 """
 from __future__ import annotations
 
+import numbers
+
 from .. import backend as B
 from ..tensor import Tensor
+from .args import checked_scalar
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange",
            "linspace", "eye", "randn", "rand", "randint", "zeros_like", "ones_like",
@@ -59,12 +62,37 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
             arr = data
     try:
         host = B.host_array(arr, dtype=dt, copy=True)
-    except (ValueError, TypeError) as e:
-        raise ValueError(f"tensor(): cannot build a tensor from this data: {e} (nested lists "
-                         "must be rectangular, with numbers only)") from None
+    except (ValueError, TypeError, OverflowError) as e:
+        host = _checked_ints(arr, dt) if dt.kind in "iu" else None
+        if host is None:
+            raise ValueError(f"tensor(): cannot build a tensor from this data: {e} (nested "
+                             "lists must be rectangular, with numbers only)") from None
     if host.dtype.kind not in "biufc":
         _refuse_data(data, host)
     return _finish(dev.from_host(host) if dev is not B.cpu else host, dev, requires_grad)
+
+
+def _checked_ints(data, dt):
+    """Python numbers that numpy refused to store as integer dtype ``dt``: PyTorch's checked
+    conversion decides (NaN, inf, 300 into uint8: its RuntimeError; -1 into uint8 wraps).
+    None when the data is not a rectangular list of numbers (the caller's error says so)."""
+    try:
+        flat = B.host_array(data, copy=True)
+    except (ValueError, TypeError):
+        return None
+    if flat.dtype.kind not in "biufcO":
+        return None
+    vals = []
+    for item in flat.ravel().tolist():
+        v, ok = checked_scalar(item, dt)
+        if not ok:
+            if not isinstance(item, numbers.Number):
+                return None
+            raise RuntimeError(f"value cannot be converted to type {B.dtype_name(dt)} without "
+                               f"overflow ({item!r} does not fit: pick a wider dtype, e.g. "
+                               "dtype=viewgrad.float64)")
+        vals.append(v)
+    return B.host_array(vals, dtype=dt).reshape(flat.shape)
 
 
 def _refuse_data(data, host):

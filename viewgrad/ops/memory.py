@@ -39,7 +39,7 @@ def contiguous(self):
 
 
 def _to_dtype_fwd(self, dtype, dev):
-    return self.astype(dtype)
+    return B.cast(self, dtype)
 
 
 TO_COPY = defop("to_copy", "ToCopyBackward0", _to_dtype_fwd, attrs=("dtype", "dev"),

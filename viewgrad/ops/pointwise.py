@@ -453,26 +453,3 @@ def logical_not(self):
 @method("isnan")
 def isnan(self):
     return Tensor._make(self._device.xp.isnan(self._data), self._device)
-
-
-@method("any")
-def any_(self, dim=None, keepdim=False):
-    return Tensor._make(self._device.xp.asarray(self._data.any(axis=dim, keepdims=keepdim)),
-                        self._device)
-
-
-@method("all")
-def all_(self, dim=None, keepdim=False):
-    return Tensor._make(self._device.xp.asarray(self._data.all(axis=dim, keepdims=keepdim)),
-                        self._device)
-
-
-@method("allclose")
-def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return bool(self._device.xp.allclose(self._data, other._data, rtol=rtol, atol=atol,
-                                         equal_nan=equal_nan))
-
-
-@method("equal")
-def equal(self, other):
-    return tuple(self.shape) == tuple(other.shape) and bool((self._data == other._data).all())
