@@ -91,10 +91,16 @@ def test_same_seed_same_numbers_as_pytorch(name):
     assert len(theirs) == len(ours)
     for a, b in zip(theirs, ours):
         assert a.shape == b.shape and a.dtype == b.dtype, (a, b)
-        if a.dtype == np.float32:    # PyTorch's vectorised float32 log/sin/cos
-            np.testing.assert_allclose(b, a, rtol=2e-6, atol=2e-6)
-        else:
-            np.testing.assert_array_equal(b, a)
+        _same(a, b)
+
+
+def _same(a, b):
+    if a.dtype == np.float32:    # PyTorch's vectorised float32 log/sin/cos
+        np.testing.assert_allclose(b, a, rtol=2e-6, atol=2e-6)
+    elif a.dtype == np.float64:  # PyTorch's fused multiply-add: the last bit may differ
+        np.testing.assert_allclose(b, a, rtol=1e-15, atol=1e-16)
+    else:
+        np.testing.assert_array_equal(b, a)
 
 
 def test_the_global_generator_starts_from_pytorchs_default_seed():
@@ -135,3 +141,45 @@ def test_get_state_round_trips_the_cached_normal():
     assert vg.randn(3, generator=g).tolist() == first
     with pytest.raises(TypeError):
         g.set_state([1, 2, 3])
+
+
+def test_a_float64_default_dtype_draws_float64_streams_as_pytorch():
+    torch = torch_or_skip()
+    out = []
+    for m in (torch, vg):
+        m.set_default_dtype(m.float64)
+        try:
+            m.manual_seed(4)
+            out.append(_leaves((m.rand(3), m.randn(20), m.nn.Linear(3, 2).weight)))
+        finally:
+            m.set_default_dtype(m.float32)
+    for a, b in zip(*out):
+        assert a.dtype == b.dtype == np.float64
+        _same(a, b)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_every_init_gives_pytorchs_numbers(dtype):
+    torch = torch_or_skip()
+    out = []
+    for m in (torch, vg):
+        m.manual_seed(8)
+        dt = getattr(m, dtype)
+        inits = m.nn.init
+        w = [inits.xavier_uniform_(m.empty(5, 7, dtype=dt)),
+             inits.xavier_normal_(m.empty(5, 7, dtype=dt), gain=2.0),
+             inits.kaiming_uniform_(m.empty(6, 3, 2, 2, dtype=dt), a=0.1),
+             inits.kaiming_normal_(m.empty(6, 4, dtype=dt), mode="fan_out"),
+             inits.uniform_(m.empty(9, dtype=dt), -0.5, 0.25),
+             inits.normal_(m.empty(20, dtype=dt), 1.0, 0.1),
+             inits.trunc_normal_(m.empty(30, dtype=dt), std=0.5),
+             inits.orthogonal_(m.empty(4, 6, dtype=dt)),
+             m.nn.Linear(7, 3).to(dt).weight, m.nn.Conv1d(2, 4, 3).bias]
+        out.append(_leaves(w))
+    for i, (a, b) in enumerate(zip(*out)):
+        assert a.dtype == b.dtype
+        if i == 7:   # orthogonal_: the same normal draws, QR by another method
+            np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-5 if dtype == "float32"
+                                       else 1e-12)
+        else:
+            _same(a, b)

@@ -154,7 +154,6 @@ def _torch_extras() -> dict:
     out = {"__version__": TORCH_VERSION, "dtype": type(vg.float32),  # vg dtypes are array dtypes
           
            "int": vg.int32, "half": vg.float16, "float16": vg.float16,
-           "get_default_dtype": lambda: vg.float32,
            "is_floating_point": lambda t: t.is_floating_point(),
            "set_printoptions": set_printoptions}
     return out

@@ -90,7 +90,7 @@ def zeros_(tensor):
 
 def xavier_uniform_(tensor, gain=1.0, generator=None):
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    bound = gain * math.sqrt(6.0 / float(fan_in + fan_out))
+    bound = math.sqrt(3.0) * (gain * math.sqrt(2.0 / float(fan_in + fan_out)))  # as torch
     return uniform_(tensor, -bound, bound, generator)
 
 
@@ -103,7 +103,7 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
     fan = _fan(tensor, mode)
     if fan == 0:
         return tensor  # PyTorch warns and leaves a zero-element tensor alone
-    bound = math.sqrt(3.0) * calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    bound = math.sqrt(3.0) * (calculate_gain(nonlinearity, a) / math.sqrt(fan))  # as torch
     return uniform_(tensor, -bound, bound, generator)
 
 

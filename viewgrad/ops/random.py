@@ -145,9 +145,9 @@ def _numel(shape):
     return n
 
 
-def _finish(host, dtype, device, requires_grad, default=B.float32):
+def _finish(host, dtype, device, requires_grad, default=None):
     dev = B.device(device)
-    host = host.astype(B.to_dtype(dtype) or default, copy=False)
+    host = host.astype(B.to_dtype(dtype) or default or B.default_float(), copy=False)
     t = Tensor._make(host if dev is B.cpu else dev.from_host(host), dev)
     if requires_grad:
         t.requires_grad_(True)
@@ -160,7 +160,7 @@ def rand(*size, generator=None, out=None, dtype=None, device=None, requires_grad
     ``vg.rand(size=(3, 4), generator=g)``, as ``torch.rand``."""
     shape = _size(size, kw.pop("size", None), "rand")
     _no_extra(kw, "rand")
-    dt = B.to_dtype(dtype) or B.float32
+    dt = B.to_dtype(dtype) or B.default_float()
     host = rng_of(generator).uniform(_numel(shape), dt).reshape(shape)
     return with_out(_finish(host, dt, device, requires_grad), out, "rand")
 
@@ -171,7 +171,7 @@ def randn(*size, generator=None, out=None, dtype=None, device=None, requires_gra
     as ``torch.randn``."""
     shape = _size(size, kw.pop("size", None), "randn")
     _no_extra(kw, "randn")
-    dt = B.to_dtype(dtype) or B.float32
+    dt = B.to_dtype(dtype) or B.default_float()
     host = rng_of(generator).normal(_numel(shape), dt).reshape(shape)
     return with_out(_finish(host, dt, device, requires_grad), out, "randn")
 
@@ -263,7 +263,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     if isinstance(std, Tensor) and (s < 0).any():
         raise RuntimeError("normal expects all elements of std >= 0.0")
     stream = rng_of(generator)
-    dt = B.to_dtype(dtype) or (like.dtype if like is not None else B.float32)
+    dt = B.to_dtype(dtype) or (like.dtype if like is not None else B.default_float())
     if like is None:
         host = stream.normal(_numel(shape), dt, float(m), float(s)).reshape(shape)
     elif isinstance(std, Tensor):   # PyTorch: normal_(0, 1), then * std + mean
