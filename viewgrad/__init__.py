@@ -56,6 +56,13 @@ from .ops.logic import (isinf, isfinite, isposinf, isneginf, signbit, logical_an
                         bitwise_xor, bitwise_not)
 from .ops.pointwise import isnan
 from .ops.dtypeinfo import finfo, iinfo, set_default_dtype, get_default_dtype
+from .ops.shaping import (atleast_1d, atleast_2d, atleast_3d, hstack, vstack, row_stack,
+                          column_stack, dstack, diff, kron, tensordot, meshgrid,
+                          cartesian_prod, block_diag)
+from .ops.diag import diag, diag_embed, diagflat, cross
+from .ops.counting import (unique, unique_consecutive, bincount, histc, searchsorted,
+                           bucketize)
+from .ops.distance import cdist
 from .ops.stats import var, std, var_mean, std_mean, prod, cumsum, cumprod, logsumexp
 from .ops.vector_norms import norm
 from .ops.sorting import sort, argsort, msort, topk, kthvalue, median, mode

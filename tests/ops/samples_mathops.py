@@ -35,4 +35,16 @@ SAMPLES = {
                  (lambda a, b: a.div(b, rounding_mode="trunc") + a, [(3,), ("pos", (3,))])],
     "clamp_tensor": [(lambda a, lo, hi: a.clamp(lo, hi), [(2, 3), (3,), (3,)]),
                      (lambda a, lo: vg.clip(a, min=lo), [(3,), (3,)])],
+    # ops/diag.py, ops/distance.py, ops/shaping.py (block_diag: a hand-written node)
+    "diag_embed": [(lambda a: vg.diag_embed(a, 1, 0, 2), [(2, 3)]), (lambda a: vg.diag(a, -1), [(3,)])],
+    "diagonal_copy": [(lambda a: vg.diag(a, 1), [(3, 4)])],
+    "trace": [(lambda a: a.trace(), [(3, 4)])],
+    "linalg_cross": [(lambda a, b: vg.cross(a, b, dim=1), [(2, 3), (1, 3)])],
+    "cdist": [(lambda a, b: vg.cdist(a, b), [(3, 2), (4, 2)]),
+              (lambda a, b: vg.cdist(a, b, p=1), [(2, 3, 2), (3, 2)]),
+              (lambda a, b: vg.cdist(a, b, p=3.5), [(3, 2), (2, 2)]),
+              (lambda a, b: vg.cdist(a, b, p=float("inf")), [(3, 2), (2, 2)])],
+    "_euclidean_dist": [(lambda a, b: vg.cdist(a, b, compute_mode="use_mm_for_euclid_dist"),
+                         [(3, 2), (4, 2)])],
+    "block_diag": [(lambda a, b, c: vg.block_diag(a, b, c), [(2, 3), (2,), ()])],
 }

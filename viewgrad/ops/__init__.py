@@ -11,6 +11,7 @@ from . import index_ops, rearrange  # noqa: F401  (index_select & co.; tril, fli
 from . import view_scatter, einsum  # noqa: F401  (select_scatter & co.; einsum, outer)
 from . import unary, binary  # noqa: F401  (pointwise math beyond arithmetic)
 from . import elementwise, logic  # noqa: F401  (maximum, xlogy..., predicates, bitwise)
+from . import shaping, diag, counting, distance  # noqa: F401  (hstack, diag, unique, cdist)
 from . import random, tensortypes  # noqa: F401  (sampling; FloatTensor & co., .type())
 from . import conv, pool, norm, activations  # noqa: F401  (viewgrad.nn: conv, pooling, norms)
 from . import stats, vector_norms  # noqa: F401  (var/std/prod/scans/logsumexp; norms)
