@@ -12,6 +12,7 @@ from . import view_scatter, einsum  # noqa: F401  (select_scatter & co.; einsum,
 from . import unary, binary  # noqa: F401  (pointwise math beyond arithmetic)
 from . import elementwise, logic  # noqa: F401  (maximum, xlogy..., predicates, bitwise)
 from . import shaping, diag, counting, distance  # noqa: F401  (hstack, diag, unique, cdist)
+from . import linalg_solve, linalg_decomp, linalg_names  # noqa: F401  (inv, svd, ...)
 from . import random, tensortypes  # noqa: F401  (sampling; FloatTensor & co., .type())
 from . import conv, pool, norm, activations  # noqa: F401  (viewgrad.nn: conv, pooling, norms)
 from . import stats, vector_norms  # noqa: F401  (var/std/prod/scans/logsumexp; norms)
