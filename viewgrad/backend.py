@@ -439,6 +439,22 @@ def default_float_for(value) -> np.dtype:
     return a.dtype
 
 
+def host_mt19937(seed: int):
+    """PyTorch's CPU engine, a 32-bit Mersenne Twister, started the way ``at::mt19937``
+    starts it: ``init_genrand`` with the seed's low 32 bits. Returns numpy's MT19937 bit
+    generator in that state; ``random_raw(n)`` then gives the engine's next n 32-bit
+    outputs, the same as PyTorch's ``generator->random()`` (ops/streams.py turns them
+    into PyTorch's numbers)."""
+    key = np.empty(624, dtype=np.uint32)
+    x = seed & 0xFFFFFFFF
+    for i in range(624):  # Knuth's initialisation, as std::mt19937's constructor
+        key[i] = x
+        x = (1812433253 * (x ^ (x >> 30)) + i + 1) & 0xFFFFFFFF
+    bg = np.random.MT19937()
+    bg.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": 624}}
+    return bg
+
+
 def host_rng(seed):
     """A host random bit generator (numpy's PCG64) started from ``seed`` (None: from the
     system's entropy). viewgrad draws random numbers on the host and copies them to the
