@@ -166,16 +166,11 @@ TENSOR = {
     "le": "Elementwise ``x <= other`` as a bool tensor.",
     "gt": "Elementwise ``x > other`` as a bool tensor.",
     "ge": "Elementwise ``x >= other`` as a bool tensor.",
-    "equal": "True when both tensors have the same shape and values (a Python bool).",
-    "allclose": "True when all values are close: ``|x - y| <= atol + rtol * |y|`` "
-                "(a Python bool), as ``torch.allclose``.",
     "isnan": "Elementwise: is it NaN? (bool tensor).",
     "logical_and": "Elementwise ``and`` of truth values (bool tensor).",
     "logical_or": "Elementwise ``or`` of truth values (bool tensor).",
     "logical_xor": "Elementwise ``xor`` of truth values (bool tensor).",
     "logical_not": "Elementwise ``not`` (bool tensor).",
-    "all": "True where every element (along ``dim``, if given) is non-zero; a bool tensor.",
-    "any": "True where some element (along ``dim``, if given) is non-zero; a bool tensor.",
     # -- reductions --------------------------------------------------------------------------
     "sum": "Sum of all elements, or along ``dim`` (an int or tuple; ``keepdim`` keeps it as "
            "size 1). ``SumBackward0`` expands the gradient back to the input's shape.",

@@ -125,6 +125,10 @@ from .samples_pointwise import SAMPLES as _POINTWISE_SAMPLES  # noqa: E402
 
 SAMPLES.update(_POINTWISE_SAMPLES)
 
+# the elementwise rows of ops/elementwise.py (maximum, xlogy, div(rounding_mode=)...)
+from .samples_mathops import SAMPLES as _MATHOPS_SAMPLES  # noqa: E402
+
+SAMPLES.update(_MATHOPS_SAMPLES)
 # index / mask / rearranging rows and the view scatters
 from .samples_indexing import SAMPLES as _INDEXING_SAMPLES  # noqa: E402
 

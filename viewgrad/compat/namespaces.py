@@ -151,11 +151,12 @@ TORCH_VERSION = "2.13.0+viewgrad"   # the PyTorch version whose behaviour viewgr
 def _torch_extras() -> dict:
     import viewgrad as vg
     from ..printing import set_printoptions
+    from ..ops.diag import matrix_trace
     out = {"__version__": TORCH_VERSION, "dtype": type(vg.float32),  # vg dtypes are array dtypes
           
            "int": vg.int32, "half": vg.float16, "float16": vg.float16,
-           "get_default_dtype": lambda: vg.float32,
            "is_floating_point": lambda t: t.is_floating_point(),
+           "trace": matrix_trace,   # torch.trace is the matrix trace (vg.trace: the tracer)
            "set_printoptions": set_printoptions}
     return out
 

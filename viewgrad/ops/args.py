@@ -14,12 +14,24 @@ from .. import backend as B
 from ..autograd.grad_mode import no_grad
 from ..autograd.state import state as _st
 
-__all__ = ["float_input", "with_out", "checked_scalar"]
+__all__ = ["float_input", "with_out", "checked_scalar", "torch_type_name"]
+
+# dtype -> the name PyTorch's C++ messages give it ("Float did not match Double")
+_TORCH_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
+                     "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+                     "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
+                     "complex128": "ComplexDouble"}
+
+
+def torch_type_name(dtype) -> str:
+    """The ScalarType name PyTorch's error messages use for ``dtype`` (Float, Long...)."""
+    name = B.dtype_name(dtype)
+    return _TORCH_TYPE_NAMES.get(name, name)
 
 
 def float_input(x):
-    """``x`` itself when it is floating point, else ``x`` converted to float32."""
-    return x if x._data.dtype.kind == "f" else x.to(B.float32)
+    """``x`` itself when it is floating point, else ``x`` converted to the default float dtype."""
+    return x if x._data.dtype.kind == "f" else x.to(B.default_float())
 
 
 def with_out(result, out, name):

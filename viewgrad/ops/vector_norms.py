@@ -18,14 +18,13 @@ import numbers
 
 from .. import backend as B
 from ..tensor import Tensor, _wrap_dim
+from .args import torch_type_name
 from .reduce import _restore, amax, amin
 from .table import defop, dispatch, method
 
 __all__ = ["vector_norm", "matrix_norm", "linalg_norm", "norm"]
 
 _xp = B.xp_of
-_TORCH_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
-                "uint8": "Byte", "bool": "Bool"}
 
 
 def _fmt(ord):
@@ -104,9 +103,9 @@ def _norm_dims(dim, ndim):
 
 def _check_float(x, who):
     if x._data.dtype.kind not in "fc":
-        name = _TORCH_NAMES.get(B.dtype_name(x.dtype), B.dtype_name(x.dtype))
         raise RuntimeError(f"{who}: Expected a floating point or complex tensor as input. "
-                           f"Got {name}; call .float() first (or pass dtype=)")
+                           f"Got {torch_type_name(x.dtype)}; call .float() first (or pass "
+                           "dtype=)")
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
