@@ -48,6 +48,21 @@ from .ops.unary import (asin as arcsin, acos as arccos, atan as arctan, asinh as
 from .ops.binary import (atan2, arctan2, hypot, fmod, remainder, floor_divide, lerp, addcmul,
                          addcdiv)
 from .ops.nnops import softmax, log_softmax
+from .ops.elementwise import (maximum, minimum, fmax, fmin, copysign, xlogy, logaddexp,
+                              logaddexp2, heaviside, nextafter, float_power, sinc, deg2rad,
+                              rad2deg, nan_to_num, nan_to_num_, true_divide, divide, clip)
+from .ops.logic import (isinf, isfinite, isposinf, isneginf, signbit, logical_and,
+                        logical_or, logical_xor, logical_not, bitwise_and, bitwise_or,
+                        bitwise_xor, bitwise_not)
+from .ops.pointwise import isnan
+from .ops.dtypeinfo import finfo, iinfo, set_default_dtype, get_default_dtype
+from .ops.shaping import (atleast_1d, atleast_2d, atleast_3d, hstack, vstack, row_stack,
+                          column_stack, dstack, diff, kron, tensordot, meshgrid,
+                          cartesian_prod, block_diag)
+from .ops.diag import diag, diag_embed, diagflat, cross
+from .ops.counting import (unique, unique_consecutive, bincount, histc, searchsorted,
+                           bucketize)
+from .ops.distance import cdist
 from .ops.stats import var, std, var_mean, std_mean, prod, cumsum, cumprod, logsumexp
 from .ops.vector_norms import norm
 from .ops.sorting import sort, argsort, msort, topk, kthvalue, median, mode

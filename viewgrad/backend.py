@@ -321,13 +321,48 @@ def promote_types(a, b):
     return np.promote_types(a, b)
 
 
+# The default float dtype (``torch.set_default_dtype``): what Python floats become and what
+# factories make without dtype=. Only float32 and float64 are allowed, as in PyTorch.
+_default_float = [float32]
+
+
+def default_float() -> np.dtype:
+    """The default float dtype (float32 unless ``set_default_float`` changed it)."""
+    return _default_float[0]
+
+
+def set_default_float(d) -> None:
+    d = to_dtype(d)
+    if d not in (float32, float64):
+        raise TypeError("only floating-point types are supported as the default type "
+                        f"(got {d}; use float32 or float64)")
+    _default_float[0] = d
+
+
+def finfo_fields(d) -> dict:
+    """bits, eps, max, min, tiny (= smallest_normal) and resolution of a float dtype."""
+    f = np.finfo(to_dtype(d))
+    return {"bits": int(f.bits), "eps": float(f.eps), "max": float(f.max),
+            "min": float(f.min), "tiny": float(f.tiny), "smallest_normal": float(f.tiny),
+            "resolution": float(str(f.resolution))}   # 1e-06, not float32(1e-06)
+
+
+def iinfo_fields(d) -> dict:
+    """bits, max and min of an integer (or bool) dtype."""
+    d = to_dtype(d)
+    if d == bool_:
+        return {"bits": 8, "max": 1, "min": 0}
+    f = np.iinfo(d)
+    return {"bits": int(f.bits), "max": int(f.max), "min": int(f.min)}
+
+
 def _scalar_dtype(v):
     if isinstance(v, bool):
         return bool_
     if isinstance(v, int):
         return int64
     if isinstance(v, float):
-        return float32          # the default float dtype
+        return _default_float[0]
     return np.dtype("complex64")
 
 
@@ -368,12 +403,28 @@ def default_float_for(value) -> np.dtype:
     """dtype a Python value gets as a tensor (float32 default, like PyTorch)."""
     a = np.asarray(value)
     if a.dtype.kind == "f":
-        return float32
+        return _default_float[0]
     if a.dtype.kind == "b":
         return bool_
     if a.dtype.kind in "iu":
         return int64
     return a.dtype
+
+
+def host_mt19937(seed: int):
+    """PyTorch's CPU engine, a 32-bit Mersenne Twister, started the way ``at::mt19937``
+    starts it: ``init_genrand`` with the seed's low 32 bits. Returns numpy's MT19937 bit
+    generator in that state; ``random_raw(n)`` then gives the engine's next n 32-bit
+    outputs, the same as PyTorch's ``generator->random()`` (ops/streams.py turns them
+    into PyTorch's numbers)."""
+    key = np.empty(624, dtype=np.uint32)
+    x = seed & 0xFFFFFFFF
+    for i in range(624):  # Knuth's initialisation, as std::mt19937's constructor
+        key[i] = x
+        x = (1812433253 * (x ^ (x >> 30)) + i + 1) & 0xFFFFFFFF
+    bg = np.random.MT19937()
+    bg.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": 624}}
+    return bg
 
 
 def host_rng(seed):

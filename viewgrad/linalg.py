@@ -5,5 +5,6 @@ PyTorch's node names. Under ``viewgrad run --torch``, ``torch.linalg`` is this m
 from __future__ import annotations
 
 from .ops.vector_norms import linalg_norm as norm, matrix_norm, vector_norm
+from .ops.diag import linalg_cross as cross
 
-__all__ = ["norm", "vector_norm", "matrix_norm"]
+__all__ = ["norm", "vector_norm", "matrix_norm", "cross"]

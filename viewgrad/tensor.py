@@ -114,13 +114,13 @@ class Tensor:
             if any(s < 0 for s in sizes):
                 raise RuntimeError(f"Trying to create tensor with negative dimension: "
                                    f"{list(sizes)}")
-            data = B.host_zeros(sizes if args else (0,), B.to_dtype(dtype) or B.float32)
+            data = B.host_zeros(sizes if args else (0,), B.to_dtype(dtype) or B.default_float())
         else:
             raise TypeError(f"new(): invalid data type '{type(args[1]).__name__}'; use "
                             "Tensor(data) or Tensor(*sizes)")
         dev = B.device(device) if device is not None else (
             B.device_of_array(data) or B.get_default_device())
-        want = B.to_dtype(dtype) or B.float32
+        want = B.to_dtype(dtype) or B.default_float()
         if not B.is_array(data) or data.dtype != want:
             data = B.from_python(data if not B.is_array(data) else dev.to_host(data), want,
                                  dev)

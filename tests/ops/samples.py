@@ -125,6 +125,10 @@ from .samples_pointwise import SAMPLES as _POINTWISE_SAMPLES  # noqa: E402
 
 SAMPLES.update(_POINTWISE_SAMPLES)
 
+# the elementwise rows of ops/elementwise.py (maximum, xlogy, div(rounding_mode=)...)
+from .samples_mathops import SAMPLES as _MATHOPS_SAMPLES  # noqa: E402
+
+SAMPLES.update(_MATHOPS_SAMPLES)
 # index / mask / rearranging rows and the view scatters
 from .samples_indexing import SAMPLES as _INDEXING_SAMPLES  # noqa: E402
 
@@ -134,3 +138,8 @@ SAMPLES.update(_INDEXING_SAMPLES)
 from .samples_reductions import SAMPLES as _REDUCTION_SAMPLES  # noqa: E402
 
 SAMPLES.update(_REDUCTION_SAMPLES)
+
+# in-place view ops (ops/inplace_views.py)
+from .samples_inplace_views import SAMPLES as _INPLACE_VIEW_SAMPLES  # noqa: E402
+
+SAMPLES.update(_INPLACE_VIEW_SAMPLES)

@@ -30,8 +30,8 @@ def torch_type_name(dtype) -> str:
 
 
 def float_input(x):
-    """``x`` itself when it is floating point, else ``x`` converted to float32."""
-    return x if x._data.dtype.kind == "f" else x.to(B.float32)
+    """``x`` itself when it is floating point, else ``x`` converted to the default float dtype."""
+    return x if x._data.dtype.kind == "f" else x.to(B.default_float())
 
 
 def with_out(result, out, name):

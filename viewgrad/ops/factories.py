@@ -134,7 +134,7 @@ def from_numpy(a):
 def _fill(kind, size, dtype, device, requires_grad, value=None):
     dev = B.device(device)
     shape = _shape(size)
-    dt = B.to_dtype(dtype) or B.float32
+    dt = B.to_dtype(dtype) or B.default_float()
     xp = dev.xp
     if kind == "zeros":
         a = xp.zeros(shape, dtype=dt)
@@ -189,7 +189,7 @@ def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
 def empty_strided(size, stride, dtype=None, device=None, requires_grad=False):
     """An uninitialised tensor with the given strides (in elements)."""
     dev = B.device(device)
-    dt = B.to_dtype(dtype) or B.float32
+    dt = B.to_dtype(dtype) or B.default_float()
     size = tuple(int(s) for s in size)
     stride = tuple(int(s) for s in stride)
     t = Tensor._empty_strided(size, stride, dt, dev)
@@ -203,13 +203,13 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
         start, end = 0, start
     dev = B.device(device)
     if dtype is None:
-        dtype = B.int64 if all(isinstance(v, int) for v in (start, end, step)) else B.float32
+        dtype = B.int64 if all(isinstance(v, int) for v in (start, end, step)) else B.default_float()
     return _finish(dev.xp.arange(start, end, step, dtype=B.to_dtype(dtype)), dev, requires_grad)
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     dev = B.device(device)
-    dt = B.to_dtype(dtype) or B.float32
+    dt = B.to_dtype(dtype) or B.default_float()
     return _finish(dev.xp.linspace(start, end, int(steps)).astype(dt), dev, requires_grad)
 
 
@@ -217,14 +217,14 @@ def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_gra
     """``steps`` values from ``base**start`` to ``base**end``, evenly spaced on a log scale
     (``vg.logspace(0, 2, 3)`` is ``[1, 10, 100]``), as ``torch.logspace``."""
     dev = B.device(device)
-    dt = B.to_dtype(dtype) or B.float32
+    dt = B.to_dtype(dtype) or B.default_float()
     exps = dev.xp.linspace(start, end, int(steps))
     return _finish((float(base) ** exps).astype(dt), dev, requires_grad)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     dev = B.device(device)
-    return _finish(dev.xp.eye(n, m, dtype=B.to_dtype(dtype) or B.float32), dev, requires_grad)
+    return _finish(dev.xp.eye(n, m, dtype=B.to_dtype(dtype) or B.default_float()), dev, requires_grad)
 
 
 # The random factories live with the generator in ops/random.py; they are factories too.

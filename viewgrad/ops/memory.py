@@ -163,6 +163,24 @@ def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
                 requires_grad=requires_grad)
 
 
+@method("new_full")
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    """A new tensor of ``size`` filled with ``fill_value``, with this tensor's dtype and
+    device unless given, as ``torch.Tensor.new_full``."""
+    from .factories import full
+    return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
+                requires_grad=requires_grad)
+
+
+@method("new_empty")
+def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    """A new uninitialised tensor of ``size`` with this tensor's dtype and device unless
+    given, as ``torch.Tensor.new_empty`` (viewgrad fills it with zeros)."""
+    from .factories import zeros
+    return zeros(*size, dtype=dtype or self.dtype, device=device or self.device,
+                 requires_grad=requires_grad)
+
+
 @method("new_tensor")
 def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     from .factories import tensor

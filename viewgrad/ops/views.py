@@ -163,6 +163,19 @@ AS_STRIDED = defop("as_strided", "AsStridedBackward0", _as_strided_fwd,
                    self=_as_strided_bwd)
 
 
+def as_strided_bounds(self, size, stride, storage_offset):
+    """PyTorch's setStorage check: the geometry must fit in self's storage."""
+    isz = self._data.itemsize
+    need = (storage_offset + 1 + sum((a - 1) * b for a, b in zip(size, stride))) if all(
+        size) else 0
+    have = int(self._storage.size)
+    if need > have or storage_offset < 0 or any(s < 0 for s in stride):
+        raise RuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
+            f"{storage_offset}, and itemsize {isz} requiring a storage size of {need * isz} "
+            f"are out of bounds for storage of size {have * isz}")
+
+
 @method("as_strided")
 def as_strided(self, size, stride, storage_offset=None):
     size = tuple(int(s) for s in size)
@@ -172,17 +185,7 @@ def as_strided(self, size, stride, storage_offset=None):
                            f"{len(size)})")
     if storage_offset is None:
         storage_offset = self.storage_offset()
-    dev = self._device
-    isz = self._data.itemsize
-    storage = self._storage
-    need = (storage_offset + 1 + sum((a - 1) * b for a, b in zip(size, stride))) if all(
-        size) else 0
-    have = int(storage.size)
-    if need > have or storage_offset < 0 or any(s < 0 for s in stride):
-        raise RuntimeError(
-            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
-            f"{storage_offset}, and itemsize {isz} requiring a storage size of {need * isz} "
-            f"are out of bounds for storage of size {have * isz}")
+    as_strided_bounds(self, size, stride, storage_offset)
     data = strided_region(self, size, stride, storage_offset)
     in_geom = (tuple(self._data.shape), self.stride(), self.storage_offset())
     attrs = (size, stride, storage_offset, in_geom)
