@@ -13,6 +13,7 @@ from . import inplace_views  # noqa: F401  (t_, transpose_, squeeze_, unsqueeze_
 from . import unary, binary  # noqa: F401  (pointwise math beyond arithmetic)
 from . import elementwise, logic  # noqa: F401  (maximum, xlogy..., predicates, bitwise)
 from . import shaping, diag, counting, distance  # noqa: F401  (hstack, diag, unique, cdist)
+from . import linalg_solve, linalg_decomp, linalg_names  # noqa: F401  (inv, svd, ...)
 from . import random, tensortypes  # noqa: F401  (sampling; FloatTensor & co., .type())
 from . import conv, pool, norm, activations  # noqa: F401  (viewgrad.nn: conv, pooling, norms)
 from . import stats, vector_norms  # noqa: F401  (var/std/prod/scans/logsumexp; norms)
