@@ -381,15 +381,16 @@ def _view_error(t, vi, indirect=False):
     return RuntimeError(msg)
 
 
-def check_inplace(t, requires_grad, opname):
-    """PyTorch's check_inplace (plus the internal-overlap check). ``requires_grad``: some
+def check_inplace(t, requires_grad, opname, overlap=True):
+    """PyTorch's check_inplace (plus the internal-overlap check, unless ``overlap`` is
+    False: in-place view ops such as ``t_`` write no values). ``requires_grad``: some
     input of the op (self included) requires grad. Only then, and in grad mode: a view
     whose creation_meta forbids in-place (handle_view_on_rebase) is refused; a view that
     requires grad of a base that is a leaf is refused; a leaf that requires grad is
     refused."""
     d = t._data
     for sz, st in zip(d.shape, d.strides):
-        if st == 0 and sz > 1:
+        if overlap and st == 0 and sz > 1:
             raise RuntimeError(
                 f"{opname}: unsupported operation: more than one element of the written-to "
                 "tensor refers to a single memory location. Please clone() the tensor before "

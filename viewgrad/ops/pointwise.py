@@ -395,7 +395,7 @@ def clamp(self, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):   # ClampBackward0
-        from .elementwise import clamp_tensor
+        from .clamping import clamp_tensor
         return clamp_tensor(self, min, max)
     if self._data.dtype.kind in "iub" and (isinstance(min, float) or isinstance(max, float)):
         self = self.to(B.default_float())  # an integer tensor clamped to 1.5 is float (PyTorch)
