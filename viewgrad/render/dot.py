@@ -27,7 +27,7 @@ from __future__ import annotations
 import graphviz
 
 from ..trace.sanitize import LABEL_LIMIT, SAFE_ID, dot_string, html_text
-from .common import DEFAULT_MAX_NODES, as_drawable, neighbourhood
+from .common import DEFAULT_MAX_NODES, as_drawable, neighbourhood, parallel_edges
 from .fontmetrics import FONT_FAMILY, text_width
 
 __all__ = ["draw", "Digraph", "ADDED_FILL", "NODE_FILL"]
@@ -265,12 +265,12 @@ def _collect(snap, prefix, title, max_nodes, added=(), removed=(), extra=None,
         if n.id not in shown:
             continue
         outs = snap.out_edges(n.id)
-        for e in outs:
+        for e, many in parallel_edges(outs):
             if e.dst not in shown:
                 continue
             ea = {"arrowsize": "0.7"}
             if len(outs) > 1:
-                ea.update(label=str(e.index), fontsize="9")
+                ea.update(label=many or str(e.index), fontsize="9")
             if e.dst in added and n.id in added:
                 ea["color"] = "#f57f17"
             cl.edges.append((p(n.id), p(e.dst), ea, True))
