@@ -47,6 +47,7 @@ float64 = np.dtype("float64")
 float16 = np.dtype("float16")
 int64 = np.dtype("int64")
 int32 = np.dtype("int32")
+int16 = np.dtype("int16")
 int8 = np.dtype("int8")
 uint8 = np.dtype("uint8")
 bool_ = np.dtype("bool")
@@ -54,7 +55,7 @@ bool_ = np.dtype("bool")
 _DTYPE_ALIASES = {
     "float32": float32, "float": float32, "float64": float64, "double": float64,
     "float16": float16, "half": float16, "int64": int64, "long": int64, "int32": int32,
-    "int": int32, "int8": int8, "uint8": uint8, "bool": bool_,
+    "int": int32, "int16": int16, "short": int16, "int8": int8, "uint8": uint8, "bool": bool_,
 }
 
 
@@ -356,6 +357,34 @@ def iinfo_fields(d) -> dict:
     return {"bits": int(f.bits), "max": int(f.max), "min": int(f.min)}
 
 
+LinAlgError = np.linalg.LinAlgError   # what numpy (and CuPy) raise for a singular matrix
+
+
+def lu_zero_pivot(a) -> int:
+    """The 1-based position of the first zero pivot of the LU factorisation with partial
+    pivoting (LAPACK's getrf) of the host matrix ``a``, or 0 if there is none."""
+    u = np.array(a, dtype=a.dtype if a.dtype.kind == "f" else np.float64)
+    n = u.shape[0]
+    for k in range(n):
+        p = k + int(np.argmax(np.abs(u[k:, k])))
+        if u[p, k] == 0:
+            return k + 1
+        u[[k, p]] = u[[p, k]]
+        u[k + 1:, k:] -= np.outer(u[k + 1:, k] / u[k, k], u[k, k:])
+    return 0
+
+
+def first_non_pd_minor(a) -> int:
+    """The order of the first leading minor of the host matrix ``a`` (lower triangle
+    read) whose Cholesky factorisation fails, or 0 if ``a`` is positive-definite."""
+    for k in range(1, a.shape[0] + 1):
+        try:
+            np.linalg.cholesky(a[:k, :k])
+        except np.linalg.LinAlgError:
+            return k
+    return 0
+
+
 def _scalar_dtype(v):
     if isinstance(v, bool):
         return bool_
@@ -425,6 +454,26 @@ def host_mt19937(seed: int):
     bg = np.random.MT19937()
     bg.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": 624}}
     return bg
+
+
+def torch_linspace(start, end, steps: int, dtype):
+    """``steps`` values from ``start`` to ``end`` as PyTorch's CPU kernel computes them (a
+    host array of ``dtype``): step = (end - start) / (steps - 1) rounded to the dtype;
+    the first half as start + step * i, the second half as end - step * (steps - 1 - i),
+    each with one rounding (PyTorch's fused multiply-add; extended precision here) — so
+    ``linspace(-1, 1, 7)[3]`` is PyTorch's -2.9802e-08, not 0."""
+    dtype = np.dtype(dtype)
+    start, end = dtype.type(start), dtype.type(end)   # PyTorch casts the ends first
+    if steps == 1:
+        return np.array([start], dtype=dtype)
+    if dtype.kind == "f":
+        step = np.longdouble((end - start) / dtype.type(steps - 1))  # in the dtype
+    else:
+        step = np.longdouble((float(end) - float(start)) / (steps - 1))
+    i = np.arange(steps, dtype=np.longdouble)
+    out = np.where(np.arange(steps) < steps // 2, np.longdouble(start) + step * i,
+                   np.longdouble(end) - step * (steps - 1 - i))
+    return out.astype(dtype)
 
 
 def host_rng(seed):

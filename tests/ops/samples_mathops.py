@@ -35,6 +35,11 @@ SAMPLES = {
                  (lambda a, b: a.div(b, rounding_mode="trunc") + a, [(3,), ("pos", (3,))])],
     "clamp_tensor": [(lambda a, lo, hi: a.clamp(lo, hi), [(2, 3), (3,), (3,)]),
                      (lambda a, lo: vg.clip(a, min=lo), [(3,), (3,)])],
+    "clamp_min": [(lambda a: vg.clamp_min(a, 0.1), [("away", (3,))]),
+                  (lambda a: (a * 1).clamp_min_(-0.2), [("away", (3,))])],
+    "clamp_max": [(lambda a: a.clamp_max(0.1), [("away", (3,))])],
+    "clamp_min_tensor": [(lambda a, b: vg.clamp_min(a, b), [(2, 3), (3,)])],
+    "clamp_max_tensor": [(lambda a, b: a.clamp_max(b), [(2, 3), (3,)])],
     # ops/diag.py, ops/distance.py, ops/shaping.py (block_diag: a hand-written node)
     "diag_embed": [(lambda a: vg.diag_embed(a, 1, 0, 2), [(2, 3)]), (lambda a: vg.diag(a, -1), [(3,)])],
     "diagonal_copy": [(lambda a: vg.diag(a, 1), [(3, 4)])],
@@ -47,4 +52,49 @@ SAMPLES = {
     "_euclidean_dist": [(lambda a, b: vg.cdist(a, b, compute_mode="use_mm_for_euclid_dist"),
                          [(3, 2), (4, 2)])],
     "block_diag": [(lambda a, b, c: vg.block_diag(a, b, c), [(2, 3), (2,), ()])],
+    # linear algebra (ops/linalg_solve.py, ops/linalg_decomp.py)
+    "linalg_inv": [(lambda a: vg.linalg.inv(a + 3 * _eye(3)), [(3, 3)]),
+                   (lambda a: vg.inverse(a + 3 * _eye(2)), [(2, 2, 2)])],
+    "linalg_det": [(lambda a: vg.linalg.det(a), [(3, 3)]), (lambda a: a.det(), [(2, 2, 2)])],
+    "linalg_slogdet": [(lambda a: vg.linalg.slogdet(a).logabsdet, [(3, 3)]),
+                       (lambda a: vg.logdet(a @ a.mT + _eye(2)), [(2, 2)])],
+    "linalg_solve": [(lambda a, b: vg.linalg.solve(a + 3 * _eye(3), b), [(3, 3), (3, 2)]),
+                     (lambda a, b: vg.linalg.solve(a + 3 * _eye(3), b), [(2, 3, 3), (3,)])],
+    "linalg_pinv": [(lambda a: vg.linalg.pinv(a), [(3, 4)]), (lambda a: a.pinverse(), [(4, 2)])],
+    "linalg_lstsq": [(lambda a, b: vg.linalg.lstsq(a, b).solution, [(4, 3), (4, 2)])],
+    "linalg_cholesky": [(lambda a: vg.linalg.cholesky(a @ a.mT + _eye(3)), [(3, 3)]),
+                        (lambda a: vg.linalg.cholesky(a @ a.mT + _eye(2), upper=True), [(2, 2, 2)])],
+    "cholesky": [(lambda a: vg.cholesky(a @ a.mT + _eye(3)), [(3, 3)])],
+    "linalg_qr": [(lambda a: vg.cat([t.flatten() for t in vg.linalg.qr(a)]), [(4, 3)]),
+                  (lambda a: vg.cat([t.flatten() for t in vg.linalg.qr(a)]), [(2, 4)])],
+    "linalg_svd": [(lambda a: _svd_flat(vg.linalg.svd(a, full_matrices=False)), [(4, 3)]),
+                   (lambda a: vg.linalg.svdvals(a), [(2, 3)])],
+    "linalg_eigh": [(lambda a: _svd_flat(vg.linalg.eigh(a + a.mT)), [(3, 3)])],
 }
+
+
+def _eye(n):
+    return vg.eye(n, dtype=vg.float64)
+
+
+def _svd_flat(parts):
+    """Sign-free views of a decomposition: squared vectors and the values."""
+    return vg.cat([p.pow(2).flatten() if p.dim() > 1 else p for p in parts])
+
+SAMPLES.update({
+    "linalg_solve_triangular": [
+        (lambda a, b: vg.linalg.solve_triangular(a + 3 * _eye(3), b, upper=True), [(3, 3), (3, 2)]),
+        (lambda a, b: vg.linalg.solve_triangular(a + 3 * _eye(3), b, upper=False, left=False,
+                                                 unitriangular=True), [(3, 3), (2, 3)])],
+    "triangular_solve": [(lambda a, b: vg.triangular_solve(b, a + 3 * _eye(3), transpose=True)[0],
+                          [(3, 3), (3, 2)])],
+    "cholesky_solve": [(lambda b, a: vg.cholesky_solve(b, a.tril() + 3 * _eye(3)), [(3, 2), (3, 3)]),
+                       (lambda b, a: vg.cholesky_solve(b, a.triu() + 3 * _eye(3), upper=True),
+                        [(3, 2), (3, 3)])],
+    "cholesky_inverse": [(lambda a: vg.cholesky_inverse(a.tril() + 3 * _eye(3)), [(3, 3)]),
+                         (lambda a: vg.cholesky_inverse(a.triu() + 3 * _eye(3), upper=True), [(3, 3)])],
+    "vdot": [(lambda a, b: vg.vdot(a, b), [(3,), (3,)])],
+    "dist": [(lambda a, b: vg.dist(a, b), [(2, 3), (3,)]), (lambda a, b: a.dist(b, 1), [(3,), (3,)]),
+             (lambda a, b: vg.dist(a, b, 3.5), [(3,), (3,)]),
+             (lambda a, b: vg.dist(a, b, float("inf")), [(3,), (3,)])],
+})

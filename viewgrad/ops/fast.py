@@ -99,7 +99,8 @@ FAST = {
     "view": dict(self=lambda grad, self_shape: grad.reshape(self_shape)),
     "_unsafe_view": dict(self=lambda grad, self_shape: grad.reshape(self_shape)),
     "alias": dict(self=lambda grad: grad),
-    "transpose": dict(self=lambda grad, dim0, dim1: grad.swapaxes(dim0, dim1)),
+    "transpose": dict(self=lambda grad, dim0, dim1: grad.swapaxes(dim0, dim1) if grad.ndim
+                      else grad),
     "t": dict(self=lambda grad: grad.T),
     "permute": dict(self=lambda grad, dims: grad.transpose(_inv(dims))),
     "unsqueeze": dict(self=lambda grad, dim: _xp(grad).squeeze(grad, axis=dim)),
@@ -113,8 +114,9 @@ FAST = {
                     (grad - (grad * result).sum(axis=dim, keepdims=True)) * result),
     "log_softmax": dict(self=lambda grad, result, dim:
                         grad - _xp(result).exp(result) * grad.sum(axis=dim, keepdims=True)),
-    "where": dict(self=lambda grad, condition: _xp(grad).where(condition, grad, 0),
-                  other=lambda grad, condition: _xp(grad).where(condition, 0, grad)),
+    # (where's condition is an attribute, kept as the Tensor)
+    "where": dict(self=lambda grad, condition: _xp(grad).where(condition._data, grad, 0),
+                  other=lambda grad, condition: _xp(grad).where(condition._data, 0, grad)),
 }
 
 
