@@ -2,7 +2,7 @@
 ``register_multi_grad_hook`` counting each backward on its own (modes 'any' and 'all'),
 against PyTorch."""
 import viewgrad as vg
-from tests.helpers import same_as_torch
+from tests.helpers import assert_same_as_torch
 
 
 def _l(g):
@@ -34,7 +34,7 @@ def test_gradient_edges_as_inputs_match_torch():
             except RuntimeError as err:
                 out.append(str(err))
         return out
-    same_as_torch(scenario)
+    assert_same_as_torch(scenario, wording_too=True)
 
 
 def test_multi_grad_hooks_reset_between_backward_calls_like_torch():
@@ -59,7 +59,7 @@ def test_multi_grad_hooks_reset_between_backward_calls_like_torch():
         (c * 2).sum().backward()
         M.autograd.grad((c * d).sum(), [a])
         return log
-    same_as_torch(scenario)
+    assert_same_as_torch(scenario, wording_too=True)
 
 
 def test_mode_all_with_leaves_under_grad_works():
