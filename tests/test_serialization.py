@@ -74,7 +74,7 @@ def test_plain_npz_state_dicts_load(tmp_path):
 
 def test_views_saved_together_share_memory_again_like_torch():
     import io
-    from tests.helpers import same_as_torch
+    from tests.helpers import assert_same_as_torch
 
     def scenario(M):
         x = M.arange(6.0).reshape(2, 3)
@@ -88,7 +88,7 @@ def test_views_saved_together_share_memory_again_like_torch():
         V.mul_(10)              # one memory: the others see the write
         return (geometry, V._is_view(), V._base is X, X.tolist(), W.tolist(), R.tolist(),
                 E.tolist())
-    same_as_torch(scenario)
+    assert_same_as_torch(scenario)
 
 
 def test_a_geometry_that_does_not_fit_its_storage_is_refused(tmp_path):
