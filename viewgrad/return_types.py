@@ -15,7 +15,7 @@ from operator import itemgetter
 __all__ = ["max", "min", "sort", "topk", "kthvalue", "median", "mode", "aminmax", "cummax",
            "cummin",
            "linalg_slogdet", "slogdet", "linalg_svd", "svd", "linalg_eigh", "linalg_qr", "qr",
-           "linalg_lstsq"]
+           "linalg_lstsq", "triangular_solve"]
 
 
 class _StructSeq(tuple):
@@ -75,3 +75,4 @@ linalg_eigh = _structseq("linalg_eigh", ("eigenvalues", "eigenvectors"))
 linalg_qr = _structseq("linalg_qr", ("Q", "R"))
 qr = _structseq("qr", ("Q", "R"))
 linalg_lstsq = _structseq("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
+triangular_solve = _structseq("triangular_solve", ("solution", "cloned_coefficient"))
