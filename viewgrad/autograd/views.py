@@ -12,7 +12,10 @@ points to the root), and base and views share ONE version counter. Each view car
   * ``base``           the root tensor;
   * ``view_fns``       the chain of view ops that makes this view from the base, e.g.
                        ``((select, (0, 2)),)`` — replaying it on another tensor with the
-                       base's shape gives "the same view" of that tensor;
+                       base's shape gives "the same view" of that tensor. It is stored as
+                       a link to the parent view's chain plus one step (``ViewChain``), as
+                       PyTorch composes view_fns: a view of a view of ... N deep costs O(1)
+                       to make and to keep, not a copy of the whole chain (O(N²) for N);
   * ``version``        the version of the counter at which this view's grad_fn was made;
                        when the counter moved on (someone modified the storage in place),
                        the grad_fn is *stale* and is regenerated on the next read;
@@ -117,23 +120,54 @@ def is_view_replay_enabled() -> bool:
     return _st.view_replay
 
 
-class ViewInfo:
-    __slots__ = ("base", "view_fns", "version", "creation_meta", "made_by", "where", "geom")
+class ViewChain:
+    """One link of a view_fn chain: ``parent`` (the chain of the view it was made from,
+    or None for a view of the base) and ``step`` ``(fn, args)``. Chained views share their
+    prefix, so N chained views hold N links in all."""
 
-    def __init__(self, base, view_fns, version, creation_meta, made_by=None, where=None):
+    __slots__ = ("parent", "step")
+
+    def __init__(self, parent, step):
+        self.parent = parent
+        self.step = step
+
+    def steps(self):
+        """The chain as a tuple ``((fn, args), ...)``, base first (walked iteratively)."""
+        out = []
+        link = self
+        while link is not None:
+            out.append(link.step)
+            link = link.parent
+        out.reverse()
+        return tuple(out)
+
+
+class ViewInfo:
+    __slots__ = ("base", "chain", "version", "creation_meta", "made_by", "where", "geom")
+
+    def __init__(self, base, chain, version, creation_meta, made_by=None, where=None):
         self.base = base
-        self.view_fns = view_fns
+        self.chain = chain          # a ViewChain (its steps are ``view_fns``)
         self.version = version
         self.creation_meta = creation_meta
         self.made_by = made_by      # (node name, output nr) of the op that made the view
         self.where = where          # (file, line, text) for multi-output/no_grad views
         self.geom = None            # the view's (sizes, strides, offset), once computed
 
+    @property
+    def view_fns(self):
+        return self.chain.steps()
+
     def replay(self, t):
         """Apply this view's chain of view ops to ``t`` (a tensor shaped like the base)."""
-        for fn, args in self.view_fns:
-            t = fn(t, *args)
-        return t
+        return replay_chain(self.chain, t)
+
+
+def replay_chain(chain, t):
+    """Apply the chain's view ops, base first, to ``t``."""
+    for fn, args in chain.steps():
+        t = fn(t, *args)
+    return t
 
 
 def geometry(t):
@@ -196,14 +230,14 @@ def make_view(op, x, data, attrs, replay, creation_meta=None, output_nr=0, node=
         meta = CreationMeta.INFERENCE_MODE if _st.inference else CreationMeta.NO_GRAD_MODE
     if pvi is not None:
         meta = _propagate(pvi.creation_meta, meta)
-        fns = pvi.view_fns + (replay,)
+        chain = ViewChain(pvi.chain, replay)  # shares the parent's chain (no copy)
     else:
-        fns = (replay,)
+        chain = ViewChain(None, replay)
     where = None
     if meta is not DEFAULT:
         if _blame.is_blame_enabled():
             where = _blame.user_frame(3)
-    vi = ViewInfo(base, fns, vc.version, meta, (op.node_name, output_nr), where)
+    vi = ViewInfo(base, chain, vc.version, meta, (op.node_name, output_nr), where)
     out._view_info = vi
     if node is not None:
         out._grad_fn = node
@@ -493,7 +527,7 @@ class CopySlices(Node):
     """
 
     __slots__ = ("fn", "base_sizes", "base_strides", "base_offset", "view_sizes", "view_strides",
-                 "view_offset", "view_fns", "replay", "dtype", "device")
+                 "view_offset", "view_chain", "replay", "dtype", "device")
 
     def __init__(self, base, view, vi, fn):
         edge0 = base._edge()
@@ -502,7 +536,7 @@ class CopySlices(Node):
         self.base_sizes, self.base_strides, self.base_offset = geometry(base)
         self.view_sizes, self.view_strides, view_offset = geometry(view)
         self.view_offset = view_offset - self.base_offset
-        self.view_fns = vi.view_fns
+        self.view_chain = vi.chain   # not vi itself: vi holds the base (a cycle)
         self.replay = _st.view_replay or base._device.as_strided is None
         self.dtype = base._data.dtype
         self.device = base._device
@@ -533,7 +567,7 @@ class CopySlices(Node):
                 region[...] = 0
             return [result] + list(res[1:])
         if self.replay:
-            grad_slice = ViewInfo(result, self.view_fns, 0, DEFAULT).replay(result)
+            grad_slice = replay_chain(self.view_chain, result)
         else:
             grad_slice = result.as_strided(self.view_sizes, self.view_strides,
                                            self.view_offset)
@@ -555,6 +589,10 @@ class CopySlices(Node):
                 and tuple(grad._data.shape) == self.base_sizes
                 and grad.stride() == self.base_strides
                 and (grad._fresh_buffer or grad.storage_offset() == 0))
+
+    @property
+    def view_fns(self):
+        return self.view_chain.steps()
 
     def release_variables(self):
         self.fn.release_variables()
