@@ -399,9 +399,7 @@ class Tensor:
         fn = self.grad_fn
         if fn is None or self._retains_grad:
             return
-        if fn._retains_grad is None:
-            fn._retains_grad = {}
-        fn._retains_grad[self._output_nr] = weakref.ref(self)
+        fn._retain_grad_slot(self._output_nr, weakref.ref(self))
         self._retains_grad = True
 
     def __hash__(self):

@@ -85,6 +85,7 @@ class Node:
     _retains_grad = None
     _pre_hooks = None
     _post_hooks = None
+    _hooked = False    # set when any of the four above is: the engine reads this one flag
     _metadata = None
     _n_outputs = None  # set on nodes of multi-output ops
     def __init__(self, next_functions=()):
@@ -114,6 +115,7 @@ class Node:
         grad_inputs."""
         if self._post_hooks is None:
             self._post_hooks = {}
+        self._hooked = True
         h = RemovableHandle(self._post_hooks)
         self._post_hooks[h._key] = fn
         return h
@@ -122,6 +124,7 @@ class Node:
         """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
         if self._pre_hooks is None:
             self._pre_hooks = {}
+        self._hooked = True
         h = RemovableHandle(self._pre_hooks)
         self._pre_hooks[h._key] = fn
         return h
@@ -129,6 +132,7 @@ class Node:
     def _register_tensor_hook(self, output_nr, fn):
         if self._tensor_pre_hooks is None:
             self._tensor_pre_hooks = {}
+        self._hooked = True
         hooks = self._tensor_pre_hooks.setdefault(output_nr, {})
         h = RemovableHandle(hooks)
         hooks[h._key] = fn
@@ -145,6 +149,19 @@ class Node:
     def apply(self, grads):  # pragma: no cover - every subclass overrides
         raise NotImplementedError(f"{self.name()} has no backward")
 
+    def apply_arrays(self, grads):
+        """``apply`` on bare arrays (a plain backward: Note [arrays in a plain backward] in
+        engine.py). This default wraps them in Tensors, runs ``apply`` and unwraps; the
+        hot nodes (table rows, AccumulateGrad, CopySlices) override it."""
+        return tensors_to_arrays(self.apply(arrays_to_tensors(grads)))
+
+    def _retain_grad_slot(self, output_nr, ref):
+        """Record ``retain_grad`` of this node's output ``output_nr`` (a weakref)."""
+        if self._retains_grad is None:
+            self._retains_grad = {}
+        self._retains_grad[output_nr] = ref
+        self._hooked = True
+
     def release_variables(self):
         """Free saved tensors after a backward without retain_graph."""
 
@@ -159,6 +176,17 @@ class Node:
 
     def __repr__(self):
         return f"<{self.name()} object at {id(self):#x}>"
+
+
+def arrays_to_tensors(grads):
+    """Wrap a plain backward's gradient arrays (None stays None) for code that needs Tensors."""
+    from ..tensor import Tensor
+    make = Tensor._make
+    return [None if a is None else make(a) for a in grads]
+
+
+def tensors_to_arrays(grads):
+    return [None if g is None else g._data for g in grads]
 
 
 def check_hook_result(hook, original, result):

@@ -69,34 +69,52 @@ class FnNode(Node):
         return out
 
     def _apply_fast(self, g, op, saved):
-        """Plain backward (grad mode off): array kernels from ops/fast.py."""
+        """Plain backward on Tensors (grad mode off, e.g. while a tracer watches): the
+        array kernels of ``apply_arrays``, wrapped. A kernel that hands the incoming
+        gradient on unchanged gives back the same Tensor, so AccumulateGrad sees it is
+        shared."""
         garr = g._data
         dev = g._device
+        out = self.apply_arrays([garr])
+        return [None if r is None else g if r is garr else _make(r, dev) for r in out]
+
+    def apply_arrays(self, grads):
+        """Plain backward on bare arrays: the array kernels of ops/fast.py (a row without
+        one for some input runs its viewgrad formula for that input, wrapped)."""
+        op = self.OP
+        fast = op.fast
+        saved = self._saved
+        g = grads[0]
+        if fast is None or g is None or saved is None:
+            return Node.apply_arrays(self, grads)   # wraps, runs apply (which raises if freed)
         out = []
         edges = self.next_functions
         shapes = self._shapes
-        for i, (k, deps) in enumerate(op.fast):
+        i = -1
+        for k, deps in fast:
+            i += 1
             if edges[i][0] is None:
                 out.append(None)
                 continue
-            if k is None:  # no kernel for this input: the viewgrad formula
+            if k is None:  # no kernel for this input: the viewgrad formula, on Tensors
                 f, fdeps, _ = op.formulas[i]
-                r = None if f is None else f(g, *[_unpack(saved[d], self) for d in fdeps])
+                r = None if f is None else f(_make(g), *[_unpack(saved[d], self)
+                                                          for d in fdeps])
                 if r is not None and shapes is not None and r._data.shape != shapes[i]:
                     r = sum_to(r, shapes[i])
-                out.append(r)
+                out.append(None if r is None else r._data)
                 continue
-            r = k(garr, *[_unpack_data(saved[d]) for d in deps])
+            r = k(g, *[_unpack_data(saved[d]) for d in deps])
             if shapes is not None and r.shape != shapes[i]:
                 r = _sum_to_array(r, shapes[i])
-            if r is garr:
-                out.append(g)  # the same Tensor: AccumulateGrad sees it is shared
-                continue
             if type(r) not in _ARRAYS:
-                r = dev.xp.asarray(r)
-            out.append(_make(r, dev))
+                r = B.xp_of(g).asarray(r)
+            out.append(r)
         if self._dtypes is not None:
-            _cast_to_inputs(out, self._dtypes)
+            dtypes = self._dtypes
+            for j, r in enumerate(out):
+                if r is not None and dtypes[j] is not None and r.dtype != dtypes[j]:
+                    out[j] = r.astype(dtypes[j])
         return out
 
     def release_variables(self):

@@ -494,9 +494,7 @@ def _move_retain_grad(t, old_fn, new_fn):
     if t._retains_grad and old_fn is not None and old_fn._retains_grad:
         ref = old_fn._retains_grad.pop(t._output_nr, None)
         if ref is not None and new_fn is not None:
-            if new_fn._retains_grad is None:
-                new_fn._retains_grad = {}
-            new_fn._retains_grad[0] = ref
+            new_fn._retain_grad_slot(0, ref)
 
 
 def rebase_history(t, fn):
@@ -527,7 +525,7 @@ class CopySlices(Node):
     """
 
     __slots__ = ("fn", "base_sizes", "base_strides", "base_offset", "view_sizes", "view_strides",
-                 "view_offset", "view_chain", "replay", "dtype", "device")
+                 "view_offset", "view_chain", "replay", "dtype", "device", "row_major")
 
     def __init__(self, base, view, vi, fn):
         edge0 = base._edge()
@@ -538,6 +536,13 @@ class CopySlices(Node):
         self.view_offset = view_offset - self.base_offset
         self.view_chain = vi.chain   # not vi itself: vi holds the base (a cycle)
         self.replay = _st.view_replay or base._device.as_strided is None
+        # the base's strides are row-major ones (size-1 dims aside): see apply_arrays
+        row_major, expect = True, 1
+        for sz, st in zip(reversed(self.base_sizes), reversed(self.base_strides)):
+            if sz != 1 and st != expect:
+                row_major = False
+            expect *= sz
+        self.row_major = row_major
         self.dtype = base._data.dtype
         self.device = base._device
 
@@ -577,6 +582,35 @@ class CopySlices(Node):
         else:
             grad_slice.zero_()
         return [result] + list(res[1:])
+
+    def apply_arrays(self, grads):
+        # Note [CopySlices on arrays]: a plain backward's apply() (engine.py: Note [arrays
+        # in a plain backward]) — the same steps on bare arrays, for a base laid out
+        # row-major (the usual clone); any other layout, and replay mode, take the
+        # teaching path above, wrapped.
+        if self.replay or not self.row_major:
+            return Node.apply_arrays(self, grads)
+        a = grads[0]
+        grads[0] = None
+        xp = self.device.xp
+        if a is None:
+            a = xp.zeros(self.base_sizes, dtype=self.dtype)
+        elif not (sys.getrefcount(a) <= 2 and a.dtype == self.dtype
+                  and a.shape == self.base_sizes and a.flags.owndata
+                  and a.flags.c_contiguous and a.flags.writeable):
+            # shared (or not laid out like the base): a fresh copy to write into; else,
+            # as apply() does, the region's gradient is written into ``a`` itself
+            b = xp.empty(self.base_sizes, dtype=self.dtype)
+            b[...] = a
+            a = b
+        isz = a.itemsize
+        region = B.strided_in(self.device, a.reshape(-1), self.view_sizes,
+                              tuple([s * isz for s in self.view_strides]), self.view_offset)
+        res = self.fn.apply_arrays([region.copy()])
+        g = res[0]
+        region[...] = 0 if g is None else g
+        res[0] = a
+        return res
 
     def _can_write_into(self, grad):
         # Only in a plain backward (under create_graph the copy is part of the graph), for
