@@ -211,11 +211,12 @@ def check_hook_result(hook, original, result):
                            f"{list(original._data.shape)} got {list(result._data.shape)})")
 
 
-def check_saved_version(saved: "SavedTensor", current: int):
-    """Raise PyTorch's error for a saved tensor whose storage was modified in place."""
+def check_saved_version(saved: "SavedTensor", current: int, node=None):
+    """Raise PyTorch's error for a saved tensor whose storage was modified in place
+    (``node``: the node unpacking it, when known)."""
     from ..tensor import describe_tensor
     from . import blame
-    grad_fn = saved.grad_fn_for_message()
+    grad_fn = saved.grad_fn_for_message(node)
     msg = ("one of the variables needed for gradient computation has been modified by an "
            f"inplace operation: [{describe_tensor(saved.dtype, saved.shape)}]")
     if grad_fn is not None:
@@ -245,32 +246,47 @@ class SavedTensor:
     Tensor itself would make the cycle node → output → node.
     """
 
+    # Hot fields are slots; the cold ones are class defaults, set on the instance (its
+    # __dict__) only when used: where (blame), hooks (saved-tensor hooks), and the weak
+    # reference to the node that saved an output (set when first needed: the node passes
+    # itself to unpack, and hands it over when its saved tensors are read from outside).
     __slots__ = ("tensor", "data", "version_counter", "saved_version", "output_nr",
-                 "is_output", "_grad_fn_ref", "where", "had_grad_fn", "hooks")
+                 "had_grad_fn", "__dict__")
+    where = None
+    hooks = None
+    _grad_fn_ref = None
 
     def __init__(self, t, is_output=False, node=None):
         vc = t._version_counter
         self.version_counter = vc
         self.saved_version = vc.version
         self.output_nr = t._output_nr
-        self.is_output = is_output
-        self.where = None  # set by autograd.blame when blame is on
         if is_output:
             self.tensor = None
             self.data = t._data
-            self._grad_fn_ref = weakref.ref(node) if node is not None else None
+            self.had_grad_fn = False
+            if node is not None:
+                self._grad_fn_ref = weakref.ref(node)
         else:
             if vc.inference:
                 raise RuntimeError(ERR_INFERENCE_SAVED)
             self.tensor = t
             self.data = None
-            self._grad_fn_ref = None
-        # A saved input that had a history must still have it at unpack (detach_ drops it)
-        self.had_grad_fn = not is_output and t._grad_fn is not None
-        self.hooks = None
+            # A saved input that had a history must still have it at unpack (detach_
+            # drops it)
+            self.had_grad_fn = t._grad_fn is not None
         if _st.saved_tensors_hooks:  # Note [Saved-tensor hooks] (autograd/saved_hooks.py)
             pack, unpack = _st.saved_tensors_hooks[-1]
             self.hooks = (unpack, pack(t))
+
+    @property
+    def is_output(self):
+        return self.tensor is None
+
+    def _set_node(self, node):
+        """Remember (weakly) the node that saved this output, for error messages."""
+        if self.tensor is None and self._grad_fn_ref is None:
+            self._grad_fn_ref = weakref.ref(node)
 
     def register_hooks(self, pack_hook, unpack_hook):
         """``grad_fn._raw_saved_x.register_hooks(pack, unpack)``: pack now, unpack at
@@ -290,8 +306,10 @@ class SavedTensor:
     def dtype(self):
         return (self.data if self.tensor is None else self.tensor._data).dtype
 
-    def grad_fn_for_message(self):
-        if self.is_output:
+    def grad_fn_for_message(self, node=None):
+        if self.tensor is None:
+            if node is not None:
+                return node
             return self._grad_fn_ref() if self._grad_fn_ref is not None else None
         return self.tensor.grad_fn
 
@@ -300,7 +318,7 @@ class SavedTensor:
             return self.hooks[0](self.hooks[1])
         current = self.version_counter.version
         if current != self.saved_version:
-            check_saved_version(self, current)
+            check_saved_version(self, current, node)
         if self.tensor is not None:
             if self.had_grad_fn and self.tensor._grad_fn is None:
                 raise RuntimeError(ERR_DETACHED)
@@ -313,13 +331,13 @@ class SavedTensor:
             t._output_nr = self.output_nr
         return t
 
-    def unpack_data(self):
+    def unpack_data(self, node=None):
         """The saved array (version-checked), without building a Tensor."""
         if self.hooks is not None:
-            return self.unpack()._data
+            return self.unpack(node)._data
         current = self.version_counter.version
         if current != self.saved_version:
-            check_saved_version(self, current)
+            check_saved_version(self, current, node)
         if self.tensor is None:
             return self.data
         if self.had_grad_fn and self.tensor._grad_fn is None:

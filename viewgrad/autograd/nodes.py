@@ -16,6 +16,7 @@ autograd never imports ops: the ops package fills ``OPS`` and calls ``record``.
 from __future__ import annotations
 
 import inspect
+from types import MappingProxyType
 
 from .. import backend as B
 from ..tensor import Tensor
@@ -104,7 +105,7 @@ class FnNode(Node):
                     r = sum_to(r, shapes[i])
                 out.append(None if r is None else r._data)
                 continue
-            r = k(g, *[_unpack_data(saved[d]) for d in deps])
+            r = k(g, *[_unpack_data(saved[d], self) for d in deps])
             if shapes is not None and r.shape != shapes[i]:
                 r = _sum_to_array(r, shapes[i])
             if type(r) not in _ARRAYS:
@@ -122,7 +123,11 @@ class FnNode(Node):
             self._saved = None
 
     def saved_items(self):
-        return list((self._saved or {}).items())
+        items = list((self._saved or {}).items())
+        for _, v in items:
+            if type(v) is SavedTensor:
+                v._set_node(self)
+        return items
 
     def __getattr__(self, name):
         # PyTorch-style teaching access: grad_fn._saved_self, _saved_result, _saved_dim...
@@ -134,6 +139,7 @@ class FnNode(Node):
             if key in saved:
                 v = saved[key]
                 if type(v) is SavedTensor:
+                    v._set_node(self)
                     return v if name.startswith("_raw") else v.unpack(self)
                 return v
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
@@ -154,8 +160,8 @@ def _unpack(v, node):
     return v.unpack(node) if type(v) is SavedTensor else v
 
 
-def _unpack_data(v):
-    return v.unpack_data() if type(v) is SavedTensor else v
+def _unpack_data(v, node):
+    return v.unpack_data(node) if type(v) is SavedTensor else v
 
 
 def _sum_to_array(a, shape):
@@ -280,35 +286,26 @@ def _device_of(inputs):
     return dev or B.cpu
 
 
-_ONE = (True,)
-
-
-def record(op, inputs, out, attrs, edges):
-    """Attach a new node of ``op`` to ``out`` (a Tensor or a tuple of Tensors)."""
-    node = _new(op.node_cls)
-    node.next_functions = edges
-    node._sequence_nr = _next_seq()
-    # 'input i needs grad' flags, which pick what to save; one input: it does
-    needs = _ONE if len(edges) == 1 else tuple([e[0] is not None for e in edges])
+def _save(node, plan, inputs, out, attrs):
+    """Save what ``plan`` (OpDef.save_plan) names into ``node._saved``."""
     saved = {}
     where = None
     releasable = False
-    for name, kind, idx in op.save_plan(needs):
+    for name, kind, idx in plan:
         if kind < 2:
             t = out if kind == 1 else inputs[idx]
             if isinstance(t, _Tensor):
-                st = SavedTensor(t, kind == 1, node)
+                st = SavedTensor(t, kind == 1)   # the node is passed when unpacking
                 if _st.blame:
                     if where is None:  # once per node: where the user's line is
-                        where = (node.name(), _blame.user_frame(4))
+                        where = (node.name(), _blame.user_frame(5))
                     st.where = where
                 saved[name] = st
-                releasable = True
             else:
                 # a Python scalar operand: PyTorch wraps it in a tensor and saves that,
                 # so a second backward without retain_graph fails here too
                 saved[name] = t
-                releasable = True
+            releasable = True
         elif kind == 2:
             saved[name] = attrs[idx]
         elif kind == 3:
@@ -319,9 +316,41 @@ def record(op, inputs, out, attrs, edges):
             saved[name] = bool(f.f_contiguous and not f.c_contiguous)
     node._releasable = releasable
     node._saved = saved
-    node._shapes = tuple([x._data.shape if isinstance(x, _Tensor) else None for x in inputs]
-                         ) if op.broadcast else None
-    if len(inputs) > 1 and type(out) is _Tensor:
+
+
+_ONE = (True,)
+_NOTHING_SAVED = MappingProxyType({})  # shared by every node that saves nothing
+
+
+def record(op, inputs, out, attrs, edges):
+    """Attach a new node of ``op`` to ``out`` (a Tensor or a tuple of Tensors)."""
+    node = _new(op.node_cls)
+    node.next_functions = edges
+    node._sequence_nr = _next_seq()
+    # 'input i needs grad' flags, which pick what to save; one input: it does
+    n = len(edges)
+    needs = (_ONE if n == 1 else (edges[0][0] is not None, edges[1][0] is not None) if n == 2
+             else tuple([e[0] is not None for e in edges]))
+    plan = op._plans.get(needs) or op.save_plan(needs)
+    if plan:
+        _save(node, plan, inputs, out, attrs)
+    else:
+        node._saved = _NOTHING_SAVED
+        node._releasable = False
+    if op.broadcast:
+        # the inputs' shapes, only when some input was broadcast (then backward sums its
+        # gradient back to its shape)
+        shape = out._data.shape
+        for x in inputs:
+            if isinstance(x, _Tensor) and x._data.shape != shape:
+                node._shapes = tuple([y._data.shape if isinstance(y, _Tensor) else None
+                                      for y in inputs])
+                break
+        else:
+            node._shapes = None
+    else:
+        node._shapes = None
+    if n > 1 and type(out) is _Tensor:
         od = out._data.dtype
         for x in inputs:
             if isinstance(x, _Tensor) and x._data.dtype != od:
