@@ -262,14 +262,20 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
        grad_fn becomes a CopySlices wrapping it) — §3 and §4 below;
     4. the tracer, if any, is told before 2 and after 3.
     """
-    inputs = (self,) + tuple(others)
+    others = tuple(others)
+    inputs = (self,) + others
     dev = _device_of(inputs)
     opname = name or (op.name + "_")
     # check before any grad_fn is read: _edges would regenerate a stale view's grad_fn,
     # which may raise a vaguer error than the refusal PyTorch's check_inplace reports
-    requires = _st.grad_enabled and any(isinstance(t, Tensor) and t.requires_grad
-                                        for t in inputs)
-    check_no_partial_overlap(self, others, opname)
+    requires = False
+    if _st.grad_enabled:
+        for t in inputs:
+            if isinstance(t, Tensor) and t.requires_grad:
+                requires = True
+                break
+    if others:
+        check_no_partial_overlap(self, others, opname)
     check_inplace(self, requires, opname)
     edges = _edges(inputs) if requires else None
     hook = _st.inplace_observer
@@ -281,13 +287,14 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
         # operand that aliases self (b.mul_(b), x.mul_(x.detach())) is saved at the old
         # version, and backward refuses it ("modified by an inplace operation") instead
         # of using the new values: a wrong gradient that raises nothing.
-        if any(kind == 0 and idx == 0 for _, kind, idx in
-               op.save_plan(tuple(e[0] is not None for e in edges))):
-            # A formula needs self's value from BEFORE the op (mul_ saves self for other's
-            # gradient): like PyTorch, save a clone of the original self.
-            inputs = (self.clone(),) + inputs[1:]
+        for _, kind, idx in op.save_plan(tuple([e[0] is not None for e in edges])):
+            if kind == 0 and idx == 0:
+                # A formula needs self's value from BEFORE the op (mul_ saves self for
+                # other's gradient): like PyTorch, save a clone of the original self.
+                inputs = (self.clone(),) + inputs[1:]
+                break
         node = record(op, inputs, self, attrs, edges)
-    args = [t._data if isinstance(t, Tensor) else t for t in (self,) + tuple(others)]
+    args = [t._data if isinstance(t, Tensor) else t for t in (self,) + others]
     ufunc = _INPLACE_UFUNCS.get(op.name) if compute is None else None
     if ufunc is None or not _ufunc_into(self._device.xp, ufunc, args):
         try:
