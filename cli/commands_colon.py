@@ -261,21 +261,39 @@ def cmd_trace(session, rest):
     session.console.print(Text(session.trace.status()))
 
 
-@command("events", ":events", "list the recorded in-place events")
+EVENTS_LISTED = 200   # :events lists the last 200 kept events; ":events all" every kept one
+
+
+@command("events", ":events [all]", "list the recorded in-place events (the last "
+         f"{EVENTS_LISTED}; all: every one the session keeps)", args="all")
 def cmd_events(session, rest):
-    if rest.strip():
-        raise UsageError(":events takes no arguments")
-    evs = session.trace.events
+    arg = rest.strip()
+    if arg not in ("", "all"):
+        raise UsageError(f":events takes no argument but 'all', not {arg!r}")
+    trace = session.trace
+    evs = trace.events
+    dropped = trace.dropped_line()
     if not evs:
-        state = "on" if session.trace.enabled else "off (:trace on)"
+        state = "on" if trace.enabled else "off (:trace on)"
         session.console.print(Text(f"no in-place events yet; tracing is {state}.", style="dim"))
+        if dropped:
+            session.console.print(Text(dropped, style="dim"))
         return
+    if dropped:
+        session.console.print(Text(dropped, style="dim"))
+    hidden = 0 if arg == "all" else max(0, len(evs) - EVENTS_LISTED)
+    if hidden:
+        session.console.print(Text(f"… {hidden:,} earlier kept event{'s' * (hidden != 1)} not "
+                                   "listed (:events all lists them; :show N draws any)",
+                                   style="dim"))
     table = Table(box=None, padding=(0, 1), show_edge=False)
     table.add_column("#", justify="right", style="bold magenta")
     table.add_column("op", style="cyan")
     table.add_column("what happened")
-    for i, ev in enumerate(evs):
-        table.add_row(str(i), str(getattr(ev, "op", "?")), summary_of(ev))
+    for ev in evs[hidden:]:
+        table.add_row(Text(str(trace.number_of(ev))),   # Text: user names are never markup
+                      Text(printing.clean(str(getattr(ev, "op", "?")), 60)),
+                      Text(printing.clean(summary_of(ev), 2000)))
     session.console.print(table)
 
 
@@ -349,7 +367,7 @@ def cmd_load(session, rest):
     path = _one_path(rest)
     if not os.path.exists(path):
         raise UsageError(f"no file {path}")
-    first = len(session.trace.events)
+    first = session.trace.next_number
     n = session.trace.load(path)
     last = first + n - 1
     where = f" as #{first}" + (f"..#{last}" if n > 1 else "") if n else ""

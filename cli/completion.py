@@ -114,10 +114,11 @@ class ReplCompleter(Completer):
             yield from self._paths.get_completions(sub, complete_event)
         elif kind == "N":  # an event number: the most recent first, with what it was
             evs = self.get_events()
-            for i in range(len(evs) - 1, max(-1, len(evs) - 31), -1):
-                if str(i).startswith(words[-1].lstrip("#")):
-                    yield Completion(str(i), -len(words[-1]),
-                                     display_meta=str(getattr(evs[i], "op", "")))
+            for k in range(len(evs) - 1, max(-1, len(evs) - 31), -1):
+                n = str(getattr(evs[k], "index", k))   # the session's number (a ring)
+                if n.startswith(words[-1].lstrip("#")):
+                    yield Completion(n, -len(words[-1]),
+                                     display_meta=str(getattr(evs[k], "op", "")))
         elif "|" in kind:
             for choice in kind.split("|"):
                 if choice.startswith(words[-1]):

@@ -213,12 +213,18 @@ HINTS = {
 }
 
 
-_TYPED: set[str] = set()
+_TYPED: dict[str, None] = {}   # typed inputs' file names, oldest first (a ring)
+SOURCES_KEPT = 10_000           # a long session keeps the sources of its last inputs only
 
 
 def register_source(filename: str, source: str):
     """Make typed code visible to tracebacks (they read sources through linecache)."""
-    _TYPED.add(filename)
+    _TYPED.pop(filename, None)              # the newest goes last (sessions reuse names)
+    _TYPED[filename] = None
+    while len(_TYPED) > SOURCES_KEPT:       # bounded: an hour-long script stays small
+        old = next(iter(_TYPED))
+        del _TYPED[old]
+        linecache.cache.pop(old, None)
     if not source.endswith("\n"):
         source += "\n"  # rich reads the first line with code.index("\n")
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)

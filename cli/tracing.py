@@ -10,7 +10,9 @@ the order they arrive, recorded or loaded from a file with ``:load``, and keep t
 """
 from __future__ import annotations
 
+import collections
 import contextlib
+import itertools
 
 from rich.console import Group
 from rich.text import Text
@@ -34,14 +36,25 @@ def trace_renderable(obj):
 
 
 class TraceSession:
-    """Tracing state of one REPL session: on/off, the tracer, and the events so far."""
+    """Tracing state of one REPL session: on/off, the tracer, and the events so far.
+
+    Note [session ring]: tracing is on by default and a learner may loop for an hour, so
+    the session keeps only the last ``max_events`` events (the tracer's ring size,
+    ``VIEWGRAD_TRACE_MAX_EVENTS``, default 10,000), recorded and ``:load``-ed alike. Events
+    keep the number they got when they arrived (``ev.index``, "#N" in drawings and for
+    ``:show N``); ``dropped`` counts the ones that fell off the front. Syncing with the
+    tracer reads only what is new, by the tracer's running total (its own ring drops too),
+    so a line costs what it recorded, never what the session holds.
+    """
 
     def __init__(self, namespace, enabled=True):
         self.namespace = namespace
         self.enabled = False
         self.tracer = None
-        self.log = []             # every event in order: recorded ones and :load-ed ones
-        self._seen = 0            # how many of the tracer's events are already in the log
+        self.max_events = vtrace.tracer.default_max_events()
+        self.log = collections.deque(maxlen=self.max_events)  # the ring (Note above)
+        self._numbered = 0        # session numbers handed out: the next event is #_numbered
+        self._seen = 0            # the tracer's running total of events already synced
         self.error = None         # why tracing could not start, shown by :trace
         self.folded = []          # library events under no_grad last folded (:unfold)
         if enabled:
@@ -74,7 +87,8 @@ class TraceSession:
         was_on = self.enabled or self.tracer is None
         self.turn_off()
         self.tracer = None
-        self.log, self._seen = [], 0
+        self.log.clear()
+        self._numbered = self._seen = 0
         self.folded = []
         self.namespace = namespace
         if was_on:
@@ -85,56 +99,94 @@ class TraceSession:
             self.turn_off()
 
     @property
+    def dropped(self) -> int:
+        """How many of the session's events fell off the ring (Note [session ring])."""
+        return self._numbered - len(self.log)
+
+    def _sync(self):
+        """Take the tracer's new events into the log (only the new ones: Note above)."""
+        tr = self.tracer
+        if tr is None:
+            return
+        recorded = tr.events
+        total = getattr(tr, "dropped", 0) + len(recorded)
+        new = total - self._seen
+        self._seen = total
+        if new <= 0:
+            return
+        fresh = list(itertools.islice(reversed(recorded), new))[::-1]
+        self._numbered += new - len(fresh)  # fell off the tracer's ring before we looked
+        self._append(fresh)
+
+    @property
     def events(self) -> list:
-        if self.tracer is not None:
-            recorded = self.tracer.events
-            if len(recorded) > self._seen:
-                self._append(list(recorded)[self._seen:])
-                self._seen = len(recorded)
+        """The kept events, oldest first (at most ``max_events``)."""
+        self._sync()
         return list(self.log)
 
     def _append(self, evs):
         for ev in evs:
-            ev.index = len(self.log)  # the session's number: "#N" in drawings is :show N
+            ev.index = self._numbered  # the session's number: "#N" in drawings is :show N
+            self._numbered += 1
             self.log.append(ev)
 
     def __len__(self):
-        return len(self.events)
+        self._sync()
+        return len(self.log)
 
     def status(self) -> str:
         state = "on" if self.enabled else "off"
         n = len(self)
-        return f"trace {state} · {n} event{'s' * (n != 1)}"
+        dropped = f" (the last {n:,}; {self.dropped:,} earlier dropped)" if self.dropped else ""
+        return f"trace {state} · {n:,} event{'s' * (n != 1)}{dropped}"
+
+    def dropped_line(self) -> str | None:
+        """"… 1,234 earlier events dropped (ring of N)", or None when none were."""
+        k = self.dropped
+        if not k:
+            return None
+        return (f"… {k:,} earlier event{'s' * (k != 1)} dropped (ring of {self.max_events:,}; "
+                "VIEWGRAD_TRACE_MAX_EVENTS keeps more)")
 
     # -- recording around one input ---------------------------------------------------
     @contextlib.contextmanager
     def recording(self):
-        """Yields a list that, after the block, holds the events the block recorded."""
+        """Yields a list that, after the block, holds the events the block recorded (the
+        last ``max_events`` of them, if it recorded more)."""
         new: list = []
-        before = len(self)
+        self._sync()
+        before = self._numbered
         try:
             yield new
         finally:
-            evs = self.events
-            new.extend(evs[before:])
+            self._sync()
+            k = min(self._numbered - before, len(self.log))
+            new.extend(list(itertools.islice(reversed(self.log), k))[::-1])
 
     # -- lookup and the commands' work --------------------------------------------------
     def event(self, n: int):
-        evs = self.events
-        if not evs:
+        self._sync()
+        if not self.log:
             raise LookupError("no in-place events recorded yet (tracing is "
                               f"{'on' if self.enabled else 'off'}; try x.mul_(2) on a tensor)")
+        first, last = self.log[0].index, self._numbered - 1
         if n < 0:
-            n += len(evs)
-        if not 0 <= n < len(evs):
-            raise LookupError(f"no event #{n}: events are numbered 0 to {len(evs) - 1} "
-                              "(:events lists them)")
-        return evs[n]
+            n += self._numbered
+        if first <= n <= last:
+            pos = n - first
+            if pos < len(self.log) and self.log[pos].index == n:
+                return self.log[pos]
+            for ev in self.log:  # a gap (the tracer's ring dropped some): look it up
+                if ev.index == n:
+                    return ev
+        if 0 <= n < first:
+            raise LookupError(f"event #{n} was dropped: the session keeps the last "
+                              f"{self.max_events:,} events (#{first} to #{last}); "
+                              "VIEWGRAD_TRACE_MAX_EVENTS keeps more")
+        raise LookupError(f"no event #{n}: events are numbered {first} to {last} "
+                          "(:events lists them)")
 
     def number_of(self, event) -> int:
-        for i, e in enumerate(self.events):
-            if e is event:
-                return i
         return event.index
 
     def save(self, path):
@@ -148,15 +200,17 @@ class TraceSession:
         they happened, as a self-contained HTML page (as ``viewgrad run --html``)."""
         from viewgrad.trace.jsonio import Trace
         evs = self.events
-        backs = list(getattr(self.tracer, "backwards", ()) or ())
+        pos = {id(e): k for k, e in enumerate(evs)}
+        tr = self.tracer
+        backs = list(getattr(tr, "backwards", ()) or ())
+        de, db = getattr(tr, "dropped", 0), getattr(tr, "dropped_backwards", 0)
         order = []
-        for kind, i in getattr(self.tracer, "order", ()) or ():
+        for kind, i in getattr(tr, "order", ()) or ():   # the tracer's running numbers
             if kind == "backward":
-                order.append(("backward", i))
-            elif i < len(self.tracer.events):
-                n = self.number_of(self.tracer.events[i])
-                if 0 <= n < len(evs):
-                    order.append(("event", n))
+                if 0 <= i - db < len(backs):
+                    order.append(("backward", i - db))
+            elif 0 <= i - de < len(tr.events) and id(tr.events[i - de]) in pos:
+                order.append(("event", pos[id(tr.events[i - de])]))
         placed = {i for k, i in order if k == "event"}
         order += [("event", i) for i in range(len(evs)) if i not in placed]   # loaded ones
         Trace(evs, backs, order).to_html(path)
@@ -172,10 +226,16 @@ class TraceSession:
             return backs[-1]
         return None
 
+    @property
+    def next_number(self) -> int:
+        """The number the next event will get."""
+        self._sync()
+        return self._numbered
+
     def load(self, path) -> int:
         loaded = vtrace.load(path)
         evs = list(loaded.events)
-        self.events  # noqa: B018 - sync first, so loaded events come after recorded ones
+        self._sync()  # first, so loaded events come after recorded ones
         self._append(evs)
         return len(evs)
 

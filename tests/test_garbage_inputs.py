@@ -17,6 +17,14 @@ CASES = [
     ("a string inside a list", lambda m: m.tensor([1, "a"]), TypeError,
      "invalid data type 'str'"),
     ("an int past 64 bits", lambda m: m.tensor(2 ** 70), ValueError, "Overflow"),
+    ("300 as uint8", lambda m: m.tensor([1, 300], dtype=m.uint8), RuntimeError,
+     "value cannot be converted to type uint8 without overflow"),
+    ("NaN as int64", lambda m: m.tensor([float("nan")], dtype=m.int64), RuntimeError,
+     "value cannot be converted to type int64 without overflow"),
+    ("1e30 as int64", lambda m: m.tensor([[1e30]], dtype=m.int64), RuntimeError,
+     "value cannot be converted to type int64 without overflow"),
+    ("2**40 as int32", lambda m: m.tensor(2 ** 40, dtype=m.int32), RuntimeError,
+     "value cannot be converted to type int32 without overflow"),
     ("a float size", lambda m: m.randn(2.5), TypeError, None),
     ("a float size in a tuple", lambda m: m.zeros((2, 1.5)), TypeError, None),
 ]
@@ -40,3 +48,13 @@ def test_numbers_still_work():
     assert vg.tensor(2 ** 63 - 1).item() == 2 ** 63 - 1
     assert tuple(vg.randn(2, 3).shape) == (2, 3)
     assert tuple(vg.zeros((2, 3)).shape) == (2, 3)
+
+
+def test_numbers_that_fit_after_conversion_are_stored_as_pytorch_stores_them():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # PyTorch stores these silently
+        assert vg.tensor([-1, 255], dtype=vg.uint8).tolist() == [255, 255]  # wraps, as C
+        assert vg.tensor([2.7, -2.7], dtype=vg.int64).tolist() == [2, -2]  # truncates
+        assert vg.tensor([1e40], dtype=vg.float32).tolist() == [float("inf")]
+        assert vg.tensor([70000], dtype=vg.float16).tolist() == [float("inf")]

@@ -26,9 +26,11 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "viewgrad"
 RANK = {
     "backend": 0, "strict": 0,
     "printing": 1, "tensor": 1,
+    "return_types": 1,    # the named tuples of max/sort/topk... (plain data, no imports)
     "autograd": 2,
     "ops": 3,
     "nn": 4, "optim": 4,
+    "linalg": 4,          # vg.linalg: torch.linalg's norms, over ops (like nn)
     "serialization": 4,   # save/load: tensors and parameters
     "utils": 4,           # data loading (Dataset, DataLoader) over tensors and ops
     "trace": 5,

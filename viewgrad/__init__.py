@@ -22,11 +22,21 @@ from .ops.random import (Generator, default_generator, seed, initial_seed, get_r
 from .ops.pointwise import (add, sub, mul, div, neg, pow, abs, sqrt, exp, log, tanh, sigmoid,
                             relu, clamp, where, sign, reciprocal, square)
 from .ops.reduce import sum, mean, max, min, amax, amin, gather, scatter, scatter_add, argmax, argmin
-from .ops.linalg import mm, bmm, dot, mv, addmm, matmul
+from .ops.linalg import mm, bmm, dot, mv, addmm, matmul, baddbmm, addmv, addr
+from .ops.einsum import einsum, outer, outer as ger
 from .ops.views import (view, reshape, as_strided, select, narrow, unsqueeze, squeeze,
                         transpose, t, permute, movedim, expand, expand_as, diagonal, unfold,
                         flatten, view_as)
 from .ops.splitting import split, chunk, unbind
+from .ops.splitting import tensor_split, hsplit, vsplit, dsplit
+from .ops.index_ops import (index_select, index_add, index_copy, index_fill, masked_select,
+                            masked_scatter, nonzero, argwhere)
+from .ops.rearrange import (tril, triu, flip, fliplr, flipud, roll, repeat_interleave, tile,
+                            ravel)
+from .ops.view_scatter import (select_scatter, slice_scatter, diagonal_scatter,
+                               as_strided_scatter)
+from .ops.views import (transpose as swapdims, transpose as swapaxes, movedim as moveaxis,
+                        broadcast_to)
 from .ops.joining import cat, stack
 from .ops.flat import take, put
 from .ops.memory import clone, detach
@@ -38,6 +48,27 @@ from .ops.unary import (asin as arcsin, acos as arccos, atan as arctan, asinh as
 from .ops.binary import (atan2, arctan2, hypot, fmod, remainder, floor_divide, lerp, addcmul,
                          addcdiv)
 from .ops.nnops import softmax, log_softmax
+from .ops.elementwise import (maximum, minimum, fmax, fmin, copysign, xlogy, logaddexp,
+                              logaddexp2, heaviside, nextafter, float_power, sinc, deg2rad,
+                              rad2deg, nan_to_num, nan_to_num_, true_divide, divide, clip)
+from .ops.logic import (isinf, isfinite, isposinf, isneginf, signbit, logical_and,
+                        logical_or, logical_xor, logical_not, bitwise_and, bitwise_or,
+                        bitwise_xor, bitwise_not)
+from .ops.pointwise import isnan
+from .ops.dtypeinfo import finfo, iinfo, set_default_dtype, get_default_dtype
+from .ops.shaping import (atleast_1d, atleast_2d, atleast_3d, hstack, vstack, row_stack,
+                          column_stack, dstack, diff, kron, tensordot, meshgrid,
+                          cartesian_prod, block_diag)
+from .ops.diag import diag, diag_embed, diagflat, cross
+from .ops.counting import (unique, unique_consecutive, bincount, histc, searchsorted,
+                           bucketize)
+from .ops.distance import cdist
+from .ops.stats import var, std, var_mean, std_mean, prod, cumsum, cumprod, logsumexp
+from .ops.vector_norms import norm
+from .ops.sorting import sort, argsort, msort, topk, kthvalue, median, mode
+from . import return_types  # noqa: E402  (the named tuples: return_types.max, .sort...)
+from .ops.compare import isclose, allclose, equal, count_nonzero, all, any  # noqa: A004
+from . import linalg  # noqa: E402  (vg.linalg: vector_norm, matrix_norm, norm)
 from . import autograd
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
                        is_inference_mode_enabled)

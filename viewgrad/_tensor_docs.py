@@ -149,7 +149,10 @@ TENSOR = {
     "fill_": "Fills with ``value`` in place (the old history is cut, as with ``zero_``).",
     "copy_": "Copies ``src`` into this tensor's memory in place (broadcasting, casting): the "
              "version bumps and the gradient flows to ``src`` (``CopyBackwards``), not to "
-             "what was there before.",
+             "what was there before. As in PyTorch, ``src`` is cast to this tensor's dtype "
+             "(floats into ints truncate toward zero, non-zero into bool is True), the "
+             "gradient reaching ``src`` is cast back to ``src``'s dtype, and an integer "
+             "destination records nothing. ``src`` must be a Tensor or a number.",
     "masked_fill_": "Writes ``value`` where ``mask`` is true, in place (see ``mul_``).",
     "masked_fill": "A copy with ``value`` where ``mask`` is true (out of place).",
     "index_put_": "``x[indices] = values`` in place (``accumulate=True`` adds instead): what "
@@ -163,16 +166,11 @@ TENSOR = {
     "le": "Elementwise ``x <= other`` as a bool tensor.",
     "gt": "Elementwise ``x > other`` as a bool tensor.",
     "ge": "Elementwise ``x >= other`` as a bool tensor.",
-    "equal": "True when both tensors have the same shape and values (a Python bool).",
-    "allclose": "True when all values are close: ``|x - y| <= atol + rtol * |y|`` "
-                "(a Python bool), as ``torch.allclose``.",
     "isnan": "Elementwise: is it NaN? (bool tensor).",
     "logical_and": "Elementwise ``and`` of truth values (bool tensor).",
     "logical_or": "Elementwise ``or`` of truth values (bool tensor).",
     "logical_xor": "Elementwise ``xor`` of truth values (bool tensor).",
     "logical_not": "Elementwise ``not`` (bool tensor).",
-    "all": "True where every element (along ``dim``, if given) is non-zero; a bool tensor.",
-    "any": "True where some element (along ``dim``, if given) is non-zero; a bool tensor.",
     # -- reductions --------------------------------------------------------------------------
     "sum": "Sum of all elements, or along ``dim`` (an int or tuple; ``keepdim`` keeps it as "
            "size 1). ``SumBackward0`` expands the gradient back to the input's shape.",
@@ -188,7 +186,8 @@ TENSOR = {
     "gather": "Picks values along ``dim`` at ``index`` (same shape as ``index``): "
               "``out[i][j] = x[i][index[i][j]]`` for ``dim=1``. Backward scatters-adds.",
     "scatter": "A copy with ``src`` written along ``dim`` at ``index`` "
-               "(``torch.Tensor.scatter``; the in-place ``scatter_`` is not provided).",
+               "(``torch.Tensor.scatter``; ``src`` may be a number, node ``ScatterBackward1``; "
+               "in place: ``scatter_``).",
     "scatter_add": "A copy with ``src`` added along ``dim`` at ``index``.",
     "softmax": "``exp(x) / exp(x).sum(dim)`` along ``dim``, computed stably "
                "(``SoftmaxBackward0``, which saves its result).",

@@ -273,6 +273,24 @@ def from_python(data, dtype, dev: Device):
     return dev.from_host(np.asarray(data, dtype=dtype))
 
 
+def cast(a, dtype):
+    """``a.astype(dtype)`` as PyTorch casts: silently. NaN, inf and out-of-range floats cast
+    to integers as C does (numpy warns "invalid value encountered in cast"; PyTorch not)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return a.astype(dtype)
+
+
+def dtype_limits(d) -> tuple:
+    """(lowest, highest) finite value of a numeric dtype ``d`` (PyTorch's scalar overflow
+    check in fill_)."""
+    d = np.dtype(d)
+    if d.kind == "f":
+        info = np.finfo(d)
+        return float(info.min), float(info.max)
+    info = np.iinfo(d)
+    return int(info.min), int(info.max)
+
+
 def is_floating(d) -> bool:
     return np.dtype(d).kind == "f"
 
@@ -303,13 +321,48 @@ def promote_types(a, b):
     return np.promote_types(a, b)
 
 
+# The default float dtype (``torch.set_default_dtype``): what Python floats become and what
+# factories make without dtype=. Only float32 and float64 are allowed, as in PyTorch.
+_default_float = [float32]
+
+
+def default_float() -> np.dtype:
+    """The default float dtype (float32 unless ``set_default_float`` changed it)."""
+    return _default_float[0]
+
+
+def set_default_float(d) -> None:
+    d = to_dtype(d)
+    if d not in (float32, float64):
+        raise TypeError("only floating-point types are supported as the default type "
+                        f"(got {d}; use float32 or float64)")
+    _default_float[0] = d
+
+
+def finfo_fields(d) -> dict:
+    """bits, eps, max, min, tiny (= smallest_normal) and resolution of a float dtype."""
+    f = np.finfo(to_dtype(d))
+    return {"bits": int(f.bits), "eps": float(f.eps), "max": float(f.max),
+            "min": float(f.min), "tiny": float(f.tiny), "smallest_normal": float(f.tiny),
+            "resolution": float(str(f.resolution))}   # 1e-06, not float32(1e-06)
+
+
+def iinfo_fields(d) -> dict:
+    """bits, max and min of an integer (or bool) dtype."""
+    d = to_dtype(d)
+    if d == bool_:
+        return {"bits": 8, "max": 1, "min": 0}
+    f = np.iinfo(d)
+    return {"bits": int(f.bits), "max": int(f.max), "min": int(f.min)}
+
+
 def _scalar_dtype(v):
     if isinstance(v, bool):
         return bool_
     if isinstance(v, int):
         return int64
     if isinstance(v, float):
-        return float32          # the default float dtype
+        return _default_float[0]
     return np.dtype("complex64")
 
 
@@ -350,7 +403,7 @@ def default_float_for(value) -> np.dtype:
     """dtype a Python value gets as a tensor (float32 default, like PyTorch)."""
     a = np.asarray(value)
     if a.dtype.kind == "f":
-        return float32
+        return _default_float[0]
     if a.dtype.kind == "b":
         return bool_
     if a.dtype.kind in "iu":
@@ -552,8 +605,10 @@ def is_host_array(a) -> bool:
 
 
 def host_array(data, dtype=None, copy=True):
-    """A host (numpy) array built from Python data or a host array."""
-    return np.array(data, dtype=dtype, copy=copy)
+    """A host (numpy) array built from Python data or a host array (1e40 as float32 is inf,
+    silently, as in PyTorch)."""
+    with np.errstate(over="ignore"):
+        return np.array(data, dtype=dtype, copy=copy)
 
 
 def host_zeros(shape, dtype=float64):

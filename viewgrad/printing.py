@@ -58,7 +58,8 @@ def tensor_repr(t) -> str:
         extras.append(f"device='{t._device.type}'")
     if a.size == 0:
         extras.append(f"size={tuple(a.shape)}")
-    if B.dtype_name(a.dtype) not in _DEFAULT_DTYPES:
+    if a.dtype != B.default_float() and (a.dtype.kind == "f" or B.dtype_name(a.dtype)
+                                           not in _DEFAULT_DTYPES):
         extras.append(f"dtype=viewgrad.{B.dtype_name(a.dtype)}")
     label = _autograd_label(t)
     if label is not None:

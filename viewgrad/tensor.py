@@ -114,13 +114,13 @@ class Tensor:
             if any(s < 0 for s in sizes):
                 raise RuntimeError(f"Trying to create tensor with negative dimension: "
                                    f"{list(sizes)}")
-            data = B.host_zeros(sizes if args else (0,), B.to_dtype(dtype) or B.float32)
+            data = B.host_zeros(sizes if args else (0,), B.to_dtype(dtype) or B.default_float())
         else:
             raise TypeError(f"new(): invalid data type '{type(args[1]).__name__}'; use "
                             "Tensor(data) or Tensor(*sizes)")
         dev = B.device(device) if device is not None else (
             B.device_of_array(data) or B.get_default_device())
-        want = B.to_dtype(dtype) or B.float32
+        want = B.to_dtype(dtype) or B.default_float()
         if not B.is_array(data) or data.dtype != want:
             data = B.from_python(data if not B.is_array(data) else dev.to_host(data), want,
                                  dev)
@@ -364,8 +364,7 @@ class Tensor:
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (see autograd/engine.py)."""
         from .autograd.engine import backward
-        backward((self,), None if gradient is None else (gradient,), retain_graph,
-                 create_graph, inputs)
+        backward((self,), gradient, retain_graph, create_graph, inputs)
 
     def register_hook(self, hook):
         """``hook(grad) -> grad | None`` runs when this tensor's gradient is computed.
@@ -471,6 +470,29 @@ class Tensor:
         if self._data.ndim == 0 and spec:
             return format(self.item(), spec)
         return repr(self)
+
+    def __deepcopy__(self, memo):
+        """``copy.deepcopy(t)`` (what ``copy.deepcopy(model)`` does to each parameter): a
+        new leaf with a copy of the data, ``requires_grad`` and ``.grad`` (not for a
+        Parameter, as PyTorch), of the same class (a Parameter stays one). As PyTorch, only leaves can be deep-copied. Not pickling:
+        nothing leaves the process."""
+        if self._grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                               "support the deepcopy protocol at the moment.  If you were "
+                               "attempting to deepcopy a module, this may be because of a "
+                               "torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        if id(self) in memo:
+            return memo[id(self)]
+        new = Tensor._make(self._data.copy(), self._device)
+        if type(self) is not Tensor:
+            new = type(self)(new, requires_grad=self.requires_grad)
+        elif self.requires_grad:
+            new.requires_grad_(True)
+        memo[id(self)] = new
+        if self.grad is not None and type(self) is Tensor:   # a Parameter's grad is not copied
+            new.grad = self.grad.__deepcopy__(memo)
+        return new
 
     # -- pickling is refused on purpose (DESIGN: JSON or .npz only) ----------------------
     def __reduce_ex__(self, proto):

@@ -124,3 +124,17 @@ SAMPLES.update(_NN_SAMPLES)
 from .samples_pointwise import SAMPLES as _POINTWISE_SAMPLES  # noqa: E402
 
 SAMPLES.update(_POINTWISE_SAMPLES)
+
+# the elementwise rows of ops/elementwise.py (maximum, xlogy, div(rounding_mode=)...)
+from .samples_mathops import SAMPLES as _MATHOPS_SAMPLES  # noqa: E402
+
+SAMPLES.update(_MATHOPS_SAMPLES)
+# index / mask / rearranging rows and the view scatters
+from .samples_indexing import SAMPLES as _INDEXING_SAMPLES  # noqa: E402
+
+SAMPLES.update(_INDEXING_SAMPLES)
+
+# statistics, scans and norms (ops/stats.py, ops/vector_norms.py)
+from .samples_reductions import SAMPLES as _REDUCTION_SAMPLES  # noqa: E402
+
+SAMPLES.update(_REDUCTION_SAMPLES)

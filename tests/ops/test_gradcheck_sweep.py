@@ -9,7 +9,7 @@ from viewgrad.ops.table import OPS
 
 from .samples import SAMPLES
 
-HAND_WRITTEN = {"cat", "stack"}
+HAND_WRITTEN = {"cat", "stack", "block_diag"}
 
 
 def _make(spec, rng):

@@ -99,8 +99,10 @@ def run(M, program, leaves):
     return loss, live
 
 
-def draw_program(data, st, vg, max_steps=8):
-    """Draw a program with hypothesis, running it on viewgrad to know the shapes."""
+def draw_program(data, st, vg, max_steps=8, differentiable_only=False):
+    """Draw a program with hypothesis, running it on viewgrad to know the shapes.
+    ``differentiable_only``: no step whose value reaches the loss outside autograd (a
+    no_grad view), so finite differences are an oracle too."""
     rng_seed = data.draw(st.integers(0, 2**16), label="seed")
     rng = np.random.default_rng(rng_seed)
     leaf_values = [rng.standard_normal((3, 4)) * 0.5]
@@ -116,9 +118,9 @@ def draw_program(data, st, vg, max_steps=8):
         return len(leaves) - 1
 
     for _ in range(n):
-        # NB: "nograd_view" steps are supported by run() but not drawn yet: a view of a
-        # no_grad view gets no grad_fn here, SliceBackward0 with an empty edge in PyTorch.
-        kind = data.draw(st.sampled_from(["view", "view", "inplace", "inplace", "setitem", "op"]))
+        kinds = ["view", "view", "inplace", "inplace", "setitem", "op"]
+        kind = data.draw(st.sampled_from(kinds if differentiable_only else
+                                         kinds + ["nograd_view"]))
         i = data.draw(st.integers(0, len(live) - 1))
         t = live[i]
         shape = tuple(t.shape)

@@ -81,6 +81,59 @@ def test_no_grad_view_of_a_plain_tensor_modified_without_grad_is_fine():
     assert_same_as_torch(f)
 
 
+# -- a view (or op) taken in grad mode of a no_grad view whose base requires grad ----------
+
+def _names(fn):
+    return None if fn is None else (fn.name(), tuple(None if f is None else (f.name(), nr)
+                                                     for f, nr in fn.next_functions))
+
+
+GRAD_MODE_VIEWS = {
+    "select": lambda v: v[0], "slice": lambda v: v[:, 1:], "t": lambda v: v.t(),
+    "view": lambda v: v.view(-1), "unsqueeze": lambda v: v.unsqueeze(0),
+    "expand": lambda v: v.expand(2, 3, 3), "diagonal": lambda v: v.diagonal(),
+    "unbind": lambda v: v.unbind(0)[1], "split": lambda v: v.split(1)[0],
+    "transpose": lambda v: v.transpose(0, 1), "as_strided": lambda v: v.as_strided((2,), (1,)),
+    "mul": lambda v: v * 2, "exp": lambda v: v.exp(), "clone": lambda v: v.clone(),
+}
+
+
+@pytest.mark.parametrize("leaf_base", [True, False])
+@pytest.mark.parametrize("make", sorted(GRAD_MODE_VIEWS))
+@pytest.mark.parametrize("then", ["flags", "backward", "inplace", "grad_unused"])
+def test_grad_mode_view_of_a_no_grad_view(leaf_base, make, then):
+    def f(M):
+        a = M.arange(12.0).reshape(4, 3).requires_grad_()
+        b = a if leaf_base else a * 2
+        with M.no_grad():
+            v = b[1:]
+        w = GRAD_MODE_VIEWS[make](v)
+        if then == "flags":
+            return (w.requires_grad, _names(w.grad_fn), w.is_leaf, w._is_view(),
+                    _names((w * a[0, 0]).grad_fn))
+        if then == "backward":
+            (w * 3).sum().backward()
+            return a.grad is None
+        if then == "grad_unused":
+            return M.autograd.grad((w * a[0, 0]).sum(), [v, a], allow_unused=True)
+        w.mul_(2)
+        return _names(w.grad_fn), b.detach()
+    assert_same_as_torch(f)
+
+
+def test_saved_tensors_of_a_node_with_no_valid_edge_are_still_checked():
+    def f(M):
+        a = M.arange(12.0).reshape(4, 3).requires_grad_()
+        b = a.clone()
+        with M.no_grad():
+            v = b.t()
+        y = v.tanh()     # TanhBackward0, edge (None, 0), saves its result
+        y.tanh_()        # ... which is modified here
+        (y.sum() + b.sum()).backward()
+        return a.grad
+    assert_same_as_torch(f, match="modified by an inplace operation")
+
+
 # -- multi-output views after an in-place op on their base -------------------------------
 
 @pytest.mark.parametrize("make", ["unbind", "split", "chunk"])

@@ -61,12 +61,12 @@ def _make_root_grads(tensors, grad_tensors):
                     f"{i} has shape {list(t.shape)}); pass gradient=... with the same shape, "
                     "e.g. y.backward(viewgrad.ones_like(y)), or reduce first: y.sum().backward()")
             g = t.new_ones(t.shape)
-        elif not isinstance(g, Tensor):
-            g = t.new_tensor(g)
         if tuple(g.shape) != tuple(t.shape):
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
                 f"output[{i}] has a shape of {t.shape}.")
+        if g._data.dtype != t._data.dtype:
+            g = g.to(t.dtype)  # PyTorch's validate_outputs casts to the output's dtype
         out.append(g)
     return out
 
@@ -210,6 +210,10 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
         for idx, t in enumerate(inputs):
             e = t._edge()
             if e is None:
+                if t.requires_grad:
+                    # a no_grad view of a base that requires grad: its edge is (None, 0),
+                    # which no graph reaches (PyTorch: unused, .grad stays None)
+                    continue
                 raise RuntimeError(f"One of the differentiated Tensors (input {idx}) does not "
                                    "require grad")
             captures.setdefault(e[0], []).append((e[1], idx))
@@ -335,11 +339,28 @@ def _as_tuple(x):
     return tuple(x)
 
 
+def _as_grads(x):
+    """The given output gradients as a tuple: each a Tensor or None, as PyTorch demands
+    (it never turns numbers or lists into a gradient: their dtype would be a guess)."""
+    try:
+        grads = _as_tuple(x)
+    except TypeError as e:  # backward(3): PyTorch's tuple() error, then what to do
+        raise TypeError(f"{e}: gradients can be either Tensors or None, but got "
+                        f"{type(x).__name__}; pass a tensor shaped like the output, e.g. "
+                        "y.backward(viewgrad.ones_like(y) * 3)") from None
+    for g in grads or ():
+        if g is not None and not isinstance(g, Tensor):
+            raise TypeError(f"gradients can be either Tensors or None, but got "
+                            f"{type(g).__name__}; wrap it: viewgrad.tensor(...) shaped like "
+                            "the output")
+    return grads
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Compute gradients of ``tensors`` w.r.t. the graph's leaves and accumulate them in
     ``.grad`` (``inputs=`` restricts which tensors accumulate)."""
     tensors = _as_tuple(tensors)
-    grad_tensors = _as_tuple(grad_tensors)
+    grad_tensors = _as_grads(grad_tensors)
     if grad_tensors is not None and len(grad_tensors) != len(tensors):
         raise RuntimeError(f"got {len(grad_tensors)} gradients for {len(tensors)} tensors")
     if retain_graph is None:
@@ -362,7 +383,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     inputs = _as_tuple(inputs)
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
-    grad_outputs = _as_tuple(grad_outputs)
+    grad_outputs = _as_grads(grad_outputs)
     if is_grads_batched:
         return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
                              allow_unused, materialize_grads)

@@ -58,6 +58,8 @@ class FnNode(Node):
         shapes = self._shapes
         for i, (formula, deps, _) in enumerate(op.formulas):
             if edges[i][0] is None or formula is None:
+                if formula is not None:
+                    _check_saved(saved, deps)
                 out.append(None)
                 continue
             args = [_unpack(saved[d], self) for d in deps]
@@ -95,6 +97,7 @@ class FnNode(Node):
         for k, deps in fast:
             i += 1
             if edges[i][0] is None:
+                _check_saved(saved, op.formulas[i][1])
                 out.append(None)
                 continue
             if k is None:  # no kernel for this input: the viewgrad formula, on Tensors
@@ -148,6 +151,15 @@ class FnNode(Node):
     def saved_tensors(self):
         return tuple(v.unpack(self) for v in (self._saved or {}).values()
                      if type(v) is SavedTensor)
+
+
+def _check_saved(saved, deps):
+    """PyTorch unpacks every saved tensor of a node that runs, even one whose gradient no
+    edge needs (``y = nograd_view.tanh(); y.tanh_()``): a stale one raises all the same."""
+    for d in deps:
+        v = saved.get(d)
+        if type(v) is SavedTensor:
+            v.unpack_data()
 
 
 def _cast_to_inputs(grads, dtypes):
@@ -371,7 +383,12 @@ def _edge_of(t):
             return (fn, t._output_nr)
         if not t._requires_grad:
             return None
-    return t._edge()
+        return t._edge()
+    # A view made under no_grad of a base that requires grad: no grad_fn and no grad
+    # accumulator, yet it requires grad, so (as PyTorch) the op still records its node,
+    # with the edge (None, 0) for this input; its output requires grad.
+    e = t._edge()
+    return _NO_EDGE if e is None and t._base.requires_grad else e
 
 
 def _edges(inputs):

@@ -22,7 +22,7 @@ NOT_PROVIDED = ("torch.fft", "torch.special", "torch.distributions", "torch.jit"
                 "torch.compile", "torch.func", "torch.amp", "torch.cuda.amp",
                 "torch.distributed", "torch.sparse", "torch.onnx", "torch.hub",
                 "torch.quantization", "torch.nn.utils.rnn", "torch.utils.tensorboard",
-                "torch.utils.checkpoint", "torch.linalg")
+                "torch.utils.checkpoint")
 
 
 def provided_names(name: str) -> list[str]:

@@ -49,6 +49,8 @@ MODULES: dict[str, Namespace] = {
     "torch.nn.init": Namespace("viewgrad.nn.init", doc="initialisers"),
     "torch.nn.parameter": Namespace("viewgrad.nn.parameter", doc="Parameter"),
     "torch.nn.utils": Namespace("viewgrad.nn.utils", doc="clip_grad_norm_, ..."),
+    "torch.nn.utils.rnn": Namespace("viewgrad.nn.rnn_utils",
+                                    doc="pad_sequence, PackedSequence, pack/pad"),
     "torch.optim": Namespace("viewgrad.optim", doc="optimizers"),
     "torch.optim.optimizer": Namespace("viewgrad.optim", doc="Optimizer"),
     "torch.optim.lr_scheduler": Namespace("viewgrad.optim.lr_scheduler",
@@ -75,6 +77,8 @@ MODULES: dict[str, Namespace] = {
     "torch.utils.data": Namespace("viewgrad.utils.data",
                                   doc="Dataset, TensorDataset, DataLoader, random_split"),
     "torch.linalg": Namespace("viewgrad.linalg", doc="norms"),
+    "torch.return_types": Namespace("viewgrad.return_types",
+                                    doc="named tuples of max(dim), sort, topk, ..."),
     "torch.testing": Namespace("viewgrad.compat.testing", doc="assert_close"),
     "torch.special": Namespace(None, "_special_extras",
                                doc="the special functions viewgrad has (erf, expit, ...)"),
@@ -147,11 +151,12 @@ TORCH_VERSION = "2.13.0+viewgrad"   # the PyTorch version whose behaviour viewgr
 def _torch_extras() -> dict:
     import viewgrad as vg
     from ..printing import set_printoptions
+    from ..ops.diag import matrix_trace
     out = {"__version__": TORCH_VERSION, "dtype": type(vg.float32),  # vg dtypes are array dtypes
           
            "int": vg.int32, "half": vg.float16, "float16": vg.float16,
-           "get_default_dtype": lambda: vg.float32,
            "is_floating_point": lambda t: t.is_floating_point(),
+           "trace": matrix_trace,   # torch.trace is the matrix trace (vg.trace: the tracer)
            "set_printoptions": set_printoptions}
     return out
 

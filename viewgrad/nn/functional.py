@@ -17,6 +17,7 @@ from ..ops.pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
 from ..tensor import Tensor
 from ..ops.activations import elu, gelu, hardtanh, leaky_relu, silu, softplus
 from . import functional_more as _more
+from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from .functional_more import (adaptive_avg_pool1d, avg_pool1d, binary_cross_entropy,
                               binary_cross_entropy_with_logits, cosine_similarity, embedding,
                               group_norm, huber_loss, kl_div, l1_loss, layer_norm, max_pool3d,
@@ -28,7 +29,8 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "softmax", "log_softmax", "linear", "cross_entropy", "nll_loss", "mse_loss",
            "flatten", "unfold", "leaky_relu", "elu", "gelu", "softplus", "silu", "hardtanh",
            "relu6", "mish", "logsigmoid", "softsign", "hardswish", "hardsigmoid", "selu",
-           "celu", "tanhshrink", "softmin", "glu", "dropout1d", "dropout2d"] + [
+           "celu", "tanhshrink", "softmin", "glu", "dropout1d", "dropout2d",
+           "scaled_dot_product_attention", "multi_head_attention_forward"] + [
                n for n in _more.__all__ if n != "pad"]
 
 

@@ -44,7 +44,8 @@ def _activation(name, fn, params=(), doc=""):
         return fn(input, **{k: getattr(self, k) for k in names if k != "inplace"})
 
     def extra_repr(self):
-        return ", ".join(f"{k}={getattr(self, k)}" for k in names if k != "inplace")
+        return ", ".join(f"{k}={getattr(self, k)!r}" if isinstance(getattr(self, k), str)
+                         else f"{k}={getattr(self, k)}" for k in names if k != "inplace")
 
     return type(name, (Module,), {"__init__": __init__, "forward": forward,
                                   "extra_repr": extra_repr,
@@ -180,7 +181,7 @@ class LayerNorm(Module):
 
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, "
-                f"elementwise_affine={self.elementwise_affine}")
+                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
 
 
 class GroupNorm(Module):

@@ -12,6 +12,8 @@ moves.
 """
 from __future__ import annotations
 
+import copy
+
 from collections import OrderedDict, namedtuple
 
 from .. import backend as B
@@ -374,6 +376,16 @@ class Module:
         return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers)
                       | set(self._modules))
 
+    def __deepcopy__(self, memo):
+        """``copy.deepcopy(module)``: the same class with every attribute deep-copied (its
+        parameters become new leaves holding copies), as ``torch.nn.Module``; what
+        ``nn.TransformerEncoder`` does to clone its layer. Not pickling."""
+        new = object.__new__(type(self))
+        memo[id(self)] = new
+        for k, v in self.__dict__.items():
+            object.__setattr__(new, k, copy.deepcopy(v, memo))
+        return new
+
     def __reduce_ex__(self, proto):
         raise TypeError("viewgrad modules are not pickled; save the weights with "
                         "module.save(path) (an .npz file) and load them into a new module "
@@ -529,6 +541,22 @@ class ModuleList(Module):
         if isinstance(idx, slice):
             return ModuleList(mods[idx])
         return mods[idx]
+
+    def __repr__(self):
+        """As PyTorch: a run of equal consecutive modules prints once, as
+        ``(0-5): 6 x Block(...)``."""
+        runs = []    # [first index, last index, repr]
+        for i, m in enumerate(self._modules.values()):
+            r = repr(m)
+            if runs and runs[-1][2] == r:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, r])
+        if not runs:
+            return type(self).__name__ + "()"
+        lines = [(f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}")
+                 .replace("\n", "\n  ") for a, b, r in runs]
+        return type(self).__name__ + "(\n  " + "\n  ".join(lines) + "\n)"
 
     def __len__(self):
         return len(self._modules)

@@ -87,3 +87,6 @@ def vector_to_parameters(vec, parameters):
         n = p.numel()
         p.copy_(vec[i:i + n].view_as(p))
         i += n
+
+
+from . import rnn_utils as rnn  # noqa: E402  (torch.nn.utils.rnn: pad/pack sequences)

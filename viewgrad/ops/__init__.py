@@ -7,9 +7,16 @@ from . import table
 from .table import OPS, METHODS
 from . import factories, pointwise, reduce, linalg, memory, inplace, nnops  # noqa: F401
 from . import flat, views, joining, splitting, indexing  # noqa: F401
+from . import index_ops, rearrange  # noqa: F401  (index_select & co.; tril, flip, repeat...)
+from . import view_scatter, einsum  # noqa: F401  (select_scatter & co.; einsum, outer)
 from . import unary, binary  # noqa: F401  (pointwise math beyond arithmetic)
+from . import elementwise, logic  # noqa: F401  (maximum, xlogy..., predicates, bitwise)
+from . import shaping, diag, counting, distance  # noqa: F401  (hstack, diag, unique, cdist)
 from . import random, tensortypes  # noqa: F401  (sampling; FloatTensor & co., .type())
 from . import conv, pool, norm, activations  # noqa: F401  (viewgrad.nn: conv, pooling, norms)
+from . import stats, vector_norms  # noqa: F401  (var/std/prod/scans/logsumexp; norms)
+from . import sorting  # noqa: F401  (sort, topk, kthvalue, median, mode)
+from . import compare  # noqa: F401  (isclose, allclose, equal, count_nonzero, all, any)
 from . import fast  # noqa: F401  (array kernels for plain backward; after the table rows)
 
 for _name, _fn in METHODS.items():

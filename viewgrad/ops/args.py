@@ -1,4 +1,5 @@
-"""Argument handling shared by op signatures: ``out=``, and integer inputs of float ops.
+"""Argument handling shared by op signatures: ``out=``, integer inputs of float ops, and
+numbers stored into a dtype (PyTorch's checked conversion).
 
 PyTorch's ``torch.sin(torch.tensor([1, 2]))`` is a float32 tensor: ops whose result is
 mathematically real take integer (and bool) inputs as the default float dtype. And most
@@ -6,16 +7,31 @@ functions take ``out=``, a tensor the result is written into.
 """
 from __future__ import annotations
 
+import math
+import numbers
+
 from .. import backend as B
 from ..autograd.grad_mode import no_grad
 from ..autograd.state import state as _st
 
-__all__ = ["float_input", "with_out"]
+__all__ = ["float_input", "with_out", "checked_scalar", "torch_type_name"]
+
+# dtype -> the name PyTorch's C++ messages give it ("Float did not match Double")
+_TORCH_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
+                     "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+                     "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
+                     "complex128": "ComplexDouble"}
+
+
+def torch_type_name(dtype) -> str:
+    """The ScalarType name PyTorch's error messages use for ``dtype`` (Float, Long...)."""
+    name = B.dtype_name(dtype)
+    return _TORCH_TYPE_NAMES.get(name, name)
 
 
 def float_input(x):
-    """``x`` itself when it is floating point, else ``x`` converted to float32."""
-    return x if x._data.dtype.kind == "f" else x.to(B.float32)
+    """``x`` itself when it is floating point, else ``x`` converted to the default float dtype."""
+    return x if x._data.dtype.kind == "f" else x.to(B.default_float())
 
 
 def with_out(result, out, name):
@@ -41,3 +57,29 @@ def with_out(result, out, name):
                                    "shape (or no out=)")
             o.copy_(r)
     return out
+
+
+def checked_scalar(value, dtype):
+    """``(v, ok)``: the Python number ``value`` as ``dtype`` stores it, and whether it fits
+    (PyTorch's checked conversion, used by ``fill_`` and ``tensor()``): NaN, inf or a float
+    out of range never fit an integer dtype (a float in range truncates toward zero); an
+    unsigned dtype takes ints down to -max (they wrap, as in C); a finite float too large
+    for a float dtype does not fit (inf and NaN do); a complex fits a real dtype only with
+    no imaginary part. bool takes anything (non-zero is True)."""
+    if hasattr(value, "item") and not isinstance(value, (bool, int, float, complex)):
+        value = value.item()  # a numpy scalar: its Python number
+    if dtype.kind == "b":
+        return bool(value), True
+    if not isinstance(value, numbers.Number):
+        return value, False
+    ok = not (isinstance(value, complex) and value.imag != 0)
+    if isinstance(value, complex):
+        value = value.real
+    lo, hi = B.dtype_limits(dtype)
+    if dtype.kind == "f":
+        return value, ok and not (math.isfinite(value) and not lo <= value <= hi)
+    if isinstance(value, float):
+        ok = ok and math.isfinite(value) and lo <= value <= hi
+        return (int(value) if ok else value), ok
+    ok = ok and (-hi if lo == 0 else lo) <= value <= hi
+    return (value % (hi + 1) if ok and value < 0 and lo == 0 else value), ok

@@ -7,8 +7,11 @@ host (``manual_seed``), so a seed gives the same numbers on every device.
 """
 from __future__ import annotations
 
+import numbers
+
 from .. import backend as B
 from ..tensor import Tensor
+from .args import checked_scalar
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange",
            "linspace", "eye", "randn", "rand", "randint", "zeros_like", "ones_like",
@@ -59,12 +62,37 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
             arr = data
     try:
         host = B.host_array(arr, dtype=dt, copy=True)
-    except (ValueError, TypeError) as e:
-        raise ValueError(f"tensor(): cannot build a tensor from this data: {e} (nested lists "
-                         "must be rectangular, with numbers only)") from None
+    except (ValueError, TypeError, OverflowError) as e:
+        host = _checked_ints(arr, dt) if dt.kind in "iu" else None
+        if host is None:
+            raise ValueError(f"tensor(): cannot build a tensor from this data: {e} (nested "
+                             "lists must be rectangular, with numbers only)") from None
     if host.dtype.kind not in "biufc":
         _refuse_data(data, host)
     return _finish(dev.from_host(host) if dev is not B.cpu else host, dev, requires_grad)
+
+
+def _checked_ints(data, dt):
+    """Python numbers that numpy refused to store as integer dtype ``dt``: PyTorch's checked
+    conversion decides (NaN, inf, 300 into uint8: its RuntimeError; -1 into uint8 wraps).
+    None when the data is not a rectangular list of numbers (the caller's error says so)."""
+    try:
+        flat = B.host_array(data, copy=True)
+    except (ValueError, TypeError):
+        return None
+    if flat.dtype.kind not in "biufcO":
+        return None
+    vals = []
+    for item in flat.ravel().tolist():
+        v, ok = checked_scalar(item, dt)
+        if not ok:
+            if not isinstance(item, numbers.Number):
+                return None
+            raise RuntimeError(f"value cannot be converted to type {B.dtype_name(dt)} without "
+                               f"overflow ({item!r} does not fit: pick a wider dtype, e.g. "
+                               "dtype=viewgrad.float64)")
+        vals.append(v)
+    return B.host_array(vals, dtype=dt).reshape(flat.shape)
 
 
 def _refuse_data(data, host):
@@ -106,7 +134,7 @@ def from_numpy(a):
 def _fill(kind, size, dtype, device, requires_grad, value=None):
     dev = B.device(device)
     shape = _shape(size)
-    dt = B.to_dtype(dtype) or B.float32
+    dt = B.to_dtype(dtype) or B.default_float()
     xp = dev.xp
     if kind == "zeros":
         a = xp.zeros(shape, dtype=dt)
@@ -161,7 +189,7 @@ def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
 def empty_strided(size, stride, dtype=None, device=None, requires_grad=False):
     """An uninitialised tensor with the given strides (in elements)."""
     dev = B.device(device)
-    dt = B.to_dtype(dtype) or B.float32
+    dt = B.to_dtype(dtype) or B.default_float()
     size = tuple(int(s) for s in size)
     stride = tuple(int(s) for s in stride)
     t = Tensor._empty_strided(size, stride, dt, dev)
@@ -175,13 +203,13 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
         start, end = 0, start
     dev = B.device(device)
     if dtype is None:
-        dtype = B.int64 if all(isinstance(v, int) for v in (start, end, step)) else B.float32
+        dtype = B.int64 if all(isinstance(v, int) for v in (start, end, step)) else B.default_float()
     return _finish(dev.xp.arange(start, end, step, dtype=B.to_dtype(dtype)), dev, requires_grad)
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     dev = B.device(device)
-    dt = B.to_dtype(dtype) or B.float32
+    dt = B.to_dtype(dtype) or B.default_float()
     return _finish(dev.xp.linspace(start, end, int(steps)).astype(dt), dev, requires_grad)
 
 
@@ -189,14 +217,14 @@ def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_gra
     """``steps`` values from ``base**start`` to ``base**end``, evenly spaced on a log scale
     (``vg.logspace(0, 2, 3)`` is ``[1, 10, 100]``), as ``torch.logspace``."""
     dev = B.device(device)
-    dt = B.to_dtype(dtype) or B.float32
+    dt = B.to_dtype(dtype) or B.default_float()
     exps = dev.xp.linspace(start, end, int(steps))
     return _finish((float(base) ** exps).astype(dt), dev, requires_grad)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     dev = B.device(device)
-    return _finish(dev.xp.eye(n, m, dtype=B.to_dtype(dtype) or B.float32), dev, requires_grad)
+    return _finish(dev.xp.eye(n, m, dtype=B.to_dtype(dtype) or B.default_float()), dev, requires_grad)
 
 
 # The random factories live with the generator in ops/random.py; they are factories too.

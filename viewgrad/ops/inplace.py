@@ -8,9 +8,13 @@ first edge on x's old history — or, when x is a view, wrapped in a CopySlices 
 """
 from __future__ import annotations
 
+import numbers
+import warnings
+
 from .. import backend as B
 from ..tensor import Tensor
 from . import pointwise as P
+from .args import checked_scalar
 from .indexing import INDEX_PUT, normalize_key, _basic_steps
 from .table import apply_inplace, defop, dispatch, method, sum_to
 
@@ -80,18 +84,24 @@ def clamp_(self, min=None, max=None):
     return apply_inplace(P.CLAMP, self, (), (min, max), name="clamp_")
 
 
+def _cast_like(src, self):
+    # copy_ and fill_(tensor) cast to self's dtype as PyTorch does: floats to ints
+    # truncate, anything non-zero to bool is True (the write itself then only broadcasts)
+    return src if src.dtype == self.dtype else B.cast(src, self.dtype)
+
+
 # zeros_like, not self * 0: NaN * 0 is NaN (zero_ must clear uninitialised memory)
 ZERO = defop("zero", "ZeroBackward0", lambda self: B.xp_of(self).zeros_like(self),
              self=lambda grad: grad * 0)
 FILL = defop("fill", "FillBackward2", lambda self, value: value, attrs=("value",),
              self=lambda grad: grad * 0)
-FILL_T = defop("fill_tensor", "FillBackward3", lambda self, value: value,
+FILL_T = defop("fill_tensor", "FillBackward3", lambda self, value: _cast_like(value, self),
                inputs=("self", "value"), self=lambda grad: grad * 0,
                value=lambda grad: grad.sum())
 
 
 def _copy_fwd(self, src, src_dtype):
-    return src
+    return _cast_like(src, self)
 
 
 # Like PyTorch, copy_ saves only src's shape and dtype, never src itself: `b.copy_(b)` and
@@ -110,6 +120,24 @@ def zero_(self):
     return apply_inplace(ZERO, self, name="zero_")
 
 
+def _fill_value(value, dtype):
+    """fill_(number): the number as dtype holds it, or PyTorch's overflow error."""
+    if not isinstance(value, numbers.Number) and not _is_numpy_bool(value):
+        raise TypeError(f"fill_(): argument 'value' must be Number, not {_type_name(value)}")
+    v, ok = checked_scalar(value, dtype)
+    if not ok:
+        name = _C_TYPE.get(B.dtype_name(dtype), B.dtype_name(dtype))
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow "
+                           f"(fill_({value!r}) on a {B.dtype_name(dtype)} tensor: use a value "
+                           "in its range, or convert the tensor first, e.g. x = x.double())")
+    return v
+
+
+# c10's names for the dtypes, as PyTorch's fill_ spells them in its overflow message
+_C_TYPE = {"float16": "c10::Half", "float32": "float", "float64": "double", "int8": "int8_t",
+           "uint8": "uint8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
+
+
 @method("fill_")
 def fill_(self, value):
     if isinstance(value, Tensor):
@@ -117,17 +145,55 @@ def fill_(self, value):
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
                                f"with {value.dim()} dimensions.")
         return apply_inplace(FILL_T, self, (value,), name="fill_")
+    value = _fill_value(value, self._data.dtype)
     return apply_inplace(FILL, self, (), (value,), name="fill_")
+
+
+def _type_name(x):
+    t = type(x)
+    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
+def _is_numpy_bool(x):
+    return type(x).__module__ == "numpy" and type(x).__name__ in ("bool", "bool_")
+
+
+def _number_src(value, self):
+    """copy_(number): PyTorch wraps the number into a 0-d tensor of its own precision
+    (a float is a double), so it casts exactly as a tensor would; anything else is refused."""
+    if isinstance(value, complex):
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      UserWarning, stacklevel=3)
+        value = value.real
+    if isinstance(value, bool) or _is_numpy_bool(value):
+        dtype = B.bool_
+    elif isinstance(value, numbers.Integral):
+        dtype = B.int64
+    elif isinstance(value, numbers.Real):
+        dtype = B.float64
+    else:
+        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
+                        f"{_type_name(value)} (wrap data first: x.copy_(viewgrad.tensor(data)))")
+    from .factories import tensor
+    return tensor(value, dtype=dtype, device=self.device)
 
 
 @method("copy_")
 def copy_(self, src, non_blocking=False):
     if not isinstance(src, Tensor):
-        src = P._coerce(src, self)
-        if not isinstance(src, Tensor):
-            return fill_(self, src)
+        src = _number_src(src, self)
     if src._device is not self._device:
         src = src.to(self._device)
+    try:
+        shape = B.broadcast_shapes(tuple(src.shape), tuple(self.shape))
+    except ValueError:
+        raise P._bshape_err("copy_", self, src) from None
+    if shape != tuple(self.shape):
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
+                           f"shape {list(shape)} (copy_ writes into self's shape: src must "
+                           "broadcast to it; index or reduce src first)")
+    if src.requires_grad and not B.is_floating(self._data.dtype):
+        src = src.detach()  # an integer/bool result holds no gradient: nothing to record
     return _copy_into(self, src, "copy_")
 
 

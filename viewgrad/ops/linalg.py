@@ -1,6 +1,7 @@
-"""Matrix products: mm, bmm, dot, mv, addmm and matmul (composed from them as PyTorch
-does, so the node names match: MmBackward0, BmmBackward0, DotBackward0, MvBackward0,
-AddmmBackward0, with views around them for batched shapes).
+"""Matrix products: mm, bmm, dot, mv, addmm, baddbmm, addmv, addr and matmul (composed
+from them as PyTorch does, so the node names match: MmBackward0, BmmBackward0,
+DotBackward0, MvBackward0, AddmmBackward0, BaddbmmBackward0, AddmvBackward0,
+AddrBackward0, with views around them for batched shapes).
 """
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from .. import backend as B
 from ..tensor import Tensor
 from .table import defop, dispatch, method
 
-__all__ = ["mm", "bmm", "dot", "mv", "addmm", "matmul"]
+__all__ = ["mm", "bmm", "dot", "mv", "addmm", "baddbmm", "addmv", "addr", "matmul"]
 
 
 def _mm_fwd(self, mat2):
@@ -47,6 +48,44 @@ ADDMM = defop("addmm", "AddmmBackward0", _addmm_fwd, inputs=("self", "mat1", "ma
 
 def _scale(x, a):
     return x if a == 1 else x * a
+
+
+def _add_scaled(prod, self, beta, alpha):
+    """``beta * self + alpha * prod`` on arrays; beta == 0 ignores self (NaN included), as
+    PyTorch does."""
+    if alpha != 1:
+        prod = prod * alpha
+    if beta == 0:
+        return prod
+    return prod + (self if beta == 1 else self * beta)
+
+
+def _outer_fwd(a, b):
+    return a[:, None] * b[None, :]
+
+
+BADDBMM = defop("baddbmm", "BaddbmmBackward0",
+                lambda self, batch1, batch2, beta, alpha: _add_scaled(batch1 @ batch2, self,
+                                                                      beta, alpha),
+                inputs=("self", "batch1", "batch2"), attrs=("beta", "alpha"), broadcast=True,
+                self=lambda grad, beta: _scale(grad, beta),
+                batch1=lambda grad, batch2, alpha: _scale(grad.bmm(batch2.transpose(1, 2)),
+                                                          alpha),
+                batch2=lambda grad, batch1, alpha: _scale(batch1.transpose(1, 2).bmm(grad),
+                                                          alpha))
+ADDMV = defop("addmv", "AddmvBackward0",
+              lambda self, mat, vec, beta, alpha: _add_scaled(mat @ vec, self, beta, alpha),
+              inputs=("self", "mat", "vec"), attrs=("beta", "alpha"), broadcast=True,
+              self=lambda grad, beta: _scale(grad, beta),
+              mat=lambda grad, vec, alpha: _scale(grad.outer(vec), alpha),
+              vec=lambda grad, mat, alpha: _scale(mat.t().mv(grad), alpha))
+ADDR = defop("addr", "AddrBackward0",
+             lambda self, vec1, vec2, beta, alpha: _add_scaled(_outer_fwd(vec1, vec2), self,
+                                                               beta, alpha),
+             inputs=("self", "vec1", "vec2"), attrs=("beta", "alpha"), broadcast=True,
+             self=lambda grad, beta: _scale(grad, beta),
+             vec1=lambda grad, vec2, alpha: _scale(grad.mv(vec2), alpha),
+             vec2=lambda grad, vec1, alpha: _scale(grad.t().mv(vec1), alpha))
 
 
 def _shape_err(op, a, b):
@@ -107,6 +146,55 @@ def addmm(input, mat1, mat2, beta=1, alpha=1):
     if mat1.dim() != 2 or mat2.dim() != 2 or mat1.shape[1] != mat2.shape[0]:
         raise _shape_err("addmm", mat1, mat2)
     return dispatch(ADDMM, (input, mat1, mat2), (beta, alpha))
+
+
+def _expandable(input, shape):
+    """PyTorch's expand check of ``input`` against the product's shape (its wording)."""
+    from ..autograd.grad_mode import no_grad
+    with no_grad():
+        input.expand(*shape)
+
+
+@method("baddbmm")
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (batch1 @ batch2)`` for batches of matrices
+    (``torch.baddbmm``; ``input`` broadcasts to ``(b, n, p)``, and with ``beta=0`` it is
+    ignored, NaNs included). One node, ``BaddbmmBackward0``."""
+    _check(batch1, batch2, "baddbmm")
+    if batch1.dim() >= 2 and batch2.dim() >= 3:  # PyTorch checks input's expansion first
+        _expandable(input, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
+    if batch1.dim() != 3 or batch2.dim() != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor (got {batch1.dim()}-D and "
+                           f"{batch2.dim()}-D)")
+    b, n, m = batch1.shape
+    if tuple(batch2.shape[:2]) != (b, m):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{b}, {m}] but got: [{batch2.shape[0]}, {batch2.shape[1]}].")
+    _expandable(input, (b, n, batch2.shape[2]))
+    return dispatch(BADDBMM, (input, batch1, batch2), (beta, alpha))
+
+
+@method("addmv")
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat @ vec)`` (``torch.addmv``), node ``AddmvBackward0``."""
+    if mat.dim() != 2 or vec.dim() != 1 or mat.shape[1] != vec.shape[0] or (
+            input.dim() > 1 or input.dim() == 1 and input.shape[0] not in (1, mat.shape[0])):
+        raise RuntimeError(f"size mismatch, got input ({', '.join(map(str, input.shape))}), "
+                           f"mat ({'x'.join(map(str, mat.shape))}), vec ({vec.shape[0]})")
+    _check(mat, vec, "addmv")
+    return dispatch(ADDMV, (input, mat, vec), (beta, alpha))
+
+
+@method("addr")
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    """``beta * input + alpha * outer(vec1, vec2)`` (``torch.addr``), node
+    ``AddrBackward0``."""
+    for name, v in (("vec1", vec1), ("vec2", vec2)):
+        if v.dim() != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.dim()}-D")
+    _check(vec1, vec2, "addr")
+    _expandable(input, (vec1.shape[0], vec2.shape[0]))
+    return dispatch(ADDR, (input, vec1, vec2), (beta, alpha))
 
 
 @method("matmul", "__matmul__")

@@ -39,7 +39,7 @@ def contiguous(self):
 
 
 def _to_dtype_fwd(self, dtype, dev):
-    return self.astype(dtype)
+    return B.cast(self, dtype)
 
 
 TO_COPY = defop("to_copy", "ToCopyBackward0", _to_dtype_fwd, attrs=("dtype", "dev"),
@@ -161,6 +161,24 @@ def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
     from .factories import ones
     return ones(*size, dtype=dtype or self.dtype, device=device or self.device,
                 requires_grad=requires_grad)
+
+
+@method("new_full")
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    """A new tensor of ``size`` filled with ``fill_value``, with this tensor's dtype and
+    device unless given, as ``torch.Tensor.new_full``."""
+    from .factories import full
+    return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
+                requires_grad=requires_grad)
+
+
+@method("new_empty")
+def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    """A new uninitialised tensor of ``size`` with this tensor's dtype and device unless
+    given, as ``torch.Tensor.new_empty`` (viewgrad fills it with zeros)."""
+    from .factories import zeros
+    return zeros(*size, dtype=dtype or self.dtype, device=device or self.device,
+                 requires_grad=requires_grad)
 
 
 @method("new_tensor")

@@ -105,7 +105,7 @@ _xp = B.xp_of
 
 
 SIGN = defop("sign", "SignBackward0", lambda self: _xp(self).sign(self),
-             self=lambda grad: grad * 0)
+             self=lambda grad: grad.new_zeros(grad.shape))  # not grad * 0: inf * 0 is NaN
 ABS = defop("abs", "AbsBackward0", lambda self: _xp(self).abs(self),
             self=lambda grad, self: grad * self.sign())
 SQRT = defop("sqrt", "SqrtBackward0", lambda self: _xp(self).sqrt(self),
@@ -278,11 +278,14 @@ def rmul(self, other):
 
 
 @method("div", "__truediv__", "divide", "true_divide")
-def div(self, other):
+def div(self, other, *, rounding_mode=None):
+    if rounding_mode is not None:   # 'trunc' / 'floor': DivBackward2 (ops/elementwise.py)
+        from .elementwise import div_rounding
+        return div_rounding(self, other, rounding_mode)
     other = _coerce(other, self)
     if self._data.dtype.kind in "iub" and (
             not isinstance(other, Tensor) or other._data.dtype.kind in "iub"):
-        self = self.to(B.float32)  # true division of integers gives floats (PyTorch)
+        self = self.to(B.default_float())  # true division of integers gives floats (PyTorch)
     try:
         return dispatch(DIV, (self, other))
     except ValueError:
@@ -300,7 +303,7 @@ def rdiv(self, other):
 @method("reciprocal")
 def reciprocal(self):
     if self._data.dtype.kind in "iub":
-        self = self.to(B.float32)  # 1 / integers gives the default float dtype (PyTorch)
+        self = self.to(B.default_float())  # 1 / integers gives the default float dtype (PyTorch)
     return dispatch(RECIPROCAL, (self,))
 
 
@@ -325,7 +328,7 @@ def pow(self, exponent):
             raise NotImplementedError('"pow" not implemented for \'Bool\'')
         return self.clone() if exponent else self | True  # x**True is x, x**False is 1
     if isinstance(exponent, float) and self._data.dtype.kind in "iub":
-        self = self.to(B.float32)  # an integer tensor to a float power: default float
+        self = self.to(B.default_float())  # an integer tensor to a float power: default float
     if isinstance(exponent, Tensor):
         try:
             return dispatch(POW_T, (self, exponent))
@@ -388,6 +391,11 @@ def relu(self):
 def clamp(self, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):   # ClampBackward0
+        from .elementwise import clamp_tensor
+        return clamp_tensor(self, min, max)
+    if self._data.dtype.kind in "iub" and (isinstance(min, float) or isinstance(max, float)):
+        self = self.to(B.default_float())  # an integer tensor clamped to 1.5 is float (PyTorch)
     return dispatch(CLAMP, (self,), (min, max))
 
 
@@ -437,42 +445,11 @@ def _cmp(name, f):
 for _n, _dn, _f in [
         ("lt", "__lt__", lambda a, b: a < b), ("le", "__le__", lambda a, b: a <= b),
         ("gt", "__gt__", lambda a, b: a > b), ("ge", "__ge__", lambda a, b: a >= b),
-        ("eq", "__eq__", lambda a, b: a == b), ("ne", "__ne__", lambda a, b: a != b),
-        ("logical_and", "__and__", lambda a, b: a & b), ("logical_or", "__or__",
-                                                         lambda a, b: a | b),
-        ("logical_xor", "__xor__", lambda a, b: a ^ b)]:
+        ("eq", "__eq__", lambda a, b: a == b), ("ne", "__ne__", lambda a, b: a != b)]:
     method(_n, _dn)(_cmp(_n, _f))
-
-
-@method("logical_not", "__invert__")
-def logical_not(self):
-    return Tensor._make(~self._data if self._data.dtype.kind == "b" else self._data == 0,
-                        self._device)
+# logical_* and bitwise_* (& | ^ ~) live in ops/logic.py
 
 
 @method("isnan")
 def isnan(self):
     return Tensor._make(self._device.xp.isnan(self._data), self._device)
-
-
-@method("any")
-def any_(self, dim=None, keepdim=False):
-    return Tensor._make(self._device.xp.asarray(self._data.any(axis=dim, keepdims=keepdim)),
-                        self._device)
-
-
-@method("all")
-def all_(self, dim=None, keepdim=False):
-    return Tensor._make(self._device.xp.asarray(self._data.all(axis=dim, keepdims=keepdim)),
-                        self._device)
-
-
-@method("allclose")
-def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return bool(self._device.xp.allclose(self._data, other._data, rtol=rtol, atol=atol,
-                                         equal_nan=equal_nan))
-
-
-@method("equal")
-def equal(self, other):
-    return tuple(self.shape) == tuple(other.shape) and bool((self._data == other._data).all())

@@ -135,9 +135,9 @@ def _size(args, size, fn):
     return _shape(args)
 
 
-def _finish(host, dtype, device, requires_grad, default=B.float32):
+def _finish(host, dtype, device, requires_grad, default=None):
     dev = B.device(device)
-    host = host.astype(B.to_dtype(dtype) or default, copy=False)
+    host = host.astype(B.to_dtype(dtype) or default or B.default_float(), copy=False)
     t = Tensor._make(host if dev is B.cpu else dev.from_host(host), dev)
     if requires_grad:
         t.requires_grad_(True)

@@ -3,9 +3,8 @@ gather / scatter / scatter_add family their backward formulas are written in.
 """
 from __future__ import annotations
 
-from collections import namedtuple
-
 from .. import backend as B
+from .. import return_types as _RT
 from ..tensor import Tensor, _wrap_dim
 from .table import defop, dispatch, method
 
@@ -13,17 +12,20 @@ __all__ = ["sum", "mean", "max", "min", "amax", "amin", "gather", "scatter", "sc
            "argmax", "argmin"]
 
 _xp = B.xp_of
-values_indices = namedtuple("return_types_max", ["values", "indices"])
 
 
 def _dims(dim, ndim):
-    """Normalise dim (None, int or sequence) to a sorted tuple of non-negative ints."""
+    """Normalise dim (None, int or sequence) to a sorted tuple of non-negative ints; an
+    empty sequence means all dims (None), as PyTorch's sum(()) does. A 0-d tensor accepts
+    dim 0 / -1 (PyTorch) and reduces over no axis: ()."""
     if dim is None:
         return None
     if isinstance(dim, int):
         dim = (dim,)
     out = tuple(sorted({_wrap_dim(int(d), ndim) for d in dim}))
-    return out
+    if ndim == 0:
+        return ()
+    return out or None
 
 
 def _restore(grad, self_shape, dims, keepdim):
@@ -99,6 +101,8 @@ AMIN = defop("amin", "AminBackward0",
 
 
 def _select_fwd(self, indices, dim, keepdim):
+    if self.ndim == 0:   # a 0-d tensor reduced over "dim 0": itself (PyTorch allows it)
+        return self.copy()
     xp = _xp(self)
     v = xp.take_along_axis(self, xp.expand_dims(indices, dim) if not keepdim else indices,
                            axis=dim)
@@ -106,6 +110,8 @@ def _select_fwd(self, indices, dim, keepdim):
 
 
 def _value_selecting_bwd(grad, indices, self_shape, dim, keepdim):
+    if not self_shape:
+        return grad
     from .factories import zeros
     if not keepdim:
         grad = grad.unsqueeze(dim)
@@ -156,6 +162,10 @@ SCATTER = defop("scatter", "ScatterBackward0", _scatter_fwd, inputs=("self", "in
                 attrs=("dim",),
                 self=lambda grad, index, dim: grad.scatter(dim, index, 0.0),
                 src=lambda grad, index, dim: grad.gather(dim, index))
+SCATTER_VALUE = defop("scatter_value", "ScatterBackward1",  # a number written: x.scatter(1, i, 2.0)
+                      lambda self, index, value, dim: _scatter_fwd(self, index, value, dim),
+                      inputs=("self", "index"), attrs=("value", "dim"),
+                      self=lambda grad, index, dim: grad.scatter(dim, index, 0.0))
 SCATTER_ADD = defop("scatter_add", "ScatterAddBackward0", _scatter_add_fwd,
                     inputs=("self", "index", "src"), attrs=("dim",),
                     self=lambda grad: grad,
@@ -211,7 +221,7 @@ def _ext(self, dim, keepdim, kind, full_op, dim_op):
     d = _wrap_dim(dim, self.dim())
     idx = _argext(self, d, keepdim, kind)
     vals = dispatch(dim_op, (self, idx), (d, keepdim))
-    return values_indices(vals, idx)
+    return (_RT.max if kind == "max" else _RT.min)((vals, idx))
 
 
 @method("max")
@@ -267,8 +277,10 @@ def gather(self, dim, index):
 
 
 @method("scatter")
-def scatter(self, dim, index, src):
+def scatter(self, dim, index, src=None, *, value=None):
     d = _check_index(self, dim, index)
+    if not isinstance(src, Tensor):
+        return dispatch(SCATTER_VALUE, (self, index), (value if src is None else src, d))
     return dispatch(SCATTER, (self, index, src), (d,))
 
 

@@ -111,4 +111,4 @@ def erfinv(a):
 
 def _out_dtype(a):
     d = a.dtype
-    return d if d.kind == "f" else B.float32
+    return d if d.kind == "f" else B.default_float()

@@ -1,7 +1,9 @@
-"""Multi-output views: split, chunk, unbind.
+"""Multi-output views: split, chunk, unbind; and tensor_split, hsplit, vsplit, dsplit.
 
-One node for all outputs; each output is a view with creation_meta MULTI_OUTPUT_NODE,
-so an in-place op on one of them is an error (PyTorch).
+split/chunk/unbind: one node for all outputs; each output is a view with creation_meta
+MULTI_OUTPUT_NODE, so an in-place op on one of them is an error (PyTorch).
+tensor_split and its h/v/d forms are, as in PyTorch, a tuple of ordinary slices (each its
+own ``SliceBackward0``): modifying a piece in place is allowed (CopySlices on the base).
 """
 from __future__ import annotations
 
@@ -9,12 +11,12 @@ import builtins as _builtins
 
 from ..autograd.state import state as _st
 from ..autograd.views import CreationMeta, make_view
-from ..tensor import _wrap_dim
+from ..tensor import Tensor, _wrap_dim
 from .joining import cat, stack
 from .table import defop, method, _edges
-from .views import _select_fwd, _slice_fwd, narrow, select
+from .views import _select_fwd, _slice_fwd, narrow, select, slice as _slice
 
-__all__ = ["split", "chunk", "unbind"]
+__all__ = ["split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit"]
 
 builtins_max = _builtins.max
 builtins_min = _builtins.min
@@ -119,3 +121,73 @@ def unbind(self, dim=0):
     datas = [_select_fwd(self._data, d, i) for i in range(self._data.shape[d])]
     replays = [(select, (d, i)) for i in range(len(datas))]
     return _multi_view(UNBIND, self, datas, (d, self.dtype, self.device), replays)
+
+
+@method("tensor_split")
+def tensor_split(self, indices_or_sections, dim=0):
+    """Split into views along ``dim`` (``torch.tensor_split``): an int ``n`` gives ``n``
+    pieces as equal as possible (the first ``size % n`` one longer); a list (or 1-D
+    tensor) of indices cuts before each index. Unlike ``split``, the pieces are plain
+    slices (``SliceBackward0`` each), so modifying one in place is allowed."""
+    d = _wrap_dim(dim, self.dim())
+    n = self._data.shape[d]
+    ios = indices_or_sections
+    if isinstance(ios, Tensor):
+        if ios._data.dtype.kind not in "iu" or ios.dim() > 1:
+            raise RuntimeError(
+                "tensor_split expected tensor_indices_or_sections to be a zero-dimensional "
+                f"or one-dimensional tensor, but got a tensor with {ios.dim()} dims")
+        ios = int(ios.item()) if ios.dim() == 0 else [int(i) for i in ios.tolist()]
+    if isinstance(ios, bool) or not isinstance(ios, (int, list, tuple)):
+        raise TypeError(f"tensor_split(): argument 'indices_or_sections' must be an int or a "
+                        f"sequence of ints, not {type(ios).__name__}")
+    if isinstance(ios, int):
+        if ios <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {ios}")
+        q, r = divmod(n, ios)
+        bounds, start = [], 0
+        for i in range(ios):
+            end = start + q + (1 if i < r else 0)
+            bounds.append((start, end))
+            start = end
+    else:
+        cuts = [0] + [builtins_min(builtins_max(int(i) + (n if int(i) < 0 else 0), 0), n)
+                      for i in ios] + [n]
+        bounds = [(a, builtins_max(a, b)) for a, b in zip(cuts, cuts[1:])]
+    return tuple(_slice(self, d, a, b) for a, b in bounds)
+
+
+def _dir_split(self, ios, dim, name):
+    if isinstance(ios, int) and ios > 0 and self._data.shape[dim] % ios:
+        raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the "
+                           f"size of the dimension {self._data.shape[dim]} is not divisible "
+                           f"by the split_size {ios}!")
+    return tensor_split(self, ios, dim)
+
+
+@method("hsplit")
+def hsplit(self, indices_or_sections):
+    """``tensor_split`` along dim 1 (dim 0 for a 1-D tensor), as ``torch.hsplit``: an int
+    must divide the dimension evenly."""
+    if self.dim() < 1:
+        raise RuntimeError("torch.hsplit requires a tensor with at least 1 dimension, but "
+                           "got a tensor with 0 dimensions!")
+    return _dir_split(self, indices_or_sections, 1 if self.dim() > 1 else 0, "hsplit")
+
+
+@method("vsplit")
+def vsplit(self, indices_or_sections):
+    """``tensor_split`` along dim 0 of a tensor with at least 2 dims (``torch.vsplit``)."""
+    if self.dim() < 2:
+        raise RuntimeError(f"torch.vsplit requires a tensor with at least 2 dimension, but "
+                           f"got a tensor with {self.dim()} dimensions!")
+    return _dir_split(self, indices_or_sections, 0, "vsplit")
+
+
+@method("dsplit")
+def dsplit(self, indices_or_sections):
+    """``tensor_split`` along dim 2 of a tensor with at least 3 dims (``torch.dsplit``)."""
+    if self.dim() < 3:
+        raise RuntimeError(f"torch.dsplit requires a tensor with at least 3 dimension, but "
+                           f"got a tensor with {self.dim()} dimensions!")
+    return _dir_split(self, indices_or_sections, 2, "dsplit")

@@ -56,6 +56,11 @@ def _np(fname):
     return lambda self: getattr(_xp(self), fname)(self)
 
 
+def _zero_grad(grad):
+    # zeros, not grad * 0: an inf gradient times 0 is NaN (PyTorch: zeros_like(grad))
+    return grad.new_zeros(grad.shape)
+
+
 def _keep_int(fname):
     """Rounding on arrays; integer arrays are already whole (numpy would make floats)."""
     def fwd(self):
@@ -118,11 +123,11 @@ erfinv = _unary("erfinv", "ErfinvBackward0", special.erfinv,
                 lambda grad, self: grad * _HALF_SQRT_PI * erfinv(self).square().exp(),
                 "The inverse error function, on (-1, 1)",
                 "grad * sqrt(pi)/2 * exp(erfinv(x)²), recomputed from the saved input")
-floor = _unary("floor", "FloorBackward0", _keep_int("floor"), lambda grad: grad * 0,
+floor = _unary("floor", "FloorBackward0", _keep_int("floor"), _zero_grad,
                "The largest whole number <= x", "zeros (a step function)", floating=False)
-ceil = _unary("ceil", "CeilBackward0", _keep_int("ceil"), lambda grad: grad * 0,
+ceil = _unary("ceil", "CeilBackward0", _keep_int("ceil"), _zero_grad,
               "The smallest whole number >= x", "zeros (a step function)", floating=False)
-trunc = _unary("trunc", "TruncBackward0", _keep_int("trunc"), lambda grad: grad * 0,
+trunc = _unary("trunc", "TruncBackward0", _keep_int("trunc"), _zero_grad,
                "x rounded toward zero (torch.fix too)", "zeros (a step function)",
                floating=False)
 frac = _unary("frac", "FracBackward0", lambda self: self - _xp(self).trunc(self),
@@ -150,9 +155,9 @@ def _round_fwd(self, decimals):
 
 
 ROUND = defop("round", "RoundBackward0", _round_fwd, attrs=("decimals",),
-              self=lambda grad: grad * 0)
+              self=_zero_grad)
 ROUND_DEC = defop("round_decimals", "RoundBackward1", _round_fwd, attrs=("decimals",),
-                  self=lambda grad: grad * 0)
+                  self=_zero_grad)
 
 
 @method("round")

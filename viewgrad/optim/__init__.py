@@ -248,6 +248,7 @@ class AdamW(Adam):
 
 
 from .adaptive import RMSprop, Adagrad, Adadelta  # noqa: E402  (they subclass Optimizer)
+from .lbfgs import LBFGS  # noqa: E402
 from . import lr_scheduler  # noqa: E402
 
-__all__ += ["RMSprop", "Adagrad", "Adadelta", "lr_scheduler"]
+__all__ += ["RMSprop", "Adagrad", "Adadelta", "LBFGS", "lr_scheduler"]

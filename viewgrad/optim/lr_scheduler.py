@@ -56,6 +56,14 @@ class LRScheduler:
     def step(self, epoch=None):
         """Advance one epoch (call after ``optimizer.step()``) and set the new rates."""
         self._step_count += 1
+        self._update_lr(epoch)
+
+    def _initial_step(self):
+        """Start again from the first step (SequentialLR starts its schedulers so)."""
+        self._step_count = 0
+        self.step()
+
+    def _update_lr(self, epoch=None):
         if epoch is None:
             self.last_epoch += 1
             values = self.get_lr()
@@ -220,6 +228,10 @@ class LinearLR(LRScheduler):
         f = 1.0 + (e - s) / (n * s + (k - 1) * (e - s))
         return [lr * f for lr in self._lrs()]
 
+    def _get_closed_form_lr(self):
+        s, e, n = self.start_factor, self.end_factor, self.total_iters
+        return [b * (s + (e - s) * min(n, self.last_epoch) / n) for b in self.base_lrs]
+
 
 class ConstantLR(LRScheduler):
     """Multiply the rate by ``factor`` until epoch ``total_iters``."""
@@ -236,6 +248,10 @@ class ConstantLR(LRScheduler):
         if self.last_epoch != self.total_iters:
             return self._lrs()
         return [lr * (1.0 / self.factor) for lr in self._lrs()]
+
+    def _get_closed_form_lr(self):
+        return [b * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
+                for b in self.base_lrs]
 
 
 class ReduceLROnPlateau(LRScheduler):
@@ -302,3 +318,9 @@ class ReduceLROnPlateau(LRScheduler):
             self.cooldown_counter = self.cooldown
             self.num_bad_epochs = 0
         self._last_lr = self._lrs()
+
+
+from . import lr_scheduler_more  # noqa: E402  (they subclass LRScheduler)
+from .lr_scheduler_more import *  # noqa: E402,F401,F403
+
+__all__ += lr_scheduler_more.__all__

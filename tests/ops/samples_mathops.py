@@ -1,0 +1,50 @@
+"""Gradcheck samples for the elementwise rows of ops/elementwise.py (maximum, copysign,
+xlogy, logaddexp, sinc, nan_to_num, div(rounding_mode=), clamp with tensor bounds...).
+
+Inputs are standard normal (see test_gradcheck_sweep._make); ties of maximum and the steps
+of the rounding divisions are measure-zero there.
+"""
+import viewgrad as vg
+
+
+def _f64(v):
+    return vg.tensor(v, dtype=vg.float64)
+
+
+SAMPLES = {
+    "maximum": [(lambda a, b: vg.maximum(a, b), [(2, 3), (3,)])],
+    "minimum": [(lambda a, b: a.minimum(b), [(2, 3), (2, 1)])],
+    "fmax": [(lambda a, b: vg.fmax(a, b), [(3,), (3,)])],
+    "fmin": [(lambda a, b: a.fmin(b), [(2, 3), (3,)])],
+    "copysign": [(lambda a, b: vg.copysign(a, b), [(2, 3), (3,)])],
+    "copysign_scalar": [(lambda a: a.copysign(-1.0), [(3,)])],
+    "xlogy": [(lambda a, b: vg.xlogy(a, b), [(2, 3), ("pos", (3,))])],
+    "xlogy_scalar_self": [(lambda b: vg.xlogy(2.5, b), [("pos", (3,))])],
+    "xlogy_scalar_other": [(lambda a: a.xlogy(3.0), [(3,)])],
+    "logaddexp": [(lambda a, b: vg.logaddexp(a, b), [(2, 3), (3,)])],
+    "logaddexp2": [(lambda a, b: a.logaddexp2(b), [(3,), (3,)])],
+    # no derivative (NotImplemented): used on a constant, times a tensor that requires grad
+    "heaviside": [(lambda a: a * vg.heaviside(a.detach(), _f64(0.5)), [("away", (3,))])],
+    "nextafter": [(lambda a, b: vg.nextafter(a, b), [(3,), (3,)])],
+    "sinc": [(lambda a: a.sinc(), [("away", (2, 3))]), (lambda a: vg.sinc(a).sinc_(), [("away", (2,))])],
+    "deg2rad": [(lambda a: vg.deg2rad(a), [(3,)])],
+    "rad2deg": [(lambda a: a.rad2deg(), [(3,)])],
+    "nan_to_num": [(lambda a: a.nan_to_num(), [(3,)]),
+                   (lambda a: (a * 1).nan_to_num_(nan=1.0), [(2,)])],
+    "div_mode": [(lambda a: vg.div(a, 0.7, rounding_mode="floor") * a, [("away", (3,))]),
+                 (lambda a, b: a.div(b, rounding_mode="trunc") + a, [(3,), ("pos", (3,))])],
+    "clamp_tensor": [(lambda a, lo, hi: a.clamp(lo, hi), [(2, 3), (3,), (3,)]),
+                     (lambda a, lo: vg.clip(a, min=lo), [(3,), (3,)])],
+    # ops/diag.py, ops/distance.py, ops/shaping.py (block_diag: a hand-written node)
+    "diag_embed": [(lambda a: vg.diag_embed(a, 1, 0, 2), [(2, 3)]), (lambda a: vg.diag(a, -1), [(3,)])],
+    "diagonal_copy": [(lambda a: vg.diag(a, 1), [(3, 4)])],
+    "trace": [(lambda a: a.trace(), [(3, 4)])],
+    "linalg_cross": [(lambda a, b: vg.cross(a, b, dim=1), [(2, 3), (1, 3)])],
+    "cdist": [(lambda a, b: vg.cdist(a, b), [(3, 2), (4, 2)]),
+              (lambda a, b: vg.cdist(a, b, p=1), [(2, 3, 2), (3, 2)]),
+              (lambda a, b: vg.cdist(a, b, p=3.5), [(3, 2), (2, 2)]),
+              (lambda a, b: vg.cdist(a, b, p=float("inf")), [(3, 2), (2, 2)])],
+    "_euclidean_dist": [(lambda a, b: vg.cdist(a, b, compute_mode="use_mm_for_euclid_dist"),
+                         [(3, 2), (4, 2)])],
+    "block_diag": [(lambda a, b, c: vg.block_diag(a, b, c), [(2, 3), (2,), ()])],
+}

@@ -1,0 +1,113 @@
+"""Whole-tensor comparisons and logical reductions: isclose, allclose, equal,
+count_nonzero, all, any — as PyTorch's, with its argument checks and messages. None of
+them is differentiable (they record no graph): their results are booleans or counts.
+"""
+from __future__ import annotations
+
+from .. import backend as B
+from ..autograd.nodes import _device_of
+from ..tensor import Tensor, _wrap_dim
+from .args import torch_type_name
+from .pointwise import _bshape_err
+from .table import method
+
+__all__ = ["isclose", "allclose", "equal", "count_nonzero", "all", "any"]
+
+_make = Tensor._make
+
+
+def _need_tensor(name, other, pos=2, arg="other"):
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not "
+                        f"{type(other).__name__}")
+
+
+def _reduce_dims(dim, ndim):
+    """None: everything; an int or a sequence: those dims (an empty sequence: none, as
+    PyTorch's all/any/count_nonzero); a 0-d tensor accepts dim 0 / -1."""
+    if dim is None:
+        return None
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    dims = tuple(sorted({_wrap_dim(int(d), ndim) for d in dims}))
+    return () if ndim == 0 else dims
+
+
+@method("isclose")
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Elementwise ``|input - other| <= atol + rtol * |other|`` (a bool tensor,
+    broadcasting), as ``torch.isclose``; infinities are close to themselves, NaN only with
+    ``equal_nan=True``. Both tensors must have the same dtype (PyTorch's rule: cast one
+    with ``.to(other.dtype)`` first)."""
+    _need_tensor("isclose", other)
+    if input._data.dtype != other._data.dtype:
+        raise RuntimeError(f"{torch_type_name(input.dtype)} did not match "
+                           f"{torch_type_name(other.dtype)}: cast one with .to(other.dtype)")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    dev = _device_of((input, other))
+    a, b = input._data, other._data
+    try:
+        if a.dtype.kind == "b":
+            out = a == b
+        else:
+            out = dev.xp.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    except ValueError:
+        raise _bshape_err("isclose", input, other) from None
+    return _make(dev.xp.asarray(out), dev)
+
+
+@method("allclose")
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """True when every element of ``input`` is close to ``other`` (``isclose(...).all()``,
+    a Python bool), as ``torch.allclose``: same dtype required, shapes broadcast."""
+    _need_tensor("allclose", other)
+    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+
+
+@method("equal")
+def equal(input, other):
+    """True when both tensors have the same shape and the same values (a Python bool), as
+    ``torch.equal``: NaN is never equal to NaN; values compare across dtypes."""
+    _need_tensor("equal", other)
+    dev = _device_of((input, other))
+    if tuple(input.shape) != tuple(other.shape):
+        return False
+    return bool(dev.xp.asarray(input._data == other._data).all())
+
+
+@method("count_nonzero")
+def count_nonzero(input, dim=None):
+    """How many elements are non-zero (over ``dim``: an int or a tuple; all by default),
+    an int64 tensor, as ``torch.count_nonzero``. NaN counts as non-zero."""
+    dims = _reduce_dims(dim, input.dim())
+    xp = input._device.xp
+    n = (input._data != 0).sum(axis=dims)
+    return _make(xp.asarray(n).astype(B.int64, copy=False), input._device)
+
+
+def _logical(name, input, dim, keepdim):
+    dims = _reduce_dims(dim, input.dim())
+    a = input._data
+    xp = input._device.xp
+    flags = a if a.dtype.kind == "b" else a != 0
+    out = xp.asarray(getattr(flags, name)(axis=dims, keepdims=bool(keepdim)))
+    # PyTorch keeps uint8 for uint8 inputs (the legacy "byte mask" dtype); else bool
+    return _make(out.astype(B.uint8) if a.dtype == B.uint8 else out, input._device)
+
+
+@method("all")
+def all(input, dim=None, keepdim=False):
+    """True where every element (over ``dim``: an int or a tuple; all by default) is
+    non-zero, as ``torch.all``: a bool tensor (uint8 for a uint8 input). An empty input
+    is all True."""
+    return _logical("all", input, dim, keepdim)
+
+
+@method("any")
+def any(input, dim=None, keepdim=False):
+    """True where some element (over ``dim``: an int or a tuple; all by default) is
+    non-zero, as ``torch.any``: a bool tensor (uint8 for a uint8 input). An empty input
+    has none: False."""
+    return _logical("any", input, dim, keepdim)

@@ -1,0 +1,149 @@
+"""Diagonals and the cross product: diag, diag_embed, diagflat, trace, cross /
+linalg.cross — rows of the derivatives table with PyTorch's node names
+(``DiagEmbedBackward0``, ``DiagonalBackward0_copy``, ``TraceBackward0``,
+``LinalgCrossBackward0``).
+
+``diag_embed`` and the diagonal of ``diagonal_backward`` (ops/views.py) are each other's
+gradients, so double backward goes back and forth between the two rows.
+"""
+from __future__ import annotations
+
+import warnings
+
+from .. import backend as B
+from ..tensor import Tensor, _wrap_dim
+from .args import with_out
+from .table import defop, dispatch, method
+from .views import DIAG_BWD
+
+__all__ = ["diag", "diag_embed", "diagflat", "matrix_trace", "cross", "linalg_cross"]
+
+_xp = B.xp_of
+
+
+def _diag_embed_fwd(self, offset, dim1, dim2):
+    xp = _xp(self)
+    k = self.shape[-1]
+    n = k + abs(offset)
+    base = xp.zeros(self.shape[:-1] + (n, n), dtype=self.dtype)
+    i = xp.arange(k)
+    base[..., i + max(-offset, 0), i + max(offset, 0)] = self
+    nd = self.ndim + 1
+    return xp.ascontiguousarray(xp.moveaxis(base, (nd - 2, nd - 1), (dim1, dim2)))
+
+
+DIAG_EMBED = defop("diag_embed", "DiagEmbedBackward0", _diag_embed_fwd,
+                   attrs=("offset", "dim1", "dim2"),
+                   self=lambda grad, offset, dim1, dim2: grad.diagonal(offset, dim1, dim2))
+
+
+def _diagonal_copy_fwd(self, offset):
+    return _xp(self).diagonal(self, offset).copy()
+
+
+DIAG_COPY = defop("diagonal_copy", "DiagonalBackward0_copy", _diagonal_copy_fwd,
+                  attrs=("offset",), self=lambda grad, self_shape, offset: dispatch(
+                      DIAG_BWD, (grad,), (self_shape, offset, 0, 1)))
+
+
+@method("diag_embed")
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """Put the last dim of ``input`` on a diagonal of new (n, n) planes, as
+    ``torch.diag_embed``: shape (..., k) gives (..., k + |offset|, k + |offset|), the
+    planes placed at dims ``dim1``, ``dim2`` of the result. Backward
+    (``DiagEmbedBackward0``): the same diagonal of the gradient."""
+    nd = input.dim() + 1
+    d1, d2 = _wrap_dim(dim1, nd), _wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return dispatch(DIAG_EMBED, (input,), (int(offset), d1, d2))
+
+
+@method("diag")
+def diag(input, diagonal=0, *, out=None):
+    """``torch.diag``: a 1-D tensor becomes a square matrix with it on the ``diagonal``-th
+    diagonal (``DiagEmbedBackward0``); a matrix gives a copy of that diagonal
+    (``DiagonalBackward0_copy``; ``x.diagonal()`` is the view)."""
+    if input.dim() == 1:
+        r = dispatch(DIAG_EMBED, (input,), (int(diagonal), 0, 1))
+    elif input.dim() == 2:
+        r = dispatch(DIAG_COPY, (input,), (int(diagonal),))
+    else:
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.dim()}D")
+    return with_out(r, out, "diag")
+
+
+@method("diagflat")
+def diagflat(input, offset=0):
+    """``input`` flattened, on the ``offset``-th diagonal of a square matrix, as
+    ``torch.diagflat`` (a reshape, then ``DiagEmbedBackward0``)."""
+    return dispatch(DIAG_EMBED, (input.reshape(-1),), (int(offset), 0, 1))
+
+
+def _trace_fwd(self):
+    xp = _xp(self)
+    dt = B.int64 if self.dtype.kind in "iub" else self.dtype
+    return xp.asarray(xp.trace(self), dtype=dt)
+
+
+def _trace_bwd(grad, self_shape):
+    k = min(self_shape)
+    return dispatch(DIAG_BWD, (grad.expand(k),), (self_shape, 0, 0, 1))
+
+
+TRACE = defop("trace", "TraceBackward0", _trace_fwd, self=_trace_bwd)
+
+
+def matrix_trace(input):
+    """The sum of the main diagonal of a matrix, as ``torch.trace`` (under
+    ``viewgrad run --torch``, ``torch.trace`` is this; ``vg.trace`` is the tracer).
+    Integer matrices give int64. Backward (``TraceBackward0``): grad on the diagonal."""
+    if input.dim() != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
+    return dispatch(TRACE, (input,))
+
+
+method("trace")(matrix_trace)
+
+
+# -- cross ----------------------------------------------------------------------------------
+
+def _cross_fwd(self, other, dim):
+    return _xp(self, other).cross(self, other, axis=dim)
+
+
+CROSS = defop("linalg_cross", "LinalgCrossBackward0", _cross_fwd, promote=True,
+              inputs=("self", "other"), attrs=("dim",), broadcast=True,
+              self=lambda grad, other, dim: dispatch(CROSS, (other, grad), (dim,)),
+              other=lambda grad, self, dim: dispatch(CROSS, (grad, self), (dim,)))
+
+
+def linalg_cross(input, other, *, dim=-1, out=None):
+    """The cross product of 3-vectors along ``dim`` (broadcast), as
+    ``torch.linalg.cross``. Backward (``LinalgCrossBackward0``): cross(other, grad) for
+    input, cross(grad, input) for other."""
+    if input.dim() != other.dim():
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = _wrap_dim(dim, input.dim())
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input.shape[d]} and {other.shape[d]}")
+    try:
+        return with_out(dispatch(CROSS, (input, other), (d,)), out, "linalg.cross")
+    except ValueError:
+        from .pointwise import _bshape_err
+        raise _bshape_err("linalg.cross", input, other) from None
+
+
+@method("cross")
+def cross(input, other, dim=None, *, out=None):
+    """``torch.cross``: the cross product along ``dim``; without ``dim``, the first dim of
+    size 3 (deprecated in PyTorch, with its warning: pass dim or use ``linalg.cross``)."""
+    if dim is None:
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
+                      "Please either pass the dim explicitly or simply use "
+                      "torch.linalg.cross.\nThe default value of dim will change to agree "
+                      "with that of linalg.cross in a future release.", UserWarning,
+                      stacklevel=2)
+        dim = next((i for i, s in enumerate(input.shape) if s == 3), -1)
+    return linalg_cross(input, other, dim=dim, out=out)

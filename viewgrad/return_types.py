@@ -1,0 +1,63 @@
+"""``vg.return_types``: the named tuples that ``max(dim)``, ``min(dim)``, ``sort``,
+``topk``, ``kthvalue``, ``median(dim)`` and ``mode`` return, as ``torch.return_types``.
+
+Each is a ``tuple`` subclass (so ``values, indices = x.max(1)`` unpacks) with the fields
+as attributes (``r.values``, ``r.indices``), printed as PyTorch prints it::
+
+    torch.return_types.max(
+    values=tensor([3., 5.]),
+    indices=tensor([0, 1]))
+"""
+from __future__ import annotations
+
+from operator import itemgetter
+
+__all__ = ["max", "min", "sort", "topk", "kthvalue", "median", "mode", "aminmax"]
+
+
+class _StructSeq(tuple):
+    """A fixed-length tuple with named fields (PyTorch's structseq)."""
+
+    __slots__ = ()
+    _fields: tuple = ()
+
+    def __new__(cls, sequence):
+        sequence = tuple(sequence)
+        if len(sequence) != len(cls._fields):
+            raise TypeError(f"torch.return_types.{cls.__name__}() takes a {len(cls._fields)}"
+                            f"-sequence ({len(sequence)}-sequence given)")
+        return tuple.__new__(cls, sequence)
+
+    def __repr__(self):
+        body = ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self))
+        return f"torch.return_types.{type(self).__name__}(\n{body})"
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return (type(self), (tuple(self),))
+
+    @property
+    def n_fields(self):
+        return len(self._fields)
+
+    n_sequence_fields = n_fields
+
+
+def _structseq(name, fields=("values", "indices")):
+    ns = {"__slots__": (), "_fields": fields, "__module__": __name__,
+          "__doc__": f"What ``{name}`` returns: a tuple ({', '.join(fields)}) with the fields "
+                     f"as attributes, as ``torch.return_types.{name}``."}
+    for i, f in enumerate(fields):
+        ns[f] = property(itemgetter(i), doc=f"Field {i} of the tuple.")
+    return type(name, (_StructSeq,), ns)
+
+
+max = _structseq("max")
+min = _structseq("min")
+sort = _structseq("sort")
+topk = _structseq("topk")
+kthvalue = _structseq("kthvalue")
+median = _structseq("median")
+mode = _structseq("mode")
+aminmax = _structseq("aminmax", ("min", "max"))
