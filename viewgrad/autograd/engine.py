@@ -29,7 +29,7 @@ import sys
 from ..tensor import Tensor
 from . import anomaly as _anomaly
 from .accumulate import AccumulateGrad, accumulate as _accumulate
-from .graph import Node, arrays_to_tensors, check_hook_result, tensors_to_arrays
+from .graph import Node, _arrays_to_tensors, check_hook_result, _tensors_to_arrays
 from .state import state as _st
 
 __all__ = ["backward", "grad", "run_backward", "GraphRoot"]
@@ -247,7 +247,7 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
                 outs = node.apply_arrays(ins)
             else:
                 if arrays:  # hooks see Tensors
-                    ins = arrays_to_tensors(ins)
+                    ins = _arrays_to_tensors(ins)
                 if captures is not None:
                     ins = _call_hooks_and_capture(node, ins, captures, capture_out,
                                                   accumulate)
@@ -264,7 +264,7 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
                 else:
                     outs = node.apply(ins)
                 if arrays:
-                    outs = tensors_to_arrays(outs)
+                    outs = _tensors_to_arrays(outs)
                 ins = None
             if not keep_graph:
                 node.release_variables()

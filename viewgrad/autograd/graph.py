@@ -153,7 +153,7 @@ class Node:
         """``apply`` on bare arrays (a plain backward: Note [arrays in a plain backward] in
         engine.py). This default wraps them in Tensors, runs ``apply`` and unwraps; the
         hot nodes (table rows, AccumulateGrad, CopySlices) override it."""
-        return tensors_to_arrays(self.apply(arrays_to_tensors(grads)))
+        return _tensors_to_arrays(self.apply(_arrays_to_tensors(grads)))
 
     def _retain_grad_slot(self, output_nr, ref):
         """Record ``retain_grad`` of this node's output ``output_nr`` (a weakref)."""
@@ -178,14 +178,14 @@ class Node:
         return f"<{self.name()} object at {id(self):#x}>"
 
 
-def arrays_to_tensors(grads):
+def _arrays_to_tensors(grads):
     """Wrap a plain backward's gradient arrays (None stays None) for code that needs Tensors."""
     from ..tensor import Tensor
     make = Tensor._make
     return [None if a is None else make(a) for a in grads]
 
 
-def tensors_to_arrays(grads):
+def _tensors_to_arrays(grads):
     return [None if g is None else g._data for g in grads]
 
 
