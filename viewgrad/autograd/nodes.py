@@ -51,7 +51,13 @@ class FnNode(Node):
         if saved is None:
             raise RuntimeError(ERR_FREED)
         if op.fast is not None and not _st.grad_enabled and grads[0] is not None:
-            return self._apply_fast(grads[0], op, saved)
+            # Plain backward on Tensors (e.g. while a tracer watches): the array kernels
+            # of apply_arrays, wrapped. A kernel that hands the incoming gradient on
+            # unchanged gives back the same Tensor, so AccumulateGrad sees it is shared.
+            g = grads[0]
+            garr = g._data
+            return [None if r is None else g if r is garr else _make(r, g._device)
+                    for r in self.apply_arrays([garr])]
         grad = grads if op.multi_output else grads[0]
         out = []
         edges = self.next_functions
@@ -70,16 +76,6 @@ class FnNode(Node):
         if self._dtypes is not None:
             _cast_to_inputs(out, self._dtypes)
         return out
-
-    def _apply_fast(self, g, op, saved):
-        """Plain backward on Tensors (grad mode off, e.g. while a tracer watches): the
-        array kernels of ``apply_arrays``, wrapped. A kernel that hands the incoming
-        gradient on unchanged gives back the same Tensor, so AccumulateGrad sees it is
-        shared."""
-        garr = g._data
-        dev = g._device
-        out = self.apply_arrays([garr])
-        return [None if r is None else g if r is garr else _make(r, dev) for r in out]
 
     def apply_arrays(self, grads):
         """Plain backward on bare arrays: the array kernels of ops/fast.py (a row without
