@@ -23,7 +23,18 @@ _DEDENT_AFTER = re.compile(r"^\s*(return|pass|break|continue|raise)\b")
 COMPILE_ALWAYS_BELOW = 300    # characters: typed input gets its syntax errors at once
 
 
+_LAST = ["", True]    # the last big input asked about and its answer (asked twice on Enter)
+
+
 def is_complete(text: str) -> bool:
+    if len(text) <= COMPILE_ALWAYS_BELOW:
+        return _is_complete(text)
+    if text != _LAST[0]:
+        _LAST[:] = [text, _is_complete(text)]
+    return _LAST[1]
+
+
+def _is_complete(text: str) -> bool:
     if not text.strip() or text.lstrip().startswith(":"):
         return True
     nl = text.rfind("\n")
@@ -56,7 +67,7 @@ def is_complete(text: str) -> bool:
 
 def next_indent(text_before_cursor: str) -> str:
     """Indentation for the line after ``text_before_cursor``'s last line."""
-    last = text_before_cursor.split("\n")[-1]
+    last = text_before_cursor[text_before_cursor.rfind("\n") + 1:]
     indent = last[:len(last) - len(last.lstrip())]
     stripped = last.split("#")[0].rstrip()
     if stripped.endswith(":"):
@@ -126,9 +137,9 @@ class Scanner:
 _SCAN_CACHE: list = ["", Scanner()]   # (scanned prefix ending in "\n", its state)
 
 
-def open_brackets(text: str) -> bool:
-    """Is ``text`` certainly unfinished: an open bracket, an open triple-quoted string or a
-    trailing backslash? Amortised linear over a growing input."""
+def scan_lines(text: str) -> Scanner:
+    """The scanner's state after ``text``'s whole lines (all but the text after its last
+    newline): a copy the caller may feed. Amortised linear over a growing input."""
     prefix, state = _SCAN_CACHE
     if not (prefix and text.startswith(prefix)):
         prefix, state = "", Scanner()
@@ -139,6 +150,32 @@ def open_brackets(text: str) -> bool:
             state.feed(line)
         prefix = text[:cut]
         _SCAN_CACHE[:] = [prefix, state]
-    last = state.copy()
-    last.feed(text[cut:])
+    return state.copy()
+
+
+def open_brackets(text: str) -> bool:
+    """Is ``text`` certainly unfinished: an open bracket, an open triple-quoted string or a
+    trailing backslash? Amortised linear over a growing input."""
+    last = scan_lines(text)
+    last.feed(text[text.rfind("\n") + 1:])
     return last.open
+
+
+class Growing:
+    """``is_complete`` for an input that grows a line at a time (a paste, key by key): the
+    cheap rules run on the new line only, with the scanner carried along, and the compiler
+    is asked (about the whole text) only where they cannot tell — so a pasted literal of
+    8,000 lines costs O(length), not O(length x lines)."""
+
+    def __init__(self, text: str):
+        self.state = scan_lines(text)     # after text's whole lines
+        self.multiline = "\n" in text
+
+    def ends_line(self, line: str, length: int, text) -> bool:
+        """Enter after ``line`` (the input's last line), the input ``length`` characters
+        long; ``text()`` builds it (only when needed). Is the input complete?"""
+        self.state.feed(line)
+        cheap = length > COMPILE_ALWAYS_BELOW and (self.state.open or (
+            self.multiline and line[:1] in (" ", "\t") and line.strip() != ""))
+        self.multiline = True
+        return False if cheap else is_complete(text())

@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
+from prompt_toolkit.auto_suggest import AutoSuggestFromHistory, ConditionalAutoSuggest
 from prompt_toolkit.completion.base import get_common_complete_suffix
 from prompt_toolkit.filters import Condition, emacs_insert_mode, vi_insert_mode
 from prompt_toolkit.formatted_text import HTML, to_formatted_text
@@ -42,7 +42,8 @@ from rich.text import Text
 from .commands_colon import COMMANDS
 from .completion import ReplCompleter
 from .help import signature_fragments
-from .multiline import is_complete, next_indent
+from .longinput import BIG_INPUT, LONG_LINE, LongLineWindow, fast_plain_keys, small_input
+from .multiline import Growing, is_complete, next_indent
 from .session import Session
 
 STYLE = Style.from_dict({
@@ -53,10 +54,8 @@ STYLE = Style.from_dict({
     "continuation": "#5f87af",
     "signature": "noreverse bg:#1c1c1c #bcbcbc",
     "signature.current": "noreverse bg:#1c1c1c bold underline #ffd75f",
+    "long-line": "#5f87af italic",
 })
-
-
-MAX_HIGHLIGHT = 5000   # characters of input that get syntax highlighting
 
 
 def history_path() -> str:
@@ -101,6 +100,22 @@ def make_history(path: str | None = None, console=None):
         return InMemoryHistory()
 
 
+def _brings_indentation(queue) -> bool:
+    """Do the queued keys (a paste) hold a line that starts with a space or a tab?"""
+    after_enter = False
+    for kp in queue:
+        k = kp.key
+        if type(k) is str:                  # a plain character (Keys are an enum)
+            if after_enter and (k == " " or k == "\t"):
+                return True
+            after_enter = False
+        else:
+            if after_enter and k == Keys.Tab:
+                return True
+            after_enter = k == Keys.ControlM or k == Keys.ControlJ
+    return False
+
+
 def _key_bindings(session: Session) -> KeyBindings:
     kb = KeyBindings()
 
@@ -127,7 +142,9 @@ def _key_bindings(session: Session) -> KeyBindings:
         # by one they cost prompt_toolkit milliseconds each (a 200 KB paste froze the
         # prompt for minutes). Take the keys already queued behind this one at once:
         # plain characters, and Enters that do not complete the input (each indents as
-        # the Enter binding would). The Enter that runs the input keeps its binding.
+        # the Enter binding would — unless the pasted lines bring their own indentation:
+        # adding ours would indent each line further than the last). The Enter that
+        # runs the input keeps its binding.
         b = event.current_buffer
         if not b.document.is_cursor_at_the_end:
             b.insert_text(event.data * event.arg)
@@ -135,17 +152,38 @@ def _key_bindings(session: Session) -> KeyBindings:
         old = b.text
         text = old + event.data * event.arg
         queue = event.key_processor.input_queue
+        if not old:
+            b.pasted_indent = False          # a new input
+        if not getattr(b, "pasted_indent", False) and _brings_indentation(queue):
+            b.pasted_indent = True           # sticks for the rest of this input
+        auto = not getattr(b, "pasted_indent", False)
+        first = event.data * event.arg
+        parts = [first]                      # what to insert
+        line = [old[old.rfind("\n") + 1:], first]   # the input's last line, in pieces
+        length = len(old) + len(first)
+        growing = None                       # is_complete, line by line (on the first Enter)
+        popleft = queue.popleft
         while queue:
             k = queue[0].key
-            if not isinstance(k, Keys) and len(k) == 1:
-                text += queue.popleft().data
-            elif k in (Keys.ControlM, Keys.ControlJ) and len(queue) > 1 \
-                    and not is_complete(text):
-                queue.popleft()
-                text += "\n" + next_indent(text)   # as the Enter binding does
-            else:
+            if type(k) is str:               # a plain character (Keys are an enum)
+                c = popleft().data
+                parts.append(c)
+                line.append(c)
+                length += len(c)
+                continue
+            if k not in (Keys.ControlM, Keys.ControlJ) or len(queue) < 2:
                 break
-        b.insert_text(text[len(old):])
+            if growing is None:
+                growing = Growing(old)
+            last = "".join(line)
+            if growing.ends_line(last, length, lambda: old + "".join(parts)):
+                break
+            popleft()
+            indent = next_indent(last) if auto else ""
+            parts += ["\n", indent]
+            line = [indent]
+            length += 1 + len(indent)
+        b.insert_text("".join(parts))
 
     @kb.add("escape", "enter")
     def _(event):
@@ -188,17 +226,22 @@ def make_prompt_session(session: Session, input=None, output=None, history=None,
     python = PygmentsLexer(PythonLexer)
     plain = SimpleLexer()
     ps: PromptSession = None  # type: ignore[assignment]
+    small = small_input(lambda: ps.default_buffer if ps is not None else None)
 
     def lexer():
-        text = ps.default_buffer.text if ps is not None else ""
-        if len(text) > MAX_HIGHLIGHT:   # a big paste: re-lexing it per redraw froze the prompt
+        if ps is None:
             return plain
-        return plain if text.lstrip().startswith(":") else python
+        doc = ps.default_buffer.document
+        # Note [huge input]: re-lexing a big paste or a long line per redraw froze the prompt
+        if len(doc.text) > BIG_INPUT or len(doc.current_line) > LONG_LINE:
+            return plain
+        return plain if doc.text.lstrip().startswith(":") else python
 
     def toolbar():
         try:
-            sig = signature_fragments(ps.default_buffer.document.text_before_cursor,
-                                      session.namespace) if ps is not None else []
+            before = ps.default_buffer.document.text_before_cursor if ps is not None else ""
+            sig = signature_fragments(before, session.namespace) \
+                if before and len(before) <= BIG_INPUT else []   # Note [huge input]
         except Exception:  # noqa: BLE001 - a toolbar must never take the prompt down
             sig = []
         try:
@@ -221,8 +264,11 @@ def make_prompt_session(session: Session, input=None, output=None, history=None,
         lexer=DynamicLexer(lexer),
         completer=ReplCompleter(lambda: session.namespace, COMMANDS,
                                 lambda: session.trace.events),
-        complete_while_typing=complete_while_typing,
-        auto_suggest=AutoSuggestFromHistory(),
+        # Note [huge input]: past BIG_INPUT characters, no per-keystroke extras, and a long
+        # line shows as a window around the cursor
+        complete_while_typing=Condition(lambda: bool(complete_while_typing)) & small,
+        auto_suggest=ConditionalAutoSuggest(AutoSuggestFromHistory(), small),
+        input_processors=[LongLineWindow()],
         multiline=True,
         key_bindings=_key_bindings(session),
         bottom_toolbar=toolbar,
@@ -237,6 +283,11 @@ def make_prompt_session(session: Session, input=None, output=None, history=None,
     # at most ~20 redraws a second: a paste without bracketed paste arrives in many small
     # reads, and each redraw lays out the whole input
     ps.app.min_redraw_interval = 0.05
+    fast_plain_keys(ps.app.input)   # Note [huge input]: typed/pasted text skips the parser
+
+    def redraw_rate(buffer):        # a huge input: a redraw at most twice a second
+        ps.app.min_redraw_interval = 0.05 if len(buffer.text) <= BIG_INPUT else 0.5
+    ps.default_buffer.on_text_changed += redraw_rate
     return ps
 
 

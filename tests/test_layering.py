@@ -33,6 +33,7 @@ RANK = {
     "linalg": 4,          # vg.linalg: torch.linalg's norms, over ops (like nn)
     "serialization": 4,   # save/load: tensors and parameters
     "utils": 4,           # data loading (Dataset, DataLoader) over tensors and ops
+    "amp": 4,             # autocast / GradScaler: scale grads over tensors and ops
     "trace": 5,
     "render": 6,
     "viz": 7,

@@ -30,6 +30,9 @@ ALLOWLIST = {
     # path relative to viewgrad/ -> why it may use host numpy (via B.host_numpy() only)
     "printing.py": "formats a HOST copy of the data (dev.to_host) with numpy's "
                    "array2string; it never sees a device array",
+    "ops/streams.py": "draws PyTorch's CPU random streams into HOST arrays (the numbers "
+                      "are made on the host, as PyTorch's are); ops/random.py copies them "
+                      "to the device",
 }
 BANNED_MODULES = ("numpy", "cupy", "cupyx")
 BANNED_NAMES = {"np", "numpy", "cupy", "cp", "cupyx"}

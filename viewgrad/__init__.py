@@ -63,6 +63,9 @@ from .ops.diag import diag, diag_embed, diagflat, cross
 from .ops.counting import (unique, unique_consecutive, bincount, histc, searchsorted,
                            bucketize)
 from .ops.distance import cdist
+from .ops.linalg_solve import inverse, det, logdet, pinverse, matrix_power
+from .ops.linalg_decomp import cholesky_legacy as cholesky, svd_legacy as svd
+from .ops.linalg_names import slogdet_legacy as slogdet, qr_legacy as qr
 from .ops.stats import var, std, var_mean, std_mean, prod, cumsum, cumprod, logsumexp
 from .ops.vector_norms import norm
 from .ops.sorting import sort, argsort, msort, topk, kthvalue, median, mode

@@ -34,7 +34,8 @@ FUNCTIONS = {
     "linspace": "``steps`` evenly spaced values from ``start`` to ``end`` inclusive.",
     "eye": "The identity matrix ``n`` × ``m`` (``m`` defaults to ``n``).",
     "randn": "Samples of the standard normal distribution: ``vg.randn(3, 4)``. "
-             "``vg.manual_seed(0)`` makes them repeatable (not the same numbers as torch).",
+             "``vg.manual_seed(0)`` makes them repeatable — and the same numbers as "
+             "``torch.manual_seed(0); torch.randn(3, 4)`` (PyTorch's CPU stream).",
     "rand": "Uniform samples in ``[0, 1)``: ``vg.rand(3, 4)``.",
     "randint": "Random integers in ``[low, high)`` of the given ``size`` "
                "(``vg.randint(10, size=(3,))`` uses ``low=0``).",

@@ -356,6 +356,34 @@ def iinfo_fields(d) -> dict:
     return {"bits": int(f.bits), "max": int(f.max), "min": int(f.min)}
 
 
+LinAlgError = np.linalg.LinAlgError   # what numpy (and CuPy) raise for a singular matrix
+
+
+def lu_zero_pivot(a) -> int:
+    """The 1-based position of the first zero pivot of the LU factorisation with partial
+    pivoting (LAPACK's getrf) of the host matrix ``a``, or 0 if there is none."""
+    u = np.array(a, dtype=a.dtype if a.dtype.kind == "f" else np.float64)
+    n = u.shape[0]
+    for k in range(n):
+        p = k + int(np.argmax(np.abs(u[k:, k])))
+        if u[p, k] == 0:
+            return k + 1
+        u[[k, p]] = u[[p, k]]
+        u[k + 1:, k:] -= np.outer(u[k + 1:, k] / u[k, k], u[k, k:])
+    return 0
+
+
+def first_non_pd_minor(a) -> int:
+    """The order of the first leading minor of the host matrix ``a`` (lower triangle
+    read) whose Cholesky factorisation fails, or 0 if ``a`` is positive-definite."""
+    for k in range(1, a.shape[0] + 1):
+        try:
+            np.linalg.cholesky(a[:k, :k])
+        except np.linalg.LinAlgError:
+            return k
+    return 0
+
+
 def _scalar_dtype(v):
     if isinstance(v, bool):
         return bool_
@@ -409,6 +437,22 @@ def default_float_for(value) -> np.dtype:
     if a.dtype.kind in "iu":
         return int64
     return a.dtype
+
+
+def host_mt19937(seed: int):
+    """PyTorch's CPU engine, a 32-bit Mersenne Twister, started the way ``at::mt19937``
+    starts it: ``init_genrand`` with the seed's low 32 bits. Returns numpy's MT19937 bit
+    generator in that state; ``random_raw(n)`` then gives the engine's next n 32-bit
+    outputs, the same as PyTorch's ``generator->random()`` (ops/streams.py turns them
+    into PyTorch's numbers)."""
+    key = np.empty(624, dtype=np.uint32)
+    x = seed & 0xFFFFFFFF
+    for i in range(624):  # Knuth's initialisation, as std::mt19937's constructor
+        key[i] = x
+        x = (1812433253 * (x ^ (x >> 30)) + i + 1) & 0xFFFFFFFF
+    bg = np.random.MT19937()
+    bg.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": 624}}
+    return bg
 
 
 def host_rng(seed):

@@ -6,5 +6,14 @@ from __future__ import annotations
 
 from .ops.vector_norms import linalg_norm as norm, matrix_norm, vector_norm
 from .ops.diag import linalg_cross as cross
+from .ops.linalg import matmul
+from .ops.linalg_solve import (LinAlgError, inv, det, slogdet, solve, lstsq, pinv,
+                               matrix_power, multi_dot, matrix_rank)
+from .ops.linalg_decomp import cholesky, qr, svd, svdvals, eigh, eigvalsh
+from .ops.linalg_names import (cond, vecdot, linalg_diagonal as diagonal, inv_ex,
+                               cholesky_ex, solve_ex)
 
-__all__ = ["norm", "vector_norm", "matrix_norm", "cross"]
+__all__ = ["norm", "vector_norm", "matrix_norm", "cross", "matmul", "LinAlgError", "inv",
+           "det", "slogdet", "solve", "lstsq", "pinv", "matrix_power", "multi_dot",
+           "matrix_rank", "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh", "cond",
+           "vecdot", "diagonal", "inv_ex", "cholesky_ex", "solve_ex"]

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-__all__ = ["max", "min", "sort", "topk", "kthvalue", "median", "mode", "aminmax"]
+__all__ = ["max", "min", "sort", "topk", "kthvalue", "median", "mode", "aminmax",
+           "linalg_slogdet", "slogdet", "linalg_svd", "svd", "linalg_eigh", "linalg_qr", "qr",
+           "linalg_lstsq"]
 
 
 class _StructSeq(tuple):
@@ -61,3 +63,12 @@ kthvalue = _structseq("kthvalue")
 median = _structseq("median")
 mode = _structseq("mode")
 aminmax = _structseq("aminmax", ("min", "max"))
+# the linear-algebra results (ops/linalg_solve.py, ops/linalg_decomp.py)
+linalg_slogdet = _structseq("linalg_slogdet", ("sign", "logabsdet"))
+slogdet = _structseq("slogdet", ("sign", "logabsdet"))
+linalg_svd = _structseq("linalg_svd", ("U", "S", "Vh"))
+svd = _structseq("svd", ("U", "S", "V"))
+linalg_eigh = _structseq("linalg_eigh", ("eigenvalues", "eigenvectors"))
+linalg_qr = _structseq("linalg_qr", ("Q", "R"))
+qr = _structseq("qr", ("Q", "R"))
+linalg_lstsq = _structseq("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))

@@ -272,6 +272,52 @@ def _dirty_multi_output_not_view(lib):
     return x is b, _name(x.grad_fn), _name(y.grad_fn), _vals(a.grad)
 
 
+def _dirty_input(make, returns="x"):
+    """A custom Function marks dirty an input made by ``make`` (PyTorch refuses a leaf
+    that requires grad first, then what check_inplace refuses for a view)."""
+    def scenario(lib):
+        a = lib.ones(2, 3, requires_grad=True)
+        b = a * 1
+        if make == "view_of_leaf":
+            x = a[0]
+        elif make == "no_grad_view":
+            with lib.no_grad():
+                x = b[0]
+        elif make == "inference_view":
+            with lib.inference_mode():
+                x = b[0]
+        elif make == "no_grad_view_of_plain":
+            with lib.no_grad():
+                x = lib.ones(2, 3)[0]
+        elif make == "multi_output_view":
+            x = b.unbind(0)[0]
+        elif make == "stale_multi_output_view":
+            x = b.unbind(0)[0]
+            b.add_(1)
+        elif make == "stale_view":
+            x = b[0]
+            b.add_(1)
+        elif make == "view_made_leaf":
+            x = lib.ones(2, 3)[0]
+            x.requires_grad_()
+        out = _dirty_fn(lib, returns=returns).apply(x)
+        out = out[0] if isinstance(out, tuple) else out
+        b.sum().backward()
+        return _name(out.grad_fn), _name(b.grad_fn), _vals(a.grad)
+    return scenario
+
+
+def _dirty_moves_retain_grad(lib):
+    a = lib.ones(3, requires_grad=True)
+    b = a * 1
+    b.retain_grad()
+    seen = []
+    b.register_hook(lambda g: seen.append(_vals(g)))  # stays with the old version
+    out = _dirty_fn(lib).apply(b)
+    (out * 5).sum().backward()
+    return _vals(b.grad), seen, _vals(a.grad)
+
+
 # -- outputs that are views -----------------------------------------------------------------
 
 def _view_output(kind, requires_grad, leaf, mode="grad"):
@@ -389,6 +435,7 @@ SCENARIOS = {
     "dirty_view_single_output": _dirty_view("x"),
     "dirty_view_two_outputs": _dirty_view("two"),
     "dirty_two_outputs_not_view": _dirty_multi_output_not_view,
+    "dirty_moves_retain_grad": _dirty_moves_retain_grad,
     "multi_output_with_a_view": _multi_output_with_a_view,
     "once_differentiable_error_node": _once_differentiable(True),
     "once_differentiable_no_graph": _once_differentiable(False),
@@ -399,6 +446,10 @@ for _kind in ("input", "view_of_input", "view_of_temporary"):
             SCENARIOS[f"view_output_{_kind}_rg{int(_rg)}_leaf{int(_leaf)}"] = \
                 _view_output(_kind, _rg, _leaf)
     SCENARIOS[f"view_output_{_kind}_no_grad"] = _view_output(_kind, True, True, "no_grad")
+for _make in ("view_of_leaf", "no_grad_view", "inference_view", "no_grad_view_of_plain",
+              "multi_output_view", "stale_multi_output_view", "stale_view", "view_made_leaf"):
+    for _returns in ("x", "two"):
+        SCENARIOS[f"dirty_input_{_make}_{_returns}"] = _dirty_input(_make, _returns)
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))

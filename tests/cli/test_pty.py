@@ -204,3 +204,21 @@ def test_completion_menu_tab_signature_toolbar_and_help(terminal):
     t.read_until(r"Ctrl-D quits", start=t.last_end)  # the prompt is back, reading keys
     t.type("\x04")
     assert t.wait_exit() == 0
+
+
+def test_a_47kb_line_pasted_without_bracketed_paste(terminal):
+    """The terminal sends the characters as typed keys (no paste markers): the line is
+    taken, shown as a window around the cursor, and run (issue 15: it took ~25 s)."""
+    t = terminal
+    t.read_until(r">>> ", timeout=90)
+    line = "big = [" + ", ".join("2.5" for _ in range(9400)) + "]; print('SUM', sum(big))"
+    mark = len(t.screen)
+    for i in range(0, len(line), 4096):       # as a terminal delivers a paste: in chunks
+        os.write(t.master, line[i:i + 4096].encode())
+        t._pump(0.01)
+    t.type("\r")
+    out = t.read_until(r"SUM 23500\.0", start=mark, timeout=60)
+    assert "chars…" in out                    # the long line was shown as a window
+    t.read_until(r"trace on · 0 events", start=t.last_end)   # reading keys again
+    t.type("\x04")
+    assert t.wait_exit() == 0

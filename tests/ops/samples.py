@@ -138,3 +138,8 @@ SAMPLES.update(_INDEXING_SAMPLES)
 from .samples_reductions import SAMPLES as _REDUCTION_SAMPLES  # noqa: E402
 
 SAMPLES.update(_REDUCTION_SAMPLES)
+
+# in-place view ops (ops/inplace_views.py)
+from .samples_inplace_views import SAMPLES as _INPLACE_VIEW_SAMPLES  # noqa: E402
+
+SAMPLES.update(_INPLACE_VIEW_SAMPLES)

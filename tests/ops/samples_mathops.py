@@ -47,4 +47,31 @@ SAMPLES = {
     "_euclidean_dist": [(lambda a, b: vg.cdist(a, b, compute_mode="use_mm_for_euclid_dist"),
                          [(3, 2), (4, 2)])],
     "block_diag": [(lambda a, b, c: vg.block_diag(a, b, c), [(2, 3), (2,), ()])],
+    # linear algebra (ops/linalg_solve.py, ops/linalg_decomp.py)
+    "linalg_inv": [(lambda a: vg.linalg.inv(a + 3 * _eye(3)), [(3, 3)]),
+                   (lambda a: vg.inverse(a + 3 * _eye(2)), [(2, 2, 2)])],
+    "linalg_det": [(lambda a: vg.linalg.det(a), [(3, 3)]), (lambda a: a.det(), [(2, 2, 2)])],
+    "linalg_slogdet": [(lambda a: vg.linalg.slogdet(a).logabsdet, [(3, 3)]),
+                       (lambda a: vg.logdet(a @ a.mT + _eye(2)), [(2, 2)])],
+    "linalg_solve": [(lambda a, b: vg.linalg.solve(a + 3 * _eye(3), b), [(3, 3), (3, 2)]),
+                     (lambda a, b: vg.linalg.solve(a + 3 * _eye(3), b), [(2, 3, 3), (3,)])],
+    "linalg_pinv": [(lambda a: vg.linalg.pinv(a), [(3, 4)]), (lambda a: a.pinverse(), [(4, 2)])],
+    "linalg_lstsq": [(lambda a, b: vg.linalg.lstsq(a, b).solution, [(4, 3), (4, 2)])],
+    "linalg_cholesky": [(lambda a: vg.linalg.cholesky(a @ a.mT + _eye(3)), [(3, 3)]),
+                        (lambda a: vg.linalg.cholesky(a @ a.mT + _eye(2), upper=True), [(2, 2, 2)])],
+    "cholesky": [(lambda a: vg.cholesky(a @ a.mT + _eye(3)), [(3, 3)])],
+    "linalg_qr": [(lambda a: vg.cat([t.flatten() for t in vg.linalg.qr(a)]), [(4, 3)]),
+                  (lambda a: vg.cat([t.flatten() for t in vg.linalg.qr(a)]), [(2, 4)])],
+    "linalg_svd": [(lambda a: _svd_flat(vg.linalg.svd(a, full_matrices=False)), [(4, 3)]),
+                   (lambda a: vg.linalg.svdvals(a), [(2, 3)])],
+    "linalg_eigh": [(lambda a: _svd_flat(vg.linalg.eigh(a + a.mT)), [(3, 3)])],
 }
+
+
+def _eye(n):
+    return vg.eye(n, dtype=vg.float64)
+
+
+def _svd_flat(parts):
+    """Sign-free views of a decomposition: squared vectors and the values."""
+    return vg.cat([p.pow(2).flatten() if p.dim() > 1 else p for p in parts])

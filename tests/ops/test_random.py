@@ -1,7 +1,8 @@
 """Random sampling (ops/random.py): Generator streams (determinism, independence, state),
 shapes and dtypes of every sampler, their statistics (loose, seeded bounds), the in-place
 samplers through the choke point, and the legacy constructors (FloatTensor, .type(),
-autograd.Variable). viewgrad's random numbers need not be PyTorch's."""
+autograd.Variable). That the numbers are PyTorch's own is tested against PyTorch in
+test_torch_streams.py."""
 import math
 
 import pytest

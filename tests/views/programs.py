@@ -6,11 +6,24 @@ from ``base = leaves[0].clone()``, and returns ``(loss, live)`` where ``loss`` i
 weighted sum of every live tensor. Steps:
 
   ("view", i, name, args)      live.append(view op `name` of live[i])
-  ("nograd_view", i, name, args)  the same, made under no_grad
-  ("inplace", i, name, arg)    in-place op on live[i]; arg is a leaf index, a scalar or None
+  ("nograd_view", i, name, args)     the same, made under no_grad
+  ("inference_view", i, name, args)  the same, made under inference_mode
+  ("inplace", i, name, arg)    in-place op on live[i]; arg is a leaf index, a live index
+                               (``*_live``), a scalar or None
   ("setitem", i, key, leaf)    live[i][key] = leaves[leaf]
   ("op", i, name)              live.append(out-of-place op of live[i])
+  ("modify_operand", i, leaf, op)  c = leaves[leaf] * 1; live.append(c); live[i].op(c);
+                               c.add_(1)  -- an operand modified after an op used it
+                               (mul_ saved it: backward refuses; add_ did not)
+  ("dirty", i, variant)        live.append(a custom Function that modifies its input in
+                               place and says so with ctx.mark_dirty, applied to live[i])
+  ("multi_after_inplace", i, make, args, k)
+                               outs = live[i].unbind/split/chunk(*args); live[i].mul_(2);
+                               live.append(outs[k]) -- multi-output views used after their
+                               base was modified in place
 
+``run`` writes the index of the step it is at into ``at[0]`` (``len(program)`` while it
+builds the loss), so a caller can compare WHERE an error is raised, not only whether.
 ``draw_program`` builds one with hypothesis while running it on viewgrad (to know shapes).
 """
 from __future__ import annotations
@@ -22,15 +35,25 @@ VIEWS = ["select", "narrow", "step", "transpose", "t", "unsqueeze", "squeeze", "
 INPLACE = ["mul_", "add_leaf", "copy_", "tanh_", "sigmoid_", "zero_", "div_", "exp_",
            "sub_leaf", "mul_leaf",
            # aliasing operands (issue 14): what mul_ saves must be taken before the write
-           "mul_self", "mul_detach", "add_self"]
+           "mul_self", "mul_detach", "add_self",
+           # an operand that is another live tensor (perhaps a view of the written one)
+           "mul_live", "add_live"]
+MULTI = ["unbind", "split", "chunk"]
+DIRTY = ["plain", "save"]
+VIEW_KINDS = ("view", "nograd_view", "inference_view")
 OPS = ["mul2", "tanh", "clone"]
 
-# The documented errors a random program may legitimately hit.
-DOCUMENTED = ("is a view and", "a view of a leaf Variable",
+# The documented errors a random program may legitimately hit (message parts, the most
+# specific first: a multi-output view's message also contains "is a view and").
+DOCUMENTED = ("This view is the output of a function that returns multiple views",
+              "A view was created in no_grad mode",
+              "is a view of a view which was created in no_grad mode",
+              "A view was created in inference mode",
+              "is a view of a view which was created in inference mode",
+              "is a view and", "a view of a leaf Variable",
               "a leaf Variable that requires grad", "modified by an inplace operation",
               "more than one element of the written-to tensor",
-              "A view was created in no_grad mode",
-              "is a view of a view which was created in no_grad mode")  # message parts
+              "some elements of the input tensor and the written-to tensor")
 
 
 def apply_view(t, name, args):
@@ -70,27 +93,89 @@ def weights(shape, k):
     return rng.standard_normal(shape)
 
 
-def run(M, program, leaves):
+def _mode(M, kind):
+    if kind == "nograd_view":
+        return M.no_grad()
+    if kind == "inference_view":
+        return M.inference_mode()
+    return M.enable_grad()
+
+
+_DIRTY_FUNCTIONS = {}
+
+
+def dirty_function(M, variant):
+    """A custom Function that doubles its input in place and marks it dirty; "save" also
+    saves it (the output) for backward, so a later in-place op on it breaks backward."""
+    key = (M.__name__, variant)
+    fn = _DIRTY_FUNCTIONS.get(key)
+    if fn is None:
+        class Double(M.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.mul_(2)
+                ctx.mark_dirty(x)
+                if variant == "save":
+                    ctx.save_for_backward(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                if variant == "save":
+                    ctx.saved_tensors  # unpacking checks the saved version
+                return g * 2
+        fn = _DIRTY_FUNCTIONS[key] = Double
+    return fn
+
+
+def apply_multi(t, make, args):
+    if make == "unbind":
+        return t.unbind(args[0])
+    if make == "split":
+        return t.split(args[0], args[1])
+    return t.chunk(args[0], args[1])
+
+
+def apply_step(M, live, step, leaves):
+    """Run one step of a program on ``live`` (a list it appends to)."""
+    kind = step[0]
+    if kind in VIEW_KINDS:
+        _, i, name, args = step
+        with _mode(M, kind):
+            live.append(apply_view(live[i], name, args))
+    elif kind == "op":
+        _, i, name = step
+        t = live[i]
+        live.append(t * 2 if name == "mul2" else t.tanh() if name == "tanh" else t.clone())
+    elif kind == "setitem":
+        _, i, key, leaf = step
+        live[i][key] = leaves[leaf]
+    elif kind == "modify_operand":
+        _, i, leaf, op = step
+        c = leaves[leaf] * 1
+        live.append(c)
+        getattr(live[i], op)(c)
+        c.add_(1)
+    elif kind == "dirty":
+        _, i, variant = step
+        live.append(dirty_function(M, variant).apply(live[i]))
+    elif kind == "multi_after_inplace":
+        _, i, make, args, k = step
+        outs = apply_multi(live[i], make, args)
+        live[i].mul_(2)
+        live.append(outs[k])
+    else:
+        _apply_inplace(live, step, leaves)
+
+
+def run(M, program, leaves, at=None):
+    at = [0] if at is None else at
     base = leaves[0].clone()
     live = [base]
-    for step in program:
-        kind = step[0]
-        if kind == "view":
-            _, i, name, args = step
-            live.append(apply_view(live[i], name, args))
-        elif kind == "nograd_view":
-            _, i, name, args = step
-            with M.no_grad():
-                live.append(apply_view(live[i], name, args))
-        elif kind == "op":
-            _, i, name = step
-            t = live[i]
-            live.append(t * 2 if name == "mul2" else t.tanh() if name == "tanh" else t.clone())
-        elif kind == "setitem":
-            _, i, key, leaf = step
-            live[i][key] = leaves[leaf]
-        else:
-            _apply_inplace(live[step[1]], step, leaves)
+    for n, step in enumerate(program):
+        at[0] = n
+        apply_step(M, live, step, leaves)
+    at[0] = len(program)
     loss = None
     for k, t in enumerate(live):
         w = M.tensor(weights(tuple(t.shape), k), dtype=M.float64)
@@ -99,10 +184,67 @@ def run(M, program, leaves):
     return loss, live
 
 
+def _broadcasts_into(shape, target):
+    try:
+        return np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False
+
+
+def _draw_view_args(data, st, t, name):
+    """Arguments for view op ``name`` on ``t``, or None when it does not apply."""
+    shape = tuple(t.shape)
+    nd = len(shape)
+    args = ()
+    if name in ("select", "narrow", "unbind", "split", "step") and nd == 0:
+        return None
+    if name == "select":
+        d = data.draw(st.integers(0, nd - 1))
+        args = (d, data.draw(st.integers(0, shape[d] - 1)))
+    elif name == "narrow":
+        d = data.draw(st.integers(0, nd - 1))
+        s = data.draw(st.integers(0, shape[d] - 1))
+        args = (d, s, data.draw(st.integers(1, shape[d] - s)))
+    elif name in ("transpose", "diagonal"):
+        if nd < 2:
+            return None
+        d0, d1 = data.draw(st.permutations(range(nd)))[:2]
+        args = (d0, d1) if name == "transpose" else (0, d0, d1)
+    elif name == "t":
+        if nd != 2:
+            return None
+    elif name == "unsqueeze":
+        if nd >= 3:
+            return None
+        args = (data.draw(st.integers(0, nd)),)
+    elif name == "squeeze":
+        ones = [d for d, s in enumerate(shape) if s == 1]
+        if not ones:
+            return None
+        args = (data.draw(st.sampled_from(ones)),)
+    elif name == "flatten":
+        if not t.is_contiguous():
+            return None
+    elif name == "permute":
+        if nd < 2:
+            return None
+        args = tuple(data.draw(st.permutations(range(nd))))
+    elif name == "unbind":
+        d = data.draw(st.integers(0, nd - 1))
+        args = (d, data.draw(st.integers(0, shape[d] - 1)))
+    elif name == "split":
+        d = data.draw(st.integers(0, nd - 1))
+        size = data.draw(st.integers(1, max(1, shape[d])))
+        nparts = -(-shape[d] // size)
+        args = (size, d, data.draw(st.integers(0, nparts - 1)))
+    return args
+
+
 def draw_program(data, st, vg, max_steps=8, differentiable_only=False):
     """Draw a program with hypothesis, running it on viewgrad to know the shapes.
     ``differentiable_only``: no step whose value reaches the loss outside autograd (a
-    no_grad view), so finite differences are an oracle too."""
+    no_grad or inference-mode view), so finite differences are an oracle too. Returns
+    (program, leaf values, whether viewgrad raised at the last step)."""
     rng_seed = data.draw(st.integers(0, 2**16), label="seed")
     rng = np.random.default_rng(rng_seed)
     leaf_values = [rng.standard_normal((3, 4)) * 0.5]
@@ -117,106 +259,67 @@ def draw_program(data, st, vg, max_steps=8, differentiable_only=False):
         leaves.append(vg.tensor(v, dtype=vg.float64, requires_grad=True))
         return len(leaves) - 1
 
+    kinds = ["view", "view", "inplace", "inplace", "setitem", "op", "modify_operand",
+             "dirty", "multi_after_inplace"]
+    if not differentiable_only:
+        kinds += ["nograd_view", "inference_view"]
     for _ in range(n):
-        kinds = ["view", "view", "inplace", "inplace", "setitem", "op"]
-        kind = data.draw(st.sampled_from(kinds if differentiable_only else
-                                         kinds + ["nograd_view"]))
+        kind = data.draw(st.sampled_from(kinds))
         i = data.draw(st.integers(0, len(live) - 1))
         t = live[i]
         shape = tuple(t.shape)
         nd = len(shape)
-        try:
-            if kind in ("view", "nograd_view"):
-                name = data.draw(st.sampled_from(VIEWS))
-                args = ()
-                if name in ("select", "narrow", "unbind", "split") and nd == 0:
-                    continue
-                if name == "select":
-                    d = data.draw(st.integers(0, nd - 1))
-                    args = (d, data.draw(st.integers(0, shape[d] - 1)))
-                elif name == "narrow":
-                    d = data.draw(st.integers(0, nd - 1))
-                    s = data.draw(st.integers(0, shape[d] - 1))
-                    args = (d, s, data.draw(st.integers(1, shape[d] - s)))
-                elif name == "step":
-                    if nd == 0:
-                        continue
-                elif name in ("transpose", "diagonal"):
-                    if nd < 2:
-                        continue
-                    d0, d1 = data.draw(st.permutations(range(nd)))[:2]
-                    args = (d0, d1) if name == "transpose" else (0, d0, d1)
-                elif name == "t":
-                    if nd != 2:
-                        continue
-                elif name == "unsqueeze":
-                    if nd >= 3:
-                        continue
-                    args = (data.draw(st.integers(0, nd)),)
-                elif name == "squeeze":
-                    ones = [d for d, s in enumerate(shape) if s == 1]
-                    if not ones:
-                        continue
-                    args = (data.draw(st.sampled_from(ones)),)
-                elif name == "flatten":
-                    if not t.is_contiguous():
-                        continue
-                elif name == "permute":
-                    if nd < 2:
-                        continue
-                    args = tuple(data.draw(st.permutations(range(nd))))
-                elif name == "unbind":
-                    d = data.draw(st.integers(0, nd - 1))
-                    args = (d, data.draw(st.integers(0, shape[d] - 1)))
-                elif name == "split":
-                    d = data.draw(st.integers(0, nd - 1))
-                    size = data.draw(st.integers(1, max(1, shape[d])))
-                    nparts = -(-shape[d] // size)
-                    args = (size, d, data.draw(st.integers(0, nparts - 1)))
-                step = (kind, i, name, args)
-                if kind == "view":
-                    live.append(apply_view(t, name, args))
-                else:
-                    with vg.no_grad():
-                        live.append(apply_view(t, name, args))
-            elif kind == "op":
-                name = data.draw(st.sampled_from(OPS))
-                step = ("op", i, name)
-                live.append(t * 2 if name == "mul2" else t.tanh() if name == "tanh" else
-                            t.clone())
-            elif kind == "setitem":
-                if nd == 0:
-                    continue
-                d0 = data.draw(st.integers(0, shape[0] - 1))
-                key = d0 if data.draw(st.booleans()) else slice(0, d0 + 1)
-                target_shape = tuple(t[key].shape)
-                leaf = new_leaf(target_shape)
-                step = ("setitem", i, key, leaf)
-                t[key] = leaves[leaf]
-            else:
-                name = data.draw(st.sampled_from(INPLACE))
-                arg = None
-                if name in ("mul_", "div_"):
-                    arg = data.draw(st.sampled_from([0.5, 2.0, -1.5]))
-                elif name in ("add_leaf", "sub_leaf", "mul_leaf", "copy_"):
-                    bshape = shape[data.draw(st.integers(0, nd)):] if nd else ()
-                    arg = new_leaf(bshape)
-                step = ("inplace", i, name, arg)
-                program.append(step)
-                # run it; documented errors end the program (checked by the caller)
-                run_step = step
-                _apply_inplace(t, run_step, leaves)
+        if kind in VIEW_KINDS:
+            name = data.draw(st.sampled_from(VIEWS))
+            args = _draw_view_args(data, st, t, name)
+            if args is None:
                 continue
-        except RuntimeError:
-            if not program or program[-1] is not step:
-                program.append(step)
-            return program, leaf_values, True
+            step = (kind, i, name, args)
+        elif kind == "op":
+            step = ("op", i, data.draw(st.sampled_from(OPS)))
+        elif kind == "setitem":
+            if nd == 0:
+                continue
+            d0 = data.draw(st.integers(0, shape[0] - 1))
+            key = d0 if data.draw(st.booleans()) else slice(0, d0 + 1)
+            step = ("setitem", i, key, new_leaf(tuple(np.empty(shape)[key].shape)))
+        elif kind == "modify_operand":
+            step = (kind, i, new_leaf(shape[data.draw(st.integers(0, nd)):] if nd else ()),
+                    data.draw(st.sampled_from(["mul_", "add_"])))
+        elif kind == "dirty":
+            step = (kind, i, data.draw(st.sampled_from(DIRTY)))
+        elif kind == "multi_after_inplace":
+            if nd == 0:
+                continue
+            make = data.draw(st.sampled_from(MULTI))
+            d = data.draw(st.integers(0, nd - 1))
+            args = (d,) if make == "unbind" else (data.draw(st.integers(1, max(1, shape[d]))), d)
+            # (shapes from a fresh tensor: touching t itself may already raise)
+            k = data.draw(st.integers(0, len(apply_multi(vg.empty(shape), make, args)) - 1))
+            step = (kind, i, make, args, k)
+        else:
+            name = data.draw(st.sampled_from(INPLACE))
+            arg = None
+            if name in ("mul_", "div_"):
+                arg = data.draw(st.sampled_from([0.5, 2.0, -1.5]))
+            elif name in ("add_leaf", "sub_leaf", "mul_leaf", "copy_"):
+                arg = new_leaf(shape[data.draw(st.integers(0, nd)):] if nd else ())
+            elif name in ("mul_live", "add_live"):
+                fits = [j for j, o in enumerate(live) if _broadcasts_into(tuple(o.shape), shape)]
+                arg = data.draw(st.sampled_from(fits))  # i itself always fits
+            step = ("inplace", i, name, arg)
         program.append(step)
+        try:
+            apply_step(vg, live, step, leaves)
+        except RuntimeError:
+            # documented errors end the program (checked by the caller)
+            return program, leaf_values, True
     return program, leaf_values, False
 
 
-def _apply_inplace(t, step, leaves):
+def _apply_inplace(live, step, leaves):
     _, i, name, arg = step
+    t = live[i]
     if name == "mul_":
         t.mul_(arg)
     elif name == "div_":
@@ -235,5 +338,9 @@ def _apply_inplace(t, step, leaves):
         t.add_(t)
     elif name == "mul_detach":
         t.mul_(t.detach())
+    elif name == "mul_live":
+        t.mul_(live[arg])
+    elif name == "add_live":
+        t.add_(live[arg])
     else:
         getattr(t, name)()

@@ -20,7 +20,8 @@ from . import blame
 from .graph import Node, SavedTensor, ERR_FREED, _NO_EDGE
 from .nodes import _edges, sum_to
 from .state import state as _st
-from .views import CreationMeta, rebase_history, make_view
+from .views import (CreationMeta, _move_retain_grad, check_view_inplace, make_view,
+                    rebase_history)
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable", "BackwardCFunction"]
 
@@ -263,7 +264,10 @@ def _wrap_outputs(ctx, inputs, record, outputs, setup):
                 o._grad_fn = None
                 o._requires_grad = False
         elif is_dirty:
-            if o._grad_fn is None and o._requires_grad and o._view_info is None:
+            # a leaf that requires grad: also a view made a leaf, or a no_grad view of a
+            # base that requires grad (the stored grad_fn: mark_dirty has just made a view
+            # stale, and PyTorch refuses it here without regenerating it)
+            if o._grad_fn is None and o.requires_grad:
                 raise RuntimeError("a leaf Variable that requires grad has been used in an "
                                    "in-place operation.")
             if not is_input:
@@ -275,8 +279,10 @@ def _wrap_outputs(ctx, inputs, record, outputs, setup):
             o._grad = None
             o._hooks = None
             if o._view_info is not None:
+                check_view_inplace(o, o._view_info)  # as any in-place op on a view
                 rebase_history(o, ctx)
             else:
+                _move_retain_grad(o, o._grad_fn, ctx, i)
                 o._grad_fn = ctx
                 o._output_nr = i
         elif is_input:

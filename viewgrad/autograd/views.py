@@ -422,15 +422,16 @@ def _view_error(t, vi, indirect=False):
     return RuntimeError(msg)
 
 
-def check_inplace(t, requires_grad, opname):
-    """PyTorch's check_inplace (plus the internal-overlap check). ``requires_grad``: some
+def check_inplace(t, requires_grad, opname, overlap=True):
+    """PyTorch's check_inplace (plus the internal-overlap check, unless ``overlap`` is
+    False: in-place view ops such as ``t_`` write no values). ``requires_grad``: some
     input of the op (self included) requires grad. Only then, and in grad mode: a view
     whose creation_meta forbids in-place (handle_view_on_rebase) is refused; a view that
     requires grad of a base that is a leaf is refused; a leaf that requires grad is
     refused."""
     d = t._data
     for sz, st in zip(d.shape, d.strides):
-        if st == 0 and sz > 1:
+        if overlap and st == 0 and sz > 1:
             raise RuntimeError(
                 f"{opname}: unsupported operation: more than one element of the written-to "
                 "tensor refers to a single memory location. Please clone() the tensor before "
@@ -439,20 +440,26 @@ def check_inplace(t, requires_grad, opname):
         return
     vi = t._view_info
     if vi is not None:
-        if vi.creation_meta is not DEFAULT:
-            raise _view_error(t, vi)
-        if t.requires_grad and vi.base._grad_fn is None:
-            # NB: the base need not require grad itself: `v = plain[:2]; v.requires_grad_()`
-            # makes v a leaf that requires grad, a view of a leaf.
-            raise RuntimeError(
-                f"{opname}: a view of a leaf Variable that requires grad is being used in an "
-                "in-place operation. Modify a copy instead (e.g. x = leaf.clone(); "
-                "x[...] op= ...), or do the update under viewgrad.no_grad() as optimizers do.")
+        check_view_inplace(t, vi, f"{opname}: ")
     if t._grad_fn is None and t._requires_grad:
         raise RuntimeError(
             f"{opname}: a leaf Variable that requires grad is being used in an in-place "
             "operation. Use an out-of-place op (y = x * 2 instead of x.mul_(2)), or wrap the "
             "update in viewgrad.no_grad() as optimizers do.")
+
+
+def check_view_inplace(t, vi, prefix=""):
+    """The view half of check_inplace (also run for a view a custom Function marks dirty):
+    a creation_meta that forbids in-place, or a view of a leaf that requires grad."""
+    if vi.creation_meta is not DEFAULT:
+        raise _view_error(t, vi)
+    if t.requires_grad and vi.base._grad_fn is None:
+        # NB: the base need not require grad itself: `v = plain[:2]; v.requires_grad_()`
+        # makes v a leaf that requires grad, a view of a leaf.
+        raise RuntimeError(
+            f"{prefix}a view of a leaf Variable that requires grad is being used in an "
+            "in-place operation. Modify a copy instead (e.g. x = leaf.clone(); "
+            "x[...] op= ...), or do the update under viewgrad.no_grad() as optimizers do.")
 
 
 def _dense_extent(t):
@@ -496,12 +503,12 @@ def check_no_partial_overlap(t, others, opname):
 
 # -- 3 + 4. rebase_history --------------------------------------------------------------
 
-def _move_retain_grad(t, old_fn, new_fn):
+def _move_retain_grad(t, old_fn, new_fn, output_nr=0):
     """retain_grad follows the newest version of a tensor (PyTorch)."""
     if t._retains_grad and old_fn is not None and old_fn._retains_grad:
         ref = old_fn._retains_grad.pop(t._output_nr, None)
         if ref is not None and new_fn is not None:
-            new_fn._retain_grad_slot(0, ref)
+            new_fn._retain_grad_slot(output_nr, ref)
 
 
 def rebase_history(t, fn):

@@ -19,7 +19,7 @@ START, END = "<!-- coverage:start -->", "<!-- coverage:end -->"
 
 # torch namespaces people reach for that viewgrad deliberately leaves out
 NOT_PROVIDED = ("torch.fft", "torch.special", "torch.distributions", "torch.jit",
-                "torch.compile", "torch.func", "torch.amp", "torch.cuda.amp",
+                "torch.func", "torch.amp", "torch.cuda.amp",
                 "torch.distributed", "torch.sparse", "torch.onnx", "torch.hub",
                 "torch.quantization", "torch.nn.utils.rnn", "torch.utils.tensorboard",
                 "torch.utils.checkpoint")

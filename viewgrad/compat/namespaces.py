@@ -74,6 +74,11 @@ MODULES: dict[str, Namespace] = {
     "torch.autograd.gradcheck": Namespace("viewgrad.autograd.gradcheck",
                                           doc="gradcheck, gradgradcheck"),
     "torch.utils": Namespace(None, "_utils_extras", doc="data"),
+    "torch.utils.checkpoint": Namespace("viewgrad.utils.checkpoint",
+                                        doc="activation checkpointing (recompute in backward)"),
+    "torch.amp": Namespace("viewgrad.amp", doc="autocast (full precision), GradScaler"),
+    "torch.cuda.amp": Namespace("viewgrad.amp.cuda", doc="deprecated autocast, GradScaler"),
+    "torch.backends.cuda": Namespace(None, "_backends_cuda_extras", doc="flags (no effect)"),
     "torch.utils.data": Namespace("viewgrad.utils.data",
                                   doc="Dataset, TensorDataset, DataLoader, random_split"),
     "torch.linalg": Namespace("viewgrad.linalg", doc="norms"),
@@ -85,7 +90,8 @@ MODULES: dict[str, Namespace] = {
     "torch.cuda": Namespace(None, "_cuda_extras", doc="is_available() and seeds"),
     "torch.backends": Namespace(None, "_backends_extras", doc="flags scripts set"),
     "torch.backends.cudnn": Namespace(None, "_cudnn_extras", doc="flags (no effect)",
-                                      settable=("deterministic", "benchmark", "enabled")),
+                                      settable=("deterministic", "benchmark", "enabled",
+                                                "allow_tf32")),
     "torch.backends.mps": Namespace(None, "_mps_extras", doc="is_available() is False"),
 }
 
@@ -158,7 +164,29 @@ def _torch_extras() -> dict:
            "is_floating_point": lambda t: t.is_floating_point(),
            "trace": matrix_trace,   # torch.trace is the matrix trace (vg.trace: the tracer)
            "set_printoptions": set_printoptions}
+    out.update(_eager_extras())
     return out
+
+
+def _eager_extras() -> dict:
+    """torch.compile, torch.autocast and the precision switches (compat/eager.py, amp/)."""
+    from ..amp import autocast, is_autocast_enabled
+    from . import eager
+    return {"compile": eager.compile, "autocast": autocast,
+            "is_autocast_enabled": is_autocast_enabled,
+            "set_float32_matmul_precision": eager.set_float32_matmul_precision,
+            "get_float32_matmul_precision": eager.get_float32_matmul_precision}
+
+
+def _backends_cuda_extras() -> dict:
+    import types as _types
+    return {"matmul": _types.SimpleNamespace(allow_tf32=False,
+                                             allow_fp16_reduced_precision_reduction=True,
+                                             allow_bf16_reduced_precision_reduction=True),
+            "is_built": lambda: False, "flash_sdp_enabled": lambda: False,
+            "enable_flash_sdp": lambda enabled: None,
+            "enable_mem_efficient_sdp": lambda enabled: None,
+            "enable_math_sdp": lambda enabled: None}
 
 
 def _utils_extras() -> dict:
@@ -190,7 +218,8 @@ def _backends_extras() -> dict:
 
 
 def _cudnn_extras() -> dict:
-    return {"deterministic": False, "benchmark": False, "enabled": True,
+    return {"deterministic": False, "benchmark": False, "enabled": True, "allow_tf32": True,
+            "version": lambda: None,
             "is_available": lambda: False}
 
 

@@ -275,8 +275,8 @@ def _channel_dropout(input, p, training, ndim):
         return input * 0
     shape = tuple(input.shape[:-(ndim - 2)]) + (1,) * (ndim - 2) if input.dim() == ndim \
         else tuple(input.shape[:1]) + (1,) * (input.dim() - 1)
-    keep = (Fa.rand(shape, device=input.device) >= p).to(input.dtype) / (1 - p)
-    return input * keep
+    keep = Fa.empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
+    return input * keep.div_(1 - p)   # drawn as PyTorch's feature dropout draws it
 
 
 def _softmax_args(input, dim, dtype):

@@ -62,14 +62,14 @@ def _write(tensor, value):
     return tensor
 
 
-def uniform_(tensor, a=0.0, b=1.0):
-    r = F.rand(tuple(tensor.shape), dtype=tensor.dtype, device=tensor.device)
-    return _write(tensor, r * (b - a) + a)
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    with no_grad():
+        return tensor.uniform_(a, b, generator=generator)
 
 
-def normal_(tensor, mean=0.0, std=1.0):
-    r = F.randn(tuple(tensor.shape), dtype=tensor.dtype, device=tensor.device)
-    return _write(tensor, r * std + mean)
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    with no_grad():
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def constant_(tensor, val):
@@ -88,46 +88,65 @@ def zeros_(tensor):
     return tensor
 
 
-def xavier_uniform_(tensor, gain=1.0):
+def xavier_uniform_(tensor, gain=1.0, generator=None):
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    bound = gain * math.sqrt(6.0 / float(fan_in + fan_out))
-    return uniform_(tensor, -bound, bound)
+    bound = math.sqrt(3.0) * (gain * math.sqrt(2.0 / float(fan_in + fan_out)))  # as torch
+    return uniform_(tensor, -bound, bound, generator)
 
 
-def xavier_normal_(tensor, gain=1.0):
+def xavier_normal_(tensor, gain=1.0, generator=None):
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)))
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
 
 
-def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
+def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     fan = _fan(tensor, mode)
     if fan == 0:
         return tensor  # PyTorch warns and leaves a zero-element tensor alone
-    bound = math.sqrt(3.0) * calculate_gain(nonlinearity, a) / math.sqrt(fan)
-    return uniform_(tensor, -bound, bound)
+    bound = math.sqrt(3.0) * (calculate_gain(nonlinearity, a) / math.sqrt(fan))  # as torch
+    return uniform_(tensor, -bound, bound, generator)
 
 
-def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
+def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     fan = _fan(tensor, mode)
     if fan == 0:
         return tensor
-    return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan))
+    return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan), generator)
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """N(mean, std²) restricted to [a, b]: values outside are drawn again until none is
-    left (the same distribution as PyTorch's inverse-CDF method)."""
+    """N(mean, std²) restricted to [a, b], drawn as PyTorch draws it (so the same seed
+    gives the same numbers): when [a, b] holds more than 30% of the mass, normal samples
+    and the ones outside drawn again; otherwise uniform candidates in [a, b] accepted
+    with probability pdf / pdf(mode) (rejection sampling)."""
     from ..ops.pointwise import where
+
+    def cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
     with no_grad():
-        r = F.randn(tuple(tensor.shape), dtype=tensor.dtype, device=tensor.device) * std + mean
-        for _ in range(1000):
-            out = (r < a) | (r > b)
-            if not bool(out.any()):
-                break
-            fresh = F.randn(tuple(tensor.shape), dtype=tensor.dtype,
-                            device=tensor.device) * std + mean
-            r = where(out, fresh, r)
-        return _write(tensor, r.clamp(a, b))
+        if cdf((b - mean) / std) - cdf((a - mean) / std) > 0.3:
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                outside = (result < a) | (result > b)
+                if not bool(outside.any()):
+                    break
+                fresh = F.empty_like(result).normal_(mean, std, generator=generator)
+                result = where(outside, fresh, result)
+        else:
+            log_peak = -0.5 * ((max(a, min(mean, b)) - mean) / std) ** 2
+            result = tensor.uniform_(a, b, generator=generator)
+
+            def rejected(cand):   # log u > log pdf(cand) - log pdf(mode)
+                log_pdf = ((cand - mean) / std).pow(2).mul(-0.5).sub(log_peak)
+                return F.empty_like(cand).uniform_(generator=generator).log().gt(log_pdf)
+            pending = rejected(result)
+            while bool(pending.any()):
+                cand = F.empty_like(result).uniform_(a, b, generator=generator)
+                result = where(pending, cand, result)
+                pending = where(pending, rejected(cand), pending)
+        if result is not tensor:
+            tensor.copy_(result)
+        return tensor
 
 
 def eye_(tensor):
@@ -166,7 +185,8 @@ def orthogonal_(tensor, gain=1.0, generator=None):
     if tensor.numel() == 0:
         return tensor
     with no_grad():
-        a = F.randn((rows, cols), dtype=tensor.dtype, device=tensor.device)
+        a = F.randn((rows, cols), dtype=tensor.dtype, device=tensor.device,
+                    generator=generator)
         if rows < cols:
             a = a.t()
         basis = []

@@ -9,9 +9,11 @@ from . import factories, pointwise, reduce, linalg, memory, inplace, nnops  # no
 from . import flat, views, joining, splitting, indexing  # noqa: F401
 from . import index_ops, rearrange  # noqa: F401  (index_select & co.; tril, flip, repeat...)
 from . import view_scatter, einsum  # noqa: F401  (select_scatter & co.; einsum, outer)
+from . import inplace_views  # noqa: F401  (t_, transpose_, squeeze_, unsqueeze_, as_strided_)
 from . import unary, binary  # noqa: F401  (pointwise math beyond arithmetic)
 from . import elementwise, logic  # noqa: F401  (maximum, xlogy..., predicates, bitwise)
 from . import shaping, diag, counting, distance  # noqa: F401  (hstack, diag, unique, cdist)
+from . import linalg_solve, linalg_decomp, linalg_names  # noqa: F401  (inv, svd, ...)
 from . import random, tensortypes  # noqa: F401  (sampling; FloatTensor & co., .type())
 from . import conv, pool, norm, activations  # noqa: F401  (viewgrad.nn: conv, pooling, norms)
 from . import stats, vector_norms  # noqa: F401  (var/std/prod/scans/logsumexp; norms)

@@ -99,7 +99,8 @@ FAST = {
     "view": dict(self=lambda grad, self_shape: grad.reshape(self_shape)),
     "_unsafe_view": dict(self=lambda grad, self_shape: grad.reshape(self_shape)),
     "alias": dict(self=lambda grad: grad),
-    "transpose": dict(self=lambda grad, dim0, dim1: grad.swapaxes(dim0, dim1)),
+    "transpose": dict(self=lambda grad, dim0, dim1: grad.swapaxes(dim0, dim1) if grad.ndim
+                      else grad),
     "t": dict(self=lambda grad: grad.T),
     "permute": dict(self=lambda grad, dims: grad.transpose(_inv(dims))),
     "unsqueeze": dict(self=lambda grad, dim: _xp(grad).squeeze(grad, axis=dim)),

@@ -14,12 +14,16 @@ _xp = B.xp_of
 
 
 def _softmax_fwd(self, dim):
+    if self.size == 0:   # nothing to normalise (the max below has no identity)
+        return self.copy()
     xp = _xp(self)
     e = xp.exp(self - self.max(axis=dim, keepdims=True))
     return e / e.sum(axis=dim, keepdims=True)
 
 
 def _log_softmax_fwd(self, dim):
+    if self.size == 0:
+        return self.copy()
     xp = _xp(self)
     z = self - self.max(axis=dim, keepdims=True)
     return z - xp.log(xp.exp(z).sum(axis=dim, keepdims=True))

@@ -224,16 +224,15 @@ def _update_running(input, running_mean, running_var, momentum, count):
 
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability ``p`` and scale the rest by 1/(1-p) (training
-    only). The mask comes from viewgrad's generator, so ``viewgrad.manual_seed`` fixes it."""
+    only). The mask is drawn as PyTorch draws it (``bernoulli_(1 - p)`` from the global
+    generator), so after the same ``manual_seed`` the same units are dropped."""
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0:
         return input
-    from .factories import rand
+    from .factories import empty_like, zeros_like
     if p == 1.0:
-        mask = Tensor._make(input._device.xp.zeros(tuple(input.shape), dtype=input.dtype),
-                            input._device)
+        mask = zeros_like(input)
     else:
-        keep = rand(tuple(input.shape), dtype=input.dtype, device=input.device)._data < 1 - p
-        mask = Tensor._make((keep * (1.0 / (1.0 - p))).astype(input.dtype), input._device)
+        mask = empty_like(input).bernoulli_(1 - p).div_(1 - p)
     return input.mul_(mask) if inplace else input * mask

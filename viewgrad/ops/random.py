@@ -3,10 +3,12 @@ randint, randperm, normal, bernoulli, multinomial, ``*_like``) and the in-place 
 (uniform_, normal_, bernoulli_, exponential_, random_, log_normal_, cauchy_, geometric_).
 
 Every function takes ``generator=`` (default: the global generator that ``manual_seed``
-seeds), as in PyTorch. Numbers are drawn on the host by the generator and then copied to
-the tensor's device, so one seed gives the same numbers on every device — but not the same
-numbers as PyTorch (its streams are its own). A Generator seeded twice with the same seed
-gives the same stream.
+seeds), as in PyTorch. The numbers are PyTorch's own: a seed gives the same stream as
+PyTorch's CPU generator, drawn and transformed the way its CPU kernels do (ops/streams.py
+says how), so ``vg.manual_seed(0); vg.randn(3)`` prints what ``torch.manual_seed(0);
+torch.randn(3)`` prints, and a PyTorch script run with ``--torch`` starts from the same
+weights. Numbers are drawn on the host and copied to the tensor's device, so one seed
+gives the same numbers on every device (PyTorch's CUDA generator has streams of its own).
 
 Sampling has no gradient. The in-place samplers go through the in-place choke point like
 every in-place op: on a tensor that is part of a graph they record PyTorch's node
@@ -19,6 +21,7 @@ import json
 from .. import backend as B
 from ..tensor import Tensor
 from .args import with_out
+from .streams import Stream
 from .table import apply_inplace, defop, method
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed",
@@ -46,9 +49,9 @@ class Generator:
 
     def manual_seed(self, seed):
         """Restart the stream from ``seed`` (an int); returns the generator."""
-        seed = int(seed)
+        seed = int(seed) & 0xFFFFFFFFFFFFFFFF   # PyTorch wraps negative seeds the same way
         self._initial_seed = seed
-        self.rng = B.host_rng(seed & 0xFFFFFFFFFFFFFFFF)
+        self.rng = Stream(seed)
         return self
 
     def seed(self):
@@ -64,7 +67,7 @@ class Generator:
     def get_state(self):
         """The generator's position in its stream, as a uint8 tensor (for ``set_state``)."""
         raw = json.dumps({"seed": self._initial_seed,
-                          "state": self.rng.bit_generator.state}).encode("utf-8")
+                          "state": self.rng.get_state()}).encode("utf-8")
         return Tensor._make(B.host_array(list(raw), dtype=B.uint8), B.cpu)
 
     def set_state(self, new_state):
@@ -73,9 +76,9 @@ class Generator:
             raise TypeError("set_state expects the uint8 tensor that get_state() returned")
         try:
             d = json.loads(bytes(new_state.cpu().tolist()).decode("utf-8"))
-            self._initial_seed = int(d["seed"])
-            self.rng = B.host_rng(0)
-            self.rng.bit_generator.state = d["state"]
+            stream = Stream(0)
+            stream.set_state(d["state"])
+            self._initial_seed, self.rng = int(d["seed"]), stream
         except (ValueError, KeyError, TypeError) as e:
             raise RuntimeError(f"set_state: not a state from Generator.get_state() ({e})"
                                ) from None
@@ -85,13 +88,13 @@ class Generator:
         return f"<viewgrad.Generator device={self.device.type} seed={self._initial_seed}>"
 
 
-default_generator = Generator().manual_seed(0)
+default_generator = Generator()   # PyTorch's starts from _DEFAULT_SEED too
 
 
 def manual_seed(seed):
     """Seed the global generator (what rand, randn, dropout, init... use without
-    ``generator=``); returns it, as ``torch.manual_seed``. Repeatable runs, but not
-    PyTorch's numbers."""
+    ``generator=``); returns it, as ``torch.manual_seed``. The numbers that follow are
+    PyTorch's: the same seed gives the same stream as PyTorch's CPU generator."""
     return default_generator.manual_seed(seed)
 
 
@@ -117,7 +120,7 @@ def set_rng_state(new_state):
 
 
 def rng_of(generator):
-    """The host bit generator behind ``generator=`` (None: the global one)."""
+    """The stream behind ``generator=`` (None: the global one): an ops/streams.Stream."""
     if generator is None:
         return default_generator.rng
     if not isinstance(generator, Generator):
@@ -135,6 +138,13 @@ def _size(args, size, fn):
     return _shape(args)
 
 
+def _numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
 def _finish(host, dtype, device, requires_grad, default=None):
     dev = B.device(device)
     host = host.astype(B.to_dtype(dtype) or default or B.default_float(), copy=False)
@@ -150,8 +160,9 @@ def rand(*size, generator=None, out=None, dtype=None, device=None, requires_grad
     ``vg.rand(size=(3, 4), generator=g)``, as ``torch.rand``."""
     shape = _size(size, kw.pop("size", None), "rand")
     _no_extra(kw, "rand")
-    return with_out(_finish(rng_of(generator).random(shape), dtype, device, requires_grad),
-                    out, "rand")
+    dt = B.to_dtype(dtype) or B.default_float()
+    host = rng_of(generator).uniform(_numel(shape), dt).reshape(shape)
+    return with_out(_finish(host, dt, device, requires_grad), out, "rand")
 
 
 def randn(*size, generator=None, out=None, dtype=None, device=None, requires_grad=False,
@@ -160,8 +171,9 @@ def randn(*size, generator=None, out=None, dtype=None, device=None, requires_gra
     as ``torch.randn``."""
     shape = _size(size, kw.pop("size", None), "randn")
     _no_extra(kw, "randn")
-    return with_out(_finish(rng_of(generator).standard_normal(shape), dtype, device,
-                            requires_grad), out, "randn")
+    dt = B.to_dtype(dtype) or B.default_float()
+    host = rng_of(generator).normal(_numel(shape), dt).reshape(shape)
+    return with_out(_finish(host, dt, device, requires_grad), out, "randn")
 
 
 def _no_extra(kw, fn):
@@ -190,14 +202,14 @@ def randint(*args, size=None, generator=None, out=None, dtype=None, device=None,
     if high <= low:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low}"
                            f" >= to={high}")
-    host = rng_of(generator).integers(int(low), int(high), size=_size((), tuple(size),
-                                                                    "randint"))
+    shape = _size((), tuple(size), "randint")
+    host = rng_of(generator).randint(_numel(shape), low, high).reshape(shape)
     return with_out(_finish(host, dtype, device, requires_grad, B.int64), out, "randint")
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, device=None, requires_grad=False):
     """A random permutation of 0..n-1 (int64), as ``torch.randperm``."""
-    host = rng_of(generator).permutation(int(n))
+    host = rng_of(generator).randperm(int(n))
     return with_out(_finish(host, dtype, device, requires_grad, B.int64), out, "randperm")
 
 
@@ -250,7 +262,15 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         raise RuntimeError(f"normal expects std >= 0.0, but found std {s}")
     if isinstance(std, Tensor) and (s < 0).any():
         raise RuntimeError("normal expects all elements of std >= 0.0")
-    host = m + s * rng_of(generator).standard_normal(shape)
+    stream = rng_of(generator)
+    dt = B.to_dtype(dtype) or (like.dtype if like is not None else B.default_float())
+    if like is None:
+        host = stream.normal(_numel(shape), dt, float(m), float(s)).reshape(shape)
+    elif isinstance(std, Tensor):   # PyTorch: normal_(0, 1), then * std + mean
+        host = (stream.normal(_numel(shape), dt).reshape(shape) * s + m).astype(dt)
+    else:                           # PyTorch: normal_(0, std), then + mean
+        host = (stream.normal(_numel(shape), dt, 0.0, float(s)).reshape(shape)
+                + m).astype(dt)
     if like is not None:
         dtype = dtype or like.dtype
         device = device or like.device
@@ -262,11 +282,15 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     """0/1 samples: 1 with probability ``input`` elementwise (or with probability ``p``
     everywhere when given), with input's shape and dtype, as ``torch.bernoulli``. No
     gradient."""
-    probs = _host(input) if p is None else float(p)
-    if p is None and ((probs < 0) | (probs > 1)).any():
-        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  "
-                           "(bernoulli: every probability must be in [0, 1])")
-    host = rng_of(generator).random(tuple(input.shape)) < probs
+    shape = tuple(input.shape)
+    if p is None:
+        probs = _host(input)
+        if ((probs < 0) | (probs > 1)).any():
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false."
+                               "  (bernoulli: every probability must be in [0, 1])")
+        host = rng_of(generator).bernoulli_tensor(probs)
+    else:
+        host = rng_of(generator).bernoulli(_numel(shape), p).reshape(shape)
     return with_out(_finish(host, input.dtype, input.device, False), out, "bernoulli")
 
 
@@ -277,7 +301,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     per row, with or without replacement, as ``torch.multinomial``. Returns int64."""
     if input.dim() not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
-    w = _host(input).astype(B.float64)
+    w = _host(input)
     rows = w.reshape(1, -1) if input.dim() == 1 else w
     n = rows.shape[1]
     if not replacement and num_samples > n:
@@ -289,10 +313,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     sums = rows.sum(axis=1)
     if (sums <= 0).any():
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    rng = rng_of(generator)
-    picks = [rng.choice(n, size=int(num_samples), replace=bool(replacement), p=r / r.sum())
-             for r in rows]
-    host = B.host_array(picks, dtype=B.int64)
+    host = rng_of(generator).multinomial(rows, int(num_samples), bool(replacement))
     if input.dim() == 1:
         host = host.reshape(-1)
     return with_out(_finish(host, B.int64, input.device, False), out, "multinomial")
@@ -312,11 +333,12 @@ def _zero(grad):
 
 
 def _sampler(name, node, draw, doc):
-    """Declare the row and the method ``name_``; ``draw(rng, shape, *args)`` -> host array."""
+    """Declare the row and the method ``name_``; ``draw(stream, tensor, *args)`` -> host
+    array of the tensor's shape."""
     op = defop(name, node, None, self=_zero)
 
     def fn_(self, *args, generator=None, **kw):
-        host = draw(rng_of(generator), tuple(self.shape), *args, **kw)
+        host = draw(rng_of(generator), self, *args, **kw)
         host = B.host_array(host).astype(self.dtype, copy=False)
         dev = self._device
         sample = host if dev is B.cpu else dev.from_host(host)
@@ -330,41 +352,66 @@ def _sampler(name, node, draw, doc):
     return op
 
 
-def _uniform(rng, shape, from_=0.0, to=1.0, **kw):
+def _fill(values, t):
+    """The drawn values (a flat host array) in ``t``'s shape, written in the order
+    PyTorch's kernels visit ``t``'s elements: memory order (the C order of a contiguous
+    tensor; for a transposed view, its base's order)."""
+    shape = tuple(t.shape)
+    if t.is_contiguous():
+        return values.reshape(shape)
+    order = sorted(range(t.dim()), key=lambda d: -t.stride(d))   # outermost dim first
+    walked = values.reshape(tuple(shape[d] for d in order))
+    return walked.transpose(tuple(order.index(d) for d in range(t.dim())))
+
+
+def _uniform(st, t, from_=0.0, to=1.0, **kw):
     from_ = kw.pop("from", from_)
-    return from_ + (to - from_) * rng.random(shape)
+    if from_ > to:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                           f"from={from_} > to={to}")
+    return _fill(st.uniform(t.numel(), t.dtype, from_, to), t)
 
 
-def _normal(rng, shape, mean=0.0, std=1.0):
-    return mean + std * rng.standard_normal(shape)
+def _normal(st, t, mean=0.0, std=1.0):
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    return _fill(st.normal(t.numel(), t.dtype, mean, std, t.is_contiguous()), t)
 
 
-def _bernoulli(rng, shape, p=0.5):
-    probs = _host(p)
-    return rng.random(shape) < probs
+def _bernoulli(st, t, p=0.5):
+    if isinstance(p, Tensor):
+        return st.bernoulli_tensor(_host(p), tuple(t.shape))
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+    return _fill(st.bernoulli(t.numel(), p), t)
 
 
-def _exponential(rng, shape, lambd=1.0):
-    return rng.exponential(1.0 / lambd, shape)
+def _exponential(st, t, lambd=1.0):
+    return _fill(st.exponential(t.numel(), lambd), t)
 
 
-def _random(rng, shape, from_=0, to=None, **kw):
+def _random(st, t, from_=0, to=None, **kw):
     from_ = kw.pop("from", from_)
+    if to is None and not from_:
+        return _fill(st.random_full(t.numel(), t.dtype), t)   # random_()
     if to is None:
-        from_, to = 0, (from_ if from_ else 2 ** 24)  # random_(to) or random_() (float: 2^24)
-    return rng.integers(int(from_), int(to), size=shape)
+        from_, to = 0, from_                                    # random_(to)
+    if from_ >= to:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
+                           f"from={from_} >= to={to}")
+    return _fill(st.randint(t.numel(), from_, to), t)
 
 
-def _log_normal(rng, shape, mean=1.0, std=2.0):
-    return rng.lognormal(mean, std, shape)
+def _log_normal(st, t, mean=1.0, std=2.0):
+    return _fill(st.log_normal(t.numel(), mean, std), t)
 
 
-def _cauchy(rng, shape, median=0.0, sigma=1.0):
-    return median + sigma * rng.standard_cauchy(shape)
+def _cauchy(st, t, median=0.0, sigma=1.0):
+    return _fill(st.cauchy(t.numel(), median, sigma), t)
 
 
-def _geometric(rng, shape, p):
-    return rng.geometric(p, shape)
+def _geometric(st, t, p):
+    return _fill(st.geometric(t.numel(), p), t)
 
 
 for _name, _node, _draw, _doc in [

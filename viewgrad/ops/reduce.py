@@ -131,10 +131,24 @@ def _full_index(xp, index, dim):
     return tuple(idx)
 
 
+def _scalar_as_1d(fwd):
+    """A 0-d tensor indexed along "dim 0" (PyTorch allows it): run ``fwd`` on 1-element
+    arrays and give the result back its 0-d shape."""
+    def run(self, index, *rest):
+        if self.ndim:
+            return fwd(self, index, *rest)
+        *src, dim = rest
+        src = [v.reshape(1) if getattr(v, "ndim", 1) == 0 else v for v in src]
+        return fwd(self.reshape(1), index.reshape(1), *src, 0).reshape(())
+    return run
+
+
+@_scalar_as_1d
 def _gather_fwd(self, index, dim):
     return _xp(self).take_along_axis(self, index, axis=dim)
 
 
+@_scalar_as_1d
 def _scatter_fwd(self, index, src, dim):
     xp = _xp(self)
     out = self.copy()
@@ -144,6 +158,7 @@ def _scatter_fwd(self, index, src, dim):
     return out
 
 
+@_scalar_as_1d
 def _scatter_add_fwd(self, index, src, dim):
     xp = _xp(self)
     out = self.copy()
@@ -196,13 +211,28 @@ def mean(self, dim=None, keepdim=False):
     return dispatch(MEAN_DIM, (self,), (dims, keepdim))
 
 
-def _check_nonempty(self, name):
+def _check_nonempty(self, name, error=RuntimeError):
+    """A max/min (or arg-) over everything has no identity: an empty input is an error
+    (PyTorch's wording; argmax's is an IndexError without the advice)."""
     if self.numel() == 0:
-        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() "
-                           "== 0. Specify the reduction dim with the 'dim' argument.")
+        raise error(f"{name}(): Expected reduction dim to be specified for input.numel() "
+                    "== 0." + (" Specify the reduction dim with the 'dim' argument."
+                               if error is RuntimeError else ""))
+
+
+def _check_dims_nonempty(self, dims, name):
+    """Each reduced dim must have elements (max/min have no identity)."""
+    for d in dims:
+        if self.dim() and self._data.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
 def _argext(self, dim, keepdim, kind):
+    name = "arg" + kind
+    if dim is None:
+        _check_nonempty(self, name, IndexError)
+    else:
+        _check_dims_nonempty(self, (dim,), name)
     xp = self._device.xp
     f = xp.argmax if kind == "max" else xp.argmin
     return Tensor._make(xp.asarray(f(self._data, axis=dim, keepdims=keepdim)).astype(B.int64),
@@ -219,6 +249,7 @@ def _ext(self, dim, keepdim, kind, full_op, dim_op):
         return where(self >= other, self, other) if kind == "max" else \
             where(self <= other, self, other)
     d = _wrap_dim(dim, self.dim())
+    _check_dims_nonempty(self, (d,), kind)
     idx = _argext(self, d, keepdim, kind)
     vals = dispatch(dim_op, (self, idx), (d, keepdim))
     return (_RT.max if kind == "max" else _RT.min)((vals, idx))
@@ -234,20 +265,23 @@ def min(self, dim=None, keepdim=False):
     return _ext(self, dim, keepdim, "min", MIN_ALL, MIN_DIM)
 
 
-@method("amax")
-def amax(self, dim=(), keepdim=False):
+def _amaxmin(self, dim, keepdim, name, op):
     dims = _dims(dim if dim != () else None, self.dim())
     if dims is None:
+        _check_nonempty(self, name)
         dims = tuple(range(self.dim()))
-    return dispatch(AMAX, (self,), (dims, keepdim))
+    _check_dims_nonempty(self, dims, name)
+    return dispatch(op, (self,), (dims, keepdim))
+
+
+@method("amax")
+def amax(self, dim=(), keepdim=False):
+    return _amaxmin(self, dim, keepdim, "amax", AMAX)
 
 
 @method("amin")
 def amin(self, dim=(), keepdim=False):
-    dims = _dims(dim if dim != () else None, self.dim())
-    if dims is None:
-        dims = tuple(range(self.dim()))
-    return dispatch(AMIN, (self,), (dims, keepdim))
+    return _amaxmin(self, dim, keepdim, "amin", AMIN)
 
 
 @method("argmax")

@@ -8,8 +8,10 @@ At a zero vector the norm has no derivative; PyTorch (and viewgrad) returns the
 subgradient 0 there, never NaN. The 0-"norm" (the count of non-zeros) has no gradient:
 its node returns none (``x.grad`` stays ``None``), as in PyTorch.
 
-The spectral and nuclear norms (``ord=2, -2, 'nuc'`` on matrices) need an SVD and its
-derivative, which viewgrad does not provide: they are refused with a message saying so.
+The spectral and nuclear norms (``ord=2, -2, 'nuc'`` on matrices) are the largest /
+smallest / sum of the singular values (``linalg.svdvals``, ops/linalg_decomp.py):
+``AmaxBackward0`` / ``AminBackward0`` / ``SumBackward1`` over ``LinalgSvdBackward0``, as
+PyTorch records them.
 """
 from __future__ import annotations
 
@@ -145,8 +147,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     ``torch.linalg.matrix_norm``: ``'fro'`` (the default: the vector 2-norm of the
     entries, ``LinalgVectorNormBackward0``), ``1`` / ``-1`` (the largest / smallest column
     sum of ``|A|``) and ``inf`` / ``-inf`` (rows), recorded as PyTorch records them
-    (``AmaxBackward0`` / ``AminBackward0`` over vector 1-norms). ``2``, ``-2`` and
-    ``'nuc'`` need an SVD, which viewgrad does not provide."""
+    (``AmaxBackward0`` / ``AminBackward0`` over vector 1-norms), ``2`` / ``-2`` (the
+    largest / smallest singular value) and ``'nuc'`` (their sum)."""
     if ord not in _MATRIX_ORDS or isinstance(ord, bool):
         raise RuntimeError(f"linalg.matrix_norm: Order {_fmt(ord)} not supported.")
     if A.dim() < 2:
@@ -165,9 +167,12 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim, out=out)
     if ord in ("nuc", 2, -2):
-        raise RuntimeError(f"linalg.matrix_norm: ord={ord!r} needs singular values "
-                           "(torch.linalg.svdvals), which viewgrad does not provide; use "
-                           "'fro', 1, -1, inf or -inf")
+        from .linalg_decomp import svdvals   # (imports this module: a cycle at load time)
+        s = svdvals(A.movedim((d0, d1), (-2, -1)))
+        r = s.sum(-1) if ord == "nuc" else (amax if ord > 0 else amin)(s, -1)
+        if keepdim:
+            r = r.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
+        return r
     # 1 / -1: sum over rows (d0), then the max / min over columns; inf: the other way
     first, second = (d0, d1) if abs(ord) == 1 else (d1, d0)
     sums = vector_norm(A, 1, first, keepdim, out=out)
@@ -207,8 +212,8 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """The ``p``-norm of ``input`` over ``dim`` (all entries by default), as
     ``torch.norm`` / ``Tensor.norm``: a number ``p`` or ``'fro'`` is a vector norm
-    (``LinalgVectorNormBackward0``, what PyTorch records too); ``'nuc'`` would be a
-    matrix norm, which viewgrad does not provide. PyTorch recommends
+    (``LinalgVectorNormBackward0``, what PyTorch records too); ``'nuc'`` is the
+    nuclear matrix norm (the sum of the singular values). PyTorch recommends
     ``torch.linalg.vector_norm`` / ``matrix_norm`` for new code; both are in
     ``vg.linalg``."""
     if isinstance(p, str):

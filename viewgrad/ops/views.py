@@ -163,6 +163,19 @@ AS_STRIDED = defop("as_strided", "AsStridedBackward0", _as_strided_fwd,
                    self=_as_strided_bwd)
 
 
+def as_strided_bounds(self, size, stride, storage_offset):
+    """PyTorch's setStorage check: the geometry must fit in self's storage."""
+    isz = self._data.itemsize
+    need = (storage_offset + 1 + sum((a - 1) * b for a, b in zip(size, stride))) if all(
+        size) else 0
+    have = int(self._storage.size)
+    if need > have or storage_offset < 0 or any(s < 0 for s in stride):
+        raise RuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
+            f"{storage_offset}, and itemsize {isz} requiring a storage size of {need * isz} "
+            f"are out of bounds for storage of size {have * isz}")
+
+
 @method("as_strided")
 def as_strided(self, size, stride, storage_offset=None):
     size = tuple(int(s) for s in size)
@@ -172,17 +185,7 @@ def as_strided(self, size, stride, storage_offset=None):
                            f"{len(size)})")
     if storage_offset is None:
         storage_offset = self.storage_offset()
-    dev = self._device
-    isz = self._data.itemsize
-    storage = self._storage
-    need = (storage_offset + 1 + sum((a - 1) * b for a, b in zip(size, stride))) if all(
-        size) else 0
-    have = int(storage.size)
-    if need > have or storage_offset < 0 or any(s < 0 for s in stride):
-        raise RuntimeError(
-            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
-            f"{storage_offset}, and itemsize {isz} requiring a storage size of {need * isz} "
-            f"are out of bounds for storage of size {have * isz}")
+    as_strided_bounds(self, size, stride, storage_offset)
     data = strided_region(self, size, stride, storage_offset)
     in_geom = (tuple(self._data.shape), self.stride(), self.storage_offset())
     attrs = (size, stride, storage_offset, in_geom)
@@ -303,7 +306,7 @@ SQUEEZE_DIM = defop("squeeze_dim", "SqueezeBackward1", lambda self, dims: _xp(se
     self, axis=dims), attrs=("dims",), view=True,
     self=lambda grad, self_shape: grad.reshape(self_shape))
 TRANSPOSE = defop("transpose", "TransposeBackward0", lambda self, d0, d1: _xp(self).swapaxes(
-    self, d0, d1), attrs=("dim0", "dim1"), view=True,
+    self, d0, d1) if self.ndim else self[...], attrs=("dim0", "dim1"), view=True,
     self=lambda grad, dim0, dim1: grad.transpose(dim0, dim1))
 T = defop("t", "TBackward0", lambda self: self.T, view=True, self=lambda grad: grad.t())
 PERMUTE = defop("permute", "PermuteBackward0", lambda self, dims: _xp(self).transpose(
@@ -360,15 +363,14 @@ def squeeze(self, dim=None):
         dims = tuple(i for i, s in enumerate(self._data.shape) if s == 1)
         return dispatch_view(SQUEEZE, self, (dims,), (squeeze, ()))
     ds = (dim,) if isinstance(dim, int) else tuple(dim)
-    dims = tuple(d for d in (_wrap_dim(x, self.dim()) for x in ds) if self._data.shape[d] == 1)
+    wrapped = [_wrap_dim(x, self.dim()) for x in ds]   # a 0-d tensor accepts 0 / -1
+    dims = tuple(d for d in wrapped if self.dim() and self._data.shape[d] == 1)
     return dispatch_view(SQUEEZE_DIM, self, (dims,), (squeeze, (dim,)))
 
 
 @method("transpose", "swapaxes", "swapdims")
 def transpose(self, dim0, dim1):
-    if self.dim() == 0:
-        return view(self, ())
-    d0 = _wrap_dim(dim0, self.dim())
+    d0 = _wrap_dim(dim0, self.dim())   # a 0-d tensor accepts 0 / -1 (a view of itself)
     d1 = _wrap_dim(dim1, self.dim())
     return dispatch_view(TRANSPOSE, self, (d0, d1), (transpose, (d0, d1)))
 
@@ -403,6 +405,8 @@ def movedim(self, source, destination):
     dst = [destination] if isinstance(destination, int) else list(destination)
     src = [_wrap_dim(s, n) for s in src]
     dst = [_wrap_dim(d, n) for d in dst]
+    if n == 0:  # a 0-d tensor moved "from 0 to 0": an alias, as PyTorch records it
+        return self[...]
     order = [None] * n
     for s, d in zip(src, dst):
         order[d] = s

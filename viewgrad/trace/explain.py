@@ -270,6 +270,8 @@ def explain(event) -> str:
     if not event.grad_enabled:
         lines.append("# grad mode is off: autograd records nothing for this op, only the "
                      "version counter moves")
+    if event.op in METADATA_OPS:
+        return "\n".join(lines + _metadata_lines(event, t))
     base = before.tensor(t.base) if t.is_view and before.has_tensor(t.base) else None
     if base is not None:
         bname = _ident(base.label, "base")
@@ -311,6 +313,29 @@ def explain(event) -> str:
     return "\n".join(lines)
 
 
+# in-place view ops: they change a tensor's shape/strides, never a value (ops/inplace_views.py)
+METADATA_OPS = ("t_", "transpose_", "unsqueeze_", "squeeze_", "as_strided_")
+
+
+def _metadata_lines(event, t):
+    """An in-place view op rewritten: the tensor is rebound to the view; no value changes,
+    so nothing is scattered and its base's history is untouched."""
+    xname = _ident(t.label, "t")
+    x0, x1 = copy_name(xname, 0), copy_name(xname, 1)
+    where = "its base's history is untouched" if t.is_view else "its values are untouched"
+    lines = [f"{x0} = {t.label}", f"{x1} = {functional_expr(event, x0)}",
+             f"{t.label} = {x1}   # {event.op} changes only {t.label}'s shape and strides "
+             f"(same memory); {where}, no CopySlices"]
+    root = t.base if t.is_view else t.id
+    for v in event.before.tensors:
+        if v.base == root and v.id != t.id and v.is_view:
+            va = event.after.tensor(v.id) if event.after.has_tensor(v.id) else v
+            if va.stale and _ident(v.label, None):
+                lines.append(f"# {v.label} keeps its values; the version moved, so its grad_fn "
+                             "is rebuilt when next read")
+    return lines
+
+
 def summarize(event) -> str:
     """One line: what the op did to the graph."""
     d = event.diff
@@ -325,7 +350,7 @@ def summarize(event) -> str:
             "unchanged"
         if ver:
             s += f"; {t.label}'s version {ver[0]} → {ver[1]}"
-    elif t.is_view and t.base is not None:
+    elif t.is_view and t.base is not None and event.op not in METADATA_OPS:
         bt = after.tensor(t.base)
         n = after.node(bt.grad_fn) if bt.grad_fn else None
         inner = ""

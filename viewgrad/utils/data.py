@@ -19,12 +19,13 @@ import numbers
 
 from .. import backend as B
 from ..ops import factories as Fa
-from ..ops.random import rng_of
+from ..ops import random as R
 from ..tensor import Tensor
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset",
            "DataLoader", "random_split", "default_collate", "Sampler", "SequentialSampler",
-           "RandomSampler", "SubsetRandomSampler", "BatchSampler", "get_worker_info"]
+           "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler",
+           "get_worker_info"]
 
 
 class Dataset:
@@ -99,12 +100,14 @@ class ConcatDataset(Dataset):
         return self.datasets[d][idx - (self.cumulative_sizes[d - 1] if d else 0)]
 
 
-def _rng(generator):
-    return rng_of(generator)
-
-
 def _randperm(n, generator):
-    return [int(i) for i in _rng(generator).permutation(n)]
+    return R.randperm(n, generator=generator).tolist()
+
+
+def _fresh_seed(generator=None):
+    """One int64 drawn as ``torch.empty((), dtype=torch.int64).random_()``: how PyTorch's
+    loaders and samplers take a seed from a generator (None: the global one)."""
+    return int(R.rng_of(generator).random_full(1, B.int64)[0])
 
 
 # -- samplers --------------------------------------------------------------------------------
@@ -142,13 +145,44 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self):
+        # Drawn exactly as PyTorch's RandomSampler draws (so a seed gives its order):
+        # without a generator, a fresh one seeded from the global generator per epoch.
         n = len(self.data_source)
+        generator = self.generator
+        if generator is None:
+            generator = R.Generator().manual_seed(_fresh_seed())
         if self.replacement:
-            return iter(int(i) for i in _rng(self.generator).integers(0, n, self.num_samples))
-        perm = []
-        while len(perm) < self.num_samples:
-            perm += _randperm(n, self.generator)
-        return iter(perm[:self.num_samples])
+            for _ in range(self.num_samples // 32):
+                yield from R.randint(0, n, (32,), generator=generator).tolist()
+            yield from R.randint(0, n, (self.num_samples % 32,),
+                                 generator=generator).tolist()
+            return
+        for _ in range(self.num_samples // n):
+            yield from _randperm(n, generator)
+        yield from _randperm(n, generator)[:self.num_samples % n]
+
+    def __len__(self):
+        return self.num_samples
+
+
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices drawn with probabilities proportional to ``weights`` (with
+    or without replacement), as ``torch.utils.data.WeightedRandomSampler``."""
+
+    def __init__(self, weights, num_samples, replacement=True, generator=None):
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) \
+                or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got "
+                             f"num_samples={num_samples}")
+        self.weights = Fa.tensor(list(weights) if not isinstance(weights, Tensor)
+                                 else weights.tolist(), dtype=B.float64)
+        self.num_samples, self.replacement = num_samples, replacement
+        self.generator = generator
+
+    def __iter__(self):
+        picks = R.multinomial(self.weights, self.num_samples, self.replacement,
+                              generator=self.generator)
+        return iter(picks.tolist())
 
     def __len__(self):
         return self.num_samples
@@ -262,11 +296,16 @@ class DataLoader:
 
     def __iter__(self):
         if self._iterable:
-            return self._iter_iterable()
-        if self.batch_sampler is not None:
-            return (self.collate_fn([self.dataset[i] for i in batch])
-                    for batch in self.batch_sampler)
-        return (self.collate_fn(self.dataset[i]) for i in self.sampler)
+            batches = self._iter_iterable()
+        elif self.batch_sampler is not None:
+            batches = (self.collate_fn([self.dataset[i] for i in batch])
+                       for batch in self.batch_sampler)
+        else:
+            batches = (self.collate_fn(self.dataset[i]) for i in self.sampler)
+        # PyTorch's iterator takes a base seed for its workers from ``generator`` (or the
+        # global generator) every epoch; drawing it too keeps later numbers PyTorch's.
+        self._base_seed = _fresh_seed(self.generator)
+        return batches
 
     def _iter_iterable(self):
         if self.batch_size is None:

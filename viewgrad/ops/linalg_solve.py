@@ -1,0 +1,411 @@
+"""Matrix functions built on LU: inv, det, slogdet, logdet, solve, lstsq, pinv,
+matrix_power, multi_dot, matrix_rank — ``torch.linalg.*`` (and the old ``torch.inverse``,
+``torch.det``, ``torch.logdet``, ``torch.pinverse``, ``torch.matrix_power``) with
+PyTorch's node names, derivatives and errors. Batches of matrices (``(..., n, n)``) work
+throughout.
+
+Each backward formula is written in viewgrad ops (matmul, the rows here), so double
+backward works: the derivative of ``inv`` uses ``inv``'s saved result, ``det``'s uses
+``inv`` of the input, ``solve``'s solves again with the transposed matrix.
+
+Note [singular matrices]: LAPACK's LU stops at the first zero pivot; PyTorch reports its
+1-based position ("The diagonal element 3 is zero") as a ``torch.linalg.LinAlgError``
+(a RuntimeError). viewgrad finds the same pivot by redoing the LU (with partial
+pivoting, as LAPACK) of the failing matrix on the host, only when the solver failed.
+"""
+from __future__ import annotations
+
+import math
+
+from .. import backend as B
+from ..tensor import Tensor
+from .. import return_types as RT
+from .elementwise import torch_type_name
+from .linalg import matmul, mm
+from .pointwise import where
+from .table import defop, dispatch
+
+__all__ = ["LinAlgError", "inv", "inverse", "det", "slogdet", "logdet", "solve", "lstsq",
+           "pinv", "pinverse", "matrix_power", "multi_dot", "matrix_rank", "check_square",
+           "check_float", "check_matrix"]
+
+_xp = B.xp_of
+
+
+class _LinAlgError(RuntimeError):
+    """``torch.linalg.LinAlgError``: a matrix the algorithm cannot handle (singular, not
+    positive-definite). A ``RuntimeError``, as in PyTorch."""
+
+
+LinAlgError = _LinAlgError
+
+
+def check_matrix(A, name):
+    if not isinstance(A, Tensor):
+        raise TypeError(f"{name}(): argument 'A' must be Tensor, not {type(A).__name__}")
+    if A.dim() < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+
+
+def check_float(A, name):
+    if A._data.dtype.kind not in "fc":
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
+                           f"Got {torch_type_name(A._data.dtype)}")
+
+
+def check_square(A, name):
+    """PyTorch's squareCheckInputs + the dtype check."""
+    check_matrix(A, name)
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+    check_float(A, name)
+
+
+def _batch_prefix(a, i):
+    return f"(Batch element {i}): " if a.ndim > 2 else ""
+
+
+def _singular(name, a, dev, inverse):
+    """Note [singular matrices]: the error PyTorch raises for this batch of matrices."""
+    host = dev.to_host(a)
+    flat = host.reshape((-1,) + host.shape[-2:])
+    for i in range(flat.shape[0]):
+        k = B.lu_zero_pivot(flat[i])
+        if k:
+            pre = _batch_prefix(a, i)
+            if inverse:
+                return _LinAlgError(f"{name}: {pre}The diagonal element {k} is zero, the "
+                                    "inversion could not be completed because the input "
+                                    "matrix is singular.")
+            return _LinAlgError(f"{name}: {pre}The solver failed because the input matrix "
+                                "is singular.")
+    return _LinAlgError(f"{name}: the input matrix is singular.")
+
+
+# -- inv -----------------------------------------------------------------------------------
+
+def _inv_fwd(A):
+    try:
+        return _xp(A).linalg.inv(A)
+    except B.LinAlgError:
+        raise _singular("linalg.inv", A, B._dev_of(A), True) from None
+
+
+def _inv_bwd(grad, result):
+    rt = result.transpose(-1, -2)
+    return -matmul(matmul(rt, grad), rt)
+
+
+INV = defop("linalg_inv", "LinalgInvExBackward0", _inv_fwd, inputs=("A",),
+            A=_inv_bwd)
+
+
+def inv(A, *, out=None):
+    """The inverse A⁻¹ of a square matrix (or batch), as ``torch.linalg.inv``; a singular
+    matrix raises ``LinAlgError`` with PyTorch's message (Note [singular matrices]).
+    Backward (``LinalgInvExBackward0``): -A⁻ᵀ grad A⁻ᵀ from the saved result. Solving
+    ``A x = b`` is better done with ``solve``."""
+    check_square(A, "linalg.inv")
+    return _out(dispatch(INV, (A,)), out, "linalg.inv")
+
+
+def inverse(input, *, out=None):
+    """``torch.inverse``: the same as ``linalg.inv``."""
+    return inv(input, out=out)
+
+
+def _out(r, out, name):
+    from .args import with_out
+    return with_out(r, out, name)
+
+
+# -- det, slogdet, logdet ---------------------------------------------------------------------
+
+def _det_bwd(grad, A, result):
+    # d det(A) / dA = det(A) A⁻ᵀ (cofactors); for a singular A this is inf/nan where
+    # PyTorch falls back on an SVD (see the report in Note [singular matrices])
+    g = (grad * result).unsqueeze(-1).unsqueeze(-1)
+    return g * inv(A).transpose(-1, -2)
+
+
+DET = defop("linalg_det", "LinalgDetBackward0", lambda A: _xp(A).asarray(
+    _xp(A).linalg.det(A)), inputs=("A",), A=_det_bwd)
+
+
+def det(A, *, out=None):
+    """The determinant of a square matrix (or batch), as ``torch.linalg.det`` /
+    ``torch.det``. Backward (``LinalgDetBackward0``): grad·det(A)·A⁻ᵀ."""
+    check_square(A, "linalg.det")
+    return _out(dispatch(DET, (A,)), out, "linalg.det")
+
+
+def _slogdet_fwd(A):
+    xp = _xp(A)
+    s, l = xp.linalg.slogdet(A)
+    return xp.asarray(s, dtype=A.dtype), xp.asarray(l, dtype=A.dtype)
+
+
+def _slogdet_bwd(grads, A):
+    g = grads[1]           # the sign has no gradient
+    if g is None:
+        return None
+    return g.unsqueeze(-1).unsqueeze(-1) * inv(A).transpose(-1, -2)
+
+
+SLOGDET = defop("linalg_slogdet", "LinalgSlogdetBackward0", None, inputs=("A",),
+                multi_output=True, A=_slogdet_bwd)
+
+
+def slogdet(A, *, out=None):
+    """``(sign, logabsdet)`` with det(A) = sign·exp(logabsdet), as
+    ``torch.linalg.slogdet`` (a named tuple): the log of a determinant that would
+    overflow. Backward (``LinalgSlogdetBackward0``): grad·A⁻ᵀ for logabsdet; the sign
+    has no gradient."""
+    check_square(A, "linalg.slogdet")
+    from .stats import _multi
+    return _out(RT.linalg_slogdet(_multi(SLOGDET, A, _slogdet_fwd(A._data), ())), out,
+                "linalg.slogdet")
+
+
+def logdet(input):
+    """log(det(A)), as ``torch.logdet``: NaN for a negative determinant, -inf for a
+    singular matrix. Composed as PyTorch does (``WhereBackward0`` over
+    ``LinalgSlogdetBackward0``)."""
+    check_square(input, "linalg.slogdet")
+    sign, logabs = slogdet(input)
+    return where(sign < 0, math.nan, logabs)
+
+
+# -- solve -----------------------------------------------------------------------------------
+
+def _solve_fwd(A, Bm, vec, left):
+    xp = _xp(A, Bm)
+    if not left:    # X A = B: Xᵀ = solve(Aᵀ, Bᵀ)
+        return xp.swapaxes(_solve_fwd(xp.swapaxes(A, -1, -2), xp.swapaxes(Bm, -1, -2), vec,
+                                      True), -1, -2)
+    try:
+        if vec:
+            return xp.linalg.solve(A, Bm[..., None])[..., 0]
+        return xp.linalg.solve(A, Bm)
+    except B.LinAlgError:
+        raise _singular("torch.linalg.solve", A, B._dev_of(A), False) from None
+
+
+def _solve_gB(grad, A, vec, left):
+    # left: A⁻ᵀ grad; right (X = B A⁻¹): grad A⁻ᵀ — both one more solve with Aᵀ
+    return dispatch(SOLVE, (A.transpose(-1, -2), grad), (vec, left))
+
+
+def _solve_gA(grad, A, result, vec, left):
+    gB = _solve_gB(grad, A, vec, left)
+    if vec:
+        return -gB.unsqueeze(-1) * result.unsqueeze(-2)
+    if not left:
+        return -matmul(result.transpose(-1, -2), gB)
+    return -matmul(gB, result.transpose(-1, -2))
+
+
+SOLVE = defop("linalg_solve", "LinalgSolveExBackward0", _solve_fwd, inputs=("A", "B"),
+              attrs=("vec", "left"), broadcast=True, A=_solve_gA, B=_solve_gB)
+
+
+def solve(A, B, *, left=True, out=None):
+    """The X with A X = B (A square, B a matrix or a vector), as ``torch.linalg.solve`` —
+    better than ``inv(A) @ B``. ``left=False`` solves X A = B. Backward
+    (``LinalgSolveExBackward0``): gB = solve(Aᵀ, grad), gA = -gB Xᵀ."""
+    check_square(A, "linalg.solve")
+    vec = left and (B.dim() == 1 or (B.dim() == A.dim() - 1
+                                     and tuple(B.shape) == tuple(A.shape[:-1])))
+    n = A.shape[-1]
+    rows = B.shape[-1] if vec or not left else B.shape[-2]
+    if rows != n:
+        cols = 1 if vec else B.shape[-1]
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
+                           f"AX = B ({n}x{n} and {rows}x{cols})")
+    return _out(dispatch(SOLVE, (A, B), (vec, bool(left))), out, "linalg.solve")
+
+
+# -- pinv, lstsq -----------------------------------------------------------------------------
+
+def _pinv_fwd(A, atol, rtol):
+    xp = _xp(A)
+    U, S, Vh = (xp.asarray(r) for r in xp.linalg.svd(A, full_matrices=False))
+    smax = S.max(axis=-1, keepdims=True) if S.shape[-1] else xp.zeros(S.shape[:-1] + (1,),
+                                                                     dtype=S.dtype)
+    tol = xp.maximum(atol, rtol * smax)
+    keep = S > tol
+    sinv = xp.where(keep, 1 / xp.where(keep, S, 1), 0).astype(A.dtype)
+    return xp.swapaxes(Vh, -1, -2) @ (sinv[..., :, None] * xp.swapaxes(U, -1, -2))
+
+
+def _pinv_bwd(grad, A, result):
+    """The derivative of the pseudo-inverse (Golub & Pereyra), smallest products first."""
+    m, n = A.shape[-2], A.shape[-1]
+    pA = result
+    pAh = pA.transpose(-1, -2)
+    gh = grad.transpose(-1, -2)
+    if m <= n:
+        K = matmul(gh, pA)
+        KpAh = matmul(K, pAh)
+        return (-matmul(pA, K).transpose(-1, -2) + KpAh - matmul(matmul(A, pA), KpAh)
+                + matmul(matmul(pAh, pA), gh - matmul(K, A)))
+    K = matmul(pA, gh)
+    pAhK = matmul(pAh, K)
+    return (-matmul(K, pA).transpose(-1, -2) + matmul(matmul(gh - matmul(A, K), pA), pAh)
+            + pAhK - matmul(matmul(pAhK, pA), A))
+
+
+PINV = defop("linalg_pinv", "LinalgPinvBackward0", _pinv_fwd, inputs=("A",),
+             attrs=("atol", "rtol"), A=_pinv_bwd)
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    """The Moore-Penrose pseudo-inverse (via the SVD: singular values at most
+    max(atol, rtol·σ_max) are treated as zero), as ``torch.linalg.pinv``; by default
+    rtol = eps·max(m, n). Backward (``LinalgPinvBackward0``): the pseudo-inverse's
+    derivative from the saved result."""
+    check_matrix(A, "linalg.pinv")
+    check_float(A, "linalg.pinv")
+    if rtol is None:
+        rtol = 0.0 if atol is not None and atol > 0 else \
+            B.finfo_fields(A.dtype)["eps"] * max(A.shape[-1], A.shape[-2])
+    return _out(dispatch(PINV, (A,), (float(atol or 0.0), float(rtol))), out, "linalg.pinv")
+
+
+def pinverse(input, rcond=1e-15):
+    """``torch.pinverse``: ``linalg.pinv`` with ``rcond`` as the relative tolerance."""
+    return pinv(input, rtol=rcond)
+
+
+def _lstsq_gB(grad, A):
+    return matmul(pinv(A).transpose(-1, -2), grad)
+
+
+def _lstsq_gA(grad, A, B):
+    pA = pinv(A)
+    return _pinv_bwd(matmul(grad, B.transpose(-1, -2)), A, pA)
+
+
+def _lstsq_fwd(A, Bm):
+    return _pinv_fwd(A, 0.0, B.finfo_fields(A.dtype)["eps"] * max(A.shape[-2:])) @ Bm
+
+
+LSTSQ = defop("linalg_lstsq", "LinalgLstsqBackward0", _lstsq_fwd, inputs=("A", "B"),
+              broadcast=True, A=_lstsq_gA, B=_lstsq_gB)
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """The least-squares solution X minimising ‖A X - B‖, as ``torch.linalg.lstsq`` (a
+    named tuple ``solution, residuals, rank, singular_values``; as with PyTorch's default
+    CPU driver 'gelsy', residuals and singular_values are empty). Backward
+    (``LinalgLstsqBackward0``) through the pseudo-inverse."""
+    check_matrix(A, "torch.linalg.lstsq")
+    check_float(A, "torch.linalg.lstsq")
+    vec = B.dim() == A.dim() - 1
+    Bm = B.unsqueeze(-1) if vec else B
+    if Bm.shape[-2] != A.shape[-2]:
+        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    X = dispatch(LSTSQ, (A, Bm))
+    if vec:
+        X = X.squeeze(-1)
+    rank = matrix_rank(A)
+    empty = A.new_zeros(0)
+    return RT.linalg_lstsq((X, empty, rank, empty))
+
+
+# -- matrix_power, multi_dot, matrix_rank ------------------------------------------------------
+
+def matrix_power(A, n, *, out=None):
+    """A multiplied by itself ``n`` times, as ``torch.linalg.matrix_power`` /
+    ``torch.matrix_power``: by repeated squaring (matmuls, so ``MmBackward0`` nodes);
+    n = 0 gives the identity, n < 0 powers of ``inv(A)``."""
+    check_matrix(A, "linalg.matrix_power")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but "
+                           f"they are {A.shape[-2]} by {A.shape[-1]} matrices")
+    if n == 0:
+        from .factories import eye
+        e = eye(A.shape[-1], dtype=A.dtype, device=A.device)
+        return _out(A.clone().copy_(e.expand(*A.shape)), out, "linalg.matrix_power")
+    if n < 0:
+        A, n = inv(A), -n
+    if n == 1:
+        return _out(A.clone(), out, "linalg.matrix_power")
+    z = result = None
+    while n > 0:      # the bits of n from the lowest: z = A^(2^k)
+        bit, n = n % 2, n // 2
+        z = A if z is None else matmul(z, z)
+        if bit:
+            result = z if result is None else matmul(result, z)
+    return _out(result, out, "linalg.matrix_power")
+
+
+def _chain_order(dims):
+    """The cheapest parenthesisation of a chain of matrices (dims[i] x dims[i+1])."""
+    n = len(dims) - 1
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = math.inf
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+    return split
+
+
+def multi_dot(tensors, *, out=None):
+    """The product of a chain of matrices computed in the cheapest order, as
+    ``torch.linalg.multi_dot``: the first may be a 1-D row vector, the last a 1-D column
+    vector. Built of ``mm`` nodes."""
+    ts = list(tensors)
+    if len(ts) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(ts)}")
+    for i, t in enumerate(ts):
+        if i in (0, len(ts) - 1) and t.dim() not in (1, 2):
+            which = "first" if i == 0 else "last"
+            raise RuntimeError(f"multi_dot(): the {which} tensor must be 1D or 2D but got "
+                               f"{t.dim()}D")
+        if 0 < i < len(ts) - 1 and t.dim() != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.dim()}D")
+    first_vec, last_vec = ts[0].dim() == 1, ts[-1].dim() == 1
+    if first_vec:
+        ts[0] = ts[0].unsqueeze(0)
+    if last_vec:
+        ts[-1] = ts[-1].unsqueeze(1)
+    for i in range(len(ts) - 1):
+        if ts[i].shape[1] != ts[i + 1].shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes "
+                               f"{list(ts[i].shape)} and {list(ts[i + 1].shape)} cannot be "
+                               "multiplied")
+    split = _chain_order([t.shape[0] for t in ts] + [ts[-1].shape[1]])
+
+    def prod(i, j):
+        if i == j:
+            return ts[i]
+        k = split[i][j]
+        return mm(prod(i, k), prod(k + 1, j))
+    r = prod(0, len(ts) - 1)
+    shape = ([] if first_vec else [r.shape[0]]) + ([] if last_vec else [r.shape[1]])
+    return _out(r.view(*shape), out, "linalg.multi_dot")
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    """The number of singular values above max(atol, rtol·σ_max) (by default rtol =
+    eps·max(m, n)), as ``torch.linalg.matrix_rank``; an int64 tensor (batched: one per
+    matrix). Not differentiable."""
+    check_matrix(A, "linalg.matrix_rank")
+    check_float(A, "linalg.matrix_rank")
+    xp = A._device.xp
+    S = xp.asarray(xp.linalg.svd(A._data, compute_uv=False))
+    if rtol is None:
+        rtol = 0.0 if atol is not None and atol > 0 else \
+            B.finfo_fields(A.dtype)["eps"] * max(A.shape[-1], A.shape[-2])
+    smax = S.max(axis=-1, keepdims=True) if S.shape[-1] else xp.zeros(S.shape[:-1] + (1,),
+                                                                     dtype=S.dtype)
+    tol = xp.maximum(float(atol or 0.0), rtol * smax)
+    r = (S > tol).sum(-1).astype(B.int64)
+    return _out(Tensor._make(xp.asarray(r), A._device), out, "linalg.matrix_rank")
