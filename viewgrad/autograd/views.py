@@ -158,6 +158,11 @@ class ViewInfo:
     def view_fns(self):
         return self.chain.steps()
 
+    def extend(self, step):
+        """Append one ``(fn, args)`` step to this view's chain (an in-place view op such
+        as ``v.t_()`` makes the view one step longer)."""
+        self.chain = ViewChain(self.chain, step)
+
     def replay(self, t):
         """Apply this view's chain of view ops to ``t`` (a tensor shaped like the base)."""
         return replay_chain(self.chain, t)
