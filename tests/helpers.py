@@ -43,7 +43,7 @@ def graph_text(t, label="t"):
     return f"{label}:\n" + "\n".join(lines)
 
 
-# -- differential scenarios: the same code run with lib=viewgrad and lib=torch -----------
+# -- differential runs: the same code run with M = viewgrad and M = torch ------------------
 
 class _Wording(str):
     """An error message that equals another when one starts with the other: viewgrad
@@ -55,79 +55,79 @@ class _Wording(str):
     __hash__ = str.__hash__
 
 
-def error_wording(e):
-    """(type, PyTorch's wording): the first line, library names normalized, without the
-    tensor type spelling (viewgrad writes 'float32 [2]' where torch writes
+def wording(msg):
+    """PyTorch's wording of an error message: the first line, library names normalized,
+    without the tensor type spelling (viewgrad writes 'float32 [2]' where torch writes
     'torch.FloatTensor [2]') and without the anomaly-mode hint. viewgrad may add teaching
-    lines after the first."""
-    msg = str(e).split("\n")[0].split(" Hint:")[0]
-    msg = msg.replace("torch.", "viewgrad.").replace("viewgrad.FloatTensor", "float32")
-    return (type(e).__name__, _Wording(msg))
+    lines after the first (equality is by prefix, see _Wording)."""
+    msg = msg.split("\n")[0].split(" Hint:")[0]
+    return _Wording(msg.replace("torch.", "viewgrad.").replace("viewgrad.FloatTensor",
+                                                                "float32"))
 
 
-def run_scenario(scenario, lib, warn_filter="mark_dirty"):
-    """What ``scenario(lib)`` returns, or ("raised", type, wording); plus the UserWarnings
-    it gave whose text contains ``warn_filter``."""
-    import warnings
-    with warnings.catch_warnings(record=True) as w:
-        warnings.simplefilter("always")
-        try:
-            out = scenario(lib)
-        except Exception as e:  # noqa: BLE001 - the error IS the observation
-            out = ("raised",) + error_wording(e)
-    warned = sorted({str(x.message).split(" (Triggered")[0] for x in w
-                     if issubclass(x.category, UserWarning) and warn_filter in str(x.message)})
-    return out, warned
+def error_wording(e):
+    """(type name, PyTorch's wording) of an exception a scenario caught itself."""
+    return (type(e).__name__, wording(str(e)))
 
 
-def same_as_torch(scenario):
-    """Run ``scenario`` with viewgrad and with torch (skipping when torch is absent) and
-    assert that what a user observes is the same."""
-    import viewgrad as vg
-    torch = torch_or_skip()
-    got, want = run_scenario(scenario, vg), run_scenario(scenario, torch)
-    assert got == want
-    return got
+def _plain(v):
+    """Tensors as (dtype name, shape, numpy array), dtypes as names, containers walked."""
+    import numpy as np
+    if isinstance(v, (tuple, list)):
+        return tuple(_plain(x) for x in v)
+    if hasattr(v, "detach") and hasattr(v, "dtype") and hasattr(v, "shape"):
+        return (str(v.dtype).rsplit(".", 1)[-1], tuple(v.shape),
+                np.asarray(v.detach().cpu().numpy()))
+    if hasattr(v, "itemsize") and not hasattr(v, "shape"):
+        return str(v).rsplit(".", 1)[-1]  # a dtype
+    return v
 
 
-def outcome(M, fn):
+def outcome(M, fn, warn_filter=None):
     """Run ``fn(M)`` (M = viewgrad or torch) and describe what happened as plain data:
     ("raise", exception type name, message) or ("ok", value) where tensors become
-    (dtype name, shape, numpy array) and containers are walked."""
-    import numpy as np
-
-    def plain(v):
-        if isinstance(v, (tuple, list)):
-            return tuple(plain(x) for x in v)
-        if hasattr(v, "detach") and hasattr(v, "dtype") and hasattr(v, "shape"):
-            return (str(v.dtype).rsplit(".", 1)[-1], tuple(v.shape),
-                    np.asarray(v.detach().cpu().numpy()))
-        if hasattr(v, "itemsize") and not hasattr(v, "shape"):
-            return str(v).rsplit(".", 1)[-1]  # a dtype
-        return v
-
-    try:
-        r = fn(M)
-    except Exception as e:  # noqa: BLE001 - we compare exceptions too
-        return ("raise", type(e).__name__, str(e))
-    return ("ok", plain(r))
+    (dtype name, shape, numpy array) and containers are walked. With ``warn_filter``, one
+    more item: the sorted UserWarnings whose text contains it."""
+    import warnings
+    with warnings.catch_warnings(record=warn_filter is not None) as caught:
+        if warn_filter is not None:
+            warnings.simplefilter("always")
+        try:
+            out = ("ok", _plain(fn(M)))
+        except Exception as e:  # noqa: BLE001 - we compare exceptions too
+            out = ("raise", type(e).__name__, str(e))
+    if warn_filter is None:
+        return out
+    warned = tuple(sorted({str(x.message).split(" (Triggered")[0] for x in caught
+                           if issubclass(x.category, UserWarning)
+                           and warn_filter in str(x.message)}))
+    return out + (warned,)
 
 
-def assert_same_as_torch(fn, match=None, rtol=1e-6, atol=1e-6):
-    """``fn(M)`` behaves the same with M = viewgrad and M = torch: both raise the same
-    exception type (whose message contains ``match`` when given), or both return equal
-    values, dtypes and shapes. Returns viewgrad's outcome."""
+def assert_same_as_torch(fn, match=None, rtol=1e-6, atol=1e-6, wording_too=False,
+                         warn_filter=None):
+    """``fn(M)`` behaves the same with M = viewgrad and M = torch (skipping when torch is
+    absent): both raise the same exception type (whose message contains ``match`` when
+    given; with ``wording_too``, viewgrad's first line starts with PyTorch's, see
+    ``wording``), or both return equal values: tensors of the same dtype and shape with
+    values within rtol/atol, everything else equal. With ``warn_filter``: the same
+    UserWarnings containing it. Returns viewgrad's outcome."""
     import numpy as np
     import viewgrad as vg
     torch = torch_or_skip()
-    theirs = outcome(torch, fn)
-    ours = outcome(vg, fn)
+    theirs = outcome(torch, fn, warn_filter)
+    ours = outcome(vg, fn, warn_filter)
+    if warn_filter is not None:
+        assert ours[-1] == theirs[-1], f"warnings differ: {ours[-1]} / {theirs[-1]}"
+        ours, theirs = ours[:-1], theirs[:-1]
     if theirs[0] == "raise" or ours[0] == "raise":
         assert ours[0] == theirs[0] == "raise", f"viewgrad: {ours!r}\ntorch: {theirs!r}"
         assert ours[1] == theirs[1], f"exception types differ: {ours} / {theirs}"
         if match is not None:
             assert match in theirs[2], theirs[2]
             assert match in ours[2], ours[2]
+        if wording_too:
+            assert wording(ours[2]) == wording(theirs[2]), (ours[2], theirs[2])
         return ours
 
     def same(a, b):
@@ -144,3 +144,21 @@ def assert_same_as_torch(fn, match=None, rtol=1e-6, atol=1e-6):
 
     same(ours[1], theirs[1])
     return ours
+
+
+# -- module comparisons with the torch oracle (tests/nn: rnn, attention, layers_extra) ----
+
+def load_from_torch(ours, theirs):
+    """Copy a torch module's (randomly initialised) state into viewgrad's by state_dict;
+    the keys must be the same, in the same order."""
+    import viewgrad as vg
+    sd = {k: vg.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()}
+    assert list(sd) == list(ours.state_dict())
+    ours.load_state_dict(sd)
+
+
+def assert_close_torch(ours, theirs, what, tol=1e-7):
+    """A viewgrad tensor equals a torch tensor (float64 tolerances by default)."""
+    import numpy as np
+    np.testing.assert_allclose(ours.detach().cpu().numpy(), theirs.detach().numpy(),
+                               rtol=tol, atol=1e-9, err_msg=what)

@@ -50,10 +50,13 @@ from .ops.binary import (atan2, arctan2, hypot, fmod, remainder, floor_divide, l
 from .ops.nnops import softmax, log_softmax
 from .ops.elementwise import (maximum, minimum, fmax, fmin, copysign, xlogy, logaddexp,
                               logaddexp2, heaviside, nextafter, float_power, sinc, deg2rad,
-                              rad2deg, nan_to_num, nan_to_num_, true_divide, divide, clip)
+                              rad2deg, nan_to_num, nan_to_num_, true_divide, divide, clip,
+                              xlogy_, sinc_, deg2rad_, rad2deg_)
+from .ops.clamping import clamp_min, clamp_max, clamp_min_, clamp_max_
+from .ops.clamping import clip_
 from .ops.logic import (isinf, isfinite, isposinf, isneginf, signbit, logical_and,
                         logical_or, logical_xor, logical_not, bitwise_and, bitwise_or,
-                        bitwise_xor, bitwise_not)
+                        bitwise_xor, bitwise_not, bitwise_left_shift, bitwise_right_shift)
 from .ops.pointwise import isnan
 from .ops.dtypeinfo import finfo, iinfo, set_default_dtype, get_default_dtype
 from .ops.shaping import (atleast_1d, atleast_2d, atleast_3d, hstack, vstack, row_stack,

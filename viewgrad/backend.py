@@ -455,6 +455,26 @@ def host_mt19937(seed: int):
     return bg
 
 
+def torch_linspace(start, end, steps: int, dtype):
+    """``steps`` values from ``start`` to ``end`` as PyTorch's CPU kernel computes them (a
+    host array of ``dtype``): step = (end - start) / (steps - 1) rounded to the dtype;
+    the first half as start + step * i, the second half as end - step * (steps - 1 - i),
+    each with one rounding (PyTorch's fused multiply-add; extended precision here) — so
+    ``linspace(-1, 1, 7)[3]`` is PyTorch's -2.9802e-08, not 0."""
+    dtype = np.dtype(dtype)
+    start, end = dtype.type(start), dtype.type(end)   # PyTorch casts the ends first
+    if steps == 1:
+        return np.array([start], dtype=dtype)
+    if dtype.kind == "f":
+        step = np.longdouble((end - start) / dtype.type(steps - 1))  # in the dtype
+    else:
+        step = np.longdouble((float(end) - float(start)) / (steps - 1))
+    i = np.arange(steps, dtype=np.longdouble)
+    out = np.where(np.arange(steps) < steps // 2, np.longdouble(start) + step * i,
+                   np.longdouble(end) - step * (steps - 1 - i))
+    return out.astype(dtype)
+
+
 def host_rng(seed):
     """A host random bit generator (numpy's PCG64) started from ``seed`` (None: from the
     system's entropy). viewgrad draws random numbers on the host and copies them to the

@@ -10,8 +10,7 @@ views of inputs or of temporaries; ``once_differentiable`` under ``create_graph`
 import pytest
 
 import viewgrad as vg
-from tests.helpers import short, same_as_torch as _same, run_scenario as _run, \
-    error_wording as _err
+from tests.helpers import short, assert_same_as_torch, outcome, error_wording as _err
 
 
 def _name(fn):
@@ -454,7 +453,7 @@ for _make in ("view_of_leaf", "no_grad_view", "inference_view", "no_grad_view_of
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_custom_function_like_torch(name):
-    _same(SCENARIOS[name])
+    assert_same_as_torch(SCENARIOS[name], wording_too=True, warn_filter="mark_dirty")
 
 
 def test_scenarios_really_raise_and_warn():
@@ -464,9 +463,9 @@ def test_scenarios_really_raise_and_warn():
                          ("dirty_view_two_outputs", "cannot return more than one Tensor"),
                          ("grad_for_non_tensor_input", "different than None at position 2"),
                          ("bare_none_two_inputs", "expected 2, got 1")]:
-        out, _ = _run(SCENARIOS[name], vg)
-        assert out[0] == "raised" and needle in out[2], name
-    _, warned = _run(SCENARIOS["dirty_non_input"], vg)
+        out = outcome(vg, SCENARIOS[name])
+        assert out[0] == "raise" and needle in out[2], name
+    warned = outcome(vg, SCENARIOS["dirty_non_input"], "mark_dirty")[-1]
     assert warned and "not an input" in warned[0]
-    out, _ = _run(SCENARIOS["once_differentiable_error_node"], vg)
+    out = outcome(vg, SCENARIOS["once_differentiable_error_node"])[1]
     assert out[2] == "Error" and "@once_differentiable" in out[-1][1]

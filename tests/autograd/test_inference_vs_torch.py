@@ -6,7 +6,7 @@ mode stay normal views; nothing spurious is refused inside inference mode."""
 import pytest
 
 import viewgrad as vg
-from tests.helpers import same_as_torch, run_scenario, error_wording
+from tests.helpers import assert_same_as_torch, outcome, error_wording
 
 
 def _try(f):
@@ -84,13 +84,13 @@ SCENARIOS = {"made_inside": _made_inside, "inplace_outside": _inplace_outside,
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_inference_tensors_like_torch(name):
-    same_as_torch(SCENARIOS[name])
+    assert_same_as_torch(SCENARIOS[name], wording_too=True)
 
 
 def test_inference_refusals_are_real():
-    (inside, outside), _ = run_scenario(_made_inside, vg)
+    (inside, outside) = outcome(vg, _made_inside)[1]
     assert inside[0] and outside[0][1].startswith("Inference tensors do not track")
-    out, _ = run_scenario(_saved_for_backward, vg)
+    out = outcome(vg, _saved_for_backward)[1]
     assert out[0][1].startswith("Inference tensors cannot be saved for backward")
-    out, _ = run_scenario(_inplace_outside, vg)
+    out = outcome(vg, _inplace_outside)[1]
     assert out[0][1].startswith("Inplace update to inference tensor outside InferenceMode")

@@ -35,6 +35,11 @@ SAMPLES = {
                  (lambda a, b: a.div(b, rounding_mode="trunc") + a, [(3,), ("pos", (3,))])],
     "clamp_tensor": [(lambda a, lo, hi: a.clamp(lo, hi), [(2, 3), (3,), (3,)]),
                      (lambda a, lo: vg.clip(a, min=lo), [(3,), (3,)])],
+    "clamp_min": [(lambda a: vg.clamp_min(a, 0.1), [("away", (3,))]),
+                  (lambda a: (a * 1).clamp_min_(-0.2), [("away", (3,))])],
+    "clamp_max": [(lambda a: a.clamp_max(0.1), [("away", (3,))])],
+    "clamp_min_tensor": [(lambda a, b: vg.clamp_min(a, b), [(2, 3), (3,)])],
+    "clamp_max_tensor": [(lambda a, b: a.clamp_max(b), [(2, 3), (3,)])],
     # ops/diag.py, ops/distance.py, ops/shaping.py (block_diag: a hand-written node)
     "diag_embed": [(lambda a: vg.diag_embed(a, 1, 0, 2), [(2, 3)]), (lambda a: vg.diag(a, -1), [(3,)])],
     "diagonal_copy": [(lambda a: vg.diag(a, 1), [(3, 4)])],

@@ -26,7 +26,20 @@ DIFFERENTIABLE = [
     ("clamp_crossed", lambda M, a, b: M.clamp(a, b + 0.5, b), [(4,), (4,)]),
     ("float_power", lambda M, a, b: M.float_power(a.abs(), b) + a.float_power(2), [(3,), (3,)]),
     ("nextafter", lambda M, a, b: M.nextafter(a, b), [(3,), (3,)]),
+    ("clamp_min_max", lambda M, a, b: M.clamp_min(a, 0.2) + a.clamp_max(b) + M.clamp_max(a, -0.1)
+     * M.clamp_min(a, b), [(2, 3), (3,)]),
+    ("inplace_forms", lambda M, a, b: _inplace(M, a, b), [(3,), (3,)]),
 ]
+
+
+def _inplace(M, a, b):
+    y = a * 1
+    y.clamp_min_(0.1).clamp_max_(b + 1)
+    z = a.double() * 3
+    z.div_(b.abs() + 0.5, rounding_mode="floor")
+    w = a.detach().heaviside_(M.ones(3, dtype=a.dtype)) + (a * 1).nextafter_(b)
+    v = (a * 2).float_power_(2) + M.xlogy_(b.abs() * 1, 2.0) + M.sinc_(a * 1) + M.deg2rad_(b * 1)
+    return y + z + w + v
 
 
 @pytest.mark.parametrize("name,fn,shapes", DIFFERENTIABLE, ids=[c[0] for c in DIFFERENTIABLE])
@@ -94,8 +107,22 @@ VALUES = [  # (what, fn(M)) — values, dtypes and shapes (or the error) must ma
     ("nextafter", lambda M: M.nextafter(_t(M, [1.0, 2.0]), _t(M, [2.0, 0.0])) - _t(M, [1.0, 2.0])),
     ("nextafter_int", lambda M: M.nextafter(_t(M, [1]), _t(M, [2]))),
     ("clamp_int_float", lambda M: [M.clamp(_t(M, [1, 2, 3]), 1.5), M.clip(_t(M, [1, 2, 3]), _t(M, [2.5]))]),
-    ("clip_inplace", lambda M: _t(M, [1.0, 2.0, 3.0]).clip_(1.5, 2.5)),
+    ("clip_inplace", lambda M: [_t(M, [1.0, 2.0, 3.0]).clip_(1.5, 2.5), M.clip_(_t(M, [1.0, 5.0]), 2, 3)]),
+    ("clamp_min_int_float", lambda M: [M.clamp_min(_t(M, [1, 2]), 1.5), M.clamp_max(_t(M, [1, 2]), 1)]),
+    ("shifts", lambda M: [_t(M, [1, -8]) << 2, _t(M, [1, -8]) >> 1, 3 << _t(M, [1]),
+                          M.bitwise_left_shift(_t(M, [1], M.int32), _t(M, [3])), 2 | _t(M, [1], M.int32)]),
+    ("shift_float", lambda M: _t(M, [1.0]) << 1),
+    ("div_inplace_modes", lambda M: [_div_(M, m) for m in ("floor", "trunc")]),
+    ("float_power_inplace_float32", lambda M: _t(M, [1.0, 2.0]).float_power_(2)),
 ]
+
+
+def _div_(M, mode):
+    x = _t(M, [7, -7, 6])
+    x.div_(2, rounding_mode=mode)
+    y = _t(M, [7.5, -7.5])
+    y.divide_(_t(M, [2.0, 2.0]), rounding_mode=mode)
+    return x, y
 
 
 def _iand(M):

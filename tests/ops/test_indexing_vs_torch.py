@@ -3,7 +3,7 @@ tile, tensor_split, ravel and the module-level view aliases against PyTorch: val
 names, gradients, dtypes, errors (type and wording), in-place forms on views."""
 import pytest
 
-from tests.helpers import assert_same_as_torch, same_as_torch
+from tests.helpers import assert_same_as_torch
 
 from .test_vs_torch import compare_with_torch
 
@@ -89,7 +89,7 @@ def test_inplace_versions_and_refusals_match_torch():
             except RuntimeError as e:
                 out.append(str(e).split(".")[0].split(": ")[-1])  # viewgrad names the op first
         return out
-    same_as_torch(scenario)
+    assert_same_as_torch(scenario, wording_too=True)
 
 
 ERRORS = [
@@ -127,7 +127,7 @@ ERRORS = [
 
 @pytest.mark.parametrize("k", range(len(ERRORS)))
 def test_errors_match_torch(k):
-    same_as_torch(lambda M: ERRORS[k](M))
+    assert_same_as_torch(lambda M: ERRORS[k](M), wording_too=True)
 
 
 VALUES = [

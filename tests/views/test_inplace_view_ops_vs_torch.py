@@ -3,7 +3,7 @@ against PyTorch: node names and edges, version bumps, shapes and strides, gradie
 refusals, the effect on the tensor's other views and on its saved copies."""
 import pytest
 
-from tests.helpers import same_as_torch
+from tests.helpers import assert_same_as_torch
 from tests.ops.test_vs_torch import compare_with_torch
 
 
@@ -27,7 +27,7 @@ def test_node_version_geometry_and_grad_match_torch(op):
         (y * w).sum().backward()
         return (r is y, _n(y), [type(e[0]).__name__ for e in y.grad_fn.next_functions],
                 y._version, tuple(y.shape), y.stride(), x.grad.tolist())
-    same_as_torch(scenario)
+    assert_same_as_torch(scenario, wording_too=True)
 
 
 def test_views_of_the_changed_tensor_match_torch():
@@ -74,7 +74,7 @@ def test_views_of_the_changed_tensor_match_torch():
             leaf.t_()
         out += [tuple(leaf.shape), leaf._version, leaf.is_leaf]
         return out
-    same_as_torch(scenario)
+    assert_same_as_torch(scenario, wording_too=True)
 
 
 @pytest.mark.parametrize("bad", [
@@ -90,7 +90,7 @@ def test_refusals_match_torch(bad):
             # viewgrad names the op first ("t_: a leaf Variable...")
             return type(e).__name__, str(e).split(". ")[0].split("_: ")[-1].rstrip(".")
         return "ok"
-    same_as_torch(scenario)
+    assert_same_as_torch(scenario, wording_too=True)
 
 
 def test_a_saved_tensor_changed_by_t__is_refused_like_torch():
@@ -104,7 +104,8 @@ def test_a_saved_tensor_changed_by_t__is_refused_like_torch():
         except RuntimeError as e:
             # the node's name differs: torch 2.13 writes "output 0 of T1" (see the report)
             return str(e).split(":")[0]
-    assert "has been modified by an inplace operation" in same_as_torch(scenario)[0]
+    got = assert_same_as_torch(scenario, wording_too=True)[1]
+    assert "has been modified by an inplace operation" in got
 
 
 def test_inplace_view_ops_in_a_graph_match_torch():

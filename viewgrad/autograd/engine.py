@@ -30,6 +30,7 @@ from ..tensor import Tensor
 from . import anomaly as _anomaly
 from .accumulate import AccumulateGrad, accumulate as _accumulate
 from .graph import Node, _arrays_to_tensors, check_hook_result, _tensors_to_arrays
+from .saved_hooks import GradientEdge, GraphTask
 from .state import state as _st
 
 __all__ = ["backward", "grad", "run_backward", "GraphRoot"]
@@ -208,6 +209,11 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
         capture_out = [None] * len(inputs) if not accumulate else list(inputs)
         targets = set()
         for idx, t in enumerate(inputs):
+            if type(t) is GradientEdge:  # get_gradient_edge(t): that (node, nr) itself
+                targets.add(t.node)
+                if not (accumulate and type(t.node) is not AccumulateGrad):
+                    captures.setdefault(t.node, []).append((t.output_nr, idx))
+                continue
             e = t._edge()
             if e is None:
                 if t.requires_grad:
@@ -221,7 +227,8 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
         needed = _needed(root, targets)
 
     deps = _collect(root)
-    prev_mode = _st.grad_enabled
+    prev_mode, prev_task = _st.grad_enabled, _st.graph_task
+    _st.graph_task = GraphTask(deps, needed, captures)
     _st.grad_enabled = bool(create_graph)
     tracer = _st.backward_observer
     if tracer is not None:
@@ -304,7 +311,7 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
             # can tell a gradient nobody else holds (and steal it).
             outs = g = old = None
     finally:
-        _st.grad_enabled = prev_mode
+        _st.grad_enabled, _st.graph_task = prev_mode, prev_task
         if tracer is not None:
             tracer.end()
     return capture_out
@@ -334,7 +341,7 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
 def _as_tuple(x):
     if x is None:
         return None
-    if isinstance(x, Tensor):
+    if isinstance(x, Tensor) or type(x) is GradientEdge:
         return (x,)
     return tuple(x)
 
@@ -389,6 +396,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                              allow_unused, materialize_grads)
     if allow_unused is None:
         allow_unused = materialize_grads
+    if materialize_grads and any(type(t) is GradientEdge for t in inputs):
+        raise RuntimeError("materialize_grads cannot be used when the given input is a "
+                           "GradientEdge")
     if retain_graph is None:
         retain_graph = create_graph
     res = run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs,

@@ -30,7 +30,7 @@ from .state import state as _st
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
            "increment_version", "GradientEdge", "get_gradient_edge",
-           "register_multi_grad_hook"]
+           "register_multi_grad_hook", "GraphTask"]
 
 
 class saved_tensors_hooks:  # noqa: N801 - PyTorch's name
@@ -121,36 +121,80 @@ def get_gradient_edge(tensor):
     return GradientEdge(fn, tensor._output_nr if tensor.grad_fn is not None else 0)
 
 
+class GraphTask:
+    """One run of the engine (PyTorch's GraphTask, as far as hooks need it): its id, and
+    which nodes it will execute (the reachable ones; with ``inputs=``, the needed ones and
+    the captured ones)."""
+
+    __slots__ = ("id", "deps", "needed", "captures")
+    _count = 0
+
+    def __init__(self, deps, needed, captures):
+        GraphTask._count += 1
+        self.id = GraphTask._count
+        self.deps, self.needed, self.captures = deps, needed, captures
+
+    def will_execute(self, node):
+        """``torch._C._will_engine_execute_node``: will this backward run ``node``?"""
+        if node not in self.deps:
+            return False
+        return self.needed is None or bool(self.needed.get(node)) or node in self.captures
+
+
+def _current_task():
+    task = _st.graph_task
+    if task is None:
+        raise RuntimeError("expected this hook to be called inside a backward call")
+    return task
+
+
 def register_multi_grad_hook(tensors, fn, *, mode="all"):
     """Call ``fn`` once per backward after the gradients of all ``tensors`` that take part
-    are computed (``mode='all'``: ``fn(grads)`` with None for the missing ones), or with
-    the first one computed (``mode='any'``: ``fn(grad)``). Returns a handle with
-    ``.remove()``."""
+    in THAT backward are computed (``mode='all'``: ``fn(grads)`` with None for the tensors
+    the backward does not reach), or with the first one computed (``mode='any'``:
+    ``fn(grad)``, once per backward). As ``torch.autograd.graph.register_multi_grad_hook``,
+    each backward call counts on its own. Returns a handle with ``.remove()``."""
     if mode not in ("all", "any"):
         raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
     tensors = list(tensors)
     lock = threading.Lock()
-    state = {"grads": [None] * len(tensors), "seen": 0, "fired": False}
-    participating = [t for t in tensors if t.requires_grad]
+    taking_part = [t for t in tensors if t.requires_grad]
+    if mode == "any":
+        fired = set()   # ids of the backward calls in which fn already ran
 
-    def make(i):
-        def hook(g):
+        def any_hook(g):
+            task = _current_task()
             with lock:
-                if mode == "any":
-                    if not state["fired"]:
-                        state["fired"] = True
-                        fn(g)
+                if task.id in fired:
                     return None
-                state["grads"][i] = g
-                state["seen"] += 1
-                if state["seen"] == len(participating):
-                    grads, state["grads"], state["seen"] = state["grads"], \
-                        [None] * len(tensors), 0
-                    fn(tuple(grads))
+                fired.clear()   # an older backward is over: forget it
+                fired.add(task.id)
+            fn(g)
             return None
-        return hook
+        handles = [t.register_hook(any_hook) for t in taking_part]
+    else:
+        nodes = [get_gradient_edge(t).node for t in taking_part]
+        pending = {}    # backward id -> [gradients, calls seen, calls expected]
 
-    handles = [t.register_hook(make(i)) for i, t in enumerate(tensors) if t.requires_grad]
+        def make(i):
+            def hook(g):
+                task = _current_task()
+                with lock:
+                    entry = pending.get(task.id)
+                    if entry is None:
+                        expected = sum(1 for n in nodes if task.will_execute(n))
+                        entry = pending[task.id] = [[None] * len(tensors), 0, expected]
+                    entry[0][i] = g
+                    entry[1] += 1
+                    done = entry[1] == entry[2]
+                    if done:
+                        del pending[task.id]
+                if done:
+                    fn(tuple(entry[0]))
+                return None
+            return hook
+        handles = [t.register_hook(make(i)) for i, t in enumerate(tensors)
+                   if t.requires_grad]
 
     class _Handle:
         def remove(self):

@@ -28,6 +28,8 @@ named beside each, which also restore them on exit):
   saved_tensors_hooks  the (pack, unpack) pairs of ``autograd.graph.saved_tensors_hooks``
                     blocks, innermost last (a tuple: empty means "none", one falsy read)
   saved_tensors_hooks_disabled  the message of ``disable_saved_tensors_hooks`` (or None)
+  graph_task        the backward running in this thread (which nodes it will execute), for
+                    ``register_multi_grad_hook``; None outside backward
 
 Why a ``threading.local`` subclass with class attributes: each thread sees the class
 defaults until it sets a field, so a new thread needs no set-up, and the hot path pays one
@@ -53,6 +55,7 @@ class AutogradState(threading.local):
     view_observer = None
     saved_tensors_hooks = ()         # stack of (pack, unpack): autograd/saved_hooks.py
     saved_tensors_hooks_disabled = None   # the error message while disabled
+    graph_task = None                # the running backward's GraphTask (saved_hooks.py)
 
 
 state = AutogradState()

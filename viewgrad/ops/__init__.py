@@ -11,7 +11,7 @@ from . import index_ops, rearrange  # noqa: F401  (index_select & co.; tril, fli
 from . import view_scatter, einsum  # noqa: F401  (select_scatter & co.; einsum, outer)
 from . import inplace_views  # noqa: F401  (t_, transpose_, squeeze_, unsqueeze_, as_strided_)
 from . import unary, binary  # noqa: F401  (pointwise math beyond arithmetic)
-from . import elementwise, logic  # noqa: F401  (maximum, xlogy..., predicates, bitwise)
+from . import elementwise, logic, clamping  # noqa: F401  (maximum, xlogy, bitwise, clamp_min)
 from . import shaping, diag, counting, distance  # noqa: F401  (hstack, diag, unique, cdist)
 from . import linalg_solve, linalg_decomp, linalg_names  # noqa: F401  (inv, svd, ...)
 from . import random, tensortypes  # noqa: F401  (sampling; FloatTensor & co., .type())

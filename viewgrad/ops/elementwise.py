@@ -1,7 +1,8 @@
 """More elementwise math with PyTorch's derivatives: maximum/minimum and fmax/fmin (how the
 gradient is shared on ties), copysign, xlogy, logaddexp/logaddexp2, heaviside, nextafter,
-float_power, sinc, deg2rad/rad2deg, nan_to_num, ``div(rounding_mode=)`` and ``clamp``
-with tensor bounds — each a row of the derivatives table with PyTorch's node name.
+float_power, sinc, deg2rad/rad2deg, nan_to_num and ``div(rounding_mode=)`` — each a row
+of the derivatives table with PyTorch's node name (``clamp`` with tensor bounds:
+ops/clamping.py).
 
 Note [ties in maximum]: where ``self == other`` PyTorch's ``maximum``/``minimum`` give
 each input HALF the gradient (the subgradient in the middle), while ``fmax``/``fmin`` give
@@ -20,12 +21,12 @@ from .. import backend as B
 from ..tensor import Tensor
 from . import pointwise as P
 from .args import float_input, with_out
-from .table import apply_inplace, defop, dispatch, method, promoted_arrays
+from .table import METHODS, apply_inplace, defop, dispatch, method, promoted_arrays
 
 __all__ = ["maximum", "minimum", "fmax", "fmin", "copysign", "xlogy", "logaddexp",
            "logaddexp2", "heaviside", "nextafter", "float_power", "sinc", "deg2rad",
            "rad2deg", "nan_to_num", "nan_to_num_", "true_divide", "divide", "clip",
-           "torch_type_name"]
+           "torch_type_name", "xlogy_", "sinc_", "deg2rad_", "rad2deg_"]
 
 _xp = B.xp_of
 _where = P.where
@@ -290,6 +291,13 @@ def heaviside(input, values, *, out=None):
     return with_out(_binary(HEAVISIDE, input, values, "heaviside"), out, "heaviside")
 
 
+@method("heaviside_")
+def heaviside_(self, values):
+    """In-place ``heaviside`` (``torch.Tensor.heaviside_``)."""
+    heaviside(self, values)          # the same checks
+    return apply_inplace(HEAVISIDE, self, (values,), name="heaviside_")
+
+
 NEXTAFTER = defop("nextafter", "NextafterBackward0", lambda self, other: _xp(
     self).nextafter(self, other), promote=True, inputs=("self", "other"), broadcast=True,
     self=lambda grad, self, other: _where(self != other, grad, 0.0),
@@ -307,7 +315,25 @@ def nextafter(input, other, *, out=None):
     return with_out(_binary(NEXTAFTER, input, other, "nextafter"), out, "nextafter")
 
 
+@method("nextafter_")
+def nextafter_(self, other):
+    """In-place ``nextafter`` (``torch.Tensor.nextafter_``)."""
+    nextafter(self, other)           # the same checks
+    return apply_inplace(NEXTAFTER, self, (other,), name="nextafter_")
+
+
 # -- float_power, sinc, deg2rad / rad2deg ----------------------------------------------------
+
+@method("float_power_")
+def float_power_(self, exponent):
+    """In-place ``float_power`` (``torch.Tensor.float_power_``): self must already be
+    float64, as in PyTorch."""
+    if self.dtype != B.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype "
+                           f"{torch_type_name(self.dtype)} but the operation's result "
+                           "requires dtype Double")
+    return self.pow_(exponent.to(B.float64) if isinstance(exponent, Tensor) else exponent)
+
 
 @method("float_power")
 def float_power(input, exponent, *, out=None):
@@ -424,6 +450,15 @@ DIV_MODE = defop("div_mode", "DivBackward2", _div_mode_fwd, promote=True,
                  other=lambda grad, other_shape: _zeros(grad, other_shape))
 
 
+def div_rounding_(self, other, rounding_mode):
+    """``self.div_(other, rounding_mode=...)`` (called by ``inplace.div_``)."""
+    div_rounding(self.detach(), other, rounding_mode)   # the same checks
+    other = P._coerce(other, self)
+    if not isinstance(other, Tensor):
+        other = self.new_tensor(other).squeeze()
+    return apply_inplace(DIV_MODE, self, (other,), (rounding_mode,), name="div_")
+
+
 def div_rounding(input, other, rounding_mode):
     """``div(input, other, rounding_mode=...)`` (called by ``pointwise.div``)."""
     if rounding_mode not in ("trunc", "floor"):
@@ -455,56 +490,7 @@ def divide(input, other, *, rounding_mode=None, out=None):
     return with_out(P.div(input, other, rounding_mode=rounding_mode), out, "divide")
 
 
-# -- clamp with tensor bounds ----------------------------------------------------------------
-
-def _clamp_t_fwd(self, min, max):
-    xp = _xp(self)
-    out = self
-    if min is not None:
-        out = xp.maximum(out, min)
-    if max is not None:
-        out = xp.minimum(out, max)
-    return out if out is not self else self.copy()
-
-
-def _clamp_t_self(grad, self, min, max):
-    keep = None
-    if min is not None:
-        keep = self >= min
-    if max is not None:
-        keep = self <= max if keep is None else keep & (self <= max)
-    return _where(keep, grad, 0.0)
-
-
-def _clamp_t_min(grad, self, min, max):
-    below = self < min
-    if max is not None:
-        below = below & (min < max)
-    return _where(below, grad, 0.0)
-
-
-def _clamp_t_max(grad, self, min, max):
-    above = self > max
-    if min is not None:
-        above = above | (max < min)
-    return _where(above, grad, 0.0)
-
-
-CLAMP_T = defop("clamp_tensor", "ClampBackward0", _clamp_t_fwd, promote=True,
-                inputs=("self", "min", "max"), broadcast=True, self=_clamp_t_self,
-                min=_clamp_t_min, max=_clamp_t_max)
-
-
-def clamp_tensor(input, min, max):
-    """``clamp`` where a bound is a tensor (called by ``pointwise.clamp``)."""
-    if not all(b is None or isinstance(b, Tensor) for b in (min, max)):
-        kinds = ", ".join(type(b).__name__ for b in (min, max))
-        raise TypeError(f"clamp(): min and max must both be tensors or both be numbers "
-                        f"(got {kinds}); make the number a tensor with torch.tensor(...)")
-    try:
-        return dispatch(CLAMP_T, (input, min, max))
-    except ValueError:
-        raise P._bshape_err("clamp", input, min if min is not None else max) from None
-
-
 clip = P.clamp
+sinc_ = METHODS["sinc_"]
+deg2rad_ = METHODS["deg2rad_"]
+rad2deg_ = METHODS["rad2deg_"]

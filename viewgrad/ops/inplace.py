@@ -51,8 +51,11 @@ def mul_(self, other):
     return apply_inplace(P.MUL, self, (_other(other, self),), name="mul_")
 
 
-@method("div_", "__itruediv__")
-def div_(self, other):
+@method("div_", "__itruediv__", "divide_", "true_divide_")
+def div_(self, other, *, rounding_mode=None):
+    if rounding_mode is not None:   # DivBackward2 (ops/elementwise.py)
+        from .elementwise import div_rounding_
+        return div_rounding_(self, other, rounding_mode)
     return apply_inplace(P.DIV, self, (_other(other, self),), name="div_")
 
 

@@ -2,20 +2,22 @@
 
 Their inputs are variadic (a list of tensors), so their nodes are written by hand:
 ``CatBackward0`` narrows the gradient back into pieces, ``StackBackward0`` selects.
+Mixed dtypes promote as PyTorch's cat does (every input counts as dimensioned: float32
+with int64 gives float32), and each piece of the gradient goes back in its input's dtype.
 """
 from __future__ import annotations
 
 from ..autograd.state import state as _st
 from ..autograd.graph import Node
 from ..tensor import Tensor, _wrap_dim
-from .table import _edges
+from .table import _edges, promoted_dtype
 from .views import narrow, select
 
 __all__ = ["cat", "stack"]
 
 
 class CatBackward0(Node):
-    __slots__ = ("dim", "sizes")
+    __slots__ = ("dim", "sizes", "dtypes")
 
     def apply(self, grads):
         g = grads[0]
@@ -23,19 +25,37 @@ class CatBackward0(Node):
         for e, s in zip(self.next_functions, self.sizes):
             out.append(narrow(g, self.dim, off, s) if e[0] is not None else None)
             off += s
-        return out
+        return _in_input_dtypes(out, self.dtypes)
 
     def saved_items(self):
         return [("dim", self.dim)]
 
 
 class StackBackward0(Node):
-    __slots__ = ("dim",)
+    __slots__ = ("dim", "dtypes")
 
     def apply(self, grads):
         g = grads[0]
-        return [select(g, self.dim, i) if e[0] is not None else None
-                for i, e in enumerate(self.next_functions)]
+        return _in_input_dtypes([select(g, self.dim, i) if e[0] is not None else None
+                                 for i, e in enumerate(self.next_functions)], self.dtypes)
+
+
+def _in_input_dtypes(grads, dtypes):
+    """Each gradient in its input's dtype (``dtypes``: None when all inputs had the
+    output's dtype), as PyTorch's validate_outputs casts them."""
+    if dtypes is not None:
+        grads = [g if g is None or g._data.dtype == d else g.to(d)
+                 for g, d in zip(grads, dtypes)]
+    return grads
+
+
+def _promoted(tensors):
+    """(the arrays cast to the promoted dtype, each input's dtype or None if all agree)."""
+    dt = promoted_dtype(tensors, all_dimensioned=True)
+    if all(t._data.dtype == dt for t in tensors):
+        return [t._data for t in tensors], None
+    return ([t._data if t._data.dtype == dt else t._data.astype(dt) for t in tensors],
+            tuple(t._data.dtype for t in tensors))
 
     def saved_items(self):
         return [("dim", self.dim)]
@@ -78,9 +98,10 @@ def cat(tensors, dim=0):
                 f"{list(ref.shape)} but got size {list(t.shape)} for tensor number {i} in the "
                 "list.")
     xp = ref._device.xp
-    data = xp.concatenate([t._data for t in tensors], axis=d)
+    arrays, dtypes = _promoted(tensors)
+    data = xp.concatenate(arrays, axis=d)
     return _finish_variadic(CatBackward0, data, tensors, dim=d,
-                            sizes=tuple(t._data.shape[d] for t in tensors))
+                            sizes=tuple(t._data.shape[d] for t in tensors), dtypes=dtypes)
 
 
 def stack(tensors, dim=0):
@@ -93,5 +114,6 @@ def stack(tensors, dim=0):
                                f"{list(ref.shape)} at entry 0 and {list(t.shape)} at entry {i}")
     d = _wrap_dim(dim, ref.dim() + 1)
     xp = ref._device.xp
-    data = xp.stack([t._data for t in tensors], axis=d)
-    return _finish_variadic(StackBackward0, data, tensors, dim=d)
+    arrays, dtypes = _promoted(tensors)
+    data = xp.stack(arrays, axis=d)
+    return _finish_variadic(StackBackward0, data, tensors, dim=d, dtypes=dtypes)

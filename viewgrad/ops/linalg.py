@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from .. import backend as B
 from ..tensor import Tensor
+from .args import torch_type_name
 from .table import defop, dispatch, method
 
 __all__ = ["mm", "bmm", "dot", "mv", "addmm", "baddbmm", "addmv", "addr", "matmul"]
@@ -83,6 +84,7 @@ ADDR = defop("addr", "AddrBackward0",
              lambda self, vec1, vec2, beta, alpha: _add_scaled(_outer_fwd(vec1, vec2), self,
                                                                beta, alpha),
              inputs=("self", "vec1", "vec2"), attrs=("beta", "alpha"), broadcast=True,
+             promote=True,  # unlike the matrix products, addr promotes (as PyTorch's)
              self=lambda grad, beta: _scale(grad, beta),
              vec1=lambda grad, vec2, alpha: _scale(grad.mv(vec2), alpha),
              vec2=lambda grad, vec1, alpha: _scale(grad.t().mv(vec1), alpha))
@@ -93,13 +95,81 @@ def _shape_err(op, a, b):
                         f"({'x'.join(map(str, a.shape))} and {'x'.join(map(str, b.shape))})")
 
 
+# PyTorch's C++ spelling of dtypes in the "m1 and m2" message ("float != double").
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>"}
+# the CPU kernel that refuses bool operands, per product
+_BOOL_KERNELS = {"mm": "addmm_impl_cpu_", "bmm": "bmm", "mv": "addmv_impl_cpu", "dot": "dot",
+                 "baddbmm": "baddbmm"}
+
+
 def _check(a, b, op):
+    """Both operands of product ``op`` (the kernel PyTorch runs: mm, bmm, mv, dot...) have
+    one dtype, and it is not bool: PyTorch refuses both, each kernel in its own words
+    (there is no type promotion in matrix products)."""
     if not isinstance(b, Tensor):
         raise TypeError(f"{op}(): argument 'mat2' must be Tensor, not {type(b).__name__}")
-    if a._data.dtype != b._data.dtype:
-        raise RuntimeError(f"{op}: expected both operands to have the same dtype, but got "
-                           f"{B.dtype_name(a.dtype)} != {B.dtype_name(b.dtype)}; convert one "
-                           "with .to(dtype)")
+    da, db = a._data.dtype, b._data.dtype
+    batched = op in ("bmm", "baddbmm")
+    if batched and da.kind == "b":  # bmm's kernel is picked by self's dtype first
+        db = da
+    if da != db:
+        if batched:
+            msg = f"expected scalar type {torch_type_name(da)} but found {torch_type_name(db)}"
+        elif op == "mv":  # addmv(self, mat, vec): self is made with vec's dtype
+            msg = (f"addmv input tensors must have the same dtype, but got "
+                   f"{torch_type_name(db)}, {torch_type_name(da)}, and {torch_type_name(db)}")
+        elif op == "dot":
+            msg = (f"dot : expected both vectors to have same dtype, but found "
+                   f"{torch_type_name(da)} and {torch_type_name(db)}")
+        else:
+            na, nb = B.dtype_name(da), B.dtype_name(db)
+            msg = (f"expected m1 and m2 to have the same dtype, but got: "
+                   f"{_CPP_NAMES.get(na, na)} != {_CPP_NAMES.get(nb, nb)}")
+        raise RuntimeError(msg + ". Matrix products do not promote: convert one operand "
+                           "first, e.g. a @ b.to(a.dtype)")
+    if da.kind == "b" and op in _BOOL_KERNELS:
+        raise NotImplementedError(f'"{_BOOL_KERNELS[op]}" not implemented for \'Bool\'')
+
+
+def _should_fold(t1, t2):
+    """PyTorch's matmul choice for a product with a batched operand: fold the batched one
+    into a matrix (one mm or mv) rather than broadcast both into a bmm, when the other
+    operand requires grad, or when the fold needs no copy (never for a 2-D left operand)."""
+    first_larger = t1.dim() >= t2.dim()
+    big, small = (t1, t2) if first_larger else (t2, t1)
+    if not (big.dim() >= 3 and small.dim() <= 2):
+        return False
+    if small.requires_grad:
+        return True
+    if t1.dim() == 2:
+        return False
+    if big._data.size == 0:
+        return True
+    shape, strides = list(big.shape), list(big.stride())
+    if not first_larger:  # the batched one is t2, folded as t2.mT
+        shape[-2:], strides[-2:] = shape[:-3:-1], strides[:-3:-1]
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(big.dim() - 2))
+
+
+def _matmul_check(a, b):
+    """The dtype check of the kernel matmul runs for these operands (in its order)."""
+    da, db = a.dim(), b.dim()
+    if da == 1 and db == 1:
+        _check(a, b, "dot")
+    elif da == 2 and db == 1:
+        _check(a, b, "mv")
+    elif da <= 2 and db <= 2:
+        _check(a, b, "mm")
+    elif _should_fold(a, b):
+        if da >= db:
+            _check(a, b, "mv" if db == 1 else "mm")
+        else:  # b.mT folded times a (or a.t())
+            _check(b, a, "mv" if da == 1 else "mm")
+    else:
+        _check(a, b, "bmm")
 
 
 @method("mm")
@@ -145,6 +215,11 @@ def mv(self, vec):
 def addmm(input, mat1, mat2, beta=1, alpha=1):
     if mat1.dim() != 2 or mat2.dim() != 2 or mat1.shape[1] != mat2.shape[0]:
         raise _shape_err("addmm", mat1, mat2)
+    for name, t in (("self", input), ("mat1", mat1)):
+        if t._data.dtype != mat2._data.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
+                               f"{torch_type_name(t.dtype)} and {torch_type_name(mat2.dtype)}")
+    _check(mat1, mat2, "mm")  # bool
     return dispatch(ADDMM, (input, mat1, mat2), (beta, alpha))
 
 
@@ -160,6 +235,11 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * (batch1 @ batch2)`` for batches of matrices
     (``torch.baddbmm``; ``input`` broadcasts to ``(b, n, p)``, and with ``beta=0`` it is
     ignored, NaNs included). One node, ``BaddbmmBackward0``."""
+    if input._data.dtype != batch1._data.dtype:
+        raise RuntimeError(f"Input dtypes must be the same, got: input "
+                           f"{_CPP_NAMES.get(B.dtype_name(input.dtype))}, batch1: "
+                           f"{_CPP_NAMES.get(B.dtype_name(batch1.dtype))}, batch2: "
+                           f"{_CPP_NAMES.get(B.dtype_name(batch2.dtype))}")
     _check(batch1, batch2, "baddbmm")
     if batch1.dim() >= 2 and batch2.dim() >= 3:  # PyTorch checks input's expansion first
         _expandable(input, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
@@ -181,7 +261,11 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
             input.dim() > 1 or input.dim() == 1 and input.shape[0] not in (1, mat.shape[0])):
         raise RuntimeError(f"size mismatch, got input ({', '.join(map(str, input.shape))}), "
                            f"mat ({'x'.join(map(str, mat.shape))}), vec ({vec.shape[0]})")
-    _check(mat, vec, "addmv")
+    if not (input._data.dtype == mat._data.dtype == vec._data.dtype):
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                           f"{torch_type_name(input.dtype)}, {torch_type_name(mat.dtype)}, and "
+                           f"{torch_type_name(vec.dtype)}")
+    _check(mat, vec, "mv")  # bool
     return dispatch(ADDMV, (input, mat, vec), (beta, alpha))
 
 
@@ -192,7 +276,6 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     for name, v in (("vec1", vec1), ("vec2", vec2)):
         if v.dim() != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.dim()}-D")
-    _check(vec1, vec2, "addr")
     _expandable(input, (vec1.shape[0], vec2.shape[0]))
     return dispatch(ADDR, (input, vec1, vec2), (beta, alpha))
 
@@ -203,7 +286,7 @@ def matmul(self, other):
     if not isinstance(other, Tensor):
         raise TypeError(f"matmul(): argument 'other' must be Tensor, not "
                         f"{type(other).__name__}")
-    _check(self, other, "matmul")
+    _matmul_check(self, other)
     da, db = self.dim(), other.dim()
     if da == 0 or db == 0:
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "

@@ -20,7 +20,7 @@ from .table import _device_of, apply_inplace, method, promoted_arrays
 
 __all__ = ["isinf", "isfinite", "isposinf", "isneginf", "signbit", "logical_and",
            "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or",
-           "bitwise_xor", "bitwise_not"]
+           "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift"]
 
 _make = Tensor._make
 
@@ -126,8 +126,8 @@ def _refuse_float(name, dtype):
 
 def _bitwise(name, f, ops, doc):
     def fn(input, other, *, out=None):
-        if not isinstance(input, Tensor):   # 3 & t
-            input, other = other, input
+        if not isinstance(input, Tensor):   # 3 << t: the number as a 0-d tensor
+            input = _scalar_tensor(input, other)
         other = P._coerce(other, input)
         if isinstance(other, float):
             raise TypeError(f"{name}(): argument 'other' must be an integer or bool, not "
@@ -148,13 +148,26 @@ def _bitwise(name, f, ops, doc):
             raise RuntimeError(f"result type {torch_type_name(r.dtype)} can't be cast to "
                                f"the desired output type {torch_type_name(self.dtype)}")
         return _assign(self, r, name + "_")
+    def rfn(self, other):       # other <op> self, e.g. 3 << t
+        return fn(_scalar_tensor(other, self), self)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
     fn_.__name__ = fn_.__qualname__ = name + "_"
     fn_.__doc__ = f"In-place ``{name}`` (``torch.Tensor.{name}_``, ``{ops[2]}``)."
-    method(name, ops[0], ops[1])(fn)
+    method(name, ops[0])(fn)
+    method(ops[1])(rfn)
     method(name + "_", ops[2])(fn_)
     return fn
+
+
+def _scalar_tensor(v, like):
+    """A Python number as a 0-d tensor of its own dtype (it then promotes weakly)."""
+    if isinstance(v, Tensor):
+        return v
+    if isinstance(v, float):
+        raise TypeError(f"bitwise ops take integers or bools, not float ({v!r})")
+    from .factories import tensor
+    return tensor(v, device=like.device)
 
 
 bitwise_and = _bitwise("bitwise_and", lambda a, b: a & b, ("__and__", "__rand__", "__iand__"),
@@ -165,6 +178,16 @@ bitwise_or = _bitwise("bitwise_or", lambda a, b: a | b, ("__or__", "__ror__", "_
                       """Bitwise OR, as ``torch.bitwise_or`` and ``a | b``.""")
 bitwise_xor = _bitwise("bitwise_xor", lambda a, b: a ^ b, ("__xor__", "__rxor__", "__ixor__"),
                        """Bitwise XOR, as ``torch.bitwise_xor`` and ``a ^ b``.""")
+
+
+bitwise_left_shift = _bitwise(
+    "bitwise_left_shift", lambda a, b: a << b, ("__lshift__", "__rlshift__", "__ilshift__"),
+    """Shift the bits of integers left (``x << n`` is x·2ⁿ), as
+    ``torch.bitwise_left_shift`` and ``<<``.""")
+bitwise_right_shift = _bitwise(
+    "bitwise_right_shift", lambda a, b: a >> b, ("__rshift__", "__rrshift__", "__irshift__"),
+    """Shift the bits of integers right (arithmetic: ``-8 >> 1 == -4``), as
+    ``torch.bitwise_right_shift`` and ``>>``.""")
 
 
 @method("bitwise_not")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .. import backend as B
 from ..tensor import Tensor
-from .table import _device_of, defop, dispatch, method
+from .table import _device_of, defop, dispatch, method, promoted_dtype
 
 __all__ = ["add", "sub", "mul", "div", "neg", "pow", "abs", "sqrt", "exp", "log", "tanh",
            "sigmoid", "relu", "clamp", "where", "sign", "reciprocal", "rsub", "square"]
@@ -177,12 +177,15 @@ def _clamp_bwd(grad, self, min, max):
 CLAMP = defop("clamp", "ClampBackward1", _clamp_fwd, attrs=("min", "max"), self=_clamp_bwd)
 
 
-def _where_fwd(condition, self, other):
-    return _xp(condition).where(condition, self, other)
+def _where_fwd(self, other, condition, dtype):
+    out = _xp(condition._data).where(condition._data, self, other)
+    return out if out.dtype == dtype else out.astype(dtype)
 
 
-WHERE = defop("where", "WhereBackward0", _where_fwd, inputs=("condition", "self", "other"),
-              broadcast=True,
+# As PyTorch's: the condition is no input of the node (next_functions has one entry per
+# value, self and other), and the result has the promoted dtype of self and other.
+WHERE = defop("where", "WhereBackward0", _where_fwd, inputs=("self", "other"),
+              attrs=("condition", "dtype"), broadcast=True,
               self=lambda grad, condition: where(condition, grad, 0.0),
               other=lambda grad, condition: where(condition, 0.0, grad))
 
@@ -392,7 +395,7 @@ def clamp(self, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):   # ClampBackward0
-        from .elementwise import clamp_tensor
+        from .clamping import clamp_tensor
         return clamp_tensor(self, min, max)
     if self._data.dtype.kind in "iub" and (isinstance(min, float) or isinstance(max, float)):
         self = self.to(B.default_float())  # an integer tensor clamped to 1.5 is float (PyTorch)
@@ -407,17 +410,15 @@ def where(condition, self, other):
     """``where(cond, a, b)``: a where cond is True, else b (a, b may be scalars)."""
     if not isinstance(condition, Tensor):
         condition = _coerce(condition, self if isinstance(self, Tensor) else other)
-    like = self if isinstance(self, Tensor) else other if isinstance(other, Tensor) else \
-        condition
-    if not isinstance(self, Tensor):
-        from .factories import tensor
-        self = tensor(self, dtype=like.dtype if like._data.dtype.kind == "f" else None,
-                      device=like.device)
-    if not isinstance(other, Tensor):
-        from .factories import tensor
-        other = tensor(other, dtype=self.dtype, device=self.device)
+    self, other = _coerce(self, condition), _coerce(other, condition)
+    _device_of((condition, self, other))  # the condition is no node input: check it here
+    # PyTorch's promotion of self and other (0-d tensors and Python scalars are weaker)
+    dtype = promoted_dtype((self, other))
+    if not isinstance(self, Tensor) and not isinstance(other, Tensor):
+        from .factories import tensor  # two scalars: a tensor on the condition's device
+        self = tensor(self, dtype=dtype, device=condition.device)
     try:
-        return dispatch(WHERE, (condition, self, other))
+        return dispatch(WHERE, (self, other), (condition, dtype))
     except ValueError:
         raise _bshape_err("where", self, other) from None
 

@@ -89,16 +89,23 @@ def dispatch(op, inputs, attrs=()):
 
 
 
-def promoted_arrays(inputs):
-    """The inputs' arrays cast to PyTorch's result dtype (Note [type promotion] in
-    backend.py); Python scalars stay Python scalars (NumPy keeps them weak)."""
+def promoted_dtype(inputs, all_dimensioned=False):
+    """PyTorch's result dtype of ``inputs`` (Tensors and Python scalars; Note [type
+    promotion] in backend.py). ``all_dimensioned``: 0-d tensors count as dimensioned ones
+    (cat and stack)."""
     dims, zero_dims, scalars = [], [], []
     for t in inputs:
         if isinstance(t, _Tensor):
-            (dims if t._data.ndim else zero_dims).append(t._data.dtype)
+            (dims if t._data.ndim or all_dimensioned else zero_dims).append(t._data.dtype)
         elif isinstance(t, (bool, int, float, complex)):
             scalars.append(t)
-    rt = B.torch_result_type(dims, zero_dims, scalars)
+    return B.torch_result_type(dims, zero_dims, scalars)
+
+
+def promoted_arrays(inputs, all_dimensioned=False):
+    """The inputs' arrays cast to PyTorch's result dtype (Note [type promotion] in
+    backend.py); Python scalars stay Python scalars (NumPy keeps them weak)."""
+    rt = promoted_dtype(inputs, all_dimensioned)
     out = []
     for t in inputs:
         if isinstance(t, _Tensor):
