@@ -47,6 +47,7 @@ float64 = np.dtype("float64")
 float16 = np.dtype("float16")
 int64 = np.dtype("int64")
 int32 = np.dtype("int32")
+int16 = np.dtype("int16")
 int8 = np.dtype("int8")
 uint8 = np.dtype("uint8")
 bool_ = np.dtype("bool")
@@ -54,7 +55,7 @@ bool_ = np.dtype("bool")
 _DTYPE_ALIASES = {
     "float32": float32, "float": float32, "float64": float64, "double": float64,
     "float16": float16, "half": float16, "int64": int64, "long": int64, "int32": int32,
-    "int": int32, "int8": int8, "uint8": uint8, "bool": bool_,
+    "int": int32, "int16": int16, "short": int16, "int8": int8, "uint8": uint8, "bool": bool_,
 }
 
 
