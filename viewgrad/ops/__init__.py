@@ -19,7 +19,7 @@ from . import linalg_tri, matrix_exp  # noqa: F401  (solve_triangular, dist, vdo
 from . import random, tensortypes  # noqa: F401  (sampling; FloatTensor & co., .type())
 from . import conv, pool, norm, activations  # noqa: F401  (viewgrad.nn: conv, pooling, norms)
 from . import stats, vector_norms  # noqa: F401  (var/std/prod/scans/logsumexp; norms)
-from . import sorting  # noqa: F401  (sort, topk, kthvalue, median, mode)
+from . import sorting, extrema  # noqa: F401  (sort, topk, kthvalue, median, mode; cummax...)
 from . import compare  # noqa: F401  (isclose, allclose, equal, count_nonzero, all, any)
 from . import fast  # noqa: F401  (array kernels for plain backward; after the table rows)
 
