@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-__all__ = ["max", "min", "sort", "topk", "kthvalue", "median", "mode", "aminmax",
+__all__ = ["max", "min", "sort", "topk", "kthvalue", "median", "mode", "aminmax", "cummax",
+           "cummin",
            "linalg_slogdet", "slogdet", "linalg_svd", "svd", "linalg_eigh", "linalg_qr", "qr",
            "linalg_lstsq", "triangular_solve"]
 
@@ -63,6 +64,8 @@ kthvalue = _structseq("kthvalue")
 median = _structseq("median")
 mode = _structseq("mode")
 aminmax = _structseq("aminmax", ("min", "max"))
+cummax = _structseq("cummax")
+cummin = _structseq("cummin")
 # the linear-algebra results (ops/linalg_solve.py, ops/linalg_decomp.py)
 linalg_slogdet = _structseq("linalg_slogdet", ("sign", "logabsdet"))
 slogdet = _structseq("slogdet", ("sign", "logabsdet"))
