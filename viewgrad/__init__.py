@@ -73,6 +73,7 @@ from .ops.aliases import (eq, ne, lt, le, gt, ge, greater, greater_equal, less, 
                           is_same_size, scalar_tensor, isin)
 from .ops.linalg_tri import (triangular_solve, cholesky_solve, cholesky_inverse, vdot, inner,
                              dist, chain_matmul)
+from .ops.matrix_exp import matrix_exp
 from .ops.linalg_solve import inverse, det, logdet, pinverse, matrix_power
 from .ops.linalg_decomp import cholesky_legacy as cholesky, svd_legacy as svd
 from .ops.linalg_names import slogdet_legacy as slogdet, qr_legacy as qr

@@ -93,6 +93,8 @@ SAMPLES.update({
                         [(3, 2), (3, 3)])],
     "cholesky_inverse": [(lambda a: vg.cholesky_inverse(a.tril() + 3 * _eye(3)), [(3, 3)]),
                          (lambda a: vg.cholesky_inverse(a.triu() + 3 * _eye(3), upper=True), [(3, 3)])],
+    "linalg_matrix_exp": [(lambda a: vg.linalg.matrix_exp(a), [(3, 3)]),
+                          (lambda a: vg.matrix_exp(2 * a), [(2, 2, 2)])],
     "vdot": [(lambda a, b: vg.vdot(a, b), [(3,), (3,)])],
     "dist": [(lambda a, b: vg.dist(a, b), [(2, 3), (3,)]), (lambda a, b: a.dist(b, 1), [(3,), (3,)]),
              (lambda a, b: vg.dist(a, b, 3.5), [(3,), (3,)]),

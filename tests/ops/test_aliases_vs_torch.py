@@ -23,6 +23,7 @@ DIFFERENTIABLE = [
     ("vdot_inner", lambda M, a, b: M.vdot(a, b) * M.inner(a, b) + M.inner(a.view(3, 1), b.view(3, 1)).sum(), [(3,), (3,)]),
     ("inner_nd", lambda M, a, b: M.inner(a, b), [(2, 3), (4, 3)]),
     ("dist", lambda M, a, b: M.dist(a, b) + a.dist(b, 1) + M.dist(a, b, 3) + M.dist(a, b, 0.5) + M.dist(a, b, float("inf")), [(2, 3), (3,)]),
+    ("matrix_exp", lambda M, a, b: M.linalg.matrix_exp(a) + M.matrix_exp(3 * b).sum() + a.matrix_exp(), [(3, 3), (2, 3, 3)]),
     ("chain_matmul", lambda M, a, b: M.chain_matmul(a, b, b.t()), [(2, 3), (3, 4)]),
     ("aliases", lambda M, a, b: M.multiply(a, b) + M.subtract(a, b, alpha=2) + M.negative(a) + M.absolute(b) + M.positive(a)
      + M.sgn(a) * a + M.rsub(a, b) + M.rsub(a, 2.0), [(2, 3), (3,)]),
@@ -60,6 +61,8 @@ VALUES = [
     ("vdot_2d", lambda M: M.vdot(M.ones(2, 2), M.ones(2, 2))),
     ("inner_mismatch", lambda M: M.inner(M.ones(2, 3), M.ones(2))),
     ("dist_int", lambda M: M.dist(_t(M, [1.0, 2.0]), _t(M, [4.0, 6.0]), 0)),
+    ("matrix_exp_values", lambda M: [M.linalg.matrix_exp(M.zeros(2, 2)), M.matrix_exp(_t(M, [[0.0, 1.0], [-1.0, 0.0]])),
+                                     M.matrix_exp(_t(M, [[10.0, 2.0], [0.5, -3.0]])), M.matrix_exp(M.ones(2, 3))]),
     ("triangular_fields", lambda M: [t.shape for t in M.triangular_solve(M.ones(3, 1), M.eye(3) * 2)]),
 ]
 
