@@ -207,6 +207,8 @@ def mean(self, dim=None, keepdim=False):
             f"or complex dtype. Got: {B.dtype_name(self.dtype)}; call .float() first")
     dims = _dims(dim, self.dim())
     if dims is None:
+        if keepdim:   # every dim reduced, kept as size 1 (MeanBackward1, as PyTorch)
+            return dispatch(MEAN_DIM, (self,), (tuple(range(self.dim())), True))
         return dispatch(MEAN, (self,), (None, False))
     return dispatch(MEAN_DIM, (self,), (dims, keepdim))
 
