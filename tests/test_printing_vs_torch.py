@@ -26,6 +26,10 @@ CASES = [
     "m.arange(24.).view(2, 3, 4) / 7", "m.tensor([-1e-7, 3e5])", "m.tensor([NAN, 1.])",
     "m.tensor([0., -0.])", "m.tensor([0., INF])", "m.arange(-3000, 3000) * 1.5",
     "m.zeros(3, 2000)[:, :1500]",
+    # empty: size unless 1-D, any non-default dtype (no elements to tell it by)
+    "m.zeros(0)", "m.zeros(0, dtype=m.int64)", "m.zeros(0, 3, dtype=m.int64)",
+    "m.zeros(0, dtype=m.bool)", "m.zeros(0, dtype=m.float64)",
+    "m.zeros(0, 3, requires_grad=True).sum(0)",
 ]
 
 

@@ -87,10 +87,12 @@ def tensor_repr(t) -> str:
     extras = []
     if t._device.type != "cpu":
         extras.append(f"device='{t._device.type}'")
-    if a.size == 0:
+    # an empty tensor shows its size unless it is 1-D (as NumPy), and any non-default dtype
+    # (no elements to tell an int64 from a float), as PyTorch
+    if a.size == 0 and a.ndim != 1:
         extras.append(f"size={tuple(a.shape)}")
-    if a.dtype != B.default_float() and (a.dtype.kind == "f" or B.dtype_name(a.dtype)
-                                           not in _DEFAULT_DTYPES):
+    if a.dtype != B.default_float() and (a.size == 0 or a.dtype.kind == "f" or
+                                         B.dtype_name(a.dtype) not in _DEFAULT_DTYPES):
         extras.append(f"dtype=viewgrad.{B.dtype_name(a.dtype)}")
     label = _autograd_label(t)
     if label is not None:

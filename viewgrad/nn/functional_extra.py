@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import struct
+import warnings
 
 from ..autograd.grad_mode import no_grad
 from ..ops import factories as Fa
@@ -162,21 +163,28 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     return x
 
 
-def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+def _deprecated(name):
+    warnings.warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", stacklevel=3)
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+             recompute_scale_factor=None):
     """Deprecated spelling of ``interpolate`` (PyTorch warns; so does viewgrad)."""
-    import warnings
-    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
-                  "instead.", stacklevel=2)
-    return interpolate(input, size, scale_factor, mode, align_corners)
+    _deprecated("upsample")
+    return interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor)
 
 
 def upsample_nearest(input, size=None, scale_factor=None):
-    """``interpolate(mode='nearest')`` (deprecated in PyTorch)."""
+    """``interpolate(mode='nearest')`` (deprecated in PyTorch, with a warning)."""
+    _deprecated("upsample_nearest")
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):
-    """``interpolate(mode='bilinear', align_corners=True)`` (deprecated in PyTorch)."""
+    """``interpolate(mode='bilinear', align_corners=True)`` (deprecated in PyTorch, with a
+    warning)."""
+    _deprecated("upsample_bilinear")
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
