@@ -519,6 +519,20 @@ def add_at(out, index, values):
     return out
 
 
+def multiply_at(out, index, values):
+    """out[index] *= values, repeated indices multiplying in turn (np.multiply.at)."""
+    if type(out) is _ndarray:
+        np.multiply.at(out, index, values)
+        return out
+    xp = device_of_array(out).xp
+    at = getattr(getattr(xp, "multiply", None), "at", None)
+    if at is None:
+        raise RuntimeError("scatter(reduce='multiply') is not supported on this device (its "
+                           "array module has no multiply.at); scatter on the cpu instead")
+    at(out, index, values)
+    return out
+
+
 def reshape_view(a, shape):
     """``a`` reshaped WITHOUT copying, or None when its strides do not allow it."""
     try:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from .. import backend as B
 from .. import return_types as RT
 from ..tensor import Tensor, _wrap_dim
-from .reduce import _amax_bwd, _check_dims_nonempty, _zeros_scatter_add
+from .reduce import _amax_bwd, _zeros_scatter_add
 from .sorting import _take
 from .stats import _multi, _red_dims
 from .table import defop, dispatch, method
@@ -97,10 +97,12 @@ def aminmax(input, *, dim=None, keepdim=False):
     ``AminmaxBackward0`` (each shares its gradient among the entries equal to it, as
     ``amin``/``amax`` do)."""
     dims = _red_dims(dim, input.dim())
-    if input.numel() == 0 and (dim is None or input.shape[dims[0]] == 0):
+    if dim is None and input.numel() == 0:
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
                            "operation has no identity.")
-    _check_dims_nonempty(input, dims, "aminmax")
+    for d in dims:   # (PyTorch's message for a dim has no parentheses)
+        if input.shape[d] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
     a = input._data
     xp = input._device.xp
     lo = xp.asarray(a.min(axis=dims, keepdims=keepdim))
