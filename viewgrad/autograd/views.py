@@ -399,7 +399,9 @@ def check_inplace(t, requires_grad, opname, overlap=True):
         return
     vi = t._view_info
     if vi is not None:
-        check_view_inplace(t, vi, f"{opname}: ")
+        err = view_inplace_error(t, vi, f"{opname}: ")
+        if err is not None:  # raised here: the error's traceback ends in check_inplace
+            raise err
     if t._grad_fn is None and t._requires_grad:
         raise RuntimeError(
             f"{opname}: a leaf Variable that requires grad is being used in an in-place "
@@ -407,15 +409,16 @@ def check_inplace(t, requires_grad, opname, overlap=True):
             "update in viewgrad.no_grad() as optimizers do.")
 
 
-def check_view_inplace(t, vi, prefix=""):
+def view_inplace_error(t, vi, prefix=""):
     """The view half of check_inplace (also run for a view a custom Function marks dirty):
-    a creation_meta that forbids in-place, or a view of a leaf that requires grad."""
+    the error for a creation_meta that forbids in-place, or for a view of a leaf that
+    requires grad; None when in-place on this view is allowed."""
     if vi.creation_meta is not DEFAULT:
-        raise _view_error(t, vi)
+        return _view_error(t, vi)
     if t.requires_grad and vi.base._grad_fn is None:
         # NB: the base need not require grad itself: `v = plain[:2]; v.requires_grad_()`
         # makes v a leaf that requires grad, a view of a leaf.
-        raise RuntimeError(
+        return RuntimeError(
             f"{prefix}a view of a leaf Variable that requires grad is being used in an "
             "in-place operation. Modify a copy instead (e.g. x = leaf.clone(); "
             "x[...] op= ...), or do the update under viewgrad.no_grad() as optimizers do.")
