@@ -15,6 +15,7 @@ from __future__ import annotations
 import inspect
 import re
 import sys
+import types
 
 from rich.console import Console, Group
 from rich.text import Text
@@ -36,16 +37,19 @@ def help_request(text: str) -> str | None:
 
 
 def _what(obj) -> str:
-    if isinstance(obj, lookup.Instance):
+    isa = lookup._isa   # never isinstance: it may ask a user object for its __class__
+    if isa(obj, lookup.Instance):
         return f"a {obj.cls.__name__} (not computed)"
-    if inspect.isclass(obj):
+    if isa(obj, type):
         return "class"
-    if inspect.ismodule(obj):
+    if isa(obj, types.ModuleType):
         return "module" + (", callable" if callable(obj) else "")
-    if inspect.ismethod(obj):
+    if isa(obj, types.MethodType):
         return "method"
-    if inspect.isfunction(obj) or inspect.isbuiltin(obj):
+    if isa(obj, (types.FunctionType, types.BuiltinFunctionType)):
         return "function"
+    if isa(obj, property):
+        return "property (not computed)"
     return type(obj).__name__
 
 
@@ -57,16 +61,16 @@ def page(obj, label: str, doc_owner=None):
     if sig is not None:
         name = getattr(obj, "__name__", label.rsplit(".", 1)[-1])
         parts.append(Text(f"{name}{sig}", style="bold"))
-    if not (isinstance(obj, lookup.Instance) or inspect.isroutine(obj) or inspect.isclass(obj)
-            or inspect.ismodule(obj)):
+    if not (lookup._isa(obj, (lookup.Instance, property, type, types.ModuleType))
+            or inspect.isroutine(obj)):
         try:
             r = repr(obj)
         except Exception as e:  # noqa: BLE001 - a broken __repr__ is the user's business
             r = f"(repr failed: {type(e).__name__}: {e})"
         parts.append(Text(r if len(r) < 400 else r[:400] + " …"))
     doc = inspect.getdoc(doc_owner if doc_owner is not None else (
-        obj.cls if isinstance(obj, lookup.Instance) else obj))
-    if not doc and not (inspect.isroutine(obj) or inspect.isclass(obj)):
+        obj.cls if lookup._isa(obj, lookup.Instance) else obj))
+    if not doc and doc_owner is None and not (inspect.isroutine(obj) or lookup._isa(obj, type)):
         doc = inspect.getdoc(type(obj))
     parts.append(Text(doc or "(no docstring)", style=None if doc else "dim"))
     return Group(*parts)
@@ -78,17 +82,35 @@ def lookup_for_help(expr: str, namespace: dict):
     expr = re.sub(r"\s+", "", expr)
     if not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", expr):
         raise lookup.Unknown(expr)
-    obj = lookup.resolve(expr, namespace)
+    try:
+        obj = lookup.resolve(expr, namespace)
+    except lookup.Unknown:
+        # c.p? where p is a property whose type is unknown (or another descriptor): its
+        # own page, never its value (IPython does the same; a looping getter froze it)
+        prop = _descriptor(expr, namespace)
+        return prop, expr, prop
     doc_owner = None
-    if isinstance(obj, lookup.Instance) and "." in expr:
-        parent_expr, name = expr.rsplit(".", 1)
-        parent = lookup.resolve(parent_expr, namespace)
-        cls = parent.cls if isinstance(parent, lookup.Instance) else (
-            parent if inspect.isclass(parent) else type(parent))
-        prop = inspect.getattr_static(cls, name, None)
-        if isinstance(prop, property):
+    if lookup._isa(obj, lookup.Instance) and "." in expr:
+        prop = _descriptor(expr, namespace)
+        if lookup._isa(prop, property):
             doc_owner = prop
     return obj, expr, doc_owner
+
+
+def _descriptor(expr: str, namespace: dict):
+    """The property (or other Python descriptor) ``expr``'s last name reads, from the
+    class of what the rest resolves to; raises lookup.Unknown when there is none."""
+    if "." not in expr:
+        raise lookup.Unknown(expr)
+    parent_expr, name = expr.rsplit(".", 1)
+    parent = lookup.resolve(parent_expr, namespace)
+    isa = lookup._isa
+    cls = parent.cls if isa(parent, lookup.Instance) else (
+        parent if isa(parent, type) else type(parent))
+    d = inspect.getattr_static(cls, name, None)
+    if d is None or not hasattr(type(d), "__get__"):
+        raise lookup.Unknown(expr)
+    return d
 
 
 def show(session, expr: str):

@@ -16,7 +16,12 @@ already there:
   result is then ``Instance(cls)``, "some object of this class", whose attributes come from
   the class alone;
 * names of an object: its instance ``__dict__`` plus ``type.__dir__`` of its class — a
-  user-defined ``__dir__`` is not called.
+  user-defined ``__dir__`` is not called;
+* an object is never asked for anything: ``isinstance(obj, C)`` asks ``obj.__class__`` when
+  the type does not match (a ``__class__`` property or a ``__getattribute__`` would run),
+  so types are tested with ``_isa`` (the type alone); an instance ``__dict__`` is read only
+  through the C descriptor (a ``__dict__`` property is not called); a string annotation is
+  resolved as a dotted name, never ``eval``-ed.
 
 Anything else (calls, subscripts, a descriptor written in Python) is "unknown": no
 completions rather than a side effect.
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import re
 import types
 import typing
 
@@ -70,12 +76,41 @@ class Unknown(LookupError):
 _MISSING = object()
 
 
+def _isa(obj, cls) -> bool:
+    """``isinstance(obj, cls)`` from ``obj``'s type alone (module docstring)."""
+    return issubclass(type(obj), cls)
+
+
+_DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+_OPTIONAL = re.compile(r"^(?:Optional\[(.+)\]|(.+?)\s*\|\s*None|None\s*\|\s*(.+))$")
+
+
+def _named_class(text: str, globals_: dict):
+    """The class a string annotation (``"Node"``, ``"vg.Tensor | None"``) names, found in
+    ``globals_`` and builtins without evaluating anything; None otherwise."""
+    text = text.strip()
+    m = _OPTIONAL.match(text)
+    if m:
+        text = next(g for g in m.groups() if g).strip()
+    if not _DOTTED.fullmatch(text):
+        return None
+    head, *rest = text.split(".")
+    obj = globals_.get(head, vars(builtins).get(head, _MISSING))
+    for part in rest:
+        if not _isa(obj, (types.ModuleType, type)):
+            return None
+        obj = inspect.getattr_static(obj, part, _MISSING)
+    return obj if _isa(obj, type) else None
+
+
 def _unwrap_optional(tp):
     """``Node | None`` / ``Optional[Node]`` -> ``Node``; anything not a class -> None."""
-    if isinstance(tp, type):
+    if _isa(tp, type):
         return tp
+    if type(tp).__module__ not in ("typing", "types"):
+        return None     # not a typing construct: never asked anything
     args = [a for a in typing.get_args(tp) if a is not type(None)]
-    if len(args) == 1 and isinstance(args[0], type):
+    if len(args) == 1 and _isa(args[0], type):
         return args[0]
     return None
 
@@ -87,72 +122,100 @@ def property_type(owner: type, name: str, prop: property):
         cls = KNOWN_TYPES().get((klass, name))
         if cls is not None:
             return cls
-    fget = getattr(prop, "fget", None)
-    if fget is None:
+    fget = prop.fget if _isa(prop, property) else None
+    if not _isa(fget, types.FunctionType):
         return None
-    try:
-        hints = typing.get_type_hints(fget)
-    except Exception:  # noqa: BLE001 - a string annotation that does not resolve
-        return None
-    return _unwrap_optional(hints.get("return"))
+    ann = (fget.__annotations__ or {}).get("return")
+    if _isa(ann, str):           # from __future__ import annotations, or a quoted name
+        return _named_class(ann, fget.__globals__)
+    return _unwrap_optional(ann)
 
 
 def _is_data_descriptor_safe(attr) -> bool:
     """Descriptors implemented in C that run no Python code when read."""
-    return isinstance(attr, (types.MemberDescriptorType, types.GetSetDescriptorType))
+    return _isa(attr, (types.MemberDescriptorType, types.GetSetDescriptorType))
 
 
 def attribute(target, name: str):
     """``target.name`` without running user code; raises Unknown when that would be needed.
     ``target`` is an object, a module, a class, or an ``Instance`` (only its class known)."""
-    if isinstance(target, types.ModuleType):
-        if name in target.__dict__:
-            return target.__dict__[name]
+    if _isa(target, types.ModuleType):
+        d = _instance_dict(target)
+        if name in d:
+            return d[name]
         raise Unknown(name)
-    known = not isinstance(target, Instance)  # do we hold the object itself?
-    owner = (target if isinstance(target, type) else type(target)) if known else target.cls
+    known = not _isa(target, Instance)  # do we hold the object itself?
+    is_class = known and _isa(target, type)
+    owner = (target if is_class else type(target)) if known else target.cls
     attr = inspect.getattr_static(target if known else owner, name, _MISSING)
     if attr is _MISSING:
         raise Unknown(name)
     on_class = inspect.getattr_static(owner, name, None)
-    if known and not isinstance(target, type) and _instance_dict(target).get(name, _MISSING) \
-            is attr and not isinstance(on_class, property) \
+    if known and not is_class and _instance_dict(target).get(name, _MISSING) \
+            is attr and not _isa(on_class, property) \
             and not _is_data_descriptor_safe(on_class):
         return attr  # the object's own attribute, a plain value
-    if isinstance(attr, property):
+    if _isa(attr, property):
         tp = property_type(owner, name, attr)
         if tp is None:
             raise Unknown(name)
         return Instance(tp)
-    if isinstance(attr, (staticmethod, classmethod)):
+    if _isa(attr, (staticmethod, classmethod)):
         return attr.__func__
     if _is_data_descriptor_safe(attr):
         if not known:
             raise Unknown(name)  # a slot of an object we do not have
         try:
-            return attr.__get__(None if isinstance(target, type) else target, owner)
+            return attr.__get__(None if is_class else target, owner)
         except Exception:  # noqa: BLE001 - e.g. an empty slot
             raise Unknown(name) from None
-    if hasattr(type(attr), "__get__") and not inspect.isfunction(attr) \
-            and not inspect.isbuiltin(attr) and not inspect.ismethoddescriptor(attr) \
-            and not isinstance(attr, type):
+    if hasattr(type(attr), "__get__") and not _isa(attr, _PLAIN_CALLABLES + (type,)):
         # some other descriptor (written in Python): reading it would run its __get__
         raise Unknown(name)
-    return attr if isinstance(target, type) else _bind(attr, target)
+    return attr if is_class else _bind(attr, target)
+
+
+# functions and methods, Python and C: reading them from a class runs nothing
+_PLAIN_CALLABLES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+                    types.MethodDescriptorType, types.WrapperDescriptorType,
+                    types.ClassMethodDescriptorType, types.MethodWrapperType)
 
 
 def _instance_dict(target) -> dict:
+    """``target.__dict__`` through the C descriptor only (a ``__dict__`` property or a
+    ``__getattribute__`` is never called); {} when there is none."""
+    for klass in _mro(type(target)):
+        d = _class_dict(klass).get("__dict__", _MISSING)
+        if d is _MISSING:
+            continue
+        if not _is_data_descriptor_safe(d):
+            return {}
+        try:
+            value = d.__get__(target, type(target))
+        except Exception:  # noqa: BLE001
+            return {}
+        return value if _isa(value, dict) else {}
+    return {}
+
+
+def _mro(cls) -> tuple:
     try:
-        d = object.__getattribute__(target, "__dict__")
-    except (AttributeError, TypeError):
+        return type.__dict__["__mro__"].__get__(cls)
+    except Exception:  # noqa: BLE001
+        return (cls,)
+
+
+def _class_dict(klass):
+    try:
+        return type.__dict__["__dict__"].__get__(klass)
+    except Exception:  # noqa: BLE001
         return {}
-    return d if isinstance(d, dict) else {}
 
 
 def _bind(attr, target):
     """A plain function read from a class, seen from an instance: a bound method (made
     without calling anything), so its signature drops ``self``."""
-    if inspect.isfunction(attr):
+    if _isa(attr, types.FunctionType):
         return types.MethodType(attr, target)
     return attr
 
@@ -174,61 +237,68 @@ def resolve(expr: str, namespace: dict):
 def names(target) -> list[str]:
     """The attribute names of ``target``, without calling a user ``__dir__``."""
     found = set()
-    if isinstance(target, Instance):
+    if _isa(target, Instance):
         cls = target.cls
-    elif isinstance(target, types.ModuleType):
-        return sorted(n for n in target.__dict__ if isinstance(n, str))
+    elif _isa(target, types.ModuleType):
+        return sorted(n for n in _instance_dict(target) if _isa(n, str))
     else:
-        found.update(n for n in _instance_dict(target) if isinstance(n, str))
-        cls = target if isinstance(target, type) else type(target)
+        found.update(n for n in _instance_dict(target) if _isa(n, str))
+        cls = target if _isa(target, type) else type(target)
     try:
         found.update(type.__dir__(cls))
     except Exception:  # noqa: BLE001
         pass
-    return sorted(n for n in found if isinstance(n, str))
+    return sorted(n for n in found if _isa(n, str))
 
 
 def kind(target, name: str) -> str:
     """What ``target.name`` is, for the completion menu: read from the class dictionaries,
     never by reading the attribute (module, class, function, method, property, …)."""
-    if isinstance(target, types.ModuleType):
-        v = target.__dict__.get(name)
+    if _isa(target, types.ModuleType):
+        v = _instance_dict(target).get(name)
         if v is None:
             return "attribute"
-        if isinstance(v, types.ModuleType):
+        if _isa(v, types.ModuleType):
             return "module"
-        if inspect.isclass(v):
+        if _isa(v, type):
             return "class"
         if callable(v):
             return "function"
         return type(v).__name__
-    cls = target.cls if isinstance(target, Instance) else (
-        target if inspect.isclass(target) else type(target))
-    for klass in getattr(cls, "__mro__", (cls,)):
-        if name in getattr(klass, "__dict__", {}):
-            v = klass.__dict__[name]
-            if isinstance(v, property):
-                return "property"
-            if isinstance(v, (staticmethod, classmethod)) or inspect.isfunction(v) or \
-                    inspect.ismethoddescriptor(v) or inspect.isbuiltin(v):
-                return "method"
-            if _is_data_descriptor_safe(v):
-                return "attribute"
-            return type(v).__name__
+    cls = target.cls if _isa(target, Instance) else (
+        target if _isa(target, type) else type(target))
+    for klass in _mro(cls):
+        v = _class_dict(klass).get(name, _MISSING)
+        if v is _MISSING:
+            continue
+        if _isa(v, property):
+            return "property"
+        if _isa(v, (staticmethod, classmethod) + _PLAIN_CALLABLES):
+            return "method"
+        if _is_data_descriptor_safe(v):
+            return "attribute"
+        return type(v).__name__
     return "attribute"
 
 
 def signature_of(obj):
     """``inspect.Signature`` of a callable found by ``resolve`` (a class: its constructor),
     or None. Only for functions, methods and plain classes: asking an arbitrary object
-    for its signature could run its ``__getattr__``."""
-    if isinstance(obj, types.ModuleType) and callable(obj):  # vg.trace: a callable module
+    for its signature could run its ``__getattr__``; a function's ``__wrapped__`` chain is
+    followed only through functions (``functools.wraps``), never through other objects."""
+    if _isa(obj, types.ModuleType) and callable(obj):  # vg.trace: a callable module
         obj = types.MethodType(type(obj).__call__, obj)
-    elif not (inspect.isfunction(obj) or inspect.ismethod(obj) or inspect.isbuiltin(obj)
-              or inspect.ismethoddescriptor(obj)
-              or (isinstance(obj, type) and type(obj) is type)):
+    elif not (_isa(obj, _PLAIN_CALLABLES) or type(obj) is type):
         return None
+    for _ in range(100):
+        inner = _instance_dict(obj).get("__wrapped__") if _isa(obj, types.FunctionType) \
+            else None
+        if not _isa(inner, _PLAIN_CALLABLES):
+            break
+        obj = inner
+    if _isa(obj, types.FunctionType) and "__signature__" in _instance_dict(obj):
+        return None   # a signature someone set by hand: reading it could run code
     try:
-        return inspect.signature(obj)
+        return inspect.signature(obj, follow_wrapped=False)
     except (TypeError, ValueError):
         return None

@@ -88,6 +88,9 @@ class Session:
                 self.run_python(text)
         except KeyboardInterrupt:
             self.console.print(Text("KeyboardInterrupt", style="bold red"))
+        except SystemExit as e:  # from a value's __repr__, or an expression a command ran:
+            self.quit_requested = True                    # the user's exit, as in Python
+            self.exit_status = self._exit_status(e)
         except Exception as e:  # noqa: BLE001 - a bug in the REPL itself: report, go on
             self.errors += 1
             self.console.print(Text(f"internal error in the REPL: {type(e).__name__}: {e}",
@@ -151,8 +154,9 @@ class Session:
         code = e.code
         if code is None:
             return 0
-        if isinstance(code, int) and not isinstance(code, bool):
-            return code & 0xFF
+        if isinstance(code, int):           # True is 1, as in Python
+            # past a C long Python exits with -1 (255); otherwise the low byte counts
+            return code & 0xFF if -2**63 <= code < 2**63 else 255
         try:
             self.console.file.flush()
             print(printing.clean(str(code), keep_newlines=True), file=sys.__stderr__,

@@ -145,3 +145,20 @@ def assert_same_as_torch(fn, match=None, rtol=1e-6, atol=1e-6, wording_too=False
     same(ours[1], theirs[1])
     return ours
 
+
+# -- module comparisons with the torch oracle (tests/nn: rnn, attention, layers_extra) ----
+
+def load_from_torch(ours, theirs):
+    """Copy a torch module's (randomly initialised) state into viewgrad's by state_dict;
+    the keys must be the same, in the same order."""
+    import viewgrad as vg
+    sd = {k: vg.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()}
+    assert list(sd) == list(ours.state_dict())
+    ours.load_state_dict(sd)
+
+
+def assert_close_torch(ours, theirs, what, tol=1e-7):
+    """A viewgrad tensor equals a torch tensor (float64 tolerances by default)."""
+    import numpy as np
+    np.testing.assert_allclose(ours.detach().cpu().numpy(), theirs.detach().numpy(),
+                               rtol=tol, atol=1e-9, err_msg=what)

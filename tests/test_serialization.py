@@ -70,3 +70,37 @@ def test_plain_npz_state_dicts_load(tmp_path):
     vg.nn.save(m.state_dict(), tmp_path / "m.npz")
     sd = vg.load(tmp_path / "m.npz")
     assert list(sd) == ["weight", "bias"]
+
+
+def test_views_saved_together_share_memory_again_like_torch():
+    import io
+    from tests.helpers import assert_same_as_torch
+
+    def scenario(M):
+        x = M.arange(6.0).reshape(2, 3)
+        buf = io.BytesIO()
+        M.save({"x": x, "v": x[:, 1:], "w": x.t(), "r": x[1], "e": M.ones(3, 1).expand(3, 2)},
+               buf)
+        buf.seek(0)
+        d = M.load(buf)
+        X, V, W, R, E = d["x"], d["v"], d["w"], d["r"], d["e"]
+        geometry = [(t.stride(), t.storage_offset()) for t in (X, V, W, R, E)]
+        V.mul_(10)              # one memory: the others see the write
+        return (geometry, V._is_view(), V._base is X, X.tolist(), W.tolist(), R.tolist(),
+                E.tolist())
+    assert_same_as_torch(scenario)
+
+
+def test_a_geometry_that_does_not_fit_its_storage_is_refused(tmp_path):
+    import json
+    import numpy as np
+    p = tmp_path / "t.npz"
+    vg.save([vg.arange(4.0)[1:]], p)
+    with np.load(p) as z:
+        arrays = {k: z[k] for k in z.files}
+    meta = json.loads(bytes(arrays["__meta__"]).decode())
+    meta["root"][0]["geometry"] = [[5], [1], 1]
+    arrays["__meta__"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    np.savez(p, **arrays)
+    with pytest.raises(RuntimeError, match="does not fit its storage of 4 elements"):
+        vg.load(p)

@@ -5,7 +5,7 @@ hardest corner: views and in-place operations. ``import viewgrad as vg`` and use
 ``torch``: ``vg.tensor``, ``x.mul_(2)``, ``y.backward()``, ``vg.autograd.grad``...
 """
 from . import backend
-from .backend import float32, float64, float16, int64, int32, int8, uint8, bool_, Device
+from .backend import float32, float64, float16, int64, int32, int16, int8, uint8, bool_, Device
 from .backend import device, cuda_is_available, set_default_device, get_default_device
 from . import autograd  # noqa: F401  (before tensor: autograd's modules import Tensor)
 from .tensor import Tensor, Size
@@ -66,10 +66,20 @@ from .ops.diag import diag, diag_embed, diagflat, cross
 from .ops.counting import (unique, unique_consecutive, bincount, histc, searchsorted,
                            bucketize)
 from .ops.distance import cdist
+from .ops.aliases import (eq, ne, lt, le, gt, ge, greater, greater_equal, less, less_equal,
+                          not_equal, multiply, subtract, negative, absolute, positive, sgn,
+                          rsub, broadcast_tensors, broadcast_shapes, result_type,
+                          promote_types, can_cast, is_signed, is_complex, is_nonzero,
+                          is_same_size, scalar_tensor, isin)
+from .ops.linalg_tri import (triangular_solve, cholesky_solve, cholesky_inverse, vdot, inner,
+                             dist, chain_matmul)
+from .ops.matrix_exp import matrix_exp
 from .ops.linalg_solve import inverse, det, logdet, pinverse, matrix_power
 from .ops.linalg_decomp import cholesky_legacy as cholesky, svd_legacy as svd
 from .ops.linalg_names import slogdet_legacy as slogdet, qr_legacy as qr
-from .ops.stats import var, std, var_mean, std_mean, prod, cumsum, cumprod, logsumexp
+from .ops.stats import (var, std, var_mean, std_mean, prod, cumsum, cumprod, logsumexp,
+                        nansum, nanmean)
+from .ops.extrema import cummax, cummin, aminmax
 from .ops.vector_norms import norm
 from .ops.sorting import sort, argsort, msort, topk, kthvalue, median, mode
 from . import return_types  # noqa: E402  (the named tuples: return_types.max, .sort...)
@@ -88,6 +98,7 @@ bool = bool_
 float = float32
 double = float64
 long = int64
+short = int16
 
 
 class cuda:  # noqa: N801 - mirrors torch.cuda

@@ -187,7 +187,9 @@ TENSOR = {
               "``out[i][j] = x[i][index[i][j]]`` for ``dim=1``. Backward scatters-adds.",
     "scatter": "A copy with ``src`` written along ``dim`` at ``index`` "
                "(``torch.Tensor.scatter``; ``src`` may be a number, node ``ScatterBackward1``; "
-               "in place: ``scatter_``).",
+               "in place: ``scatter_``). ``reduce='add'|'multiply'`` (deprecated in "
+               "PyTorch) combines instead of writing and has no derivative: the node is "
+               "``NotImplemented``, whose backward raises, as in PyTorch.",
     "scatter_add": "A copy with ``src`` added along ``dim`` at ``index``.",
     "softmax": "``exp(x) / exp(x).sum(dim)`` along ``dim``, computed stably "
                "(``SoftmaxBackward0``, which saves its result).",

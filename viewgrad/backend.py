@@ -47,6 +47,7 @@ float64 = np.dtype("float64")
 float16 = np.dtype("float16")
 int64 = np.dtype("int64")
 int32 = np.dtype("int32")
+int16 = np.dtype("int16")
 int8 = np.dtype("int8")
 uint8 = np.dtype("uint8")
 bool_ = np.dtype("bool")
@@ -54,7 +55,7 @@ bool_ = np.dtype("bool")
 _DTYPE_ALIASES = {
     "float32": float32, "float": float32, "float64": float64, "double": float64,
     "float16": float16, "half": float16, "int64": int64, "long": int64, "int32": int32,
-    "int": int32, "int8": int8, "uint8": uint8, "bool": bool_,
+    "int": int32, "int16": int16, "short": int16, "int8": int8, "uint8": uint8, "bool": bool_,
 }
 
 
@@ -455,6 +456,26 @@ def host_mt19937(seed: int):
     return bg
 
 
+def torch_linspace(start, end, steps: int, dtype):
+    """``steps`` values from ``start`` to ``end`` as PyTorch's CPU kernel computes them (a
+    host array of ``dtype``): step = (end - start) / (steps - 1) rounded to the dtype;
+    the first half as start + step * i, the second half as end - step * (steps - 1 - i),
+    each with one rounding (PyTorch's fused multiply-add; extended precision here) — so
+    ``linspace(-1, 1, 7)[3]`` is PyTorch's -2.9802e-08, not 0."""
+    dtype = np.dtype(dtype)
+    start, end = dtype.type(start), dtype.type(end)   # PyTorch casts the ends first
+    if steps == 1:
+        return np.array([start], dtype=dtype)
+    if dtype.kind == "f":
+        step = np.longdouble((end - start) / dtype.type(steps - 1))  # in the dtype
+    else:
+        step = np.longdouble((float(end) - float(start)) / (steps - 1))
+    i = np.arange(steps, dtype=np.longdouble)
+    out = np.where(np.arange(steps) < steps // 2, np.longdouble(start) + step * i,
+                   np.longdouble(end) - step * (steps - 1 - i))
+    return out.astype(dtype)
+
+
 def host_rng(seed):
     """A host random bit generator (numpy's PCG64) started from ``seed`` (None: from the
     system's entropy). viewgrad draws random numbers on the host and copies them to the
@@ -495,6 +516,20 @@ def add_at(out, index, values):
         cupyx.scatter_add(out, index, values)
         return out
     dev.xp.add.at(out, index, values)
+    return out
+
+
+def multiply_at(out, index, values):
+    """out[index] *= values, repeated indices multiplying in turn (np.multiply.at)."""
+    if type(out) is _ndarray:
+        np.multiply.at(out, index, values)
+        return out
+    xp = device_of_array(out).xp
+    at = getattr(getattr(xp, "multiply", None), "at", None)
+    if at is None:
+        raise RuntimeError("scatter(reduce='multiply') is not supported on this device (its "
+                           "array module has no multiply.at); scatter on the cpu instead")
+    at(out, index, values)
     return out
 
 

@@ -10,10 +10,13 @@ from .ops.linalg import matmul
 from .ops.linalg_solve import (LinAlgError, inv, det, slogdet, solve, lstsq, pinv,
                                matrix_power, multi_dot, matrix_rank)
 from .ops.linalg_decomp import cholesky, qr, svd, svdvals, eigh, eigvalsh
+from .ops.linalg_tri import solve_triangular
+from .ops.matrix_exp import matrix_exp
 from .ops.linalg_names import (cond, vecdot, linalg_diagonal as diagonal, inv_ex,
                                cholesky_ex, solve_ex)
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "cross", "matmul", "LinAlgError", "inv",
            "det", "slogdet", "solve", "lstsq", "pinv", "matrix_power", "multi_dot",
            "matrix_rank", "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh", "cond",
-           "vecdot", "diagonal", "inv_ex", "cholesky_ex", "solve_ex"]
+           "vecdot", "diagonal", "inv_ex", "cholesky_ex", "solve_ex", "solve_triangular",
+           "matrix_exp"]

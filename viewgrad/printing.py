@@ -24,30 +24,61 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
         OPTIONS["sci_mode"] = sci_mode
 
 
-def _format_array(a, threshold=None, edgeitems=None, max_line_width=None) -> str:
+def _shown(a, threshold, edgeitems):
+    """The elements a summarised print shows (PyTorch sizes its columns on these)."""
+    np = B.host_numpy()
+    if a.size <= threshold:
+        return a
+    for ax in range(a.ndim):
+        if a.shape[ax] > 2 * edgeitems:
+            idx = list(range(edgeitems)) + list(range(a.shape[ax] - edgeitems, a.shape[ax]))
+            a = np.take(a, idx, axis=ax)
+    return a
+
+
+def _float_format(shown):
+    """PyTorch's choice for floats (``torch._tensor_str._Formatter``): whole numbers as
+    ``1.``; scientific when the nonzero magnitudes span more than 1000× or pass 1e8 (or,
+    not whole, fall under 1e-4); otherwise ``precision`` decimals."""
     np = B.host_numpy()
     o = OPTIONS
+    finite = shown[np.isfinite(shown)]
+    nonzero = np.abs(finite[finite != 0]).astype(np.float64)
+    sci = o["sci_mode"]
+    whole = finite.size and bool(np.all(finite == np.ceil(finite)))
+    if sci is None and nonzero.size:
+        big, small = nonzero.max(), nonzero.min()
+        sci = bool(big / small > 1000.0 or big > 1.0e8 or (not whole and small < 1.0e-4))
+    if sci:
+        return lambda v: f"{v:.{o['precision']}e}" if np.isfinite(v) else str(v)
+    if whole or not finite.size:
+        return lambda v: f"{v:.0f}." if np.isfinite(v) else str(v)
+    return lambda v: f"{v:.{o['precision']}f}" if np.isfinite(v) else str(v)
+
+
+def _format_array(a, threshold=None, edgeitems=None, max_line_width=None, pad=True) -> str:
+    np = B.host_numpy()
+    o = OPTIONS
+    threshold = o["threshold"] if threshold is None else threshold
+    edgeitems = o["edgeitems"] if edgeitems is None else edgeitems
     if a.dtype.kind == "f":
-        finite = a[np.isfinite(a)] if a.size else a
-        if o["sci_mode"] is None and finite.size and np.all(finite == np.round(finite)) \
-                and np.abs(finite).max() < 1e8:
-            fmt = lambda v: (f"{v:.0f}." if np.isfinite(v) else str(v))  # noqa: E731
-        elif o["sci_mode"] or o["sci_mode"] is None and finite.size and (
-                np.abs(finite).max() >= 1e8 or (np.abs(finite[finite != 0]).min() < 1e-4
-                                                if (finite != 0).any() else False)):
-            fmt = lambda v: f"{v:.{o['precision']}e}"  # noqa: E731
-        else:
-            fmt = lambda v: f"{v:.{o['precision']}f}"  # noqa: E731
-        formatter = {"float_kind": fmt}
+        fmt = _float_format(_shown(a, threshold, edgeitems))
     elif a.dtype.kind == "b":
-        formatter = {"bool": lambda v: "True" if v else "False"}
+        fmt = lambda v: "True" if v else "False"  # noqa: E731
     else:
-        formatter = None
-    return np.array2string(a, separator=", ", formatter=formatter, prefix="tensor(",
-                           threshold=o["threshold"] if threshold is None else threshold,
-                           edgeitems=o["edgeitems"] if edgeitems is None else edgeitems,
+        fmt = str
+    # every element right-aligned to the widest shown one, as PyTorch pads its columns
+    # (for floats PyTorch measures only the finite nonzero ones: nan, inf and 0 don't count)
+    shown = _shown(a, threshold, edgeitems)
+    if a.dtype.kind == "f":
+        shown = shown[np.isfinite(shown) & (shown != 0)]
+    width = max((len(fmt(v)) for v in shown.reshape(-1).tolist()), default=1) if pad else 1
+    kind = {"f": "float_kind", "b": "bool"}.get(a.dtype.kind, "int_kind")
+    text = np.array2string(a, separator=", ", formatter={kind: lambda v: fmt(v).rjust(width)},
+                           prefix="tensor(", threshold=threshold, edgeitems=edgeitems,
                            max_line_width=o["linewidth"] if max_line_width is None
                            else max_line_width)
+    return text.replace(", ...,", ",  ...,")   # PyTorch's summary mark is " ..."
 
 
 def tensor_repr(t) -> str:
@@ -56,10 +87,12 @@ def tensor_repr(t) -> str:
     extras = []
     if t._device.type != "cpu":
         extras.append(f"device='{t._device.type}'")
-    if a.size == 0:
+    # an empty tensor shows its size unless it is 1-D (as NumPy), and any non-default dtype
+    # (no elements to tell an int64 from a float), as PyTorch
+    if a.size == 0 and a.ndim != 1:
         extras.append(f"size={tuple(a.shape)}")
-    if a.dtype != B.default_float() and (a.dtype.kind == "f" or B.dtype_name(a.dtype)
-                                           not in _DEFAULT_DTYPES):
+    if a.dtype != B.default_float() and (a.size == 0 or a.dtype.kind == "f" or
+                                         B.dtype_name(a.dtype) not in _DEFAULT_DTYPES):
         extras.append(f"dtype=viewgrad.{B.dtype_name(a.dtype)}")
     label = _autograd_label(t)
     if label is not None:
@@ -84,7 +117,8 @@ def _autograd_label(t):
 def preview(t, limit=6) -> str:
     """The values of ``t`` on one line as PyTorch prints them (``[1.0100, 2.0000]``: four
     decimals, or ``e`` notation for tiny/huge values), summarised with ``...`` past
-    ``limit`` elements: what pictures show instead of ``1.0099999904632568``."""
+    ``limit`` elements, without the column padding (a picture's label is one line):
+    what pictures show instead of ``1.0099999904632568``."""
     a = t._device.to_host(t._data)
-    text = _format_array(a, threshold=limit, edgeitems=2, max_line_width=10_000)
+    text = _format_array(a, threshold=limit, edgeitems=2, max_line_width=10_000, pad=False)
     return " ".join(text.split())

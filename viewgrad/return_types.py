@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-__all__ = ["max", "min", "sort", "topk", "kthvalue", "median", "mode", "aminmax",
+__all__ = ["max", "min", "sort", "topk", "kthvalue", "median", "mode", "aminmax", "cummax",
+           "cummin",
            "linalg_slogdet", "slogdet", "linalg_svd", "svd", "linalg_eigh", "linalg_qr", "qr",
-           "linalg_lstsq"]
+           "linalg_lstsq", "triangular_solve"]
 
 
 class _StructSeq(tuple):
@@ -63,6 +64,8 @@ kthvalue = _structseq("kthvalue")
 median = _structseq("median")
 mode = _structseq("mode")
 aminmax = _structseq("aminmax", ("min", "max"))
+cummax = _structseq("cummax")
+cummin = _structseq("cummin")
 # the linear-algebra results (ops/linalg_solve.py, ops/linalg_decomp.py)
 linalg_slogdet = _structseq("linalg_slogdet", ("sign", "logabsdet"))
 slogdet = _structseq("slogdet", ("sign", "logabsdet"))
@@ -72,3 +75,4 @@ linalg_eigh = _structseq("linalg_eigh", ("eigenvalues", "eigenvectors"))
 linalg_qr = _structseq("linalg_qr", ("Q", "R"))
 qr = _structseq("qr", ("Q", "R"))
 linalg_lstsq = _structseq("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
+triangular_solve = _structseq("triangular_solve", ("solution", "cloned_coefficient"))

@@ -10,8 +10,15 @@ arbitrary zip) is refused with an error that says so. Plain .npz state dicts wri
 ``viewgrad.nn.save`` load too.
 
 As PyTorch: ``save(model.state_dict(), path)`` then ``model.load_state_dict(load(path))``;
-``requires_grad`` and Parameters survive the round trip. Unlike PyTorch, storage sharing
-between saved tensors is not kept: each tensor is saved as its own copy.
+``requires_grad`` and Parameters survive the round trip.
+
+Note [saved storages]: as ``torch.save``, what is saved is each tensor's *storage* (its
+whole memory, once, however many tensors use it) plus the tensor's geometry (sizes,
+strides and offset in elements). So a tensor and its views saved together load sharing
+one memory again — writing through one is seen by the others — with the same strides and
+offsets; like PyTorch's, the loaded tensors are not autograd views of each other and each
+gets its own version counter. A storage whose memory is not one contiguous block (rare:
+arrays NumPy made as views of temporaries) is saved per tensor instead.
 """
 from __future__ import annotations
 
@@ -38,14 +45,25 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     if pickle_module is not None:
         raise ValueError("save: viewgrad never pickles; pickle_module is not accepted")
     arrays = {}
+    storages = {}   # id(storage array) -> its key in ``arrays`` (Note [saved storages])
 
     def enc(o, where):
         if isinstance(o, Tensor):
-            key = f"t{len(arrays)}"
-            arrays[key] = o._device.to_host(o.detach()._data)
-            return {"__tensor__": key, "requires_grad": bool(o.requires_grad),
+            spec = {"requires_grad": bool(o.requires_grad),
                     "parameter": bool(getattr(o, "_is_param", False)),
                     "device": o._device.type}
+            st = o._storage
+            if not (st.flags.c_contiguous or st.flags.f_contiguous) or any(
+                    x < 0 for x in o.stride()):
+                key = f"t{len(arrays)}"
+                arrays[key] = o._device.to_host(o.detach()._data)
+                return {"__tensor__": key, **spec}
+            key = storages.get(id(st))
+            if key is None:
+                key = storages[id(st)] = f"t{len(arrays)}"
+                arrays[key] = o._device.to_host(st).reshape(-1, order="A")  # memory order
+            return {"__tensor__": key, **spec,
+                    "geometry": [list(o.shape), list(o.stride()), o.storage_offset()]}
         if o is None or isinstance(o, (bool, int, float, str)):
             return o
         if isinstance(o, dict):
@@ -66,6 +84,23 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
             B.save_archive(fh, meta, arrays)
     else:
         B.save_archive(f, meta, arrays)
+
+
+def _geometry(geo, a, name):
+    """A saved geometry, checked (the archive is untrusted): it must fit its storage."""
+    try:
+        size, stride, offset = ([int(x) for x in geo[0]], [int(x) for x in geo[1]],
+                                int(geo[2]))
+    except (TypeError, ValueError, IndexError):
+        raise RuntimeError(f"load: {name}: a tensor's geometry is malformed: {geo!r}") \
+            from None
+    need = offset + 1 + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
+    if (len(size) != len(stride) or a.ndim != 1 or offset < 0 or min(size + stride + [0]) < 0
+            or need > a.size):
+        raise RuntimeError(f"load: {name}: a tensor's geometry (sizes {size}, strides "
+                           f"{stride}, offset {offset}) does not fit its storage of "
+                           f"{a.size} elements")
+    return tuple(size), tuple(stride), offset
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
@@ -90,13 +125,33 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             not isinstance(map_location, dict):
         dev = B.device(map_location)
 
+    flats = {}  # (storage key, device) -> the storage on that device, made once
+
     def tens(spec):
         a = arrays[spec["__tensor__"]]
-        t = tensor(a, device=dev if dev is not None else spec.get("device", "cpu"))
+        where = B.device(dev if dev is not None else spec.get("device", "cpu"))
+        geo = spec.get("geometry")
+        t = tensor(a, device=where) if geo is None else _strided(a, spec, geo, where)
         if spec.get("parameter"):
             from .nn.parameter import Parameter
             return Parameter(t, requires_grad=spec.get("requires_grad", True))
         return t.requires_grad_(True) if spec.get("requires_grad") else t
+
+    def _strided(a, spec, geo, where):
+        """The tensor of geometry ``geo`` over the storage ``a``, sharing that storage
+        with the other tensors of the archive that use it (Note [saved storages])."""
+        size, stride, offset = _geometry(geo, a, name)
+        flat = flats.get((spec["__tensor__"], where))
+        if flat is None:
+            flat = flats[(spec["__tensor__"], where)] = where.from_host(a)
+        isz = a.itemsize
+        if where.as_strided is None:  # no strided views on this device: a copy
+            host = B.strided_in(B.cpu, a, size, tuple(s * isz for s in stride), offset)
+            return Tensor._make(where.from_host(host.copy()), where)
+        t = Tensor._make(B.strided_in(where, flat, size, tuple(s * isz for s in stride),
+                                      offset), where)
+        t._storage = flat
+        return t
 
     def dec(o):
         if isinstance(o, list):

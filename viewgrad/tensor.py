@@ -143,7 +143,12 @@ class Tensor:
         t = _new(Tensor)
         t._data = data
         t._device = device if device is not None else (B.device_of_array(data) or B.cpu)
-        t._version_counter = InferenceVersion() if _st.inference else VersionCounter()
+        if _st.inference:
+            t._version_counter = InferenceVersion()
+        else:  # VersionCounter() without the call of __init__ (the hottest constructor)
+            t._version_counter = vc = _new(VersionCounter)
+            vc.version = 0
+            vc.bumps = None
         t._base = None
         t._view_info = None
         t._grad_fn = None
@@ -202,7 +207,7 @@ class Tensor:
 
     def stride(self, dim=None):
         isz = self._data.itemsize
-        st = tuple(s // isz for s in self._data.strides)
+        st = tuple([s // isz for s in self._data.strides])
         return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
 
     def storage_offset(self):
@@ -398,9 +403,7 @@ class Tensor:
         fn = self.grad_fn
         if fn is None or self._retains_grad:
             return
-        if fn._retains_grad is None:
-            fn._retains_grad = {}
-        fn._retains_grad[self._output_nr] = weakref.ref(self)
+        fn._retain_grad_slot(self._output_nr, weakref.ref(self))
         self._retains_grad = True
 
     def __hash__(self):

@@ -171,3 +171,87 @@ def test_ctrl_c_in_viewgrad_run_writes_the_trace(tmp_path):
     assert b"interrupted" in r.stderr and b"Traceback" not in r.stderr
     import viewgrad.trace as T
     assert len(T.load(out).events) == 1
+
+
+HOSTILE_CLASSES = '''
+class DictProp:
+    @property
+    def __dict__(self): RAN.append("__dict__ property"); return {"zz": 1}
+class ClassProp:
+    @property
+    def __class__(self): RAN.append("__class__ property"); return int
+class GetAttr:
+    def __getattr__(self, n): RAN.append("getattr " + n); return self
+    def __getattribute__(self, n):
+        RAN.append("getattribute " + n); return object.__getattribute__(self, n)
+class Ann:
+    @property
+    def p(self) -> "RAN_HOOK()":
+        RAN.append("property p"); return 1
+class Desc:
+    def __get__(self, o, t): RAN.append("descriptor"); return 1
+class HasDesc:
+    d = Desc()
+def wrapped(a): pass
+wrapped.__wrapped__ = GetAttr()
+dp, cp, ga, an, hd = DictProp(), ClassProp(), GetAttr(), Ann(), HasDesc()
+'''
+
+
+def test_completion_help_and_toolbar_never_run_user_code():
+    """isinstance() asks an object for __class__ (a property or __getattribute__ runs),
+    a __dict__ property, a __wrapped__ chain through objects, a string annotation that
+    typing would eval: none of them may run while the user only types."""
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+    from viewgrad_cli import help as helpmod
+    from viewgrad_cli.commands_colon import COMMANDS
+    from viewgrad_cli.completion import ReplCompleter
+    from viewgrad_cli.session import fresh_namespace
+    ran = []
+    ns = fresh_namespace()
+    ns.update(RAN=ran, RAN_HOOK=lambda: ran.append("annotation evaluated") or int)
+    exec(HOSTILE_CLASSES, ns)
+    ran.clear()
+    c = ReplCompleter(lambda: ns, COMMANDS, lambda: [])
+    for text in ["dp.", "dp.z", "cp.", "ga.", "ga.x.", "an.", "an.p.", "hd.", "hd.d.",
+                 ":graph an.p.", ":graph ga.x."]:
+        list(c.get_completions(Document(text, len(text)), CompleteEvent(True)))
+    for text in ["wrapped(", "ga.x(", "an.p(", "hd.d(", "cp("]:
+        helpmod.signature_fragments(text, ns)
+    for expr in ["dp.zz", "an.p", "ga.x", "hd.d", "cp", "wrapped"]:
+        try:
+            helpmod.lookup_for_help(expr, ns)
+        except LookupError:
+            pass
+    assert ran == []
+
+
+def test_help_on_a_property_shows_the_property_not_its_value():
+    s, buf = new_session(trace=False)
+    s.namespace["calls"] = []
+    s.handle("class C:\n    @property\n    def p(self):\n        'The p of C.'\n"
+             "        calls.append(1)\n        while True: pass\n")
+    s.handle("c = C()")
+    s.handle("c.p?")
+    out = buf.getvalue()
+    assert "property (not computed)" in out and "The p of C." in out
+    assert s.namespace["calls"] == []
+
+
+def test_system_exit_from_a_repr_or_a_command_ends_the_session_as_exit_does():
+    s, _ = new_session(trace=False)
+    s.handle("class B:\n    def __repr__(self): raise SystemExit(3)\n")
+    s.handle("B()")
+    assert s.quit_requested and s.exit_status == 3
+    s2, _ = new_session(trace=False)
+    s2.handle(":graph (lambda: exec('raise SystemExit(2)'))()")
+    assert s2.quit_requested and s2.exit_status == 2
+
+
+@pytest.mark.parametrize("code, status", [(True, 1), (False, 0), (300, 44), (-1, 255),
+                                          (2 ** 70, 255), (None, 0)])
+def test_exit_codes_as_python_counts_them(code, status, capfd):
+    s, _ = new_session(trace=False)
+    assert s._exit_status(SystemExit(code)) == status
+    assert capfd.readouterr().err == ""      # an int (a bool too) prints nothing

@@ -60,8 +60,8 @@ def test_report_keeps_backward_passes(tmp_path):
 
 def test_library_work_under_no_grad_is_folded_and_unfolds():
     out, s = run("lin = vg.nn.Linear(3, 2)")
-    assert "2 in-place ops under no_grad: parameter init (Linear.weight.copy_, " \
-           "Linear.bias.copy_; #0..#1) · :unfold draws them" in " ".join(out.split())
+    assert "2 in-place ops under no_grad: parameter init (Linear.weight.uniform_, " \
+           "Linear.bias.uniform_; #0..#1) · :unfold draws them" in " ".join(out.split())
     assert "CopySlices" not in out and "╭─ before" not in out       # not drawn
     assert [e.library for e in s.trace.events] == ["parameter init"] * 2
     out2, _ = run("lin = vg.nn.Linear(3, 2)", ":unfold")

@@ -10,6 +10,8 @@ import viewgrad as vg
 from viewgrad import nn
 from viewgrad.nn import functional as F
 
+from ..helpers import assert_close_torch as _close, load_from_torch as _load
+
 torch = pytest.importorskip("torch", reason="torch is the test-only oracle for these tests")
 rng = np.random.default_rng(5)
 
@@ -19,15 +21,6 @@ def _pair(shape):
     return vg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
 
 
-def _close(a, b, what, tol=1e-7):
-    np.testing.assert_allclose(a.detach().cpu().numpy(), b.detach().numpy(), rtol=tol,
-                               atol=1e-9, err_msg=what)
-
-
-def _load(ours, theirs):
-    sd = {k: vg.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()}
-    assert list(sd) == list(ours.state_dict())
-    ours.load_state_dict(sd)
 
 
 SDPA = [dict(), dict(is_causal=True), dict(scale=0.3), dict(mask="bool"),

@@ -8,6 +8,8 @@ import pytest
 import viewgrad as vg
 from viewgrad import nn
 
+from ..helpers import assert_close_torch as _close, load_from_torch as _load
+
 torch = pytest.importorskip("torch", reason="torch is the test-only oracle for these tests")
 rng = np.random.default_rng(11)
 
@@ -17,16 +19,6 @@ def _pair(shape):
     return vg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
 
 
-def _load(ours, theirs):
-    """torch's randomly initialised weights copied into viewgrad's by state_dict."""
-    sd = {k: vg.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()}
-    assert list(sd) == list(ours.state_dict())
-    ours.load_state_dict(sd)
-
-
-def _close(a, b, what):
-    np.testing.assert_allclose(a.detach().cpu().numpy(), b.detach().numpy(), rtol=1e-7,
-                               atol=1e-9, err_msg=what)
 
 
 def _flat(out):

@@ -49,5 +49,6 @@ SAMPLES = {
     "addmv": [(lambda c, m, v: vg.addmv(c, m, v, beta=2), [(2,), (2, 3), (3,)]),
               (lambda c, m, v: c.addmv(m, v, alpha=0.5), [(1,), (2, 3), (3,)])],
     "addr": [(lambda c, a, b: vg.addr(c, a, b), [(2, 3), (2,), (3,)]),
+             (lambda c, a, b: (c * 1).addr_(a, b, beta=0.5) * c, [(2, 3), (2,), (3,)]),
              (lambda c, a, b: c.addr(a, b, beta=0, alpha=3), [(3,), (2,), (3,)])],
 }

@@ -80,3 +80,23 @@ def _eye(n):
 def _svd_flat(parts):
     """Sign-free views of a decomposition: squared vectors and the values."""
     return vg.cat([p.pow(2).flatten() if p.dim() > 1 else p for p in parts])
+
+SAMPLES.update({
+    "linalg_solve_triangular": [
+        (lambda a, b: vg.linalg.solve_triangular(a + 3 * _eye(3), b, upper=True), [(3, 3), (3, 2)]),
+        (lambda a, b: vg.linalg.solve_triangular(a + 3 * _eye(3), b, upper=False, left=False,
+                                                 unitriangular=True), [(3, 3), (2, 3)])],
+    "triangular_solve": [(lambda a, b: vg.triangular_solve(b, a + 3 * _eye(3), transpose=True)[0],
+                          [(3, 3), (3, 2)])],
+    "cholesky_solve": [(lambda b, a: vg.cholesky_solve(b, a.tril() + 3 * _eye(3)), [(3, 2), (3, 3)]),
+                       (lambda b, a: vg.cholesky_solve(b, a.triu() + 3 * _eye(3), upper=True),
+                        [(3, 2), (3, 3)])],
+    "cholesky_inverse": [(lambda a: vg.cholesky_inverse(a.tril() + 3 * _eye(3)), [(3, 3)]),
+                         (lambda a: vg.cholesky_inverse(a.triu() + 3 * _eye(3), upper=True), [(3, 3)])],
+    "linalg_matrix_exp": [(lambda a: vg.linalg.matrix_exp(a), [(3, 3)]),
+                          (lambda a: vg.matrix_exp(2 * a), [(2, 2, 2)])],
+    "vdot": [(lambda a, b: vg.vdot(a, b), [(3,), (3,)])],
+    "dist": [(lambda a, b: vg.dist(a, b), [(2, 3), (3,)]), (lambda a, b: a.dist(b, 1), [(3,), (3,)]),
+             (lambda a, b: vg.dist(a, b, 3.5), [(3,), (3,)]),
+             (lambda a, b: vg.dist(a, b, float("inf")), [(3,), (3,)])],
+})

@@ -45,3 +45,12 @@ SAMPLES.update({
                    (lambda a: vg.median(a, 0, keepdim=True).values, [(4, 2)])],
     "mode": [(lambda a: a.mode(1)[0], [(2, 3)])],
 })
+
+# running / paired extrema and NaN-ignoring sums (ops/extrema.py, ops/stats.py)
+SAMPLES.update({
+    "cummax": [(lambda a: a.cummax(1).values, [(2, 4)])],
+    "cummin": [(lambda a: vg.cummin(a, 0)[0], [(3, 2)])],
+    "aminmax": [(lambda a: vg.aminmax(a).min * vg.aminmax(a)[1], [(2, 3)]),
+                (lambda a: a.aminmax(dim=1, keepdim=True).max, [(2, 3)])],
+    "nansum": [(lambda a: a.nansum(1), [(2, 3)]), (lambda a: vg.nanmean(a), [(3,)])],
+})

@@ -153,3 +153,37 @@ VALUES = [
 @pytest.mark.parametrize("k", range(len(VALUES)))
 def test_values_and_dtypes_match_torch(k):
     assert_same_as_torch(lambda M: VALUES[k](M))
+
+
+def test_scatter_with_reduce_matches_torch():
+    """PyTorch's deprecated ``reduce=`` form: values combined, no derivative (a node named
+    NotImplemented whose backward raises), in place through the choke point."""
+    import warnings
+
+    def scenario(M):
+        out = []
+        x = M.arange(6.0).reshape(2, 3).requires_grad_()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch warns that reduce= is deprecated
+            y = x.scatter(1, M.tensor([[0], [1]]), x[:, :1] * 1, reduce="multiply")
+            out += [type(y.grad_fn).__name__, y.tolist()]
+            try:
+                y.sum().backward()
+            except RuntimeError as e:
+                out.append(str(e))
+            z = M.ones(2, 3)
+            z.scatter_(1, M.tensor([[0, 0], [1, 2]]), 2.0, reduce="add")
+            out += [z.tolist(), z._version]
+            z.scatter_(1, M.tensor([[0, 0], [1, 2]]), M.full((2, 2), 3.0), reduce="multiply")
+            out.append(z.tolist())
+            out.append(M.ones(2, 3, dtype=M.int64).scatter(0, M.tensor([[1, 0]]), 5,
+                                                            reduce="add").tolist())
+            b = x * 1
+            b[0].scatter_(0, M.tensor([1]), 2.0, reduce="add")
+            out.append(type(b.grad_fn).__name__)
+            try:
+                M.ones(2, 3).scatter_(1, M.tensor([[0]]), 2.0, reduce="mean")
+            except RuntimeError as e:
+                out.append(str(e))
+        return out
+    assert_same_as_torch(scenario)

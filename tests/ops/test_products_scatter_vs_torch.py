@@ -24,8 +24,17 @@ CASES = [
     ("baddbmm_method", lambda M, F, c, a, b: c.baddbmm(a, b), [(2, 3, 5), (2, 3, 4), (2, 4, 5)]),
     ("addmv", lambda M, F, c, m, v: M.addmv(c, m, v, alpha=-1), [(3,), (3, 4), (4,)]),
     ("addr", lambda M, F, c, a, b: c.addr(a, b, beta=2), [(3, 4), (3,), (4,)]),
+    ("addmv_inplace", lambda M, F, c, m, v: (c * 1).addmv_(m, v, beta=0.5), [(3,), (3, 4), (4,)]),
+    ("baddbmm_inplace_view", lambda M, F, c, a, b: _row(c, lambda r: r.baddbmm_(a, b, alpha=2)), [(2, 2, 3, 5), (2, 3, 4), (2, 4, 5)]),
+    ("addr_inplace", lambda M, F, c, a, b: (c * 2).addr_(a, b), [(3, 4), (3,), (4,)]),
     ("addr_beta0", lambda M, F, c, a, b: M.addr(c, a, b, beta=0), [(1, 4), (3,), (4,)]),
 ]
+
+def _row(c, op):
+    b = c * 1
+    op(b[1])
+    return b
+
 
 EINSUM = [("ij,jk->ik", [(3, 4), (4, 5)]), ("ij->ji", [(3, 4)]), ("ij,ij->", [(3, 4), (3, 4)]),
           ("i,j->ij", [(3,), (4,)]), ("ij->", [(3, 4)]), ("ij->j", [(3, 4)]),

@@ -196,3 +196,22 @@ def test_torch_linalg_resolves_to_viewgrad_linalg():
         assert L.vector_norm is vg.linalg.vector_norm
         from torch.linalg import norm
         assert norm is vg.linalg.norm
+
+
+def test_normalize_and_clip_use_the_vector_norm():
+    # F.normalize of a zero row: the norm's subgradient 0 gives 1/eps, not NaN (as torch)
+    torch = torch_or_skip()
+    import torch.nn.functional as TF
+    from viewgrad.nn import functional as VF
+    grads = []
+    for M, F in ((vg, VF), (torch, TF)):
+        x = M.tensor([[1.0, 2.0], [0.0, 0.0]], dtype=M.float64, requires_grad=True)
+        y = F.normalize(x)
+        assert y.grad_fn.next_functions[1][0].next_functions[0][0].next_functions[0][0].name() \
+            == "LinalgVectorNormBackward0"
+        y.sum().backward()
+        grads.append(x.grad.cpu().numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12)
+    p = vg.nn.Parameter(vg.tensor([3.0, 4.0]))
+    p.grad = vg.tensor([3.0, 4.0])
+    assert float(vg.nn.utils.clip_grad_norm_([p], 1.0)) == pytest.approx(5.0)

@@ -368,3 +368,71 @@ def test_fuzz_every_field(doc, data, monkeypatch):
     if tr is None:
         return
     check_all(tr, monkeypatch=monkeypatch)
+
+
+# -- files that describe huge graphs: drawn in bounded work ----------------------------------
+
+def _render_sizes(tr):
+    """(terminal characters, DOT edges, DOT nodes) of the first event's pictures."""
+    from viewgrad.render.dot import draw
+    out = check_terminal(tr)
+    src = draw(tr.events[0]).source
+    check_dot(src)
+    return len(out), src.count("->"), src.count("[label=")
+
+
+def test_parallel_edges_are_drawn_as_one(doc):
+    """stack([x] * 20000) gives one node 20,000 edges to one node: drawn one by one they
+    took minutes (and a file can claim them); more than 8 become one labelled edge."""
+    d = json.loads(json.dumps(doc))
+    edges = d["events"][0]["after"]["edges"]
+    src, dst = edges[0]["src"], edges[0]["dst"]
+    base = _render_sizes(loads(json.dumps(d)))
+    edges += [{"src": src, "dst": dst, "index": i, "input_nr": 0, "hidden": False}
+              for i in range(20_000)]
+    tr = loads(json.dumps(d))
+    out_len, n_edges, _ = _render_sizes(tr)
+    assert n_edges <= base[1] + 2 and out_len < 2 * base[0] + 2000
+    from viewgrad.render.dot import draw
+    assert "×20,000" in draw(tr.events[0]).source or "×20,001" in draw(tr.events[0]).source
+
+
+def test_small_parallel_edges_are_still_drawn_one_by_one():
+    from viewgrad.render.dot import draw
+    x = vg.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 1
+    with vg.trace(namespace={"x": x, "y": y}) as tr:
+        z = y * y
+        z.mul_(2)
+    src = draw(tr.events[-1]).source
+    assert 'label=0' in src.replace('"', '') and 'label=1' in src.replace('"', '')
+
+
+@pytest.mark.parametrize("field,value", [("shape", [10 ** 9]), ("offset", 10 ** 12),
+                                         ("stride", [2 ** 63]), ("shape", [2 ** 63]),
+                                         ("shape", [10 ** 5] * 8)])
+def test_claimed_sizes_and_offsets_never_allocate_them(doc, field, value, monkeypatch):
+    """A storage picture once built a tuple per claimed cell: a size of 10**9 was an
+    out-of-memory kill, an offset of 10**12 a MemoryError."""
+    d = _set(doc, ("events", 0, "after", "tensors", 0, field), value)
+    tr = load_or_refuse(d)
+    if tr is not None:
+        check_all(tr, monkeypatch=monkeypatch)
+
+
+@pytest.mark.parametrize("what", ["nodes", "tensors", "views"])
+def test_thousands_of_nodes_tensors_or_views_draw_a_bounded_picture(doc, what):
+    d = json.loads(json.dumps(doc))
+    after = d["events"][0]["after"]
+    base = _render_sizes(loads(json.dumps(d)))
+    for i in range(3000):
+        if what == "nodes":      # new in "after": each one would be forced into the picture
+            n = dict(after["nodes"][0], id=f"n{5000 + i}")
+            after["nodes"].append(n)
+        else:
+            t = dict(after["tensors"][0], id=f"t{5000 + i}", label=f"v{i}")
+            if what == "tensors":
+                t.update(is_view=False, base=None, base_label=None)
+            after["tensors"].append(t)
+    sizes = _render_sizes(loads(json.dumps(d)))
+    assert sizes[0] < 20 * base[0] + 20_000 and sizes[2] < base[2] + 200, (base, sizes)

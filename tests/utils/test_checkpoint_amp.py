@@ -147,4 +147,8 @@ def test_compile_returns_the_model_and_flags_are_settable():
         t.set_float32_matmul_precision("high")
         assert t.backends.cudnn.benchmark and t.get_float32_matmul_precision() == "high"
         assert t.compile(m) is m and t.autocast is autocast
+        # nanoGPT builds {'bfloat16': torch.bfloat16, ...} and asks is_bf16_supported()
+        assert repr(t.bfloat16) == "torch.bfloat16" and not t.cuda.is_bf16_supported()
+        with pytest.raises(TypeError, match="torch.bfloat16"):
+            t.zeros(2, dtype=t.bfloat16)
         t.set_float32_matmul_precision("highest")

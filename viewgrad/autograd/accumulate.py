@@ -43,16 +43,37 @@ class AccumulateGrad(Node):
         self._sequence_nr = sys.maxsize
 
     def apply(self, grads):
-        new = grads[0]
-        grads[0] = None  # so the engine's list no longer holds it (see _STEAL_REFS)
+        return self._accumulate_from(grads, False)
+
+    def apply_arrays(self, grads):
+        # A plain backward's bare array (Note [arrays in a plain backward], engine.py).
+        # Whether anything else still holds it (another edge's buffer, the user's
+        # gradient tensor) is asked of the array, before a Tensor is wrapped round it:
+        # the references are the local ``a`` and getrefcount's argument.
+        a = grads[0]
+        grads[0] = None
+        if a is None:
+            return []
+        shared = sys.getrefcount(a) > 2
         var = self.variable
+        box = [Tensor._make(a, var._device)]
+        a = None
+        return self._accumulate_from(box, shared)
+
+    def _accumulate_from(self, grads, shared):
+        new = grads[0]
+        grads[0] = None  # so the caller's list no longer holds it (see _STEAL_REFS)
         if new is None:
             return []
+        var = self.variable
         if self._hooks_ran:
             self._hooks_ran = False
         elif var._hooks:
-            new = self._run_tensor_hooks(new)
-        accumulate(var, new, self)
+            r = self._run_tensor_hooks(new)
+            if r is not new:
+                new, shared = r, False   # the hook's own tensor: its references decide
+            r = None
+        accumulate(var, new, self, shared)
         if var._post_acc_hooks:
             for fn in list(var._post_acc_hooks.values()):
                 if fn(var) is not None:
@@ -137,13 +158,15 @@ def clone_obey_contract(grad, var):
     return grad.clone(memory_format="contiguous")
 
 
-def accumulate(var, new, node=None):
+def accumulate(var, new, node=None, shared=False):
+    """Accumulate ``new`` into ``var.grad`` (the contract above). ``shared``: the caller
+    knows that something else holds ``new``'s array, so it must not be stolen."""
     if new._data.dtype != var._data.dtype:
         new = new.to(var._data.dtype)  # .grad always has the leaf's dtype (validate_outputs)
     old = var._grad
     action = None
     if old is None:
-        if (not _st.grad_enabled and sys.getrefcount(new) <= _STEAL_REFS
+        if (not shared and not _st.grad_enabled and sys.getrefcount(new) <= _STEAL_REFS
                 and new._data.flags.writeable and new._base is None
                 and owns_memory(new)
                 and obeys_layout_contract(new, var)):

@@ -29,7 +29,7 @@ import sys
 from ..tensor import Tensor
 from . import anomaly as _anomaly
 from .accumulate import AccumulateGrad, accumulate as _accumulate
-from .graph import Node, check_hook_result
+from .graph import Node, _arrays_to_tensors, check_hook_result, _tensors_to_arrays
 from .saved_hooks import GradientEdge, GraphTask
 from .state import state as _st
 
@@ -46,6 +46,9 @@ class GraphRoot(Node):
 
     def apply(self, grads):
         return list(self.grads)
+
+    def apply_arrays(self, grads):
+        return [g._data for g in self.grads]
 
 
 def _make_root_grads(tensors, grad_tensors):
@@ -236,6 +239,8 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
     heappop, heappush = heapq.heappop, heapq.heappush
     anomaly = _st.anomaly
     nxt = None  # the one node that became ready while the queue was empty (Note below)
+    # Note [arrays in a plain backward]: gradients travel as bare arrays, not Tensors
+    arrays = not create_graph and captures is None and tracer is None and not anomaly
     try:
         while True:
             if nxt is not None:
@@ -245,20 +250,29 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
             else:
                 break
             ins = buffers.pop(node)
-            if captures is not None:
-                ins = _call_hooks_and_capture(node, ins, captures, capture_out, accumulate)
-                # backward(inputs=[t]) runs t's grad_fn itself (its hooks included), as
-                # PyTorch marks the inputs' nodes needed; grad() only captures
-                if not needed.get(node) and not (accumulate and node in captures):
-                    continue
-            elif node._tensor_pre_hooks or node._retains_grad:
-                ins = _call_hooks_and_capture(node, ins, None, None, False)
-            if tracer is not None:
-                seen = tracer.summarize(ins, node)  # plain data: holds no gradient
-            if anomaly or node._pre_hooks or node._post_hooks:
-                outs = _apply(node, ins)
+            if arrays and not node._hooked:
+                outs = node.apply_arrays(ins)
             else:
-                outs = node.apply(ins)
+                if arrays:  # hooks see Tensors
+                    ins = _arrays_to_tensors(ins)
+                if captures is not None:
+                    ins = _call_hooks_and_capture(node, ins, captures, capture_out,
+                                                  accumulate)
+                    # backward(inputs=[t]) runs t's grad_fn itself (its hooks included),
+                    # as PyTorch marks the inputs' nodes needed; grad() only captures
+                    if not needed.get(node) and not (accumulate and node in captures):
+                        continue
+                elif node._hooked:
+                    ins = _call_hooks_and_capture(node, ins, None, None, False)
+                if tracer is not None:
+                    seen = tracer.summarize(ins, node)  # plain data: holds no gradient
+                if anomaly or node._hooked:
+                    outs = _apply(node, ins)
+                else:
+                    outs = node.apply(ins)
+                if arrays:
+                    outs = _tensors_to_arrays(outs)
+                ins = None
             if not keep_graph:
                 node.release_variables()
             i = -1
@@ -302,6 +316,18 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
             tracer.end()
     return capture_out
 
+
+# Note [arrays in a plain backward]
+# A speed trick, fenced off at the top of run_backward's loop. In a plain backward (no
+# create_graph, no grad()/inputs= captures, no tracer, no anomaly mode) nothing can see
+# an intermediate gradient except a hook, so gradients travel between nodes as bare
+# arrays: ``node.apply_arrays`` instead of ``node.apply``, with no Tensor (and no
+# VersionCounter) made per gradient. The teaching path is ``apply`` on Tensors; every
+# node has ``apply_arrays`` (Node's default wraps, calls ``apply``, unwraps), and the hot
+# ones run it on arrays directly: a table row's array kernels (ops/fast.py), CopySlices
+# (Note [CopySlices on arrays], views.py), AccumulateGrad (which wraps the array it
+# keeps as ``.grad``, asking first whether anything else holds it). A node with a hook
+# or retain_grad (its ``_hooked`` flag) gets Tensors, as in the teaching path.
 
 # Note [chain fast path]
 # A speed trick, fenced off in run_backward's loop: most nodes of a chain make exactly one

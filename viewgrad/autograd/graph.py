@@ -85,6 +85,7 @@ class Node:
     _retains_grad = None
     _pre_hooks = None
     _post_hooks = None
+    _hooked = False    # set when any of the four above is: the engine reads this one flag
     _metadata = None
     _n_outputs = None  # set on nodes of multi-output ops
     def __init__(self, next_functions=()):
@@ -114,6 +115,7 @@ class Node:
         grad_inputs."""
         if self._post_hooks is None:
             self._post_hooks = {}
+        self._hooked = True
         h = RemovableHandle(self._post_hooks)
         self._post_hooks[h._key] = fn
         return h
@@ -122,6 +124,7 @@ class Node:
         """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
         if self._pre_hooks is None:
             self._pre_hooks = {}
+        self._hooked = True
         h = RemovableHandle(self._pre_hooks)
         self._pre_hooks[h._key] = fn
         return h
@@ -129,6 +132,7 @@ class Node:
     def _register_tensor_hook(self, output_nr, fn):
         if self._tensor_pre_hooks is None:
             self._tensor_pre_hooks = {}
+        self._hooked = True
         hooks = self._tensor_pre_hooks.setdefault(output_nr, {})
         h = RemovableHandle(hooks)
         hooks[h._key] = fn
@@ -145,6 +149,19 @@ class Node:
     def apply(self, grads):  # pragma: no cover - every subclass overrides
         raise NotImplementedError(f"{self.name()} has no backward")
 
+    def apply_arrays(self, grads):
+        """``apply`` on bare arrays (a plain backward: Note [arrays in a plain backward] in
+        engine.py). This default wraps them in Tensors, runs ``apply`` and unwraps; the
+        hot nodes (table rows, AccumulateGrad, CopySlices) override it."""
+        return _tensors_to_arrays(self.apply(_arrays_to_tensors(grads)))
+
+    def _retain_grad_slot(self, output_nr, ref):
+        """Record ``retain_grad`` of this node's output ``output_nr`` (a weakref)."""
+        if self._retains_grad is None:
+            self._retains_grad = {}
+        self._retains_grad[output_nr] = ref
+        self._hooked = True
+
     def release_variables(self):
         """Free saved tensors after a backward without retain_graph."""
 
@@ -159,6 +176,17 @@ class Node:
 
     def __repr__(self):
         return f"<{self.name()} object at {id(self):#x}>"
+
+
+def _arrays_to_tensors(grads):
+    """Wrap a plain backward's gradient arrays (None stays None) for code that needs Tensors."""
+    from ..tensor import Tensor
+    make = Tensor._make
+    return [None if a is None else make(a) for a in grads]
+
+
+def _tensors_to_arrays(grads):
+    return [None if g is None else g._data for g in grads]
 
 
 def check_hook_result(hook, original, result):
@@ -183,11 +211,12 @@ def check_hook_result(hook, original, result):
                            f"{list(original._data.shape)} got {list(result._data.shape)})")
 
 
-def check_saved_version(saved: "SavedTensor", current: int):
-    """Raise PyTorch's error for a saved tensor whose storage was modified in place."""
+def check_saved_version(saved: "SavedTensor", current: int, node=None):
+    """Raise PyTorch's error for a saved tensor whose storage was modified in place
+    (``node``: the node unpacking it, when known)."""
     from ..tensor import describe_tensor
     from . import blame
-    grad_fn = saved.grad_fn_for_message()
+    grad_fn = saved.grad_fn_for_message(node)
     msg = ("one of the variables needed for gradient computation has been modified by an "
            f"inplace operation: [{describe_tensor(saved.dtype, saved.shape)}]")
     if grad_fn is not None:
@@ -217,32 +246,47 @@ class SavedTensor:
     Tensor itself would make the cycle node → output → node.
     """
 
+    # Hot fields are slots; the cold ones are class defaults, set on the instance (its
+    # __dict__) only when used: where (blame), hooks (saved-tensor hooks), and the weak
+    # reference to the node that saved an output (set when first needed: the node passes
+    # itself to unpack, and hands it over when its saved tensors are read from outside).
     __slots__ = ("tensor", "data", "version_counter", "saved_version", "output_nr",
-                 "is_output", "_grad_fn_ref", "where", "had_grad_fn", "hooks")
+                 "had_grad_fn", "__dict__")
+    where = None
+    hooks = None
+    _grad_fn_ref = None
 
     def __init__(self, t, is_output=False, node=None):
         vc = t._version_counter
         self.version_counter = vc
         self.saved_version = vc.version
         self.output_nr = t._output_nr
-        self.is_output = is_output
-        self.where = None  # set by autograd.blame when blame is on
         if is_output:
             self.tensor = None
             self.data = t._data
-            self._grad_fn_ref = weakref.ref(node) if node is not None else None
+            self.had_grad_fn = False
+            if node is not None:
+                self._grad_fn_ref = weakref.ref(node)
         else:
             if vc.inference:
                 raise RuntimeError(ERR_INFERENCE_SAVED)
             self.tensor = t
             self.data = None
-            self._grad_fn_ref = None
-        # A saved input that had a history must still have it at unpack (detach_ drops it)
-        self.had_grad_fn = not is_output and t._grad_fn is not None
-        self.hooks = None
+            # A saved input that had a history must still have it at unpack (detach_
+            # drops it)
+            self.had_grad_fn = t._grad_fn is not None
         if _st.saved_tensors_hooks:  # Note [Saved-tensor hooks] (autograd/saved_hooks.py)
             pack, unpack = _st.saved_tensors_hooks[-1]
             self.hooks = (unpack, pack(t))
+
+    @property
+    def is_output(self):
+        return self.tensor is None
+
+    def _set_node(self, node):
+        """Remember (weakly) the node that saved this output, for error messages."""
+        if self.tensor is None and self._grad_fn_ref is None:
+            self._grad_fn_ref = weakref.ref(node)
 
     def register_hooks(self, pack_hook, unpack_hook):
         """``grad_fn._raw_saved_x.register_hooks(pack, unpack)``: pack now, unpack at
@@ -262,8 +306,10 @@ class SavedTensor:
     def dtype(self):
         return (self.data if self.tensor is None else self.tensor._data).dtype
 
-    def grad_fn_for_message(self):
-        if self.is_output:
+    def grad_fn_for_message(self, node=None):
+        if self.tensor is None:
+            if node is not None:
+                return node
             return self._grad_fn_ref() if self._grad_fn_ref is not None else None
         return self.tensor.grad_fn
 
@@ -272,7 +318,7 @@ class SavedTensor:
             return self.hooks[0](self.hooks[1])
         current = self.version_counter.version
         if current != self.saved_version:
-            check_saved_version(self, current)
+            check_saved_version(self, current, node)
         if self.tensor is not None:
             if self.had_grad_fn and self.tensor._grad_fn is None:
                 raise RuntimeError(ERR_DETACHED)
@@ -285,13 +331,13 @@ class SavedTensor:
             t._output_nr = self.output_nr
         return t
 
-    def unpack_data(self):
+    def unpack_data(self, node=None):
         """The saved array (version-checked), without building a Tensor."""
         if self.hooks is not None:
-            return self.unpack()._data
+            return self.unpack(node)._data
         current = self.version_counter.version
         if current != self.saved_version:
-            check_saved_version(self, current)
+            check_saved_version(self, current, node)
         if self.tensor is None:
             return self.data
         if self.had_grad_fn and self.tensor._grad_fn is None:

@@ -16,6 +16,7 @@ autograd never imports ops: the ops package fills ``OPS`` and calls ``record``.
 from __future__ import annotations
 
 import inspect
+from types import MappingProxyType
 
 from .. import backend as B
 from ..tensor import Tensor
@@ -50,7 +51,13 @@ class FnNode(Node):
         if saved is None:
             raise RuntimeError(ERR_FREED)
         if op.fast is not None and not _st.grad_enabled and grads[0] is not None:
-            return self._apply_fast(grads[0], op, saved)
+            # Plain backward on Tensors (e.g. while a tracer watches): the array kernels
+            # of apply_arrays, wrapped. A kernel that hands the incoming gradient on
+            # unchanged gives back the same Tensor, so AccumulateGrad sees it is shared.
+            g = grads[0]
+            garr = g._data
+            return [None if r is None else g if r is garr else _make(r, g._device)
+                    for r in self.apply_arrays([garr])]
         grad = grads if op.multi_output else grads[0]
         out = []
         edges = self.next_functions
@@ -70,36 +77,44 @@ class FnNode(Node):
             _cast_to_inputs(out, self._dtypes)
         return out
 
-    def _apply_fast(self, g, op, saved):
-        """Plain backward (grad mode off): array kernels from ops/fast.py."""
-        garr = g._data
-        dev = g._device
+    def apply_arrays(self, grads):
+        """Plain backward on bare arrays: the array kernels of ops/fast.py (a row without
+        one for some input runs its viewgrad formula for that input, wrapped)."""
+        op = self.OP
+        fast = op.fast
+        saved = self._saved
+        g = grads[0]
+        if fast is None or g is None or saved is None:
+            return Node.apply_arrays(self, grads)   # wraps, runs apply (which raises if freed)
         out = []
         edges = self.next_functions
         shapes = self._shapes
-        for i, (k, deps) in enumerate(op.fast):
+        i = -1
+        for k, deps in fast:
+            i += 1
             if edges[i][0] is None:
                 _check_saved(saved, op.formulas[i][1])
                 out.append(None)
                 continue
-            if k is None:  # no kernel for this input: the viewgrad formula
+            if k is None:  # no kernel for this input: the viewgrad formula, on Tensors
                 f, fdeps, _ = op.formulas[i]
-                r = None if f is None else f(g, *[_unpack(saved[d], self) for d in fdeps])
+                r = None if f is None else f(_make(g), *[_unpack(saved[d], self)
+                                                          for d in fdeps])
                 if r is not None and shapes is not None and r._data.shape != shapes[i]:
                     r = sum_to(r, shapes[i])
-                out.append(r)
+                out.append(None if r is None else r._data)
                 continue
-            r = k(garr, *[_unpack_data(saved[d]) for d in deps])
+            r = k(g, *[_unpack_data(saved[d], self) for d in deps])
             if shapes is not None and r.shape != shapes[i]:
                 r = _sum_to_array(r, shapes[i])
-            if r is garr:
-                out.append(g)  # the same Tensor: AccumulateGrad sees it is shared
-                continue
             if type(r) not in _ARRAYS:
-                r = dev.xp.asarray(r)
-            out.append(_make(r, dev))
+                r = B.xp_of(g).asarray(r)
+            out.append(r)
         if self._dtypes is not None:
-            _cast_to_inputs(out, self._dtypes)
+            dtypes = self._dtypes
+            for j, r in enumerate(out):
+                if r is not None and dtypes[j] is not None and r.dtype != dtypes[j]:
+                    out[j] = r.astype(dtypes[j])
         return out
 
     def release_variables(self):
@@ -107,7 +122,11 @@ class FnNode(Node):
             self._saved = None
 
     def saved_items(self):
-        return list((self._saved or {}).items())
+        items = list((self._saved or {}).items())
+        for _, v in items:
+            if type(v) is SavedTensor:
+                v._set_node(self)
+        return items
 
     def __getattr__(self, name):
         # PyTorch-style teaching access: grad_fn._saved_self, _saved_result, _saved_dim...
@@ -119,6 +138,7 @@ class FnNode(Node):
             if key in saved:
                 v = saved[key]
                 if type(v) is SavedTensor:
+                    v._set_node(self)
                     return v if name.startswith("_raw") else v.unpack(self)
                 return v
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
@@ -148,8 +168,8 @@ def _unpack(v, node):
     return v.unpack(node) if type(v) is SavedTensor else v
 
 
-def _unpack_data(v):
-    return v.unpack_data() if type(v) is SavedTensor else v
+def _unpack_data(v, node):
+    return v.unpack_data(node) if type(v) is SavedTensor else v
 
 
 def _sum_to_array(a, shape):
@@ -274,35 +294,26 @@ def _device_of(inputs):
     return dev or B.cpu
 
 
-_ONE = (True,)
-
-
-def record(op, inputs, out, attrs, edges):
-    """Attach a new node of ``op`` to ``out`` (a Tensor or a tuple of Tensors)."""
-    node = _new(op.node_cls)
-    node.next_functions = edges
-    node._sequence_nr = _next_seq()
-    # 'input i needs grad' flags, which pick what to save; one input: it does
-    needs = _ONE if len(edges) == 1 else tuple([e[0] is not None for e in edges])
+def _save(node, plan, inputs, out, attrs):
+    """Save what ``plan`` (OpDef.save_plan) names into ``node._saved``."""
     saved = {}
     where = None
     releasable = False
-    for name, kind, idx in op.save_plan(needs):
+    for name, kind, idx in plan:
         if kind < 2:
             t = out if kind == 1 else inputs[idx]
             if isinstance(t, _Tensor):
-                st = SavedTensor(t, kind == 1, node)
+                st = SavedTensor(t, kind == 1)   # the node is passed when unpacking
                 if _st.blame:
                     if where is None:  # once per node: where the user's line is
-                        where = (node.name(), _blame.user_frame(4))
+                        where = (node.name(), _blame.user_frame(5))
                     st.where = where
                 saved[name] = st
-                releasable = True
             else:
                 # a Python scalar operand: PyTorch wraps it in a tensor and saves that,
                 # so a second backward without retain_graph fails here too
                 saved[name] = t
-                releasable = True
+            releasable = True
         elif kind == 2:
             saved[name] = attrs[idx]
         elif kind == 3:
@@ -313,9 +324,41 @@ def record(op, inputs, out, attrs, edges):
             saved[name] = bool(f.f_contiguous and not f.c_contiguous)
     node._releasable = releasable
     node._saved = saved
-    node._shapes = tuple([x._data.shape if isinstance(x, _Tensor) else None for x in inputs]
-                         ) if op.broadcast else None
-    if len(inputs) > 1 and type(out) is _Tensor:
+
+
+_ONE = (True,)
+_NOTHING_SAVED = MappingProxyType({})  # shared by every node that saves nothing
+
+
+def record(op, inputs, out, attrs, edges):
+    """Attach a new node of ``op`` to ``out`` (a Tensor or a tuple of Tensors)."""
+    node = _new(op.node_cls)
+    node.next_functions = edges
+    node._sequence_nr = _next_seq()
+    # 'input i needs grad' flags, which pick what to save; one input: it does
+    n = len(edges)
+    needs = (_ONE if n == 1 else (edges[0][0] is not None, edges[1][0] is not None) if n == 2
+             else tuple([e[0] is not None for e in edges]))
+    plan = op._plans.get(needs) or op.save_plan(needs)
+    if plan:
+        _save(node, plan, inputs, out, attrs)
+    else:
+        node._saved = _NOTHING_SAVED
+        node._releasable = False
+    if op.broadcast:
+        # the inputs' shapes, only when some input was broadcast (then backward sums its
+        # gradient back to its shape)
+        shape = out._data.shape
+        for x in inputs:
+            if isinstance(x, _Tensor) and x._data.shape != shape:
+                node._shapes = tuple([y._data.shape if isinstance(y, _Tensor) else None
+                                      for y in inputs])
+                break
+        else:
+            node._shapes = None
+    else:
+        node._shapes = None
+    if n > 1 and type(out) is _Tensor:
         od = out._data.dtype
         for x in inputs:
             if isinstance(x, _Tensor) and x._data.dtype != od:

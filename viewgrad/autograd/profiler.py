@@ -206,15 +206,20 @@ def _timed_forward(op, fwd):
     return forward
 
 
+_RUNNING = set()   # ids of the nodes being timed (apply_arrays may call apply: time once)
+
+
 def _timed_apply(name, apply):
     def wrapped(self, grads):
         rec = _recorder()
-        if rec is None:
+        if rec is None or id(self) in _RUNNING:
             return apply(self, grads)
         rec.push(self.name() if name is None else name, "backward")
+        _RUNNING.add(id(self))
         try:
             return apply(self, grads)
         finally:
+            _RUNNING.discard(id(self))
             rec.pop()
     return wrapped
 
@@ -232,17 +237,19 @@ def _node_classes():
 
 
 def _install():
+    from .graph import Node
     from .nodes import OPS     # (the table ops fill: autograd never imports ops)
     saved_fwd = {}
     for op in OPS.values():
         saved_fwd[op] = op.forward
         op.forward = _timed_forward(op, op.forward)
     saved_apply = []
-    for cls in _node_classes():
-        if "apply" in cls.__dict__:   # subclasses inherit the wrapper (named by node)
-            own = cls.__dict__["apply"]
-            saved_apply.append((cls, own))
-            cls.apply = _timed_apply(None, own)
+    for cls in [Node] + _node_classes():
+        for meth in ("apply", "apply_arrays"):  # (a plain backward runs apply_arrays)
+            if meth in cls.__dict__:   # subclasses inherit the wrapper (named by node)
+                own = cls.__dict__[meth]
+                saved_apply.append((cls, meth, own))
+                setattr(cls, meth, _timed_apply(None, own))
     return saved_fwd, saved_apply
 
 
@@ -250,8 +257,8 @@ def _uninstall(saved):
     saved_fwd, saved_apply = saved
     for op, f in saved_fwd.items():
         op.forward = f
-    for cls, own in saved_apply:
-        cls.apply = own
+    for cls, meth, own in saved_apply:
+        setattr(cls, meth, own)
 
 
 class profile:  # noqa: N801 - PyTorch's name

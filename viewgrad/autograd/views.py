@@ -12,7 +12,10 @@ points to the root), and base and views share ONE version counter. Each view car
   * ``base``           the root tensor;
   * ``view_fns``       the chain of view ops that makes this view from the base, e.g.
                        ``((select, (0, 2)),)`` — replaying it on another tensor with the
-                       base's shape gives "the same view" of that tensor;
+                       base's shape gives "the same view" of that tensor. It is stored as
+                       a link to the parent view's chain plus one step (``ViewChain``), as
+                       PyTorch composes view_fns: a view of a view of ... N deep costs O(1)
+                       to make and to keep, not a copy of the whole chain (O(N²) for N);
   * ``version``        the version of the counter at which this view's grad_fn was made;
                        when the counter moved on (someone modified the storage in place),
                        the grad_fn is *stale* and is regenerated on the next read;
@@ -117,23 +120,59 @@ def is_view_replay_enabled() -> bool:
     return _st.view_replay
 
 
-class ViewInfo:
-    __slots__ = ("base", "view_fns", "version", "creation_meta", "made_by", "where", "geom")
+class ViewChain:
+    """One link of a view_fn chain: ``parent`` (the chain of the view it was made from,
+    or None for a view of the base) and ``step`` ``(fn, args)``. Chained views share their
+    prefix, so N chained views hold N links in all."""
 
-    def __init__(self, base, view_fns, version, creation_meta, made_by=None, where=None):
+    __slots__ = ("parent", "step")
+
+    def __init__(self, parent, step):
+        self.parent = parent
+        self.step = step
+
+    def steps(self):
+        """The chain as a tuple ``((fn, args), ...)``, base first (walked iteratively)."""
+        out = []
+        link = self
+        while link is not None:
+            out.append(link.step)
+            link = link.parent
+        out.reverse()
+        return tuple(out)
+
+
+class ViewInfo:
+    __slots__ = ("base", "chain", "version", "creation_meta", "made_by", "where", "geom")
+
+    def __init__(self, base, chain, version, creation_meta, made_by=None, where=None):
         self.base = base
-        self.view_fns = view_fns
+        self.chain = chain          # a ViewChain (its steps are ``view_fns``)
         self.version = version
         self.creation_meta = creation_meta
         self.made_by = made_by      # (node name, output nr) of the op that made the view
         self.where = where          # (file, line, text) for multi-output/no_grad views
         self.geom = None            # the view's (sizes, strides, offset), once computed
 
+    @property
+    def view_fns(self):
+        return self.chain.steps()
+
+    def extend(self, step):
+        """Append one ``(fn, args)`` step to this view's chain (an in-place view op such
+        as ``v.t_()`` makes the view one step longer)."""
+        self.chain = ViewChain(self.chain, step)
+
     def replay(self, t):
         """Apply this view's chain of view ops to ``t`` (a tensor shaped like the base)."""
-        for fn, args in self.view_fns:
-            t = fn(t, *args)
-        return t
+        return replay_chain(self.chain, t)
+
+
+def replay_chain(chain, t):
+    """Apply the chain's view ops, base first, to ``t``."""
+    for fn, args in chain.steps():
+        t = fn(t, *args)
+    return t
 
 
 def geometry(t):
@@ -196,14 +235,14 @@ def make_view(op, x, data, attrs, replay, creation_meta=None, output_nr=0, node=
         meta = CreationMeta.INFERENCE_MODE if _st.inference else CreationMeta.NO_GRAD_MODE
     if pvi is not None:
         meta = _propagate(pvi.creation_meta, meta)
-        fns = pvi.view_fns + (replay,)
+        chain = ViewChain(pvi.chain, replay)  # shares the parent's chain (no copy)
     else:
-        fns = (replay,)
+        chain = ViewChain(None, replay)
     where = None
     if meta is not DEFAULT:
         if _blame.is_blame_enabled():
             where = _blame.user_frame(3)
-    vi = ViewInfo(base, fns, vc.version, meta, (op.node_name, output_nr), where)
+    vi = ViewInfo(base, chain, vc.version, meta, (op.node_name, output_nr), where)
     out._view_info = vi
     if node is not None:
         out._grad_fn = node
@@ -228,14 +267,20 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
        grad_fn becomes a CopySlices wrapping it) — §3 and §4 below;
     4. the tracer, if any, is told before 2 and after 3.
     """
-    inputs = (self,) + tuple(others)
+    others = tuple(others)
+    inputs = (self,) + others
     dev = _device_of(inputs)
     opname = name or (op.name + "_")
     # check before any grad_fn is read: _edges would regenerate a stale view's grad_fn,
     # which may raise a vaguer error than the refusal PyTorch's check_inplace reports
-    requires = _st.grad_enabled and any(isinstance(t, Tensor) and t.requires_grad
-                                        for t in inputs)
-    check_no_partial_overlap(self, others, opname)
+    requires = False
+    if _st.grad_enabled:
+        for t in inputs:
+            if isinstance(t, Tensor) and t.requires_grad:
+                requires = True
+                break
+    if others:
+        check_no_partial_overlap(self, others, opname)
     check_inplace(self, requires, opname)
     edges = _edges(inputs) if requires else None
     hook = _st.inplace_observer
@@ -247,13 +292,14 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
         # operand that aliases self (b.mul_(b), x.mul_(x.detach())) is saved at the old
         # version, and backward refuses it ("modified by an inplace operation") instead
         # of using the new values: a wrong gradient that raises nothing.
-        if any(kind == 0 and idx == 0 for _, kind, idx in
-               op.save_plan(tuple(e[0] is not None for e in edges))):
-            # A formula needs self's value from BEFORE the op (mul_ saves self for other's
-            # gradient): like PyTorch, save a clone of the original self.
-            inputs = (self.clone(),) + inputs[1:]
+        for _, kind, idx in op.save_plan(tuple([e[0] is not None for e in edges])):
+            if kind == 0 and idx == 0:
+                # A formula needs self's value from BEFORE the op (mul_ saves self for
+                # other's gradient): like PyTorch, save a clone of the original self.
+                inputs = (self.clone(),) + inputs[1:]
+                break
         node = record(op, inputs, self, attrs, edges)
-    args = [t._data if isinstance(t, Tensor) else t for t in (self,) + tuple(others)]
+    args = [t._data if isinstance(t, Tensor) else t for t in (self,) + others]
     ufunc = _INPLACE_UFUNCS.get(op.name) if compute is None else None
     if ufunc is None or not _ufunc_into(self._device.xp, ufunc, args):
         try:
@@ -470,9 +516,7 @@ def _move_retain_grad(t, old_fn, new_fn, output_nr=0):
     if t._retains_grad and old_fn is not None and old_fn._retains_grad:
         ref = old_fn._retains_grad.pop(t._output_nr, None)
         if ref is not None and new_fn is not None:
-            if new_fn._retains_grad is None:
-                new_fn._retains_grad = {}
-            new_fn._retains_grad[output_nr] = ref
+            new_fn._retain_grad_slot(output_nr, ref)
 
 
 def rebase_history(t, fn):
@@ -503,7 +547,7 @@ class CopySlices(Node):
     """
 
     __slots__ = ("fn", "base_sizes", "base_strides", "base_offset", "view_sizes", "view_strides",
-                 "view_offset", "view_fns", "replay", "dtype", "device")
+                 "view_offset", "view_chain", "replay", "dtype", "device", "row_major")
 
     def __init__(self, base, view, vi, fn):
         edge0 = base._edge()
@@ -512,8 +556,15 @@ class CopySlices(Node):
         self.base_sizes, self.base_strides, self.base_offset = geometry(base)
         self.view_sizes, self.view_strides, view_offset = geometry(view)
         self.view_offset = view_offset - self.base_offset
-        self.view_fns = vi.view_fns
+        self.view_chain = vi.chain   # not vi itself: vi holds the base (a cycle)
         self.replay = _st.view_replay or base._device.as_strided is None
+        # the base's strides are row-major ones (size-1 dims aside): see apply_arrays
+        row_major, expect = True, 1
+        for sz, st in zip(reversed(self.base_sizes), reversed(self.base_strides)):
+            if sz != 1 and st != expect:
+                row_major = False
+            expect *= sz
+        self.row_major = row_major
         self.dtype = base._data.dtype
         self.device = base._device
 
@@ -543,7 +594,7 @@ class CopySlices(Node):
                 region[...] = 0
             return [result] + list(res[1:])
         if self.replay:
-            grad_slice = ViewInfo(result, self.view_fns, 0, DEFAULT).replay(result)
+            grad_slice = replay_chain(self.view_chain, result)
         else:
             grad_slice = result.as_strided(self.view_sizes, self.view_strides,
                                            self.view_offset)
@@ -553,6 +604,35 @@ class CopySlices(Node):
         else:
             grad_slice.zero_()
         return [result] + list(res[1:])
+
+    def apply_arrays(self, grads):
+        # Note [CopySlices on arrays]: a plain backward's apply() (engine.py: Note [arrays
+        # in a plain backward]) — the same steps on bare arrays, for a base laid out
+        # row-major (the usual clone); any other layout, and replay mode, take the
+        # teaching path above, wrapped.
+        if self.replay or not self.row_major:
+            return Node.apply_arrays(self, grads)
+        a = grads[0]
+        grads[0] = None
+        xp = self.device.xp
+        if a is None:
+            a = xp.zeros(self.base_sizes, dtype=self.dtype)
+        elif not (sys.getrefcount(a) <= 2 and a.dtype == self.dtype
+                  and a.shape == self.base_sizes and a.flags.owndata
+                  and a.flags.c_contiguous and a.flags.writeable):
+            # shared (or not laid out like the base): a fresh copy to write into; else,
+            # as apply() does, the region's gradient is written into ``a`` itself
+            b = xp.empty(self.base_sizes, dtype=self.dtype)
+            b[...] = a
+            a = b
+        isz = a.itemsize
+        region = B.strided_in(self.device, a.reshape(-1), self.view_sizes,
+                              tuple([s * isz for s in self.view_strides]), self.view_offset)
+        res = self.fn.apply_arrays([region.copy()])
+        g = res[0]
+        region[...] = 0 if g is None else g
+        res[0] = a
+        return res
 
     def _can_write_into(self, grad):
         # Only in a plain backward (under create_graph the copy is part of the graph), for
@@ -565,6 +645,10 @@ class CopySlices(Node):
                 and tuple(grad._data.shape) == self.base_sizes
                 and grad.stride() == self.base_strides
                 and (grad._fresh_buffer or grad.storage_offset() == 0))
+
+    @property
+    def view_fns(self):
+        return self.view_chain.steps()
 
     def release_variables(self):
         self.fn.release_variables()

@@ -6,7 +6,8 @@ so these change nothing about the numbers.
 """
 from __future__ import annotations
 
-__all__ = ["compile", "set_float32_matmul_precision", "get_float32_matmul_precision"]
+__all__ = ["compile", "set_float32_matmul_precision", "get_float32_matmul_precision",
+           "UnsupportedDtype", "bfloat16"]
 
 _PRECISION = {"value": "highest"}
 
@@ -39,3 +40,23 @@ def set_float32_matmul_precision(precision):
 def get_float32_matmul_precision():
     """The value last given to ``set_float32_matmul_precision`` ('highest' at first)."""
     return _PRECISION["value"]
+
+
+class UnsupportedDtype:
+    """A torch dtype viewgrad cannot compute in (NumPy has no bfloat16): scripts may NAME
+    it — in a table of options, as ``autocast``'s ``dtype`` — but a tensor of it cannot be
+    made (the backend refuses it)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"torch.{self.name}"
+
+    @property
+    def is_floating_point(self):
+        """True: bfloat16 is a floating-point type."""
+        return True
+
+
+bfloat16 = UnsupportedDtype("bfloat16")

@@ -172,7 +172,7 @@ def _eager_extras() -> dict:
     """torch.compile, torch.autocast and the precision switches (compat/eager.py, amp/)."""
     from ..amp import autocast, is_autocast_enabled
     from . import eager
-    return {"compile": eager.compile, "autocast": autocast,
+    return {"compile": eager.compile, "autocast": autocast, "bfloat16": eager.bfloat16,
             "is_autocast_enabled": is_autocast_enabled,
             "set_float32_matmul_precision": eager.set_float32_matmul_precision,
             "get_float32_matmul_precision": eager.get_float32_matmul_precision}
@@ -210,6 +210,7 @@ def _cuda_extras() -> dict:
     return {"is_available": vg.cuda.is_available, "synchronize": vg.cuda.synchronize,
             "device_count": lambda: 1 if vg.cuda.is_available() else 0,
             "manual_seed": vg.manual_seed, "manual_seed_all": vg.manual_seed,
+            "is_bf16_supported": lambda including_emulation=True: False,
             "empty_cache": lambda: None}
 
 

@@ -17,10 +17,12 @@ from . import rnn
 from .rnn import *  # noqa: F401,F403  (RNN, LSTM, GRU and cells)
 from . import transformer
 from .transformer import *  # noqa: F401,F403  (attention, transformer)
+from . import layers_extra
+from .layers_extra import *  # noqa: F401,F403  (upsampling, norms, bags, losses)
 from . import utils
 
 __all__ = ["functional", "init", "Parameter", "Module", "Sequential", "ModuleList", "save",
            "load", "Identity", "Linear", "Conv1d", "Conv2d", "ConvTranspose2d", "BatchNorm1d",
            "BatchNorm2d", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Dropout",
            "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "Flatten", "CrossEntropyLoss",
-           "NLLLoss", "MSELoss", "utils"] + layers_more.__all__ + rnn.__all__ + transformer.__all__
+           "NLLLoss", "MSELoss", "utils"] + layers_more.__all__ + rnn.__all__ + transformer.__all__ + layers_extra.__all__

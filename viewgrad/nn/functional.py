@@ -18,6 +18,9 @@ from ..tensor import Tensor
 from ..ops.activations import elu, gelu, hardtanh, leaky_relu, silu, softplus
 from . import functional_more as _more
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
+from . import functional_extra as _extra, functional_losses as _losses
+from .functional_extra import *  # noqa: F401,F403  (interpolate, pooling, ...)
+from .functional_losses import *  # noqa: F401,F403  (margin and likelihood losses)
 from .functional_more import (adaptive_avg_pool1d, avg_pool1d, binary_cross_entropy,
                               binary_cross_entropy_with_logits, cosine_similarity, embedding,
                               group_norm, huber_loss, kl_div, l1_loss, layer_norm, max_pool3d,
@@ -31,7 +34,7 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "relu6", "mish", "logsigmoid", "softsign", "hardswish", "hardsigmoid", "selu",
            "celu", "tanhshrink", "softmin", "glu", "dropout1d", "dropout2d",
            "scaled_dot_product_attention", "multi_head_attention_forward"] + [
-               n for n in _more.__all__ if n != "pad"]
+               n for n in _more.__all__ if n != "pad"] + _extra.__all__ + _losses.__all__
 
 
 def _conv_nd(nsp, name, input, weight, bias, stride, padding, dilation, groups):

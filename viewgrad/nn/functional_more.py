@@ -16,6 +16,7 @@ from ..ops import factories as Fa
 from ..ops.conv import constant_pad_nd
 from ..ops.pointwise import where
 from ..ops.pool import avg_pool2d, pool_output_size
+from ..ops.vector_norms import vector_norm
 from ..tensor import Tensor
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "l1_loss",
@@ -151,13 +152,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 
 
 def _norm(x, p, dim, keepdim=True):
-    if p == 2:
-        return (x * x).sum(dim, keepdim=keepdim).sqrt()
-    if p == 1:
-        return x.abs().sum(dim, keepdim=keepdim)
-    if p == float("inf"):
-        return x.abs().amax(dim, keepdim=keepdim)
-    return (x.abs() ** p).sum(dim, keepdim=keepdim) ** (1.0 / p)
+    # LinalgVectorNormBackward0, as PyTorch's F.normalize records (subgradient 0 at 0)
+    return vector_norm(x, p, dim, keepdim)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):

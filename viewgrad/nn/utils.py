@@ -9,6 +9,7 @@ import math
 
 from ..autograd.grad_mode import no_grad
 from ..ops import factories as Fa
+from ..ops.vector_norms import vector_norm
 from ..tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "parameters_to_vector",
@@ -19,14 +20,6 @@ def _params(parameters):
     return [parameters] if isinstance(parameters, Tensor) else list(parameters)
 
 
-def _norm(t, p):
-    if p == math.inf:
-        return t.abs().amax()
-    if p == 2:
-        return (t * t).sum().sqrt()
-    return (t.abs() ** p).sum() ** (1.0 / p)
-
-
 @no_grad()
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     """The ``norm_type`` norm of the norms of ``tensors`` (as one long vector's norm)."""
@@ -34,13 +27,13 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     norm_type = float(norm_type)
     if not tensors:
         return Fa.tensor(0.0)
-    norms = [_norm(t, norm_type) for t in tensors]
+    norms = [vector_norm(t, norm_type) for t in tensors]
     if norm_type == math.inf:
         total = norms[0]
         for n in norms[1:]:
             total = total.clamp(min=n.item()) if n.item() > total.item() else total
     else:
-        total = _norm(Fa.tensor([n.item() for n in norms], dtype=tensors[0].dtype,
+        total = vector_norm(Fa.tensor([n.item() for n in norms], dtype=tensors[0].dtype,
                                 device=tensors[0].device), norm_type)
     if error_if_nonfinite and not math.isfinite(total.item()):
         raise RuntimeError(f"The total norm of order {norm_type} for gradients from "

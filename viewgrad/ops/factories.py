@@ -210,7 +210,11 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     dev = B.device(device)
     dt = B.to_dtype(dtype) or B.default_float()
-    return _finish(dev.xp.linspace(start, end, int(steps)).astype(dt), dev, requires_grad)
+    if int(steps) < 0:
+        raise RuntimeError("linspace(): number of steps must be non-negative")
+    host = B.torch_linspace(float(start), float(end), int(steps), dt) if int(steps) \
+        else B.host_array([], dtype=dt)
+    return _finish(host if dev is B.cpu else dev.from_host(host), dev, requires_grad)
 
 
 def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_grad=False):

@@ -12,7 +12,9 @@ way. The in-place forms run the same rows through the choke point (``apply_inpla
 from __future__ import annotations
 
 from .. import backend as B
+from ..autograd.nodes import OpDef
 from ..tensor import Tensor, _wrap_dim
+from .reduce import _full_index
 from .table import apply_inplace, defop, dispatch, method
 
 __all__ = ["index_select", "index_add", "index_copy", "index_fill", "masked_select",
@@ -370,13 +372,44 @@ def argwhere(self):
 
 # -- in-place scatter -------------------------------------------------------------------------
 
+def _no_derivative(grad):
+    raise RuntimeError("derivative for aten::scatter is not implemented")
+
+
+def _scatter_reduce_fwd(self, index, src, dim, reduce):
+    xp = B.xp_of(self)
+    out = self.copy()
+    if not hasattr(src, "shape") or src.shape == ():
+        src = xp.broadcast_to(xp.asarray(src, dtype=self.dtype), index.shape)
+    at = B.add_at if reduce == "add" else B.multiply_at
+    at(out, _full_index(xp, index, dim), src[tuple(_builtin_slice(0, n) for n in index.shape)].astype(
+        self.dtype))
+    return out
+
+
+# scatter(..., reduce='add'|'multiply'), PyTorch's deprecated form: it has no derivative,
+# so autograd records a node named NotImplemented whose backward raises (as PyTorch).
+# Not a row of the derivatives table (nothing to gradcheck): an OpDef of its own.
+SCATTER_REDUCE_LEGACY = OpDef("scatter_reduce_legacy", "NotImplemented", _scatter_reduce_fwd,
+                              ("self", "index", "src"), ("dim", "reduce"),
+                              {"self": _no_derivative, "src": _no_derivative}, False, False,
+                              False, None, None)
+
+
+def _scatter_reduce(self, d, index, src, reduce, inplace):
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    if inplace:
+        return apply_inplace(SCATTER_REDUCE_LEGACY, self, (index, src), (d, reduce),
+                             name="scatter_")
+    return dispatch(SCATTER_REDUCE_LEGACY, (self, index, src), (d, reduce))
+
+
 def _scatter_inplace(self, dim, index, src, op_name, reduce=None):
     from . import reduce as R
-    if reduce is not None:
-        raise RuntimeError(f"{op_name}(): reduce={reduce!r} is not supported by viewgrad "
-                           "(PyTorch deprecates it and cannot differentiate it); use "
-                           "scatter_add_ for 'add', or index_put_ with accumulate=True")
     d = R._check_index(self, dim, index)
+    if reduce is not None:
+        return _scatter_reduce(self, d, index, src, reduce, True)
     if op_name == "scatter_add_":
         return apply_inplace(R.SCATTER_ADD, self, (index, src), (d,), name=op_name)
     if isinstance(src, Tensor):
@@ -389,7 +422,8 @@ def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
     """In-place ``scatter``: writes ``src`` (a tensor, or a number: ``value``) along
     ``dim`` at ``index`` into ``self`` (``torch.Tensor.scatter_``). Nodes
     ``ScatterBackward0`` (tensor src) / ``ScatterBackward1`` (a number); on a view, the
-    base's history becomes a CopySlices around it."""
+    base's history becomes a CopySlices around it. ``reduce='add'|'multiply'`` combines
+    the values instead (no derivative: node ``NotImplemented``, as in PyTorch)."""
     return _scatter_inplace(self, dim, index, value if src is None else src, "scatter_",
                             reduce)
 

@@ -151,6 +151,9 @@ def _single_slice(self, k):
 
 @method("__getitem__")
 def getitem(self, key):
+    if type(key) is int and self._data.ndim and -self._data.shape[0] <= key < \
+            self._data.shape[0]:
+        return select(self, 0, key)   # t[i]: what _basic_steps would do, without the walk
     kind, k = normalize_key(self, key)
     if kind == "basic":
         return _basic_steps(self, k)

@@ -76,7 +76,7 @@ def _restride(self, op, attrs, data, replay, name, args=()):
     vc.bump(name)
     vi = self._view_info
     if vi is not None:
-        vi.view_fns = vi.view_fns + (replay,)
+        vi.extend(replay)
         vi.geom = None
         vi.version = vc.version
     if edge is not None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from .. import backend as B
 from ..tensor import Tensor
 from .args import torch_type_name
-from .table import defop, dispatch, method
+from .table import apply_inplace, defop, dispatch, method
 
 __all__ = ["mm", "bmm", "dot", "mv", "addmm", "baddbmm", "addmv", "addr", "matmul"]
 
@@ -230,11 +230,8 @@ def _expandable(input, shape):
         input.expand(*shape)
 
 
-@method("baddbmm")
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
-    """``beta * input + alpha * (batch1 @ batch2)`` for batches of matrices
-    (``torch.baddbmm``; ``input`` broadcasts to ``(b, n, p)``, and with ``beta=0`` it is
-    ignored, NaNs included). One node, ``BaddbmmBackward0``."""
+def _baddbmm_shape(input, batch1, batch2):
+    """baddbmm's argument checks (PyTorch's order and wording); the result's shape."""
     if input._data.dtype != batch1._data.dtype:
         raise RuntimeError(f"Input dtypes must be the same, got: input "
                            f"{_CPP_NAMES.get(B.dtype_name(input.dtype))}, batch1: "
@@ -251,12 +248,19 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{b}, {m}] but got: [{batch2.shape[0]}, {batch2.shape[1]}].")
     _expandable(input, (b, n, batch2.shape[2]))
+    return (b, n, batch2.shape[2])
+
+
+@method("baddbmm")
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (batch1 @ batch2)`` for batches of matrices
+    (``torch.baddbmm``; ``input`` broadcasts to ``(b, n, p)``, and with ``beta=0`` it is
+    ignored, NaNs included). One node, ``BaddbmmBackward0``."""
+    _baddbmm_shape(input, batch1, batch2)
     return dispatch(BADDBMM, (input, batch1, batch2), (beta, alpha))
 
 
-@method("addmv")
-def addmv(input, mat, vec, *, beta=1, alpha=1):
-    """``beta * input + alpha * (mat @ vec)`` (``torch.addmv``), node ``AddmvBackward0``."""
+def _addmv_shape(input, mat, vec):
     if mat.dim() != 2 or vec.dim() != 1 or mat.shape[1] != vec.shape[0] or (
             input.dim() > 1 or input.dim() == 1 and input.shape[0] not in (1, mat.shape[0])):
         raise RuntimeError(f"size mismatch, got input ({', '.join(map(str, input.shape))}), "
@@ -266,18 +270,59 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
                            f"{torch_type_name(input.dtype)}, {torch_type_name(mat.dtype)}, and "
                            f"{torch_type_name(vec.dtype)}")
     _check(mat, vec, "mv")  # bool
+    return (mat.shape[0],)
+
+
+@method("addmv")
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat @ vec)`` (``torch.addmv``), node ``AddmvBackward0``."""
+    _addmv_shape(input, mat, vec)
     return dispatch(ADDMV, (input, mat, vec), (beta, alpha))
+
+
+def _addr_shape(input, vec1, vec2):
+    for name, v in (("vec1", vec1), ("vec2", vec2)):
+        if v.dim() != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.dim()}-D")
+    _expandable(input, (vec1.shape[0], vec2.shape[0]))
+    return (vec1.shape[0], vec2.shape[0])
 
 
 @method("addr")
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """``beta * input + alpha * outer(vec1, vec2)`` (``torch.addr``), node
     ``AddrBackward0``."""
-    for name, v in (("vec1", vec1), ("vec2", vec2)):
-        if v.dim() != 1:
-            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.dim()}-D")
-    _expandable(input, (vec1.shape[0], vec2.shape[0]))
+    _addr_shape(input, vec1, vec2)
     return dispatch(ADDR, (input, vec1, vec2), (beta, alpha))
+
+
+def _inplace_product(op, self, a, b, beta, alpha, name, check):
+    """``self.<op>_(a, b)``: the product written into ``self`` through the in-place choke
+    point (its shape must be the result's; nothing broadcasts ``self``)."""
+    want = tuple(check(self, a, b))
+    if tuple(self.shape) != want:
+        raise RuntimeError(f"{name}: the result's shape {list(want)} does not match self's "
+                           f"shape {list(self.shape)}")
+    return apply_inplace(op, self, (a, b), (beta, alpha), name=name)
+
+
+@method("baddbmm_")
+def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    """In-place ``baddbmm`` (``torch.Tensor.baddbmm_``): node ``BaddbmmBackward0``."""
+    return _inplace_product(BADDBMM, self, batch1, batch2, beta, alpha, "baddbmm_",
+                            _baddbmm_shape)
+
+
+@method("addmv_")
+def addmv_(self, mat, vec, *, beta=1, alpha=1):
+    """In-place ``addmv`` (``torch.Tensor.addmv_``): node ``AddmvBackward0``."""
+    return _inplace_product(ADDMV, self, mat, vec, beta, alpha, "addmv_", _addmv_shape)
+
+
+@method("addr_")
+def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+    """In-place ``addr`` (``torch.Tensor.addr_``): node ``AddrBackward0``."""
+    return _inplace_product(ADDR, self, vec1, vec2, beta, alpha, "addr_", _addr_shape)
 
 
 @method("matmul", "__matmul__")

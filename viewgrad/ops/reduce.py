@@ -207,6 +207,8 @@ def mean(self, dim=None, keepdim=False):
             f"or complex dtype. Got: {B.dtype_name(self.dtype)}; call .float() first")
     dims = _dims(dim, self.dim())
     if dims is None:
+        if keepdim:   # every dim reduced, kept as size 1 (MeanBackward1, as PyTorch)
+            return dispatch(MEAN_DIM, (self,), (tuple(range(self.dim())), True))
         return dispatch(MEAN, (self,), (None, False))
     return dispatch(MEAN_DIM, (self,), (dims, keepdim))
 
@@ -311,8 +313,11 @@ def gather(self, dim, index):
 
 
 @method("scatter")
-def scatter(self, dim, index, src=None, *, value=None):
+def scatter(self, dim, index, src=None, *, value=None, reduce=None):
     d = _check_index(self, dim, index)
+    if reduce is not None:  # PyTorch's deprecated form, without a derivative
+        from .index_ops import _scatter_reduce
+        return _scatter_reduce(self, d, index, value if src is None else src, reduce, False)
     if not isinstance(src, Tensor):
         return dispatch(SCATTER_VALUE, (self, index), (value if src is None else src, d))
     return dispatch(SCATTER, (self, index, src), (d,))

@@ -169,6 +169,7 @@ def kthvalue(self, k, dim=-1, keepdim=False):
     ``torch.kthvalue``: a named tuple ``(values, indices)``; the values record
     ``KthvalueBackward0``."""
     d = _dim_of(self, dim)
+    _nonempty_dim(self, d, "kthvalue")
     n = self.shape[d] if self.dim() else 1
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")

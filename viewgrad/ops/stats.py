@@ -31,10 +31,12 @@ import warnings
 from .. import backend as B
 from ..autograd.state import state as _st
 from ..tensor import Tensor, _wrap_dim
+from .args import torch_type_name
 from .reduce import _count, _restore
 from .table import defop, dispatch, method, record, _edges
 
-__all__ = ["var", "std", "var_mean", "std_mean", "prod", "cumsum", "cumprod", "logsumexp"]
+__all__ = ["var", "std", "var_mean", "std_mean", "prod", "cumsum", "cumprod", "logsumexp",
+           "nansum", "nanmean"]
 
 _xp = B.xp_of
 _make = Tensor._make
@@ -390,3 +392,38 @@ def logsumexp(self, dim, keepdim=False):
     if self._data.dtype.kind not in "fc":
         self = self.to(B.float32)
     return dispatch(LOGSUMEXP, (self,), (_red_dims(dim, self.dim()), bool(keepdim)))
+
+
+# -- NaN-ignoring sums ------------------------------------------------------------------------
+
+NANSUM = defop("nansum", "NansumBackward0",
+               lambda self, dim, keepdim: _xp(self).asarray(
+                   _xp(self).nansum(self, axis=dim, keepdims=keepdim)),
+               attrs=("dim", "keepdim"),
+               self=lambda grad, self, dim, keepdim:
+               # times the not-NaN mask, as PyTorch (an infinite grad there gives NaN)
+               _restore(grad, tuple(self.shape), dim, keepdim) * (self == self).to(grad.dtype))
+
+
+@method("nansum")
+def nansum(self, dim=None, keepdim=False, *, dtype=None):
+    """The sum over ``dim`` (all by default) counting NaNs as 0, as ``torch.nansum``
+    (integers give int64). Records ``NansumBackward0``: the NaN entries get no
+    gradient."""
+    self = _acc_dtype(self, dtype)
+    return dispatch(NANSUM, (self,), (_red_dims(dim, self.dim()), bool(keepdim)))
+
+
+@method("nanmean")
+def nanmean(self, dim=None, keepdim=False, *, dtype=None):
+    """The mean over ``dim`` of the entries that are not NaN, as ``torch.nanmean``:
+    ``nansum / count``, so its node is ``DivBackward0`` over ``NansumBackward0``, as in
+    PyTorch. All-NaN slices give NaN."""
+    if dtype is not None:
+        self = self.to(dtype)
+    if self._data.dtype.kind not in "fc":
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {torch_type_name(self.dtype)}; call .float() first")
+    count = (self == self).sum(dim, keepdim=keepdim) if dim is not None else \
+        (self == self).sum()
+    return nansum(self, dim, keepdim) / count

@@ -72,18 +72,22 @@ def _vnorm_bwd(grad, self, result, ord, dim, keepdim):
     norm = _restore(result, shape, dim, keepdim)
     if ord == 1:
         return self.sign() * grad
+    # Where the norm is 0 the whole slice is 0 and so is ``self``'s factor below: dividing
+    # by 1 there instead of 0 gives the subgradient 0 without computing (and warning
+    # about) 0/0, and keeps the formula differentiable.
+    safe = norm.masked_fill(norm == 0, 1.0)
     if ord == 2:
-        return grad * (self / norm).masked_fill(norm == 0, 0.0)
+        return grad * self / safe
     if math.isinf(ord):
         a = self.abs()
         mask = ((a == norm) | (a != a)).to(grad.dtype)
         return self.sign() * mask * grad / mask.sum(dim or None, keepdim=True)
-    if ord < 1:
-        scaled = self.sign() * self.abs().pow(ord - 1).masked_fill(self == 0, 0.0)
+    if ord < 1:   # |x|^(ord-1) is infinite at x = 0, where sign(x) = 0 keeps it out
+        scaled = self.sign() * self.abs().masked_fill(self == 0, 1.0).pow(ord - 1)
         return scaled * grad * norm.pow(1 - ord)
     scaled = self.sign() * self.abs().pow(ord - 1) if ord < 2 else \
         self * self.abs().pow(ord - 2)
-    return scaled * (grad / norm.pow(ord - 1)).masked_fill(norm == 0, 0.0)
+    return scaled * grad / safe.pow(ord - 1)
 
 
 VECTOR_NORM = defop("linalg_vector_norm", "LinalgVectorNormBackward0", _vnorm_fwd,

@@ -5,6 +5,11 @@ part of a big graph to show.
 Tensors (snapshotted on the spot), a backward pass or one moment of it (``bt.at(k)``), and
 returns ``(kind, payload)``.
 
+``parallel_edges(outs)``: ``torch.stack([x] * 20000)`` gives one node 20,000 edges to the
+same node; drawn one by one they took minutes (and a hostile trace file can hold them).
+Up to ``PARALLEL_SHOWN`` edges between the same two nodes are drawn one by one (``x * x``
+shows both inputs); more become one edge labelled with their indices and count.
+
 ``neighbourhood(snap, max_nodes)``: a real training step has hundreds of nodes; a picture
 of all of them is unreadable. Keep the nodes nearest the snapshot's tensors (breadth first
 from their grad_fns, iteratively) up to ``max_nodes``; the rest are counted so the picture
@@ -14,9 +19,30 @@ from __future__ import annotations
 
 from collections import deque
 
-__all__ = ["as_drawable", "neighbourhood", "DEFAULT_MAX_NODES"]
+__all__ = ["as_drawable", "neighbourhood", "parallel_edges", "DEFAULT_MAX_NODES"]
 
 DEFAULT_MAX_NODES = 60
+PARALLEL_SHOWN = 8       # parallel edges drawn one by one; more are drawn as one
+
+
+def parallel_edges(outs) -> list:
+    """``[(edge, label)]`` for a node's out-edges in order: ``label`` is None for an edge
+    drawn on its own, or "[0..19999] ×20000" for the first of more than PARALLEL_SHOWN
+    edges to the same node, which stands for all of them (the others are left out)."""
+    groups = {}
+    for e in outs:
+        groups.setdefault(e.dst, []).append(e)
+    out = []
+    for e in outs:
+        group = groups[e.dst]
+        if len(group) <= PARALLEL_SHOWN:
+            out.append((e, None))
+        elif e is group[0]:
+            idx = [g.index for g in group]
+            lo, hi = min(idx), max(idx)
+            span = f"{lo}..{hi}" if hi - lo + 1 == len(idx) else f"{idx[0]}, {idx[1]}, …"
+            out.append((e, f"[{span}] ×{len(group):,}"))
+    return out
 
 
 def as_drawable(obj, namespace=None, params=None):
@@ -52,13 +78,15 @@ def neighbourhood(snap, max_nodes=DEFAULT_MAX_NODES, keep=()):
             snap.omitted
     shown = set()
     queue = deque()
-    for nid in keep:
-        if snap.has_node(nid) and snap.node(nid).kind != "wrapped" and nid not in shown:
+    for nid in keep:      # at most max_nodes of them (a hostile trace file can mark more)
+        if len(shown) < max_nodes and snap.has_node(nid) \
+                and snap.node(nid).kind != "wrapped" and nid not in shown:
             shown.add(nid)
             queue.append(nid)
     for t in snap.tensors:
         for nid in (t.grad_fn, t.accumulator):
-            if nid is not None and snap.has_node(nid) and nid not in shown:
+            if len(shown) < max_nodes and nid is not None and snap.has_node(nid) \
+                    and nid not in shown:
                 shown.add(nid)
                 queue.append(nid)
     while queue and len(shown) < max_nodes:

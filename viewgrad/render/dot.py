@@ -27,7 +27,7 @@ from __future__ import annotations
 import graphviz
 
 from ..trace.sanitize import LABEL_LIMIT, SAFE_ID, dot_string, html_text
-from .common import DEFAULT_MAX_NODES, as_drawable, neighbourhood
+from .common import DEFAULT_MAX_NODES, as_drawable, neighbourhood, parallel_edges
 from .fontmetrics import FONT_FAMILY, text_width
 
 __all__ = ["draw", "Digraph", "ADDED_FILL", "NODE_FILL"]
@@ -204,7 +204,16 @@ def _collect(snap, prefix, title, max_nodes, added=(), removed=(), extra=None,
     key = {"b": "before", "a": "after"}.get(prefix, "graph")
     cl = _Cluster(f"cluster_{key}", title, prefix + "_")
     p = cl.dot_name
-    for t in snap.tensors:
+    tensors = list(snap.tensors)
+    if max_nodes is not None and len(tensors) > max_nodes:   # (a hostile trace file)
+        tensors = [t for t in tensors if t.id == snap.focus] + \
+            [t for t in tensors if t.id != snap.focus][:max_nodes - 1]
+        text = f"⋯ {len(snap.tensors) - len(tensors)} more tensors"
+        cl.nodes.append((cl.prefix + "more_tensors",
+                         dict(label=text, shape="plaintext", fontcolor="#616161",
+                              **{"class": "more"}), [text]))
+    drawn = {t.id for t in tensors}
+    for t in tensors:
         fill = MUTATED_FILL if t.id == snap.focus else TENSOR_FILL
         was = (versions or {}).get(t.id)
         rows = _tensor_rows(t, was)
@@ -246,7 +255,7 @@ def _collect(snap, prefix, title, max_nodes, added=(), removed=(), extra=None,
             cls += " removed"
         attrs["class"] = cls
         cl.nodes.append((p(n.id), attrs, plain))
-    for t in snap.tensors:
+    for t in tensors:
         if t.grad_fn is not None and t.grad_fn in shown:
             ea = {"color": "#1565c0", "arrowsize": "0.7"}
             if t.stale:
@@ -256,7 +265,7 @@ def _collect(snap, prefix, title, max_nodes, added=(), removed=(), extra=None,
         elif t.accumulator is not None and t.accumulator in shown:
             cl.edges.append((p(t.id), p(t.accumulator),
                              dict(style="dotted", color="#757575", arrowsize="0.7"), True))
-        if t.base is not None and snap.has_tensor(t.base):
+        if t.base is not None and t.base in drawn:
             cl.edges.append((p(t.id), p(t.base),
                              dict(style="dotted", color="#9e9e9e", arrowhead="none",
                                   constraint="false", label="view of", fontsize="8",
@@ -265,12 +274,12 @@ def _collect(snap, prefix, title, max_nodes, added=(), removed=(), extra=None,
         if n.id not in shown:
             continue
         outs = snap.out_edges(n.id)
-        for e in outs:
+        for e, many in parallel_edges(outs):
             if e.dst not in shown:
                 continue
             ea = {"arrowsize": "0.7"}
             if len(outs) > 1:
-                ea.update(label=str(e.index), fontsize="9")
+                ea.update(label=many or str(e.index), fontsize="9")
             if e.dst in added and n.id in added:
                 ea["color"] = "#f57f17"
             cl.edges.append((p(n.id), p(e.dst), ea, True))

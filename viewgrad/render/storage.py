@@ -28,6 +28,7 @@ __all__ = ["StorageGroup", "storage_groups", "draw_storage", "render_storage", "
            "MAX_CELLS"]
 
 MAX_CELLS = 96
+MAX_VIEWS = 32          # rows of views per storage; more are counted (a hostile file)
 ROW = 16
 VIEW_COLORS = ("#1565c0", "#2e7d32", "#6a1b9a", "#00838f", "#ad1457", "#4e342e")
 WRITTEN_FILL = "#ffcc80"     # the cells an in-place op wrote (not ADDED_FILL: nodes)
@@ -37,11 +38,13 @@ def cells_of(shape, stride, offset, limit=MAX_CELLS * 64):
     """{storage cell: view index tuple} for a tensor's elements (first index wins when a
     cell is reached twice: an expanded view)."""
     out = {}
-    for idx in product(*(range(s) for s in shape)):
+    # at most ``limit`` elements are looked at, so no dim needs more than ``limit`` values
+    # (product() holds each range in memory: a file may claim a size of 10**9)
+    for k, idx in enumerate(product(*(range(min(s, limit)) for s in shape))):
+        if k >= limit:
+            break
         c = offset + sum(i * st for i, st in zip(idx, stride))
         out.setdefault(c, idx)
-        if len(out) >= limit:
-            break
     return out
 
 
@@ -65,8 +68,9 @@ class StorageGroup:
     base: str                 # label of the base tensor
     size: int                 # cells in the storage (as far as any tensor reaches)
     values: tuple             # per cell: text, or "" when unknown
-    members: tuple            # Member: the base first, then its views
+    members: tuple            # Member: the base first, then its views (MAX_VIEWS at most)
     written: frozenset        # cells the in-place op wrote
+    more_views: int = 0       # views beyond MAX_VIEWS, not drawn
 
 
 def _values_by_cell(t, n):
@@ -84,13 +88,21 @@ def _values_by_cell(t, n):
 def storage_groups(snap, written_tensor=None):
     """One StorageGroup per base in ``snap`` that has views (or was written), in order."""
     tensors = list(snap.tensors)
+    views_of = {}
+    for t in tensors:
+        if t.is_view:
+            views_of.setdefault(t.base, []).append(t)
     groups = []
     for base in tensors:
         if base.is_view:
             continue
-        views = [t for t in tensors if t.is_view and t.base == base.id]
+        views = views_of.get(base.id, [])
         if not views and written_tensor != base.id:
             continue
+        more = max(0, len(views) - MAX_VIEWS)
+        if more:       # the written view always drawn
+            views = [t for t in views if t.id == written_tensor][:1] + \
+                [t for t in views if t.id != written_tensor][:MAX_VIEWS - 1]
         members = []
         written = frozenset()
         for t in [base] + views:
@@ -101,16 +113,17 @@ def storage_groups(snap, written_tensor=None):
             members.append(Member(t.label, tuple(t.shape), tuple(t.stride), t.offset, cells,
                                   t is base, w))
         size = max((max(m.cells) + 1 for m in members if m.cells), default=0)
-        vals = ("",) * size
+        # values of the cells drawn only: a file may claim offsets of 10**12
+        vals = ("",) * min(size, MAX_CELLS)
         bcells = members[0].cells
-        if base.values is not None and len(bcells) == size:
+        if base.values is not None and len(bcells) == size <= MAX_CELLS * 64:
             flat = _values_by_cell(base, size)
             if any(flat):
                 by_cell = [""] * size
                 for k, (c, _idx) in enumerate(sorted(bcells.items(), key=lambda kv: kv[1])):
                     by_cell[c] = flat[k]
-                vals = tuple(by_cell)
-        groups.append(StorageGroup(base.label, size, vals, tuple(members), written))
+                vals = tuple(by_cell[:MAX_CELLS])
+        groups.append(StorageGroup(base.label, size, vals, tuple(members), written, more))
     return groups
 
 
@@ -167,9 +180,10 @@ def _group_table(g):
             rows.append("<TR>" + "".join(tds) + "</TR>")
         if stop < n:
             rows.append(f'<TR><TD COLSPAN="{span + 1}"> </TD></TR>')
-    if g.size > MAX_CELLS:
-        rows.append(f'<TR><TD COLSPAN="{ROW + 1}" ALIGN="LEFT"><FONT POINT-SIZE="10" '
-                    f'COLOR="#616161">⋯ {g.size - MAX_CELLS} more cells</FONT></TD></TR>')
+    for more, what in ((g.size - MAX_CELLS, "cells"), (g.more_views, "views")):
+        if more > 0:
+            rows.append(f'<TR><TD COLSPAN="{ROW + 1}" ALIGN="LEFT"><FONT POINT-SIZE="10" '
+                        f'COLOR="#616161">⋯ {more} more {what}</FONT></TD></TR>')
     from .dot import _Html
     return _Html('<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="2" CELLPADDING="3">'
                  + "".join(rows) + "</TABLE>>")
@@ -242,4 +256,6 @@ def render_storage(obj, namespace=None, width=None):
                               style=styles[k % len(styles)]))
         if grp.size > MAX_CELLS:
             parts.append(Text(f"  ⋯ {grp.size - MAX_CELLS} more cells", style="dim"))
+        if grp.more_views:
+            parts.append(Text(f"  ⋯ {grp.more_views} more views", style="dim"))
     return Group(*parts)

@@ -17,7 +17,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from ..trace.sanitize import LABEL_LIMIT, clean, rich_text
-from .common import DEFAULT_MAX_NODES, as_drawable, neighbourhood
+from .common import DEFAULT_MAX_NODES, as_drawable, neighbourhood, parallel_edges
 
 
 def _c(s) -> str:
@@ -90,9 +90,15 @@ def snapshot_trees(snap, max_nodes=DEFAULT_MAX_NODES, added=(), removed=(), tens
         max_depth = float("inf")
     seen = set()
     trees = []
+    drawn = 0
     for t in snap.tensors:
         if tensors is not None and t.id not in tensors:
             continue
+        if max_nodes is not None and drawn >= max_nodes:   # (a hostile trace file)
+            trees.append(Text(f"⋯ {len(snap.tensors) - drawn} more tensors not shown",
+                              style="dim"))
+            break
+        drawn += 1
         root = Tree(_tensor_text(t, snap.focus), guide_style="dim")
         trees.append(root)
         start = t.grad_fn or t.accumulator
@@ -134,8 +140,8 @@ def snapshot_trees(snap, max_nodes=DEFAULT_MAX_NODES, added=(), removed=(), tens
                 outs_shown = [e for e in outs if e.dst not in grouped]
             else:
                 outs_shown = outs
-            for e in reversed(outs_shown):
-                pre = _c(f"[{e.index}] ") if len(outs) > 1 else ""
+            for e, many in reversed(parallel_edges(outs_shown)):
+                pre = _c(f"{many or f'[{e.index}]'} ") if len(outs) > 1 else ""
                 stack.append((child, e.dst, pre, depth + 1))
     if hidden:
         trees.append(Text(f"⋯ {hidden} more node{'s' if hidden != 1 else ''} not shown",

@@ -1,0 +1,41 @@
+"""``repr(tensor)`` as PyTorch prints it, character for character: columns padded to the
+widest shown element (signs, ``nan``, bools, the summary ``...``), PyTorch's choice of
+whole / fixed / scientific notation, summaries of big tensors, dtype= and grad_fn=
+suffixes. PyTorch is the oracle (skipped, saying why, when it is not installed)."""
+import pytest
+
+import viewgrad as vg
+
+from .helpers import torch_or_skip
+
+pytestmark = pytest.mark.once   # host-side formatting
+
+NAN, INF = float("nan"), float("inf")
+CASES = [
+    "m.tensor([0.0003, -0.0004])", "m.tensor([1., -10.])", "m.tensor([0.001, 2.])",
+    "m.tensor([1, -10])", "m.tensor([True, False])", "m.tensor([NAN, 1.5, -2.])",
+    "m.tensor([1e9, 1.])", "m.tensor([1e-5, 1.])", "m.tensor([1000., 1.])",
+    "m.tensor([2000., 1.])", "m.tensor([0., 0.])", "m.tensor([INF, -1.])",
+    "m.tensor([-INF, NAN])", "m.tensor(3.5)", "m.tensor(-2)", "m.tensor([1e-9, 0.])",
+    "m.tensor([1.123456789, 100000.5])", "m.tensor([[1.5, -200.25], [3., 4.]])",
+    "m.arange(2000.).view(2, 1000) - 500", "m.arange(3000.).view(1000, 3)",
+    "m.arange(3000).view(3, 1000) - 7", "m.tensor([1.5, 2.25]) * 1e-6",
+    "m.tensor([[True, False]])", "m.zeros(2, 0)", "m.tensor([1.5], dtype=m.float64)",
+    "m.tensor([1, 2], dtype=m.int32)", "m.ones(2, requires_grad=True) * -3",
+    "m.tensor([[0.1234567, -12.5]]).t()", "m.linspace(-1, 1, 7)", "m.arange(5000)",
+    "m.arange(24.).view(2, 3, 4) / 7", "m.tensor([-1e-7, 3e5])", "m.tensor([NAN, 1.])",
+    "m.tensor([0., -0.])", "m.tensor([0., INF])", "m.arange(-3000, 3000) * 1.5",
+    "m.zeros(3, 2000)[:, :1500]",
+    # empty: size unless 1-D, any non-default dtype (no elements to tell it by)
+    "m.zeros(0)", "m.zeros(0, dtype=m.int64)", "m.zeros(0, 3, dtype=m.int64)",
+    "m.zeros(0, dtype=m.bool)", "m.zeros(0, dtype=m.float64)",
+    "m.zeros(0, 3, requires_grad=True).sum(0)",
+]
+
+
+@pytest.mark.parametrize("expr", CASES)
+def test_repr_is_pytorchs(expr):
+    torch = torch_or_skip()
+    theirs = repr(eval(expr, {"m": torch, "NAN": NAN, "INF": INF}))
+    ours = repr(eval(expr, {"m": vg, "NAN": NAN, "INF": INF}))
+    assert ours.replace("viewgrad.", "torch.") == theirs

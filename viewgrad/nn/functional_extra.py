@@ -1,0 +1,463 @@
+"""Still more of ``torch.nn.functional`` (re-exported by ``viewgrad.nn.functional``):
+``interpolate``, adaptive max pooling, ``max_unpool``, ``prelu``, ``threshold``,
+``instance_norm``, ``pixel_shuffle``, ``embedding_bag``, ``bilinear``, ``alpha_dropout``.
+
+All are compositions of differentiable viewgrad ops — indexing, weighted sums, ``where``,
+reductions — so their gradients (and second derivatives) come from those ops.
+
+Note [Separable interpolation]: linear, bilinear, trilinear and bicubic resizing are each
+a 1-D interpolation applied along one spatial dim after the other: along a dim, output
+position j reads input rows ``idx_k[j]`` with weights ``w_k[j]`` (2 taps for linear, 4 for
+cubic), i.e. ``sum_k x[..., idx_k, ...] * w_k``. The source positions follow PyTorch's
+``area_pixel_compute_source_index`` (half-pixel centres, or corner-aligned with
+``align_corners=True``); ``nearest`` picks ``floor(j * scale)`` computed in float32, as
+PyTorch does, so the same pixel is chosen at every boundary.
+"""
+from __future__ import annotations
+
+import math
+import struct
+import warnings
+
+from ..autograd.grad_mode import no_grad
+from ..ops import factories as Fa
+from ..ops.joining import cat, stack
+from ..ops.pointwise import where
+from ..ops.pool import adaptive_avg_pool2d, max_pool2d
+from ..tensor import Tensor
+from .functional_more import _norm, embedding
+
+__all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear",
+           "adaptive_max_pool1d", "adaptive_max_pool2d", "max_unpool1d", "max_unpool2d",
+           "prelu", "threshold", "instance_norm", "pixel_shuffle", "pixel_unshuffle",
+           "embedding_bag", "bilinear", "alpha_dropout", "feature_alpha_dropout"]
+
+_MODES = {"nearest": None, "nearest-exact": None, "linear": 1, "bilinear": 2,
+          "bicubic": 2, "trilinear": 3, "area": None}
+
+
+def _f32(v):
+    """``v`` rounded to float32 (PyTorch computes the nearest-neighbour scale in float)."""
+    return struct.unpack("f", struct.pack("f", v))[0]
+
+
+def _scale(in_size, out_size, align_corners, scale_factor):
+    if align_corners:
+        return (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
+    if scale_factor is not None and scale_factor > 0:
+        return 1.0 / scale_factor
+    return in_size / out_size
+
+
+def _taps(mode, in_size, out_size, align_corners, scale_factor):
+    """For one dim: a list of (index list, weight list) pairs, one per tap."""
+    scale = _scale(in_size, out_size, align_corners, scale_factor)
+    if mode in ("nearest", "nearest-exact"):
+        s = _f32(scale)
+        off = 0.5 if mode == "nearest-exact" else 0.0
+        idx = [min(int(math.floor(_f32((j + off) * s))), in_size - 1) for j in range(out_size)]
+        return [(idx, None)]
+    if mode == "bicubic":
+        A = -0.75
+        taps = [([], []) for _ in range(4)]
+        for j in range(out_size):
+            src = scale * j if align_corners else scale * (j + 0.5) - 0.5
+            i0 = math.floor(src)
+            t = src - i0
+            ws = [((A * (t + 1) - 5 * A) * (t + 1) + 8 * A) * (t + 1) - 4 * A,
+                  ((A + 2) * t - (A + 3)) * t * t + 1,
+                  ((A + 2) * (1 - t) - (A + 3)) * (1 - t) * (1 - t) + 1,
+                  ((A * (2 - t) - 5 * A) * (2 - t) + 8 * A) * (2 - t) - 4 * A]
+            for k in range(4):
+                taps[k][0].append(min(max(i0 - 1 + k, 0), in_size - 1))
+                taps[k][1].append(ws[k])
+        return taps
+    i0s, i1s, w0s, w1s = [], [], [], []
+    for j in range(out_size):
+        src = scale * j if align_corners else max(scale * (j + 0.5) - 0.5, 0.0)
+        i0 = min(int(src), in_size - 1)
+        i1 = i0 + (1 if i0 < in_size - 1 else 0)
+        lam = src - i0
+        i0s.append(i0)
+        i1s.append(i1)
+        w0s.append(1.0 - lam)
+        w1s.append(lam)
+    return [(i0s, w0s), (i1s, w1s)]
+
+
+def _resize_dim(x, dim, taps):
+    """Note [Separable interpolation]: one dim of ``x`` resampled by ``taps``."""
+    out = None
+    for idx, w in taps:
+        index = Fa.tensor(idx, dtype=Fa.B.int64, device=x.device)
+        picked = x.index_select(dim, index)
+        if w is not None:
+            shape = [1] * x.dim()
+            shape[dim] = len(w)
+            picked = picked * Fa.tensor(w, dtype=x.dtype, device=x.device).view(shape)
+        out = picked if out is None else out + picked
+    return out
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resize the spatial dims of (N, C, *spatial) ``input`` to ``size`` or by
+    ``scale_factor``, as ``torch.nn.functional.interpolate``: modes 'nearest',
+    'nearest-exact', 'linear' (3-D), 'bilinear'/'bicubic' (4-D), 'trilinear' (5-D) and
+    'area' (adaptive average pooling)."""
+    if mode not in _MODES:
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported "
+                                  f"(got {input.dim()}D) for the modes: nearest | linear | "
+                                  f"bilinear | bicubic | trilinear | area | nearest-exact "
+                                  f"(got {mode})")
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating "
+                             "modes: linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    if antialias:
+        raise ValueError("interpolate: antialias=True is not provided by viewgrad; resize "
+                         "without it (or blur first with a convolution)")
+    nsp = input.dim() - 2
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is None and scale_factor is None:
+        raise ValueError("either size or scale_factor should be defined")
+    if size is not None:
+        out = list(size) if isinstance(size, (list, tuple)) else [size] * nsp
+        if len(out) != nsp:
+            raise ValueError(f"Input and output must have the same number of spatial "
+                             f"dimensions, but got input with spatial dimensions of "
+                             f"{list(input.shape[2:])} and output size of {out}. Please "
+                             "provide input tensor in (N, C, d1, d2, ...,dK) format and output "
+                             "size in (o1, o2, ...,oK) format.")
+        scales = [None] * nsp
+    else:
+        scales = list(scale_factor) if isinstance(scale_factor, (list, tuple)) \
+            else [scale_factor] * nsp
+        if len(scales) != nsp:
+            raise ValueError(f"Input and scale_factor must have the same number of spatial "
+                             f"dimensions, but got input with spatial dimensions of "
+                             f"{list(input.shape[2:])} and scale_factor of shape {scales}. "
+                             "Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                             "scale_factor in (s1, s2, ...,sK) format.")
+        out = [int(math.floor(float(input.shape[i + 2]) * s)) for i, s in enumerate(scales)]
+        if recompute_scale_factor:
+            scales = [None] * nsp
+    need = _MODES[mode]
+    if need is not None and nsp != need:
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
+                                  f"{need + 2}D input")
+    if mode == "area":
+        if nsp == 1:
+            return adaptive_avg_pool2d(input.unsqueeze(-2), (1, out[0])).squeeze(-2)
+        if nsp == 2:
+            return adaptive_avg_pool2d(input, tuple(out))
+        raise ValueError("interpolate: mode='area' for 5-D input is not provided by viewgrad "
+                         "(use 3-D or 4-D input)")
+    x = input
+    for i in range(nsp):
+        d = i + 2
+        x = _resize_dim(x, d, _taps(mode, input.shape[d], out[i], align_corners, scales[i]))
+    return x
+
+
+def _deprecated(name):
+    warnings.warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", stacklevel=3)
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+             recompute_scale_factor=None):
+    """Deprecated spelling of ``interpolate`` (PyTorch warns; so does viewgrad)."""
+    _deprecated("upsample")
+    return interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    """``interpolate(mode='nearest')`` (deprecated in PyTorch, with a warning)."""
+    _deprecated("upsample_nearest")
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """``interpolate(mode='bilinear', align_corners=True)`` (deprecated in PyTorch, with a
+    warning)."""
+    _deprecated("upsample_bilinear")
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+# -- adaptive max pooling, unpooling ---------------------------------------------------------
+
+def _windows(in_size, out_size):
+    return [(math.floor(i * in_size / out_size), math.ceil((i + 1) * in_size / out_size))
+            for i in range(out_size)]
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """Max over the adaptive windows ``[floor(i*H/h), ceil((i+1)*H/h))``; with
+    ``return_indices`` also the flat index (h * W + w) of each maximum in its plane."""
+    if input.dim() not in (3, 4):
+        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
+                           f"{list(input.shape)}")
+    x = input.unsqueeze(0) if input.dim() == 3 else input
+    H, W = x.shape[-2:]
+    oh, ow = (output_size, output_size) if isinstance(output_size, int) else output_size
+    oh, ow = oh if oh is not None else H, ow if ow is not None else W
+    if H % oh == 0 and W % ow == 0:   # equal windows: the ordinary max pool
+        y, idx = max_pool2d(x, (H // oh, W // ow), (H // oh, W // ow), return_indices=True)
+    else:
+        vals, inds = [], []
+        for h0, h1 in _windows(H, oh):
+            for w0, w1 in _windows(W, ow):
+                win = x[..., h0:h1, w0:w1].reshape(tuple(x.shape[:2]) + (-1,))
+                v, i = win.max(-1)
+                vals.append(v)
+                inds.append((i // (w1 - w0) + h0) * W + i % (w1 - w0) + w0)
+        y = stack(vals, -1).reshape(tuple(x.shape[:2]) + (oh, ow))
+        idx = stack(inds, -1).reshape(tuple(x.shape[:2]) + (oh, ow))
+    if input.dim() == 3:
+        y, idx = y.squeeze(0), idx.squeeze(0)
+    return (y, idx) if return_indices else y
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """``adaptive_max_pool2d`` on a (N, C, 1, L) view."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"adaptive_max_pool1d(): Expected 2D or 3D tensor, but got: "
+                           f"{list(input.shape)}")
+    o = output_size if isinstance(output_size, int) else output_size[0]
+    y, idx = adaptive_max_pool2d(input.unsqueeze(-2), (1, o), True)
+    y, idx = y.squeeze(-2), idx.squeeze(-2)
+    return (y, idx) if return_indices else y
+
+
+def _unpool(input, indices, nsp, kernel_size, stride, padding, output_size, name):
+    k = (kernel_size,) * nsp if isinstance(kernel_size, int) else tuple(kernel_size)
+    s = k if stride is None else ((stride,) * nsp if isinstance(stride, int) else tuple(stride))
+    p = (padding,) * nsp if isinstance(padding, int) else tuple(padding)
+    spatial = tuple(input.shape[-nsp:])
+    if output_size is None:
+        out = tuple((spatial[i] - 1) * s[i] - 2 * p[i] + k[i] for i in range(nsp))
+    else:
+        out = tuple(output_size)[-nsp:]
+    lead = tuple(input.shape[:-nsp])
+    total = 1
+    for v in out:
+        total *= v
+    if indices.numel() and int(indices.max()) >= total:
+        raise RuntimeError(f"Found an invalid max index: {int(indices.max())} (output volumes "
+                           f"are of size {'x'.join(str(v) for v in out)}")
+    flat = Fa.zeros(lead + (total,), dtype=input.dtype, device=input.device)
+    flat = flat.scatter(-1, indices.reshape(lead + (-1,)), input.reshape(lead + (-1,)))
+    return flat.reshape(lead + out)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The inverse of ``max_pool2d(return_indices=True)``: each value put back at its
+    index, zeros elsewhere."""
+    return _unpool(input, indices, 2, kernel_size, stride, padding, output_size,
+                   "max_unpool2d")
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The inverse of ``max_pool1d(return_indices=True)``."""
+    return _unpool(input, indices, 1, kernel_size, stride, padding, output_size,
+                   "max_unpool1d")
+
+
+# -- activations, normalisation, reshuffles ---------------------------------------------------
+
+def prelu(input, weight):
+    """``x if x > 0 else weight * x``; a weight of C values applies per channel (dim 1)."""
+    if weight.numel() != 1:
+        if input.dim() == 0 or input.shape[1 if input.dim() > 1 else 0] != weight.numel():
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {weight.numel()} and channel size = "
+                               f"{input.shape[1] if input.dim() > 1 else input.shape[0]}.")
+        if input.dim() > 1:
+            weight = weight.reshape((-1,) + (1,) * (input.dim() - 2))
+    return where(input > 0, input, weight * input)
+
+
+def threshold(input, threshold, value, inplace=False):
+    """``x if x > threshold else value``."""
+    return where(input > threshold, input, Fa.full((), value, dtype=input.dtype,
+                                                   device=input.device))
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    """Normalise each (sample, channel) over its spatial dims; with running stats kept
+    (averaged over the batch, unbiased variance) as PyTorch's ``instance_norm``."""
+    dims = tuple(range(2, input.dim()))
+    if use_input_stats:
+        mean = input.mean(dims, keepdim=True)
+        var = ((input - mean) ** 2).mean(dims, keepdim=True)
+        if running_mean is not None or running_var is not None:
+            n = 1
+            for d in dims:
+                n *= input.shape[d]
+            with no_grad():
+                m = mean.detach().reshape(tuple(input.shape[:2])).mean(0)
+                v = var.detach().reshape(tuple(input.shape[:2])).mean(0) * (n / max(n - 1, 1))
+                if running_mean is not None:
+                    running_mean.mul_(1 - momentum).add_(m * momentum)
+                if running_var is not None:
+                    running_var.mul_(1 - momentum).add_(v * momentum)
+    else:
+        shape = (1, -1) + (1,) * len(dims)
+        mean, var = running_mean.reshape(shape), running_var.reshape(shape)
+    out = (input - mean) / (var + eps).sqrt()
+    shape = (1, -1) + (1,) * len(dims)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def pixel_shuffle(input, upscale_factor):
+    """(*, C r², H, W) → (*, C, H r, W r): a reshape, a permute and a reshape."""
+    r = upscale_factor
+    *lead, c, h, w = input.shape
+    if c % (r * r):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be "
+                           f"divisible by the square of upscale_factor, but input.size(-3)={c} "
+                           f"is not divisible by {r * r}")
+    lead = tuple(lead)
+    n = len(lead)
+    x = input.reshape(lead + (c // (r * r), r, r, h, w))
+    x = x.permute(tuple(range(n)) + (n, n + 3, n + 1, n + 4, n + 2))
+    return x.reshape(lead + (c // (r * r), h * r, w * r))
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """(*, C, H r, W r) → (*, C r², H, W), the inverse of ``pixel_shuffle``."""
+    r = downscale_factor
+    *lead, c, h, w = input.shape
+    if h % r or w % r:
+        raise RuntimeError(f"pixel_unshuffle expects height to be divisible by "
+                           f"downscale_factor, but input.size(-2)={h} is not divisible by {r}"
+                           if h % r else
+                           f"pixel_unshuffle expects width to be divisible by "
+                           f"downscale_factor, but input.size(-1)={w} is not divisible by {r}")
+    lead = tuple(lead)
+    n = len(lead)
+    x = input.reshape(lead + (c, h // r, r, w // r, r))
+    x = x.permute(tuple(range(n)) + (n, n + 2, n + 4, n + 1, n + 3))
+    return x.reshape(lead + (c * r * r, h // r, w // r))
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
+                  scale_grad_by_freq=False, mode="mean", sparse=False, per_sample_weights=None,
+                  include_last_offset=False, padding_idx=None):
+    """Sum, mean or max of the embedding rows of each bag: the rows of a 2-D ``input``,
+    or the slices of a 1-D ``input`` starting at ``offsets``; ``per_sample_weights``
+    scales rows (mode 'sum'); ``padding_idx`` entries are left out; an empty bag is 0."""
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. "
+                                  f"per_sample_weights is only supported for mode='sum' (got "
+                                  f"mode='{mode}'). Please open a feature request on GitHub.")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
+                             "is a mini-batch of fixed length sequences. However, found "
+                             f"offsets of type {type(offsets)}")
+        n, length = input.shape
+        starts = [i * length for i in range(n)]
+        flat_in = input.reshape(-1)
+        psw = per_sample_weights.reshape(-1) if per_sample_weights is not None else None
+        ends = [s + length for s in starts]
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        starts = [int(v) for v in offsets.tolist()]
+        flat_in, psw = input, per_sample_weights
+        if include_last_offset:
+            ends, starts = starts[1:], starts[:-1]
+        else:
+            ends = starts[1:] + [input.shape[0]]
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
+                         f"{input.dim()}")
+    rows = embedding(flat_in, weight, None, max_norm, norm_type)
+    ids = [int(v) for v in flat_in.tolist()]
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += weight.shape[0]
+    bags = []
+    for s, e in zip(starts, ends):
+        keep = [i for i in range(s, e) if ids[i] != padding_idx]
+        if not keep:
+            bags.append(Fa.zeros(weight.shape[1], dtype=weight.dtype, device=weight.device))
+            continue
+        sel = rows[Fa.tensor(keep, dtype=Fa.B.int64, device=weight.device)]
+        if psw is not None:
+            sel = sel * psw[Fa.tensor(keep, dtype=Fa.B.int64, device=weight.device)].unsqueeze(-1)
+        if mode == "sum":
+            bags.append(sel.sum(0))
+        elif mode == "mean":
+            bags.append(sel.sum(0) / len(keep))
+        else:
+            bags.append(sel.max(0)[0])
+    return stack(bags, 0)
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """``y_k = x1ᵀ W_k x2 + b_k`` with weight (out, in1, in2), over any leading dims."""
+    if input1.shape[:-1] != input2.shape[:-1]:
+        raise RuntimeError("bilinear(): input batch dimensions do not match: got "
+                           f"{list(input1.shape[:-1])} and {list(input2.shape[:-1])}")
+    out, in1, in2 = weight.shape
+    if input1.shape[-1] != in1:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got "
+                           f"{input1.shape[-1]} but expected {in1}")
+    if input2.shape[-1] != in2:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got "
+                           f"{input2.shape[-1]} but expected {in2}")
+    lead = tuple(input1.shape[:-1])
+    t = (input1.reshape(-1, in1) @ weight.transpose(0, 1).reshape(in1, out * in2))
+    y = (t.reshape(-1, out, in2) * input2.reshape(-1, 1, in2)).sum(-1)
+    if bias is not None:
+        y = y + bias
+    return y.reshape(lead + (out,))
+
+
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout for SELU networks: dropped units are set to SELU's negative saturation and
+    an affine map keeps mean 0 and variance 1 (training only)."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input * 0.0
+    alpha = -_SELU_ALPHA * _SELU_SCALE
+    a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
+    keep = (Fa.rand(tuple(input.shape), device=input.device) >= p).to(input.dtype)
+    return input * keep * a + (1 - keep) * (alpha * a) + _shift(a, alpha, p)
+
+
+def _shift(a, alpha, p):
+    """The constant that keeps the mean at 0: kept units get ``a x + b``, dropped ones
+    ``a alpha + b``, with ``b = -a alpha p`` (alpha: SELU's negative saturation)."""
+    return -a * alpha * p
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """``alpha_dropout`` with one draw per channel (dims after 1 share it)."""
+    if not training or p == 0.0:
+        return input
+    alpha = -_SELU_ALPHA * _SELU_SCALE
+    a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
+    shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
+    keep = (Fa.rand(shape, device=input.device) >= p).to(input.dtype)
+    return input * keep * a + (1 - keep) * (alpha * a) + _shift(a, alpha, p)

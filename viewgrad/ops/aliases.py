@@ -1,0 +1,188 @@
+"""The other names PyTorch gives to the same operations, and its small dtype helpers:
+``torch.eq/ne/lt/le/gt/ge`` as functions (and ``greater``, ``less_equal``, ``not_equal``
+...), ``multiply``, ``subtract``, ``negative``, ``absolute``, ``positive``, ``sgn``,
+``rsub``; ``broadcast_tensors`` / ``broadcast_shapes``; ``result_type``,
+``promote_types``, ``can_cast``, ``is_signed``, ``is_complex``, ``is_nonzero``,
+``is_same_size``, ``scalar_tensor``; ``isin``.
+
+Each alias IS the op it names (``vg.greater is vg.gt``), so the graph records the same
+node as the original (``multiply`` records ``MulBackward0``, as in PyTorch).
+"""
+from __future__ import annotations
+
+from .. import backend as B
+from ..tensor import Tensor
+from . import pointwise as P
+from .args import with_out
+from .table import METHODS, method
+
+__all__ = ["eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less",
+           "less_equal", "not_equal", "multiply", "subtract", "negative", "absolute",
+           "positive", "sgn", "rsub", "broadcast_tensors", "broadcast_shapes", "result_type",
+           "promote_types", "can_cast", "is_signed", "is_complex", "is_nonzero",
+           "is_same_size", "scalar_tensor", "isin"]
+
+
+def _compare(name, dunder):
+    op = METHODS[name]
+
+    def fn(input, other, *, out=None):
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(input).__name__}")
+        return with_out(op(input, other), out, name)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"``input {dunder} other`` elementwise (broadcast; ``other`` may be a "
+                  f"number): a bool tensor, as ``torch.{name}``. Not differentiable.")
+    return fn
+
+
+eq = _compare("eq", "==")
+ne = _compare("ne", "!=")
+lt = _compare("lt", "<")
+le = _compare("le", "<=")
+gt = _compare("gt", ">")
+ge = _compare("ge", ">=")
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+for _alias, _fn in (("greater", gt), ("greater_equal", ge), ("less", lt),
+                    ("less_equal", le), ("not_equal", ne)):
+    method(_alias)(_fn)
+
+
+def multiply(input, other, *, out=None):
+    """``torch.multiply``: the alias of ``mul`` (``MulBackward0``)."""
+    return with_out(P.mul(input, other), out, "multiply")
+
+
+@method("subtract")
+def subtract(input, other, *, alpha=1, out=None):
+    """``torch.subtract``: the alias of ``sub`` (``input - alpha * other``)."""
+    return with_out(P.sub(input, other, alpha=alpha), out, "subtract")
+
+
+def negative(input, *, out=None):
+    """``torch.negative``: the alias of ``neg`` (``NegBackward0``)."""
+    return with_out(P.neg(input), out, "negative")
+
+
+@method("absolute")
+def absolute(input, *, out=None):
+    """``torch.absolute``: the alias of ``abs`` (``AbsBackward0``)."""
+    return with_out(P.abs(input), out, "absolute")
+
+
+@method("positive")
+def positive(input):
+    """``torch.positive``: ``input`` itself (bool tensors are refused, as in PyTorch)."""
+    if input._data.dtype.kind == "b":
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+@method("sgn")
+def sgn(input, *, out=None):
+    """``torch.sgn``: the sign for real tensors, the same as ``sign`` (``SignBackward0``
+    here; PyTorch names its node ``SgnBackward0``, with the same zero gradient)."""
+    return with_out(P.sign(input), out, "sgn")
+
+
+def rsub(input, other, *, alpha=1):
+    """``torch.rsub(input, other)``: ``other - alpha * input``."""
+    if isinstance(other, Tensor):
+        return P.sub(other, input, alpha=alpha)
+    return P.rsub(input * alpha if alpha != 1 else input, other)
+
+
+def broadcast_shapes(*shapes):
+    """The shape the given shapes broadcast to, as ``torch.broadcast_shapes`` (a
+    ``Size``); a RuntimeError when they do not broadcast."""
+    from ..tensor import Size
+    shapes = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
+    try:
+        return Size(B.broadcast_shapes(*shapes))
+    except ValueError:
+        raise RuntimeError(f"Shape mismatch: objects cannot be broadcast to a single shape "
+                           f"({', '.join(str(list(s)) for s in shapes)})") from None
+
+
+def broadcast_tensors(*tensors):
+    """The tensors expanded to their common shape (views, ``ExpandBackward0``), as
+    ``torch.broadcast_tensors``."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    shape = tuple(broadcast_shapes(*[t.shape for t in tensors]))
+    return tuple(t if tuple(t.shape) == shape else t.expand(*shape) for t in tensors)
+
+
+def result_type(tensor1, tensor2):
+    """The dtype PyTorch's type promotion gives ``tensor1 op tensor2`` (tensors or
+    numbers), as ``torch.result_type``: float32 tensor with an int64 tensor is float32,
+    an int tensor with 2.5 the default float dtype."""
+    dims, zero, scalars = [], [], []
+    for x in (tensor1, tensor2):
+        if isinstance(x, Tensor):
+            (dims if x.dim() else zero).append(x._data.dtype)
+        else:
+            scalars.append(x)
+    return B.torch_result_type(dims, zero, scalars)
+
+
+def promote_types(type1, type2):
+    """The smallest dtype both dtypes convert to without losing their category, as
+    ``torch.promote_types`` (int32 and float32: float32)."""
+    return B.promote_types(B.to_dtype(type1), B.to_dtype(type2))
+
+
+def can_cast(from_, to):
+    """Whether PyTorch's casting rules allow ``from_`` to ``to`` in an in-place op, as
+    ``torch.can_cast``: never to a lower category (float to int, int to bool)."""
+    cat = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+    return cat[B.to_dtype(from_).kind] <= cat[B.to_dtype(to).kind]
+
+
+@method("is_signed")
+def is_signed(input):
+    """True unless the dtype is unsigned (uint8) or bool, as ``torch.is_signed``."""
+    return input._data.dtype.kind in "ifc"
+
+
+@method("is_complex")
+def is_complex(input):
+    """``torch.is_complex``: False — viewgrad's tensors are real."""
+    return input._data.dtype.kind == "c"
+
+
+@method("is_nonzero")
+def is_nonzero(input):
+    """``torch.is_nonzero``: the truth of a one-element tensor (an error otherwise)."""
+    if input.numel() != 1:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous" if
+                           input.numel() == 0 else "Boolean value of Tensor with more than "
+                           "one value is ambiguous")
+    return bool(input.item())
+
+
+@method("is_same_size")
+def is_same_size(input, other):
+    """``torch.is_same_size``: whether both tensors have the same shape."""
+    return tuple(input.shape) == tuple(other.shape)
+
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
+    """A 0-d tensor holding the number ``s``, as ``torch.scalar_tensor`` (the default
+    float dtype unless ``dtype`` is given, even for an int)."""
+    from .factories import tensor
+    return tensor(float(s), dtype=dtype or B.default_float(), device=device,
+                  requires_grad=requires_grad)
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """True where an element of ``elements`` occurs in ``test_elements`` (either may be a
+    number), as ``torch.isin``; ``invert=True`` gives the opposite."""
+    like = elements if isinstance(elements, Tensor) else test_elements
+    dev = like._device
+    xp = dev.xp
+    e = elements._data if isinstance(elements, Tensor) else xp.asarray(elements)
+    t = test_elements._data if isinstance(test_elements, Tensor) else \
+        xp.asarray([test_elements])
+    return Tensor._make(xp.asarray(xp.isin(e, t, invert=invert)), dev)

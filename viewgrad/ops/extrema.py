@@ -1,0 +1,110 @@
+"""Running and paired extrema: cummax / cummin (CummaxBackward0 / CumminBackward0, named
+tuples ``(values, indices)``) and aminmax (one ``AminmaxBackward0`` node for both of its
+outputs, a named tuple ``(min, max)``), as PyTorch's.
+
+cummax's values are *selected* by its indices (``values[i] = x[indices[i]]``), so its
+backward sends each gradient back to the position its value came from, adding where one
+position fed several outputs (a scatter_add: PyTorch's cummaxmin_backward). A NaN, once
+met, is the running extremum from then on; ties take the latest position.
+"""
+from __future__ import annotations
+
+from .. import backend as B
+from .. import return_types as RT
+from ..tensor import Tensor, _wrap_dim
+from .reduce import _amax_bwd, _zeros_scatter_add
+from .sorting import _take
+from .stats import _multi, _red_dims
+from .table import defop, dispatch, method
+
+__all__ = ["cummax", "cummin", "aminmax"]
+
+
+def _scatter_add_back(grad, indices, self_shape, dim):
+    return grad if not self_shape else _zeros_scatter_add(grad, indices, self_shape, dim)
+
+
+CUMMAX = defop("cummax", "CummaxBackward0", _take, inputs=("self", "indices"), attrs=("dim",),
+               self=_scatter_add_back)
+CUMMIN = defop("cummin", "CumminBackward0", _take, inputs=("self", "indices"), attrs=("dim",),
+               self=_scatter_add_back)
+
+
+def _running_indices(a, dim, larger):
+    """Index of the running max (min) along ``dim``: a step along the dim at a time,
+    vectorised over the other dims (PyTorch's rule: NaN wins; ties move to the later)."""
+    xp = B.xp_of(a)
+    a = xp.moveaxis(a, dim, 0)
+    idx = xp.zeros(a.shape, dtype=B.int64)
+    if a.shape[0]:
+        best = a[0]
+        cur = xp.zeros(a.shape[1:], dtype=B.int64)
+        for i in range(1, a.shape[0]):
+            x = a[i]
+            better = x >= best if larger else x <= best
+            if a.dtype.kind in "fc":
+                better = xp.isnan(x) | (~xp.isnan(best) & better)
+            best = xp.where(better, x, best)
+            cur = xp.where(better, i, cur)
+            idx[i] = cur
+    return xp.moveaxis(idx, 0, dim)
+
+
+def _cum_ext(self, dim, op, out_type):
+    d = _wrap_dim(dim, self.dim())
+    a = self._data
+    idx = _running_indices(a, d, op is CUMMAX) if a.ndim else self._device.xp.zeros(
+        (), dtype=B.int64)
+    ind = Tensor._make(idx, self._device)
+    return out_type((dispatch(op, (self, ind), (d,)), ind))
+
+
+@method("cummax")
+def cummax(self, dim):
+    """The running maximum along ``dim`` and where it was found, as ``torch.cummax``: a
+    named tuple ``(values, indices)``; the values record ``CummaxBackward0``, whose
+    gradient goes back (summed) to the positions the values came from."""
+    return _cum_ext(self, dim, CUMMAX, RT.cummax)
+
+
+@method("cummin")
+def cummin(self, dim):
+    """The running minimum along ``dim`` and where it was found, as ``torch.cummin``: a
+    named tuple ``(values, indices)``; the values record ``CumminBackward0``."""
+    return _cum_ext(self, dim, CUMMIN, RT.cummin)
+
+
+def _aminmax_bwd(grads, self, dim, keepdim):
+    # each output as amin / amax: shared evenly by the entries equal to it
+    out = None
+    for g, name in zip(grads, ("amin", "amax")):
+        if g is None:
+            continue
+        ext = getattr(self.detach(), name)(dim, keepdim=keepdim)
+        part = _amax_bwd(g, self, ext, dim, keepdim)
+        out = part if out is None else out + part
+    return out
+
+
+AMINMAX = defop("aminmax", "AminmaxBackward0", None, multi_output=True,
+                attrs=("dim", "keepdim"), self=_aminmax_bwd)
+
+
+@method("aminmax")
+def aminmax(input, *, dim=None, keepdim=False):
+    """The minimum and the maximum (of everything, or along ``dim``) in one call, as
+    ``torch.aminmax``: a named tuple ``(min, max)`` whose two outputs come from ONE node,
+    ``AminmaxBackward0`` (each shares its gradient among the entries equal to it, as
+    ``amin``/``amax`` do)."""
+    dims = _red_dims(dim, input.dim())
+    if dim is None and input.numel() == 0:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                           "operation has no identity.")
+    for d in dims:   # (PyTorch's message for a dim has no parentheses)
+        if input.shape[d] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
+    a = input._data
+    xp = input._device.xp
+    lo = xp.asarray(a.min(axis=dims, keepdims=keepdim))
+    hi = xp.asarray(a.max(axis=dims, keepdims=keepdim))
+    return RT.aminmax(_multi(AMINMAX, input, (lo, hi), (dims, bool(keepdim))))

@@ -1,0 +1,264 @@
+"""Triangular and Cholesky solves, and the small products: ``linalg.solve_triangular``
+(and the old ``triangular_solve``), ``cholesky_solve``, ``cholesky_inverse``, ``vdot``,
+``inner``, ``dist``, ``chain_matmul`` — with PyTorch's node names and derivatives.
+
+A triangular solve reads only its triangle of A (the rest may hold anything, e.g. the
+other factor of an LU), and A's gradient is that triangle's: the formula's result is
+masked with ``triu``/``tril`` (strictly, for ``unitriangular``), as in PyTorch.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+from .. import backend as B
+from .. import return_types as RT
+from .linalg import matmul
+from .linalg_solve import _out, check_float, check_matrix, multi_dot
+from .pointwise import where
+from .shaping import tensordot
+from .table import defop, dispatch, method
+
+__all__ = ["solve_triangular", "triangular_solve", "cholesky_solve", "cholesky_inverse",
+           "vdot", "inner", "dist", "chain_matmul"]
+
+_xp = B.xp_of
+
+
+def _t(x):
+    return x.transpose(-1, -2)
+
+
+def _triangle(xp, A, upper, unit):
+    T = xp.triu(A) if upper else xp.tril(A)
+    if unit:
+        n = A.shape[-1]
+        T = T * (1 - xp.eye(n, dtype=A.dtype)) + xp.eye(n, dtype=A.dtype)
+    return T
+
+
+def _tri_fwd(A, Bm, upper, left, unit):
+    xp = _xp(A, Bm)
+    T = _triangle(xp, A, upper, unit)
+    if left:
+        return xp.linalg.solve(T, Bm)
+    return xp.swapaxes(xp.linalg.solve(xp.swapaxes(T, -1, -2), xp.swapaxes(Bm, -1, -2)),
+                       -1, -2)
+
+
+def _tri_gB(row, grad, A, upper, left, unit):
+    return dispatch(row, (_t(A), grad), (not upper, left, unit))
+
+
+def _tri_gA(row, grad, A, result, upper, left, unit):
+    gB = _tri_gB(row, grad, A, upper, left, unit)
+    g = -matmul(gB, _t(result)) if left else -matmul(_t(result), gB)
+    k = 1 if unit else 0
+    return g.triu(k) if upper else g.tril(-k)
+
+
+def _tri_row(name, node):
+    row = defop(name, node, _tri_fwd, inputs=("A", "B"), attrs=("upper", "left", "unit"),
+                broadcast=True,
+                A=lambda grad, A, result, upper, left, unit: _tri_gA(
+                    row, grad, A, result, upper, left, unit),
+                B=lambda grad, A, upper, left, unit: _tri_gB(row, grad, A, upper, left, unit))
+    return row
+
+
+TRI = _tri_row("linalg_solve_triangular", "LinalgSolveTriangularBackward0")
+TRI_LEGACY = _tri_row("triangular_solve", "TriangularSolveBackward0")
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+    """The X with A X = B (``left=False``: X A = B) for a triangular A — only its upper
+    (``upper=True``) or lower triangle is read, with ones on the diagonal if
+    ``unitriangular`` — as ``torch.linalg.solve_triangular``. Backward
+    (``LinalgSolveTriangularBackward0``): one more triangular solve with Aᵀ; A's
+    gradient is confined to its triangle."""
+    check_matrix(A, "linalg.solve_triangular")
+    check_float(A, "linalg.solve_triangular")
+    return _out(dispatch(TRI, (A, B), (bool(upper), bool(left), bool(unitriangular))), out,
+                "linalg.solve_triangular")
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
+    """``torch.triangular_solve`` (deprecated in PyTorch for
+    ``linalg.solve_triangular``, arguments reversed): the named tuple
+    ``(solution, cloned_coefficient)`` of A X = b (``transpose``: Aᵀ X = b)."""
+    warnings.warn("torch.triangular_solve is deprecated in favor of "
+                  "torch.linalg.solve_triangular and will be removed in a future PyTorch "
+                  "release.", UserWarning, stacklevel=2)
+    M = _t(A) if transpose else A
+    X = dispatch(TRI_LEGACY, (M, b), (bool(upper) != bool(transpose), True,
+                                      bool(unitriangular)))
+    return RT.triangular_solve((X, A.clone()))
+
+
+method("triangular_solve")(triangular_solve)
+
+
+# -- cholesky_solve, cholesky_inverse --------------------------------------------------------
+
+def _llt(xp, L, upper):
+    T = xp.triu(L) if upper else xp.tril(L)
+    return xp.swapaxes(T, -1, -2) @ T if upper else T @ xp.swapaxes(T, -1, -2)
+
+
+def _chol_solve_fwd(Bm, L, upper):
+    xp = _xp(Bm, L)
+    return xp.linalg.solve(_llt(xp, L, upper), Bm)
+
+
+def _chol_solve_gB(grad, L, upper):
+    return dispatch(CHOL_SOLVE, (grad, L), (upper,))
+
+
+def _chol_solve_gL(grad, L, result, upper):
+    gB = _chol_solve_gB(grad, L, upper)
+    common = matmul(gB, _t(result))
+    common = common + _t(common)
+    return -matmul(L, common) if upper else -matmul(common, L)
+
+
+CHOL_SOLVE = defop("cholesky_solve", "CholeskySolveBackward0", _chol_solve_fwd,
+                   inputs=("self", "input2"), attrs=("upper",), broadcast=True,
+                   self=lambda grad, input2, upper: _chol_solve_gB(grad, input2, upper),
+                   input2=lambda grad, input2, result, upper: _chol_solve_gL(
+                       grad, input2, result, upper))
+
+
+@method("cholesky_solve")
+def cholesky_solve(B, L, upper=False, *, out=None):
+    """The X with (L Lᵀ) X = B given the Cholesky factor L (``upper``: A = Uᵀ U), as
+    ``torch.cholesky_solve``. Backward (``CholeskySolveBackward0``): gB is a
+    cholesky_solve of the gradient; L's gradient -(gB Xᵀ + X gBᵀ) L."""
+    check_matrix(L, "cholesky_solve")
+    return _out(dispatch(CHOL_SOLVE, (B, L), (bool(upper),)), out, "cholesky_solve")
+
+
+def _chol_inv_fwd(L, upper):
+    xp = _xp(L)
+    return xp.linalg.inv(_llt(xp, L, upper))
+
+
+def _chol_inv_bwd(grad, self, result, upper):
+    common = matmul(result, matmul(grad + _t(grad), result))
+    return -matmul(self, common) if upper else -matmul(common, self)
+
+
+CHOL_INV = defop("cholesky_inverse", "CholeskyInverseBackward0", _chol_inv_fwd,
+                 attrs=("upper",), self=_chol_inv_bwd)
+
+
+@method("cholesky_inverse")
+def cholesky_inverse(L, upper=False, *, out=None):
+    """(L Lᵀ)⁻¹ from the Cholesky factor L (``upper``: (Uᵀ U)⁻¹), as
+    ``torch.cholesky_inverse``. Backward (``CholeskyInverseBackward0``)."""
+    check_matrix(L, "cholesky_inverse")
+    return _out(dispatch(CHOL_INV, (L,), (bool(upper),)), out, "cholesky_inverse")
+
+
+# -- vdot, inner, dist, chain_matmul ----------------------------------------------------------
+
+VDOT = defop("vdot", "VdotBackward0", lambda self, other: _xp(self).asarray(self @ other),
+             inputs=("self", "other"), promote=True,
+             self=lambda grad, other: grad * other, other=lambda grad, self: grad * self)
+
+
+@method("vdot")
+def vdot(input, other, *, out=None):
+    """The dot product of two 1-D tensors, as ``torch.vdot`` (for real tensors the same
+    as ``dot``; node ``VdotBackward0``)."""
+    if input.dim() != 1 or other.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D "
+                           "tensors")
+    if input.shape[0] != other.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] "
+                           f"and src [{other.shape[0]}] to have the same number of elements, "
+                           "but got 1 and 1 elements respectively")
+    return _out(dispatch(VDOT, (input, other)), out, "vdot")
+
+
+@method("inner")
+def inner(input, other, *, out=None):
+    """Sum-products over the last dims of both, as ``torch.inner``: for vectors the dot
+    product; in general ``tensordot`` over the last dim of each (a number with a tensor
+    is their product)."""
+    if input.dim() == 0 or other.dim() == 0:
+        return _out(input * other, out, "inner")
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors "
+                           f"but got shapes {list(input.shape)} and {list(other.shape)}")
+    return _out(tensordot(input, other, dims=([input.dim() - 1], [other.dim() - 1])), out,
+                "inner")
+
+
+def _dist_fwd(self, other, p):
+    xp = _xp(self, other)
+    d = xp.abs(self - other).reshape(-1)
+    if p == 0:
+        r = (d != 0).sum()
+    elif math.isinf(p):
+        r = (d.max() if p > 0 else d.min()) if d.size else xp.asarray(0.0)
+    elif p == 1:
+        r = d.sum()
+    elif p == 2:
+        r = xp.sqrt((d * d).sum())
+    else:
+        r = (d ** p).sum() ** (1.0 / p)
+    return xp.asarray(r, dtype=B.result_type(self.dtype, other.dtype))
+
+
+def _dist_grad(grad, self, other, p, result):
+    """PyTorch's norm_backward of the difference (the sign flips for ``other``)."""
+    d = self - other
+    if p == 0:
+        return d * 0
+    if p == 1:
+        return d.sign() * grad
+    nz = result != 0
+    safe = where(nz, result, 1.0)
+    if p == 2:
+        return grad * where(nz, d / safe, 0.0)
+    if math.isinf(p):
+        mask = (d.abs() == result) | d.isnan()
+        return d.sign() * (grad / mask.sum()) * mask
+    ad = d.abs()
+    if p < 1:
+        f = d.sign() * where(d == 0, 0.0, where(d == 0, 1.0, ad).pow(p - 1))
+        return f * grad * result.pow(1 - p)
+    f = d.sign() * ad.pow(p - 1) if p < 2 else d * ad.pow(p - 2)
+    return f * where(nz, grad / safe.pow(p - 1), 0.0)
+
+
+DIST = defop("dist", "DistBackward0", _dist_fwd, inputs=("self", "other"), attrs=("p",),
+             promote=True, broadcast=True,
+             self=lambda grad, self, other, p, result: _dist_grad(grad, self, other, p,
+                                                                  result),
+             other=lambda grad, self, other, p, result: -_dist_grad(grad, self, other, p,
+                                                                    result))
+
+
+@method("dist")
+def dist(input, other, p=2):
+    """The p-norm of ``input - other`` (broadcast), as ``torch.dist`` (p = 2: the
+    Euclidean distance). Backward (``DistBackward0``): the norm's gradient, with the
+    subgradient 0 where the distance is 0."""
+    try:
+        return dispatch(DIST, (input, other), (float(p),))
+    except ValueError:
+        from .pointwise import _bshape_err
+        raise _bshape_err("dist", input, other) from None
+
+
+def chain_matmul(*matrices, out=None):
+    """``torch.chain_matmul`` (deprecated in PyTorch for ``linalg.multi_dot``, with its
+    warning): the product of 2-D matrices in the cheapest order."""
+    warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch "
+                  "release. Use torch.linalg.multi_dot instead, which accepts a list of two "
+                  "or more tensors rather than multiple parameters.", UserWarning,
+                  stacklevel=2)
+    if len(matrices) == 1:
+        return _out(matrices[0].clone(), out, "chain_matmul")
+    return multi_dot(list(matrices), out=out)
