@@ -20,7 +20,7 @@ from . import blame
 from .graph import Node, SavedTensor, ERR_FREED, _NO_EDGE
 from .nodes import _edges, sum_to
 from .state import state as _st
-from .views import (CreationMeta, _move_retain_grad, make_view, view_inplace_error,
+from .views import (CreationMeta, _move_retain_grad, check_view_inplace, make_view,
                     rebase_history)
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable", "BackwardCFunction"]
@@ -279,9 +279,7 @@ def _wrap_outputs(ctx, inputs, record, outputs, setup):
             o._grad = None
             o._hooks = None
             if o._view_info is not None:
-                err = view_inplace_error(o, o._view_info)  # as any in-place op on a view
-                if err is not None:
-                    raise err
+                check_view_inplace(o, o._view_info)  # as any in-place op on a view
                 rebase_history(o, ctx)
             else:
                 _move_retain_grad(o, o._grad_fn, ctx, i)

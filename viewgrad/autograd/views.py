@@ -445,9 +445,7 @@ def check_inplace(t, requires_grad, opname, overlap=True):
         return
     vi = t._view_info
     if vi is not None:
-        err = view_inplace_error(t, vi, f"{opname}: ")
-        if err is not None:  # raised here: the error's traceback ends in check_inplace
-            raise err
+        check_view_inplace(t, vi, f"{opname}: ")
     if t._grad_fn is None and t._requires_grad:
         raise RuntimeError(
             f"{opname}: a leaf Variable that requires grad is being used in an in-place "
@@ -455,16 +453,15 @@ def check_inplace(t, requires_grad, opname, overlap=True):
             "update in viewgrad.no_grad() as optimizers do.")
 
 
-def view_inplace_error(t, vi, prefix=""):
+def check_view_inplace(t, vi, prefix=""):
     """The view half of check_inplace (also run for a view a custom Function marks dirty):
-    the error for a creation_meta that forbids in-place, or for a view of a leaf that
-    requires grad; None when in-place on this view is allowed."""
+    a creation_meta that forbids in-place, or a view of a leaf that requires grad."""
     if vi.creation_meta is not DEFAULT:
-        return _view_error(t, vi)
+        raise _view_error(t, vi)
     if t.requires_grad and vi.base._grad_fn is None:
         # NB: the base need not require grad itself: `v = plain[:2]; v.requires_grad_()`
         # makes v a leaf that requires grad, a view of a leaf.
-        return RuntimeError(
+        raise RuntimeError(
             f"{prefix}a view of a leaf Variable that requires grad is being used in an "
             "in-place operation. Modify a copy instead (e.g. x = leaf.clone(); "
             "x[...] op= ...), or do the update under viewgrad.no_grad() as optimizers do.")
