@@ -74,6 +74,7 @@ from .ops.aliases import (eq, ne, lt, le, gt, ge, greater, greater_equal, less, 
 from .ops.linalg_tri import (triangular_solve, cholesky_solve, cholesky_inverse, vdot, inner,
                              dist, chain_matmul)
 from .ops.matrix_exp import matrix_exp
+from .ops.covariance import cov, corrcoef, trapezoid, trapz, cumulative_trapezoid
 from .ops.linalg_solve import inverse, det, logdet, pinverse, matrix_power
 from .ops.linalg_decomp import cholesky_legacy as cholesky, svd_legacy as svd
 from .ops.linalg_names import slogdet_legacy as slogdet, qr_legacy as qr

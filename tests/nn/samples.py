@@ -100,5 +100,13 @@ SAMPLES = {
     "gelu_backward": [(lambda g, x: A.gelu_backward(g, x), [(3,), (3,)])],
     "softplus": [(lambda x: F.softplus(x, 2.0, 1.0), [(3, 4)])],
     "silu": [(lambda x: F.silu(x), [(3, 4)])],
+    "selu": [(lambda x: F.selu(x), [(3, 4)])],
+    "celu": [(lambda x: F.celu(x, 0.7), [(3, 4)])],
+    "gelu_tanh": [(lambda x: F.gelu(x, approximate="tanh"), [(3, 4)])],
+    "mish": [(lambda x: F.mish(x), [(3, 4)])],
+    "hardsigmoid": [(lambda x: F.hardsigmoid(x * 3), [(3, 4)])],
+    "hardswish": [(lambda x: F.hardswish(x * 3), [(3, 4)])],
+    "log_sigmoid": [(lambda x: F.logsigmoid(x), [(3, 4)])],
+    "glu": [(lambda x: F.glu(x), [(3, 4)]), (lambda x: F.glu(x, 0), [(4, 3)])],
     "hardtanh": [(lambda x: F.hardtanh(x, -0.5, 0.5), [(3, 4)])],
 }

@@ -9,6 +9,7 @@ are included wherever an op broadcasts.
 import viewgrad as vg
 from viewgrad.ops import table, views as V, indexing as X, reduce as R, inplace as I, nnops as NN
 from viewgrad.ops import pointwise as P
+from viewgrad.ops import losses as L
 
 _d = table.dispatch
 
@@ -65,6 +66,7 @@ SAMPLES = {
     "alias": [(lambda a: a[...], [(2, 3)])],
     "view": [(lambda a: a.view(3, 2), [(2, 3)])],
     "_unsafe_view": [(lambda a: a.t().reshape(6), [(2, 3)])],
+    "_reshape_alias": [(lambda a: a.transpose(0, 1).reshape(3, 2, 2), [(2, 3, 2)])],
     "as_strided": [(lambda a: a.as_strided((2, 2), (1, 2), 1), [(6,)]),
                    (lambda a: a.as_strided((3, 2), (1, 1), 0), [(4,)])],  # overlapping
     "select": [(lambda a: a.select(1, 2), [(2, 3)])],
@@ -102,6 +104,20 @@ SAMPLES = {
     "masked_fill_tensor": [(lambda a, v: a.masked_fill(vg.tensor([True, False]), v), [(2,), ()])],
     "softmax": [(lambda a: a.softmax(1), [(2, 3)]), (lambda a: vg.softmax(a, 0), [(3, 2)])],
     "log_softmax": [(lambda a: a.log_softmax(-1), [(2, 3)])],
+    "binary_cross_entropy": [
+        (lambda a, b: L.binary_cross_entropy(a.sigmoid(), b.sigmoid()), [(2, 3), (2, 3)]),
+        (lambda a, b: L.binary_cross_entropy(a.sigmoid(), b.sigmoid(), reduction="none",
+                                             weight=vg.tensor([0.5, 2.0, 1.0], dtype=vg.float64)),
+         [(2, 3), (2, 3)])],
+    "binary_cross_entropy_with_logits": [
+        (lambda a, b: L.binary_cross_entropy_with_logits(a, b.sigmoid()), [(2, 3), (2, 3)]),
+        (lambda a, b: L.binary_cross_entropy_with_logits(
+            a, b.sigmoid(), reduction="sum", weight=vg.tensor([0.5, 2.0, 1.0], dtype=vg.float64),
+            pos_weight=vg.tensor([3.0, 1.0, 0.5], dtype=vg.float64)), [(2, 3), (2, 3)])],
+    "smooth_l1_loss": [(lambda a, b: L.smooth_l1_loss(a, b, beta=0.7), [(2, 3), (2, 3)]),
+                       (lambda a, b: L.smooth_l1_loss(a, b, reduction="none"), [(4,), (4,)])],
+    "huber_loss": [(lambda a, b: L.huber_loss(a, b, delta=0.6, reduction="sum"), [(2, 3), (2, 3)]),
+                   (lambda a, b: L.huber_loss(a, b), [(4,), (4,)])],
     "mse_loss": [(lambda a, b: NN.mse_loss(a, b), [(2, 3), (2, 3)]),
                  (lambda a, b: NN.mse_loss(a, b, reduction="none"), [(3,), (3,)])],
     "nll_loss": [(lambda a: NN.nll_loss(a, vg.tensor([0, 2])), [(2, 3)]),

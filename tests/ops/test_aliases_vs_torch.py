@@ -24,6 +24,12 @@ DIFFERENTIABLE = [
     ("inner_nd", lambda M, a, b: M.inner(a, b), [(2, 3), (4, 3)]),
     ("dist", lambda M, a, b: M.dist(a, b) + a.dist(b, 1) + M.dist(a, b, 3) + M.dist(a, b, 0.5) + M.dist(a, b, float("inf")), [(2, 3), (3,)]),
     ("matrix_exp", lambda M, a, b: M.linalg.matrix_exp(a) + M.matrix_exp(3 * b).sum() + a.matrix_exp(), [(3, 3), (2, 3, 3)]),
+    ("cov", lambda M, a, b: M.cov(a) + M.cov(a, correction=0).sum() + M.cov(b[0]) + M.corrcoef(a).sum(), [(3, 5), (2, 4)]),
+    ("cov_weights", lambda M, a, b: M.cov(a, fweights=M.tensor([1, 2, 1, 3, 1]), aweights=b.abs()[0, :5] + 0.1), [(3, 5), (2, 5)]),
+    ("trapezoid", lambda M, a, b: M.trapezoid(a) + M.trapz(a, dx=0.5) + M.trapezoid(a, b[0].cumsum(0) * 0 + M.arange(5.0)).sum()
+     + M.trapezoid(a, dim=0).sum(), [(3, 5), (2, 5)]),
+    ("cumulative_trapezoid", lambda M, a, b: M.cumulative_trapezoid(a) + M.cumulative_trapezoid(a, dx=2.0)
+     + M.cumulative_trapezoid(a, M.arange(5.0) ** 2), [(3, 5), (1,)]),
     ("chain_matmul", lambda M, a, b: M.chain_matmul(a, b, b.t()), [(2, 3), (3, 4)]),
     ("aliases", lambda M, a, b: M.multiply(a, b) + M.subtract(a, b, alpha=2) + M.negative(a) + M.absolute(b) + M.positive(a)
      + M.sgn(a) * a + M.rsub(a, b) + M.rsub(a, 2.0), [(2, 3), (3,)]),
@@ -35,7 +41,7 @@ DIFFERENTIABLE = [
 def test_differentiable_matches_torch(name, fn, shapes):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        compare_with_torch(lambda M, F, *xs: fn(M, *xs), shapes, exact_name=name not in ("aliases",))
+        compare_with_torch(lambda M, F, *xs: fn(M, *xs), shapes, exact_name=name not in ("aliases", "trapezoid", "cumulative_trapezoid"))
 
 
 def _t(M, v, dtype=None):
@@ -63,6 +69,10 @@ VALUES = [
     ("dist_int", lambda M: M.dist(_t(M, [1.0, 2.0]), _t(M, [4.0, 6.0]), 0)),
     ("matrix_exp_values", lambda M: [M.linalg.matrix_exp(M.zeros(2, 2)), M.matrix_exp(_t(M, [[0.0, 1.0], [-1.0, 0.0]])),
                                      M.matrix_exp(_t(M, [[10.0, 2.0], [0.5, -3.0]])), M.matrix_exp(M.ones(2, 3))]),
+    ("cov_edges", lambda M: [M.cov(_t(M, [[1, 2, 4], [3, 1, 0]])), M.cov(_t(M, [1.0, 2.0, 4.0])),
+                             M.corrcoef(_t(M, [1.0, 2.0, 4.0])), M.cov(_t(M, [[1.0, 2.0]]), correction=2),
+                             M.trapezoid(M.ones(0)), M.trapezoid(_t(M, [1.0, 2.0, 3.0]), _t(M, [0.0, 1.0, 3.0]))]),
+    ("cov_3d", lambda M: M.cov(M.ones(2, 2, 2))),
     ("triangular_fields", lambda M: [t.shape for t in M.triangular_solve(M.ones(3, 1), M.eye(3) * 2)]),
 ]
 

@@ -15,7 +15,8 @@ from ..ops.norm import batch_norm, dropout
 from ..ops.pointwise import relu as _relu, sigmoid, tanh
 from ..ops.pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
 from ..tensor import Tensor
-from ..ops.activations import elu, gelu, hardtanh, leaky_relu, silu, softplus
+from ..ops.activations import (celu, elu, gelu, glu, hardsigmoid, hardswish, hardtanh,  # noqa: F401
+                               leaky_relu, logsigmoid, mish, selu, silu, softplus)
 from . import functional_more as _more
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from . import functional_extra as _extra, functional_losses as _losses
@@ -205,43 +206,9 @@ def relu6(input, inplace=False):
     return hardtanh(input, 0.0, 6.0)
 
 
-def mish(input, inplace=False):
-    """``x * tanh(softplus(x))``."""
-    return input * softplus(input).tanh()
-
-
-def logsigmoid(input):
-    """``log(sigmoid(x)) = -softplus(-x)``, stable for large |x|."""
-    return -softplus(-input)
-
-
 def softsign(input):
     """``x / (1 + |x|)``."""
     return input / (1 + input.abs())
-
-
-def hardsigmoid(input, inplace=False):
-    """``relu6(x + 3) / 6``."""
-    return relu6(input + 3) / 6
-
-
-def hardswish(input, inplace=False):
-    """``x * relu6(x + 3) / 6``."""
-    return input * relu6(input + 3) / 6
-
-
-_SELU_ALPHA = 1.6732632423543772848170429916717
-_SELU_SCALE = 1.0507009873554804934193349852946
-
-
-def selu(input, inplace=False):
-    """``scale * elu(x, alpha)`` with the self-normalising constants."""
-    return _SELU_SCALE * elu(input, _SELU_ALPHA)
-
-
-def celu(input, alpha=1.0, inplace=False):
-    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
-    return input.relu() + (alpha * ((input / alpha).clamp(max=0).exp() - 1))
 
 
 def tanhshrink(input):
@@ -252,12 +219,6 @@ def tanhshrink(input):
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """``softmax(-x, dim)``."""
     return softmax(-input, dim)
-
-
-def glu(input, dim=-1):
-    """Gated linear unit: the first half of ``dim`` times the sigmoid of the second half."""
-    a, b = input.chunk(2, dim)
-    return a * sigmoid(b)
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):

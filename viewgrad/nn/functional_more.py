@@ -14,6 +14,8 @@ import math
 from ..autograd.grad_mode import no_grad
 from ..ops import factories as Fa
 from ..ops.conv import constant_pad_nd
+from ..ops.losses import (binary_cross_entropy, binary_cross_entropy_with_logits,  # noqa: F401
+                           huber_loss, smooth_l1_loss)
 from ..ops.pointwise import where
 from ..ops.pool import avg_pool2d, pool_output_size
 from ..ops.vector_norms import vector_norm
@@ -35,62 +37,9 @@ def _reduce(loss, reduction, name):
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
-def _same_size(input, target, name):
-    if tuple(input.shape) != tuple(target.shape):
-        raise ValueError(f"Using a target size ({tuple(target.shape)}) that is different to the "
-                         f"input size ({tuple(input.shape)}) is deprecated. Please ensure they "
-                         "have the same size.")
-
-
-# -- losses --------------------------------------------------------------------------------
-
-def binary_cross_entropy(input, target, weight=None, reduction="mean"):
-    """``-(t log x + (1 - t) log(1 - x))``, each log clamped at -100 as in PyTorch (so a
-    probability of exactly 0 or 1 gives a finite loss)."""
-    _same_size(input, target, "binary_cross_entropy")
-    if bool(((input < 0) | (input > 1)).any()):
-        raise RuntimeError("all elements of input should be between 0 and 1")
-    loss = -(target * input.log().clamp(min=-100) +
-             (1 - target) * (1 - input).log().clamp(min=-100))
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction, "binary_cross_entropy")
-
-
-def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean",
-                                     pos_weight=None):
-    """Sigmoid + binary cross-entropy in one stable formula:
-    ``(1 - t) x + (1 + (pos_weight - 1) t) (log(1 + exp(-|x|)) + max(-x, 0))``."""
-    _same_size(input, target, "binary_cross_entropy_with_logits")
-    softplus_neg = (1 + (-input.abs()).exp()).log() + (-input).relu()
-    if pos_weight is not None:
-        loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * softplus_neg
-    else:
-        loss = (1 - target) * input + softplus_neg
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction, "binary_cross_entropy_with_logits")
-
-
 def l1_loss(input, target, reduction="mean"):
     """Mean (or sum) absolute error ``|x - t|``."""
     return _reduce((input - target).abs(), reduction, "l1_loss")
-
-
-def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
-    """``0.5 d² / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (d = x - t)."""
-    d = (input - target).abs()
-    if beta == 0:
-        return _reduce(d, reduction, "smooth_l1_loss")
-    return _reduce(where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction,
-                   "smooth_l1_loss")
-
-
-def huber_loss(input, target, reduction="mean", delta=1.0):
-    """``0.5 d²`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``."""
-    d = (input - target).abs()
-    return _reduce(where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)), reduction,
-                   "huber_loss")
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):

@@ -15,7 +15,7 @@ from . import elementwise, logic, clamping  # noqa: F401  (maximum, xlogy, bitwi
 from . import shaping, diag, counting, distance  # noqa: F401  (hstack, diag, unique, cdist)
 from . import linalg_solve, linalg_decomp, linalg_names  # noqa: F401  (inv, svd, ...)
 from . import aliases  # noqa: F401  (torch.eq, greater, multiply, broadcast_tensors...)
-from . import linalg_tri, matrix_exp  # noqa: F401  (solve_triangular, dist, vdot, expm)
+from . import linalg_tri, matrix_exp, covariance  # noqa: F401  (solve_triangular, expm, cov)
 from . import random, tensortypes  # noqa: F401  (sampling; FloatTensor & co., .type())
 from . import conv, pool, norm, activations  # noqa: F401  (viewgrad.nn: conv, pooling, norms)
 from . import stats, vector_norms  # noqa: F401  (var/std/prod/scans/logsumexp; norms)

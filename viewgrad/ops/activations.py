@@ -1,21 +1,26 @@
 """Activation functions with their own rows in the derivatives table, named as PyTorch
-names their nodes: leaky_relu (LeakyReluBackward0), elu (EluBackward0), gelu
-(GeluBackward0, whose backward is itself an op, GeluBackwardBackward0, so that double
-backward works as in PyTorch), softplus (SoftplusBackward0), silu (SiluBackward0),
-hardtanh (HardtanhBackward0).
+names their nodes: leaky_relu (LeakyReluBackward0), elu and selu (EluBackward0), celu
+(CeluBackward0), gelu (GeluBackward0, whose exact backward is itself an op,
+GeluBackwardBackward0, so that double backward works as in PyTorch; the tanh
+approximation is a row of its own), softplus (SoftplusBackward0), silu (SiluBackward0),
+mish (MishBackward0), hardtanh (HardtanhBackward0), hardsigmoid (HardsigmoidBackward0),
+hardswish (HardswishBackward0), log_sigmoid (LogSigmoidBackward0) and glu (GluBackward0).
 
-The rest of the family (relu6, mish, logsigmoid, softsign, hardswish...) are composites of
-these in ``viewgrad/nn/functional.py``: their graphs show the pieces.
+What PyTorch itself builds from pieces (relu6 is hardtanh; softsign, tanhshrink and
+softmin are composites) is composed the same way in ``viewgrad/nn/functional.py``, so
+every graph shows the nodes PyTorch's graph shows.
 """
 from __future__ import annotations
 
 import math
+import struct
 
 from .. import backend as B
 from . import special
 from .table import defop, dispatch
 
-__all__ = ["leaky_relu", "elu", "gelu", "softplus", "silu", "hardtanh"]
+__all__ = ["leaky_relu", "elu", "gelu", "softplus", "silu", "hardtanh", "selu", "celu",
+           "mish", "hardsigmoid", "hardswish", "logsigmoid", "glu"]
 
 _xp = B.xp_of
 _SQRT_HALF = 1.0 / math.sqrt(2.0)
@@ -141,11 +146,10 @@ def elu(input, alpha=1.0):
 
 def gelu(input, approximate="none"):
     """``x * Φ(x)`` (Φ: the standard normal CDF, via erf), as torch's gelu; with
-    ``approximate='tanh'`` the tanh formula, built from viewgrad ops (its graph shows them)."""
+    ``approximate='tanh'`` the tanh formula (the same GeluBackward0 node as PyTorch's)."""
     _check(input, "gelu")
     if approximate == "tanh":
-        k = math.sqrt(2.0 / math.pi)
-        return 0.5 * input * (1 + (k * (input + 0.044715 * input ** 3)).tanh())
+        return dispatch(GELU_TANH, (input,))
     if approximate != "none":
         raise RuntimeError(f"approximate argument must be either none or tanh, got "
                            f"{approximate!r}")
@@ -165,3 +169,168 @@ def silu(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0):
     """``clamp(x, min_val, max_val)`` with zero gradient outside, as torch's hardtanh."""
     return dispatch(HARDTANH, (_check(input, "hardtanh"),), (float(min_val), float(max_val)))
+
+
+# -- the rest of PyTorch's one-node activations -----------------------------------------------
+# Forward kernels on arrays; backward formulas in differentiable ops (double backward).
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+_GELU_K = math.sqrt(2.0 / math.pi)
+
+
+def _f32(v):
+    """``v`` rounded to float32: constants PyTorch's kernels write as float literals."""
+    return struct.unpack("f", struct.pack("f", v))[0]
+
+
+def _cast(x, like):
+    return x.astype(like.dtype, copy=False)
+
+
+def _where(cond, a, b):
+    from .pointwise import where
+    return where(cond, a, b)
+
+
+SELU = defop("selu", "EluBackward0",
+             lambda self: _cast(_SELU_SCALE * _elu_fwd(self, _SELU_ALPHA), self),
+             self=lambda grad, self: _SELU_SCALE * _elu_bwd(grad, self, _SELU_ALPHA))
+
+
+def _celu_fwd(self, alpha):
+    xp = _xp(self)
+    return _cast(xp.maximum(self, 0) + xp.minimum(0, alpha * xp.expm1(
+        xp.minimum(self, 0) / alpha)), self)
+
+
+def _celu_bwd(grad, self, alpha):
+    # PyTorch's formula takes 1 / alpha with alpha rounded to float32 (alpha.toFloat()):
+    # the same rounding here keeps float64 gradients PyTorch's to the last bits
+    inv = 1.0 / _f32(alpha)
+    return grad * _where(self > 0, 1 + 0 * self, alpha * inv * (self.clamp(max=0) * inv).exp())
+
+
+CELU = defop("celu", "CeluBackward0", _celu_fwd, attrs=("alpha",), self=_celu_bwd)
+
+
+def _gelu_tanh_fwd(self):
+    xp = _xp(self)
+    return _cast(0.5 * self * (1 + xp.tanh(_GELU_K * (self + 0.044715 * self ** 3))), self)
+
+
+def _gelu_tanh_bwd(grad, self):
+    inner = _GELU_K * (self + 0.044715 * self ** 3)
+    t = inner.tanh()
+    d_inner = _GELU_K * (1 + 3 * 0.044715 * self * self)
+    return grad * (0.5 * (1 + t) + 0.5 * self * (1 - t * t) * d_inner)
+
+
+GELU_TANH = defop("gelu_tanh", "GeluBackward0", _gelu_tanh_fwd, self=_gelu_tanh_bwd)
+
+
+def _mish_fwd(self):
+    xp = _xp(self)
+    return _cast(self * xp.tanh(xp.logaddexp(0, self)), self)
+
+
+def _mish_bwd(grad, self):
+    from .activations import softplus as _sp
+    t = _sp(self).tanh()
+    return grad * (t + self * self.sigmoid() * (1 - t * t))
+
+
+MISH = defop("mish", "MishBackward0", _mish_fwd, self=_mish_bwd)
+
+
+def _hardsigmoid_fwd(self):
+    return _cast(_xp(self).clip(self / 6 + 0.5, 0, 1), self)
+
+
+HARDSIGMOID = defop("hardsigmoid", "HardsigmoidBackward0", _hardsigmoid_fwd,
+                    self=lambda grad, self: grad * _float_mask(
+                        (self > -3) & (self < 3), grad) * _f32(1.0 / 6.0))   # as PyTorch
+
+
+def _hardswish_fwd(self):
+    return _cast(self * _xp(self).clip(self + 3, 0, 6) / 6, self)
+
+
+def _hardswish_bwd(grad, self):
+    # 0 below -3, x/3 + 1/2 in [-3, 3], 1 above (PyTorch's hardswish_backward)
+    inside = _float_mask((self >= -3) & (self <= 3), grad)
+    above = _float_mask(self > 3, grad)
+    return grad * (inside * (self / 3 + 0.5) + above)
+
+
+HARDSWISH = defop("hardswish", "HardswishBackward0", _hardswish_fwd, self=_hardswish_bwd)
+
+
+def _logsigmoid_fwd(self):
+    return _cast(-_xp(self).logaddexp(0, -self), self)
+
+
+LOGSIGMOID = defop("log_sigmoid", "LogSigmoidBackward0", _logsigmoid_fwd,
+                   self=lambda grad, self: grad * (-self).sigmoid())
+
+
+def _glu_fwd(self, dim):
+    xp = _xp(self)
+    a, b = xp.split(self, 2, axis=dim)
+    return _cast(a / (1 + xp.exp(-b)), self)
+
+
+def _glu_bwd(grad, self, dim):
+    from .joining import cat
+    a, b = self.chunk(2, dim)
+    s = b.sigmoid()
+    return cat([grad * s, grad * a * s * (1 - s)], dim)
+
+
+GLU = defop("glu", "GluBackward0", _glu_fwd, attrs=("dim",), self=_glu_bwd)
+
+
+def selu(input, inplace=False):
+    """``scale * elu(x, alpha)`` with the self-normalising constants (PyTorch's node is
+    EluBackward0 too)."""
+    return dispatch(SELU, (_check(input, "selu"),))
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``, as torch's celu."""
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    return dispatch(CELU, (_check(input, "celu"),), (float(alpha),))
+
+
+def mish(input, inplace=False):
+    """``x * tanh(softplus(x))``, as torch's mish."""
+    return dispatch(MISH, (_check(input, "mish"),))
+
+
+def hardsigmoid(input, inplace=False):
+    """``relu6(x + 3) / 6``: 0 below -3, 1 above 3, linear between (torch's hardsigmoid)."""
+    return dispatch(HARDSIGMOID, (_check(input, "hardsigmoid"),))
+
+
+def hardswish(input, inplace=False):
+    """``x * relu6(x + 3) / 6``, as torch's hardswish."""
+    return dispatch(HARDSWISH, (_check(input, "hardswish"),))
+
+
+def logsigmoid(input):
+    """``log(sigmoid(x)) = -softplus(-x)``, stable for large |x| (torch's logsigmoid)."""
+    return dispatch(LOGSIGMOID, (_check(input, "log_sigmoid_forward"),))
+
+
+def glu(input, dim=-1):
+    """Gated linear unit: the first half of ``dim`` times the sigmoid of the second half
+    (torch's glu)."""
+    _check(input, "glu")
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = dim % input.dim()
+    if input.shape[d] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
+                           f"{input.shape[d]}")
+    return dispatch(GLU, (input,), (d,))

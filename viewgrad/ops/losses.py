@@ -1,0 +1,219 @@
+"""Loss functions that are one node in PyTorch, so one node here: binary cross-entropy
+(``BinaryCrossEntropyBackward0``), binary cross-entropy with logits
+(``BinaryCrossEntropyWithLogitsBackward0``), smooth L1 (``SmoothL1LossBackward0``) and
+Huber (``HuberLossBackward0``) — what ``print(loss.grad_fn)`` shows in PyTorch's own
+autograd tutorial. Each row's forward computes the elementwise loss and its reduction;
+its backward formulas are written with differentiable ops, so double backward works (a
+gradient penalty through ``bce_with_logits``). As in PyTorch, ``weight`` and
+``pos_weight`` are not inputs of the node: no gradient reaches them.
+"""
+from __future__ import annotations
+
+from .. import backend as B
+from .nnops import _reduction
+from .table import defop, dispatch
+
+__all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "smooth_l1_loss",
+           "huber_loss"]
+
+_xp = B.xp_of
+
+
+def _reduced(xp, loss, reduction):
+    if reduction == "mean":
+        return xp.asarray(loss.mean()).astype(loss.dtype, copy=False)
+    if reduction == "sum":
+        return xp.asarray(loss.sum()).astype(loss.dtype, copy=False)
+    return loss
+
+
+def _per_element(grad, like, reduction):
+    """The incoming gradient spread over the elements the reduction summed."""
+    if reduction == "mean":
+        return grad / like.numel()
+    return grad
+
+
+def _same_size(input, target, fn):
+    if tuple(input.shape) != tuple(target.shape):
+        raise ValueError(f"Target size ({tuple(target.shape)}) must be the same as input "
+                         f"size ({tuple(input.shape)})" if fn.endswith("logits") else
+                         f"Using a target size ({tuple(target.shape)}) that is different to "
+                         f"the input size ({tuple(input.shape)}) is deprecated. Please "
+                         f"ensure they have the same size.")
+
+
+# -- binary cross-entropy on probabilities ------------------------------------------------
+
+def _bce_fwd(self, target, weight, reduction):
+    xp = _xp(self)
+    loss = -(target * xp.maximum(xp.log(self), -100)
+             + (1 - target) * xp.maximum(xp.log1p(-self), -100))
+    if weight is not None:
+        loss = loss * weight._data
+    return _reduced(xp, loss.astype(self.dtype, copy=False), reduction)
+
+
+def _bce_self(grad, self, target, weight, reduction):
+    # d/dx = (x - t) / (x (1 - x)), the denominator kept above 1e-12 as PyTorch does
+    g = _per_element(grad, self, reduction) * (self - target) / \
+        ((1 - self) * self).clamp(min=1e-12)
+    return g * weight if weight is not None else g
+
+
+def _bce_target(grad, self, target, weight, reduction):
+    g = _per_element(grad, self, reduction) * \
+        ((1 - self).log().clamp(min=-100) - self.log().clamp(min=-100))
+    return g * weight if weight is not None else g
+
+
+BCE = defop("binary_cross_entropy", "BinaryCrossEntropyBackward0", _bce_fwd,
+            inputs=("self", "target"), attrs=("weight", "reduction"),
+            self=_bce_self, target=_bce_target)
+
+
+def binary_cross_entropy(input, target, weight=None, reduction="mean"):
+    """``-w (t log x + (1 - t) log(1 - x))``, each log clamped at -100 as in PyTorch (a
+    probability of exactly 0 or 1 gives a finite loss); one ``BinaryCrossEntropyBackward0``
+    node, as ``torch.nn.functional.binary_cross_entropy``."""
+    _same_size(input, target, "binary_cross_entropy")
+    if bool(((input < 0) | (input > 1)).any()):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    return dispatch(BCE, (input, target), (_weight(weight, input), _reduction(reduction)))
+
+
+def _weight(weight, input):
+    """``weight`` broadcast to the input's shape (a constant of the node, not an input)."""
+    if weight is None:
+        return None
+    return weight.detach().expand(*input.shape)
+
+
+# -- binary cross-entropy on logits -------------------------------------------------------
+
+def _bcel_fwd(self, target, weight, pos_weight, reduction):
+    xp = _xp(self)
+    softplus_neg = xp.log1p(xp.exp(-xp.abs(self))) + xp.maximum(-self, 0)
+    lw = 1 if pos_weight is None else 1 + (pos_weight._data - 1) * target
+    loss = (1 - target) * self + lw * softplus_neg
+    if weight is not None:
+        loss = loss * weight._data
+    return _reduced(xp, loss.astype(self.dtype, copy=False), reduction)
+
+
+def _bcel_self(grad, self, target, weight, pos_weight, reduction):
+    # d/dx [(1 - t) x + lw softplus(-x)] = (1 - t) - lw (1 - sigmoid(x))
+    if pos_weight is None:
+        g = self.sigmoid() - target
+    else:
+        lw = 1 + (pos_weight - 1) * target
+        g = (1 - target) - lw * (1 - self.sigmoid())
+    g = _per_element(grad, self, reduction) * g
+    return g * weight if weight is not None else g
+
+
+def _bcel_target(grad, self, target, weight, pos_weight, reduction):
+    if pos_weight is None:
+        g = -self
+    else:   # d/dt = -x + (pos_weight - 1) softplus(-x)
+        g = -self + (pos_weight - 1) * ((-self.abs()).exp().log1p() + (-self).clamp(min=0))
+    g = _per_element(grad, self, reduction) * g
+    return g * weight if weight is not None else g
+
+
+BCE_LOGITS = defop("binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0",
+                   _bcel_fwd, inputs=("self", "target"),
+                   attrs=("weight", "pos_weight", "reduction"),
+                   self=_bcel_self, target=_bcel_target)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean",
+                                     pos_weight=None):
+    """Sigmoid + binary cross-entropy in one stable formula,
+    ``(1 - t) x + (1 + (pos_weight - 1) t) (log(1 + exp(-|x|)) + max(-x, 0))`` (times
+    ``weight``); one ``BinaryCrossEntropyWithLogitsBackward0`` node, as
+    ``torch.nn.functional.binary_cross_entropy_with_logits``."""
+    _same_size(input, target, "binary_cross_entropy_with_logits")
+    pw = None if pos_weight is None else pos_weight.detach().expand(*input.shape)
+    return dispatch(BCE_LOGITS, (input, target),
+                    (_weight(weight, input), pw, _reduction(reduction)))
+
+
+# -- smooth L1 and Huber ------------------------------------------------------------------
+
+def _piecewise_fwd(quadratic_scale, linear_scale):
+    """Forward of a loss that is quadratic for |d| < cut and linear beyond."""
+    def fwd(self, target, cut, reduction):
+        xp = _xp(self)
+        d = xp.abs(self - target)
+        loss = xp.where(d < cut, 0.5 * d * d * quadratic_scale(cut),
+                        linear_scale(cut) * (d - 0.5 * cut))
+        return _reduced(xp, loss.astype(self.dtype, copy=False), reduction)
+    return fwd
+
+
+def _piecewise_grad(grad, self, target, cut, quadratic, linear, reduction):
+    """d/dx of a loss quadratic (``quadratic`` · d²/2) for |d| < cut, linear beyond."""
+    from .pointwise import where
+    d = self - target
+    g = where(d.abs() < cut, d * quadratic, d.sign() * linear)
+    return _per_element(grad, self, reduction) * g
+
+
+def _sl1_self(grad, self, target, beta, reduction):
+    return _piecewise_grad(grad, self, target, beta, 1.0 / beta, 1.0, reduction)
+
+
+def _huber_self(grad, self, target, delta, reduction):
+    return _piecewise_grad(grad, self, target, delta, 1.0, delta, reduction)
+
+
+SMOOTH_L1 = defop("smooth_l1_loss", "SmoothL1LossBackward0",
+                  _piecewise_fwd(lambda beta: 1.0 / beta, lambda _: 1.0),
+                  inputs=("self", "target"), attrs=("beta", "reduction"), self=_sl1_self,
+                  target=lambda grad, self, target, beta, reduction: -_sl1_self(
+                      grad, self, target, beta, reduction))
+
+HUBER = defop("huber_loss", "HuberLossBackward0",
+              _piecewise_fwd(lambda _: 1.0, lambda delta: delta),
+              inputs=("self", "target"), attrs=("delta", "reduction"), self=_huber_self,
+              target=lambda grad, self, target, delta, reduction: -_huber_self(
+                  grad, self, target, delta, reduction))
+
+
+def _check_target(input, target):
+    if tuple(input.shape) != tuple(target.shape):
+        import warnings
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input "
+                      f"size ({input.shape}). This will likely lead to incorrect results due "
+                      "to broadcasting. Please ensure they have the same size.", stacklevel=3)
+
+
+def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
+    """``0.5 d² / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (d = x - t); one
+    ``SmoothL1LossBackward0`` node, as ``torch.nn.functional.smooth_l1_loss``."""
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    _check_target(input, target)
+    if beta == 0:   # PyTorch falls back to l1_loss: |d| and its reduction, no node of its own
+        d = (input - target).abs()
+        return {"mean": d.mean, "sum": d.sum}.get(_reduction(reduction), lambda: d)()
+    input, target = _broadcast(input, target)
+    return dispatch(SMOOTH_L1, (input, target), (float(beta), _reduction(reduction)))
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0):
+    """``0.5 d²`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``; one
+    ``HuberLossBackward0`` node, as ``torch.nn.functional.huber_loss``."""
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    _check_target(input, target)
+    input, target = _broadcast(input, target)
+    return dispatch(HUBER, (input, target), (float(delta), _reduction(reduction)))
+
+
+def _broadcast(input, target):
+    if tuple(input.shape) == tuple(target.shape):
+        return input, target
+    shape = B.broadcast_shapes(tuple(input.shape), tuple(target.shape))
+    return input.expand(*shape), target.expand(*shape)
