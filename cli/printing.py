@@ -265,7 +265,19 @@ def render_exception(exc: BaseException, width=100):
     return Group(*parts)
 
 
+def _trim_syntax_error(exc):
+    """A SyntaxError in a huge line (a million-digit literal) shows 400 characters around
+    the error: rich highlighting the whole line froze the REPL."""
+    text = getattr(exc, "text", None)
+    if isinstance(exc, SyntaxError) and isinstance(text, str) and len(text) > 1000:
+        off = max(0, (exc.offset or 1) - 1)
+        a = min(max(0, off - 200), max(0, len(text) - 400))
+        exc.text = ("…" if a else "") + text[a:a + 400] + "…"
+        exc.offset, exc.end_offset = off - a + 1 + (1 if a else 0), None
+
+
 def print_exception(console, exc: BaseException):
+    _trim_syntax_error(exc)
     try:
         console.print(render_exception(exc, width=min(console.width, 120)))
     except Exception:  # noqa: BLE001 - a broken exception object must not break the REPL

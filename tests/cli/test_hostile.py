@@ -255,3 +255,14 @@ def test_exit_codes_as_python_counts_them(code, status, capfd):
     s, _ = new_session(trace=False)
     assert s._exit_status(SystemExit(code)) == status
     assert capfd.readouterr().err == ""      # an int (a bool too) prints nothing
+
+
+def test_a_syntax_error_in_a_huge_line_shows_a_window_of_it():
+    """A million-digit literal is a SyntaxError: rich highlighting the whole 1 MB line in
+    the error froze the REPL; the error shows 400 characters around the caret."""
+    s, buf = new_session(trace=False)
+    s.handle("x = " + "1" * 1_000_000)
+    s.handle("print('alive')")
+    out = buf.getvalue()
+    assert "Exceeds the limit" in out and "alive" in out
+    assert len(out) < 20_000

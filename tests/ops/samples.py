@@ -66,6 +66,7 @@ SAMPLES = {
     "alias": [(lambda a: a[...], [(2, 3)])],
     "view": [(lambda a: a.view(3, 2), [(2, 3)])],
     "_unsafe_view": [(lambda a: a.t().reshape(6), [(2, 3)])],
+    "_reshape_alias": [(lambda a: a.transpose(0, 1).reshape(3, 2, 2), [(2, 3, 2)])],
     "as_strided": [(lambda a: a.as_strided((2, 2), (1, 2), 1), [(6,)]),
                    (lambda a: a.as_strided((3, 2), (1, 1), 0), [(4,)])],  # overlapping
     "select": [(lambda a: a.select(1, 2), [(2, 3)])],

@@ -97,6 +97,7 @@ FAST = {
                   _scale(_mat2_grad(grad, mat1, mat2_transposed), alpha)),
     "clone": dict(self=lambda grad: grad),
     "view": dict(self=lambda grad, self_shape: grad.reshape(self_shape)),
+    "_reshape_alias": dict(self=lambda grad, self_shape: grad.reshape(self_shape)),
     "_unsafe_view": dict(self=lambda grad, self_shape: grad.reshape(self_shape)),
     "alias": dict(self=lambda grad: grad),
     "transpose": dict(self=lambda grad, dim0, dim1: grad.swapaxes(dim0, dim1) if grad.ndim

@@ -331,8 +331,15 @@ def matmul(self, other):
     if not isinstance(other, Tensor):
         raise TypeError(f"matmul(): argument 'other' must be Tensor, not "
                         f"{type(other).__name__}")
-    _matmul_check(self, other)
     da, db = self.dim(), other.dim()
+    if da == 3 and db == 3:
+        # PyTorch drops the batch dim of size 1 of an operand that requires grad (when the
+        # other's batch is not 1), and folds: no broadcast batch in its gradient
+        if self.shape[0] == 1 and other.shape[0] != 1 and self.requires_grad:
+            return matmul(self.squeeze(0), other)
+        if other.shape[0] == 1 and self.shape[0] != 1 and other.requires_grad:
+            return matmul(self, other.squeeze(0))
+    _matmul_check(self, other)
     if da == 0 or db == 0:
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
                            f"{da}D and {db}D")
@@ -346,32 +353,56 @@ def matmul(self, other):
         return mm(self.unsqueeze(0), other).squeeze(0)
     if da == 2 and db == 2:
         return mm(self, other)
-    if db <= 2 and da >= 3:
-        # Fold batch dims into rows: (..., n, m) @ (m, p) is one mm.
-        b2 = other if db == 2 else other.unsqueeze(1)
-        if self.shape[-1] != b2.shape[0]:
-            raise _shape_err("matmul", self, other)
-        lead = tuple(self.shape[:-1])
-        out = _unsafe_view(mm(self.reshape(-1, self.shape[-1]), b2), lead + (b2.shape[1],))
-        return out if db == 2 else out.squeeze(-1)
-    a = self.unsqueeze(0) if da == 1 else self
-    b = other.unsqueeze(-1) if db == 1 else other
-    if a.shape[-1] != b.shape[-2]:
-        raise _shape_err("matmul", self, other)
+    if _should_fold(self, other):
+        return _folded_matmul(self, other)
+    return _batched_matmul(self, other)
+
+
+def _folded_matmul(t1, t2):
+    """One mm (or mv) for a batched operand times a matrix or vector: the batched one
+    is reshaped into a matrix (2-D @ batched: (b.mT @ a.t()).mT, made contiguous)."""
+    transpose = t2.dim() > t1.dim()
+    if transpose:
+        t1, t2 = t2.mT, (t1.t() if t1.dim() == 2 else t1)
+    if t1.shape[-1] != t2.shape[0]:
+        raise _shape_err("matmul", t1, t2)
+    out_shape = tuple(t1.shape[:-1])
+    rows = 1
+    for s in out_shape:
+        rows *= s
+    folded = t1.reshape(rows, t1.shape[-1])
+    if t2.dim() == 1:
+        return _unsafe_view(mv(folded, t2), out_shape)
+    out = _unsafe_view(mm(folded, t2), out_shape + (t2.shape[1],))
+    return out.mT.contiguous() if transpose else out
+
+
+def _batched_matmul(a, b):
+    """Both operands broadcast to one batch and multiplied with a single bmm."""
+    da, db = a.dim(), b.dim()
+    n = a.shape[-2] if da > 1 else 1
+    m1 = a.shape[-1]
+    m2 = b.shape[-2] if db > 1 else b.shape[0]
+    p = b.shape[-1] if db > 1 else 1
+    if m1 != m2:
+        raise _shape_err("matmul", a, b)
     try:
-        batch = B.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
+        batch = B.broadcast_shapes(tuple(a.shape[:max(da - 2, 0)]),
+                                   tuple(b.shape[:max(db - 2, 0)]))
     except ValueError:
         raise RuntimeError(f"matmul: batch dimensions {list(a.shape[:-2])} and "
                            f"{list(b.shape[:-2])} cannot be broadcast") from None
-    n, m, p = a.shape[-2], a.shape[-1], b.shape[-1]
-    a3 = a.expand(*batch, n, m).reshape(-1, n, m)
-    b3 = b.expand(*batch, m, p).reshape(-1, m, p)
-    out = _unsafe_view(bmm(a3, b3), tuple(batch) + (n, p))
-    if da == 1:
-        out = out.squeeze(-2)
-    if db == 1:
-        out = out.squeeze(-1)
-    return out
+    nb = 1
+    for s in batch:
+        nb *= s
+    a3 = a.expand(*batch, n, m1).reshape(nb, n, m1)
+    if db == 1:  # a vector cannot broadcast into (*, m, 1): a batch of columns
+        b3 = b.expand(*batch, m2).reshape(nb, m2).unsqueeze(2)
+    else:
+        b3 = b.expand(*batch, m2, p).reshape(nb, m2, p)
+    out_shape = tuple(batch) + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
+    out = bmm(a3, b3)
+    return _unsafe_view(out.squeeze(-1) if db == 1 else out, out_shape)
 
 
 def _unsafe_view(t, shape):

@@ -66,6 +66,10 @@ def _view_fwd(self, shape):
 
 VIEW = defop("view", "ViewBackward0", _view_fwd, attrs=("shape",), view=True,
              self=lambda grad, self_shape: grad.reshape(self_shape))
+# PyTorch's reshape of a tensor it can view without copying is a view: ``view`` when the
+# tensor is contiguous, else its private ``_reshape_alias`` (node ReshapeAliasBackward0).
+RESHAPE_ALIAS = defop("_reshape_alias", "ReshapeAliasBackward0", _view_fwd, attrs=("shape",),
+                      view=True, self=lambda grad, self_shape: grad.reshape(self_shape))
 UNSAFE_VIEW = defop("_unsafe_view", "UnsafeViewBackward0",
                     lambda self, shape: self.reshape(shape), attrs=("shape",),
                     self=lambda grad, self_shape: grad.reshape(self_shape))
@@ -84,7 +88,8 @@ def view(self, *shape):
 def reshape(self, *shape):
     shape = _infer_shape(unpack_args(shape), self.numel())
     if B.reshape_view(self._data, shape) is not None:
-        return dispatch_view(VIEW, self, (shape,), (view, (shape,)))
+        return dispatch_view(VIEW if self.is_contiguous() else RESHAPE_ALIAS, self, (shape,),
+                             (view, (shape,)))
     return dispatch(UNSAFE_VIEW, (self.clone(memory_format="contiguous"),), (shape,))
 
 
