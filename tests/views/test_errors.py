@@ -105,7 +105,7 @@ def test_saved_input_modified():
     msg = str(ei.value)
     assert msg.startswith("one of the variables needed for gradient computation has been "
                           "modified by an inplace operation: [float64 [3]], which is output 0 "
-                          "of AddBackward0, is at version 1; expected version 0 instead. Hint:")
+                          "of Add, is at version 1; expected version 0 instead. Hint:")
 
 
 def test_saved_output_modified_through_view():
@@ -113,7 +113,7 @@ def test_saved_output_modified_through_view():
     e = a.exp()
     e[1].mul_(2)  # exp saved its result; modifying it through a view breaks backward
     with pytest.raises(RuntimeError, match=r"\[float64 \[3\]\], which is output 0 of "
-                                           r"ExpBackward0, is at version 1; expected version 0"):
+                                           r"Exp, is at version 1; expected version 0"):
         e.sum().backward()
 
 

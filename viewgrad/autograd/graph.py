@@ -106,9 +106,13 @@ class Node:
         return self._sequence_nr
 
     def _message_name(self) -> str:
-        """The name PyTorch's C++ error messages give this node (a custom Function's node
-        is named after the Function there: "output 0 of MyFn", not "MyFnBackward")."""
-        return self.name()
+        """The name PyTorch's error messages give this node: the op, without the
+        ``Backward0`` suffix ("output 0 of Mul" for MulBackward0; a custom Function's node
+        is named after the Function: "output 0 of MyFn", not "MyFnBackward")."""
+        name = self.name()
+        stem = name.rstrip("0123456789")
+        return stem[:-len("Backward")] if stem.endswith("Backward") and stem != "Backward" \
+            else name
 
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new
