@@ -427,10 +427,10 @@ def test_thousands_of_nodes_tensors_or_views_draw_a_bounded_picture(doc, what):
     base = _render_sizes(loads(json.dumps(d)))
     for i in range(3000):
         if what == "nodes":      # new in "after": each one would be forced into the picture
-            n = dict(after["nodes"][0], id=f"n{5000 + i}")
+            n = dict(after["nodes"][0], id=f"n{10 ** 9 + i}")   # no real id is as big
             after["nodes"].append(n)
         else:
-            t = dict(after["tensors"][0], id=f"t{5000 + i}", label=f"v{i}")
+            t = dict(after["tensors"][0], id=f"t{10 ** 9 + i}", label=f"v{i}")
             if what == "tensors":
                 t.update(is_view=False, base=None, base_label=None)
             after["tensors"].append(t)
