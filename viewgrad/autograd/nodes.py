@@ -61,6 +61,8 @@ class FnNode(Node):
         grad = grads if op.multi_output else grads[0]
         out = []
         edges = self.next_functions
+        if op.nondiff:
+            edges = _per_input(edges, op.nondiff)
         shapes = self._shapes
         for i, (formula, deps, _) in enumerate(op.formulas):
             if edges[i][0] is None or formula is None:
@@ -75,7 +77,7 @@ class FnNode(Node):
             out.append(g)
         if self._dtypes is not None:
             _cast_to_inputs(out, self._dtypes)
-        return out
+        return _differentiable(out, op.nondiff) if op.nondiff else out
 
     def apply_arrays(self, grads):
         """Plain backward on bare arrays: the array kernels of ops/fast.py (a row without
@@ -88,6 +90,8 @@ class FnNode(Node):
             return Node.apply_arrays(self, grads)   # wraps, runs apply (which raises if freed)
         out = []
         edges = self.next_functions
+        if op.nondiff:
+            edges = _per_input(edges, op.nondiff)
         shapes = self._shapes
         i = -1
         for k, deps in fast:
@@ -115,7 +119,7 @@ class FnNode(Node):
             for j, r in enumerate(out):
                 if r is not None and dtypes[j] is not None and r.dtype != dtypes[j]:
                     out[j] = r.astype(dtypes[j])
-        return out
+        return _differentiable(out, op.nondiff) if op.nondiff else out
 
     def release_variables(self):
         if self._releasable:
@@ -217,6 +221,12 @@ class OpDef:
                     raise TypeError(f"derivative of {name} wrt {inp}: unknown name {p!r}")
             fl.append((f, tuple(params), "result" in params))
         self.formulas = tuple(fl)
+        # Note [edges of non-differentiable inputs]: an input with no derivative formula
+        # (an index, a mask, a target, the Python number of a Scalar overload such as
+        # 1 - x) gets no edge at all, so ``next_functions`` lists what PyTorch's lists:
+        # gather's node has one edge, not two. The node still saves (and version-checks)
+        # such an input; apply works input by input and drops these positions at the end.
+        self.nondiff = tuple(i for i, (f, _, _) in enumerate(fl) if f is None)
         self.uses_result = any(u for _, _, u in fl)
         self.node_cls = type(node_name, (cls,), {"__slots__": (), "OP": self})
         self._plans = {}
@@ -269,12 +279,16 @@ class OpDef:
 
 def defop(name, node_name, forward, inputs=("self",), attrs=(), broadcast=False,
           multi_output=False, view=False, differentiable_outputs=None, samples=None,
-          cls=FnNode, promote=False, **formulas):
+          cls=FnNode, promote=False, edge_for_every_input=False, **formulas):
     """Declare an op in the derivatives table; returns its OpDef. ``promote=True``: the
-    forward gets its tensor inputs cast to PyTorch's result dtype (elementwise ops)."""
+    forward gets its tensor inputs cast to PyTorch's result dtype (elementwise ops).
+    ``edge_for_every_input=True``: keep an edge even for inputs without a formula (``x +
+    2``: PyTorch's AddBackward0 lists the wrapped number as ``(None, 0)``)."""
     op = OpDef(name, node_name, forward, tuple(inputs), tuple(attrs), formulas, broadcast,
                multi_output, view, differentiable_outputs, samples, cls)
     op.promote = promote
+    if edge_for_every_input:
+        op.nondiff = ()
     if name in OPS:
         raise ValueError(f"op {name!r} declared twice in the derivatives table")
     OPS[name] = op
@@ -333,7 +347,7 @@ _NOTHING_SAVED = MappingProxyType({})  # shared by every node that saves nothing
 def record(op, inputs, out, attrs, edges):
     """Attach a new node of ``op`` to ``out`` (a Tensor or a tuple of Tensors)."""
     node = _new(op.node_cls)
-    node.next_functions = edges
+    node.next_functions = edges if not op.nondiff else _differentiable(edges, op.nondiff)
     node._sequence_nr = _next_seq()
     # 'input i needs grad' flags, which pick what to save; one input: it does
     n = len(edges)
@@ -369,6 +383,19 @@ def record(op, inputs, out, attrs, edges):
         _anomaly.record_forward_stack(node)
     return node
 
+
+
+def _differentiable(edges, nondiff):
+    """The edges of the inputs that have a derivative (Note [edges of non-differentiable
+    inputs])."""
+    return tuple([e for i, e in enumerate(edges) if i not in nondiff])
+
+
+def _per_input(edges, nondiff):
+    """The inverse of _differentiable: one edge per input, _NO_EDGE where none is kept."""
+    it = iter(edges)
+    return tuple([_NO_EDGE if i in nondiff else next(it)
+                  for i in range(len(edges) + len(nondiff))])
 
 
 def _edge_of(t):

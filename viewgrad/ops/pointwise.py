@@ -37,7 +37,8 @@ ADD = defop("add", "AddBackward0", lambda self, other: self + other,
             self=lambda grad: grad, other=lambda grad: grad)
 # PyTorch wraps a Python scalar into a 0-d tensor: `x + 1` is AddBackward0 too.
 ADD_SCALAR = defop("add_scalar", "AddBackward0", lambda self, other: self + other,
-                   promote=True, inputs=("self", "other"), self=lambda grad: grad)
+                   promote=True, inputs=("self", "other"), self=lambda grad: grad,
+                   edge_for_every_input=True)
 # ``add(other, alpha=a)`` / ``sub``: one node that keeps alpha as an attribute (not a saved
 # tensor), as PyTorch's AddBackward0 does; other * alpha as its own op would record a
 # MulBackward0 whose saved scalar is freed by backward.
