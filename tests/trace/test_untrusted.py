@@ -291,6 +291,21 @@ def test_type_errors_name_the_field(doc):
         assert where in str(e.value), (path, str(e.value))
 
 
+def test_a_huge_input_number_in_a_backward_step_is_refused(doc, monkeypatch):
+    """A delivered gradient's input number sized the engine picture's buffer list: 2**62
+    was an OverflowError in the drawing, found by the fuzz test below."""
+    steps = doc["backward"][0]["steps"]
+    k = next(i for i, st in enumerate(steps) if st.get("delivered"))
+    item = list(steps[k]["delivered"][0])
+    for nr in (2 ** 62, 100_000, -1):
+        item[1] = nr
+        with pytest.raises(TraceFormatError, match=r"delivered\[0\]"):
+            loads(json.dumps(_set(doc, ("backward", 0, "steps", k, "delivered", 0), item)))
+    item[1] = 3   # a plausible number still loads and draws
+    check_all(loads(json.dumps(_set(doc, ("backward", 0, "steps", k, "delivered", 0), item))),
+              monkeypatch=monkeypatch)
+
+
 def test_deep_nesting_and_huge_integers_are_format_errors(doc):
     deep = "[" * 100_000 + "]" * 100_000
     with pytest.raises(TraceFormatError, match="nests too deeply|not a trace"):

@@ -79,6 +79,7 @@ def dumps(events, backwards=(), order=None, dropped=0) -> str:
 # here, with the field named in the error; free text is escaped later, where it is drawn.
 
 MAX_BYTES = 64 * 1024 * 1024      # the largest trace file ``load`` reads
+MAX_INPUT_NR = 100_000            # a node's input number (cat of 100,000 tensors is the most)
 INT_LIMIT = 2 ** 64               # |an integer| in a trace (sizes, versions, counts)
 _ARG_DEPTH = 3                    # nesting of a view op's arguments: ((1, 2), 0) at most
 
@@ -289,9 +290,10 @@ def _delivered(v, p, graph):
     out = []
     for i, x in enumerate(v):
         if not (isinstance(x, list) and len(x) == 3 and isinstance(x[0], str)
-                and SAFE_ID.match(x[0]) and x[0][0] == "n" and _is_int(x[1]) and x[1] >= 0
-                and isinstance(x[2], dict)):
-            _fail(f"{p}[{i}]", f"expected [node id, input nr, gradient], got {_show(x)}")
+                and SAFE_ID.match(x[0]) and x[0][0] == "n" and _is_int(x[1])
+                and 0 <= x[1] < MAX_INPUT_NR and isinstance(x[2], dict)):
+            _fail(f"{p}[{i}]", f"expected [node id, input nr (0 to {MAX_INPUT_NR - 1}), "
+                  f"gradient], got {_show(x)}")
         if not graph.has_node(x[0]):
             _fail(f"{p}[{i}]", f"names node {x[0]!r}, which is not in the graph")
         out.append((x[0], x[1], _grad(x[2], f"{p}[{i}][2]")))
