@@ -101,6 +101,8 @@ SAMPLES = {
     "softplus": [(lambda x: F.softplus(x, 2.0, 1.0), [(3, 4)])],
     "silu": [(lambda x: F.silu(x), [(3, 4)])],
     "selu": [(lambda x: F.selu(x), [(3, 4)])],
+    "native_layer_norm": [(lambda x, w, b: F.layer_norm(x, (4,), w, b), [(3, 4), (4,), (4,)]),
+                          (lambda x: F.layer_norm(x, (2, 3)), [(2, 2, 3)])],
     "celu": [(lambda x: F.celu(x, 0.7), [(3, 4)])],
     "gelu_tanh": [(lambda x: F.gelu(x, approximate="tanh"), [(3, 4)])],
     "mish": [(lambda x: F.mish(x), [(3, 4)])],

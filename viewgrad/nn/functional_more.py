@@ -14,6 +14,7 @@ import math
 from ..autograd.grad_mode import no_grad
 from ..ops import factories as Fa
 from ..ops.conv import constant_pad_nd
+from ..ops.layer_norm import layer_norm  # noqa: F401
 from ..ops.losses import (binary_cross_entropy, binary_cross_entropy_with_logits,  # noqa: F401
                            huber_loss, smooth_l1_loss)
 from ..ops.pointwise import where
@@ -57,27 +58,6 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 
 # -- normalisation, similarity, embedding --------------------------------------------------
-
-def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    """Normalise over the last ``len(normalized_shape)`` dims (biased variance), then scale
-    and shift elementwise: ``(x - mean) / sqrt(var + eps) * weight + bias``."""
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
-        tuple(normalized_shape)
-    if tuple(input.shape[input.dim() - len(shape):]) != shape:
-        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
-                           f"[*, {', '.join(map(str, shape))}], but got input of size"
-                           f"{list(input.shape)}")
-    dims = tuple(range(input.dim() - len(shape), input.dim()))
-    mean = input.mean(dims, keepdim=True)
-    centered = input - mean
-    var = (centered * centered).mean(dims, keepdim=True)
-    out = centered / (var + eps).sqrt()
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
-    return out
-
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalise each group of ``C / num_groups`` channels (with all spatial positions) of

@@ -1,0 +1,39 @@
+"""layer_norm is one ``NativeLayerNormBackward0`` node with three edges, as in PyTorch,
+with PyTorch's values, first and second derivatives for input, weight and bias, with and
+without the affine parameters. PyTorch is the oracle (skipped, saying why, when it is not
+installed)."""
+import numpy as np
+import pytest
+
+import viewgrad as vg
+
+from ..helpers import torch_or_skip
+
+rng = np.random.default_rng(3)
+X, W, B_ = rng.normal(size=(2, 3, 4)), rng.normal(size=(3, 4)), rng.normal(size=(3, 4))
+
+
+def _run(m, affine, shape):
+    x = m.tensor(X, requires_grad=True)
+    w = m.tensor(W.reshape(-1)[:int(np.prod(shape))].reshape(shape),
+                 requires_grad=True) if affine else None
+    b = m.tensor(B_.reshape(-1)[:int(np.prod(shape))].reshape(shape),
+                 requires_grad=True) if affine else None
+    y = m.nn.functional.layer_norm(x, shape, w, b, eps=1e-3)
+    xs = [t for t in (x, w, b) if t is not None]
+    gs = m.autograd.grad((y * y * y).sum(), xs, create_graph=True)
+    gg = m.autograd.grad(sum((g * g).sum() for g in gs), xs)
+    edges = [None if f is None else f.name() for f, _ in y.grad_fn.next_functions]
+    return y.grad_fn.name(), edges, [t.detach().cpu().numpy() for t in (y, *gs, *gg)]
+
+
+@pytest.mark.parametrize("affine", [True, False])
+@pytest.mark.parametrize("shape", [(4,), (3, 4)])
+def test_layer_norm_is_one_node_as_in_pytorch(affine, shape):
+    torch = torch_or_skip()
+    theirs, ours = _run(torch, affine, shape), _run(vg, affine, shape)
+    assert ours[0] == theirs[0] == "NativeLayerNormBackward0"
+    assert [e and e.split("::")[-1] for e in ours[1]] == \
+        [e and e.split("::")[-1] for e in theirs[1]]
+    for a, b in zip(ours[2], theirs[2]):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-10)

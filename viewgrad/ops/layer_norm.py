@@ -1,0 +1,82 @@
+"""layer_norm as PyTorch records it: one ``NativeLayerNormBackward0`` node with three
+edges (input, weight, bias — ``(None, 0)`` for an absent one), so a transformer's graph
+shows the node PyTorch's shows. The forward normalises over the trailing
+``normalized_shape`` dims with the biased variance; the backward formulas are written
+with differentiable ops (double backward works), with x̂ = (x - mean) · rstd and
+ĝ = grad · weight over the normalised dims D:
+
+    d input  = rstd · (ĝ - mean_D(ĝ) - x̂ · mean_D(ĝ · x̂))
+    d weight = sum over the other dims of grad · x̂
+    d bias   = sum over the other dims of grad
+"""
+from __future__ import annotations
+
+from .. import backend as B
+from .table import defop, dispatch
+
+__all__ = ["layer_norm"]
+
+_xp = B.xp_of
+
+
+def _dims(x, ndim):
+    return tuple(range(x.ndim - ndim, x.ndim))
+
+
+def _ln_fwd(input, weight, bias, ndim, eps):
+    xp = _xp(input)
+    dims = _dims(input, ndim)
+    mean = input.mean(axis=dims, keepdims=True)
+    centered = input - mean
+    var = (centered * centered).mean(axis=dims, keepdims=True)
+    out = centered / xp.sqrt(var + eps)
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out.astype(input.dtype, copy=False)
+
+
+def _x_hat(input, ndim, eps):
+    dims = tuple(range(input.dim() - ndim, input.dim()))
+    mean = input.mean(dims, keepdim=True)
+    centered = input - mean
+    rstd = ((centered * centered).mean(dims, keepdim=True) + eps).rsqrt()
+    return centered * rstd, rstd, dims
+
+
+def _ln_input(grad, input, weight, ndim, eps):
+    x_hat, rstd, dims = _x_hat(input, ndim, eps)
+    g = grad * weight if weight is not None else grad
+    return rstd * (g - g.mean(dims, keepdim=True)
+                   - x_hat * (g * x_hat).mean(dims, keepdim=True))
+
+
+def _outer_sum(t, ndim):
+    lead = tuple(range(t.dim() - ndim))
+    return t.sum(lead) if lead else t
+
+
+def _ln_weight(grad, input, ndim, eps):
+    x_hat, _, _ = _x_hat(input, ndim, eps)
+    return _outer_sum(grad * x_hat, ndim)
+
+
+LAYER_NORM = defop("native_layer_norm", "NativeLayerNormBackward0", _ln_fwd,
+                   inputs=("input", "weight", "bias"), attrs=("ndim", "eps"),
+                   input=_ln_input, weight=_ln_weight,
+                   bias=lambda grad, ndim: _outer_sum(grad, ndim),
+                   edge_for_every_input=True)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalise over the last ``len(normalized_shape)`` dims (biased variance), then scale
+    and shift elementwise: ``(x - mean) / sqrt(var + eps) * weight + bias`` — one
+    ``NativeLayerNormBackward0`` node, as ``torch.nn.functional.layer_norm``."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
+        tuple(normalized_shape)
+    if tuple(input.shape[input.dim() - len(shape):]) != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, shape))}], but got input of size"
+                           f"{list(input.shape)}")
+    return dispatch(LAYER_NORM, (input, weight, bias), (len(shape), float(eps)))
