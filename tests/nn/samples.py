@@ -101,6 +101,9 @@ SAMPLES = {
     "softplus": [(lambda x: F.softplus(x, 2.0, 1.0), [(3, 4)])],
     "silu": [(lambda x: F.silu(x), [(3, 4)])],
     "selu": [(lambda x: F.selu(x), [(3, 4)])],
+    # (padding_idx reads a row it sends no gradient to, as PyTorch: not a gradcheck sample;
+    # tests/nn/test_layer_norm_node_vs_torch.py compares it with torch)
+    "embedding": [(lambda w: F.embedding(vg.tensor([[0, 2, 2], [3, 1, 0]]), w), [(4, 3)])],
     "native_layer_norm": [(lambda x, w, b: F.layer_norm(x, (4,), w, b), [(3, 4), (4,), (4,)]),
                           (lambda x: F.layer_norm(x, (2, 3)), [(2, 2, 3)])],
     "celu": [(lambda x: F.celu(x, 0.7), [(3, 4)])],

@@ -1,4 +1,5 @@
-"""layer_norm is one ``NativeLayerNormBackward0`` node with three edges, as in PyTorch,
+"""layer_norm is one ``NativeLayerNormBackward0`` node with three edges, and embedding one
+``EmbeddingBackward0`` node with one edge (the weight), as in PyTorch,
 with PyTorch's values, first and second derivatives for input, weight and bias, with and
 without the affine parameters. PyTorch is the oracle (skipped, saying why, when it is not
 installed)."""
@@ -37,3 +38,21 @@ def test_layer_norm_is_one_node_as_in_pytorch(affine, shape):
         [e and e.split("::")[-1] for e in theirs[1]]
     for a, b in zip(ours[2], theirs[2]):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-10)
+
+
+@pytest.mark.parametrize("padding_idx", [None, 2, -1])
+def test_embedding_is_one_node_as_in_pytorch(padding_idx):
+    torch = torch_or_skip()
+    out = []
+    for m in (torch, vg):
+        w = m.tensor(X.reshape(6, 4), requires_grad=True)
+        y = m.nn.functional.embedding(m.tensor([[0, 2, 2], [5, 1, 0]]), w,
+                                      padding_idx=padding_idx)
+        (g,) = m.autograd.grad((y * y * y).sum(), w, create_graph=True)
+        (gg,) = m.autograd.grad((g * g).sum(), w)
+        out.append((y.grad_fn.name(), len(y.grad_fn.next_functions),
+                    [t.detach().cpu().numpy() for t in (y, g, gg)]))
+    (tn, te, tv), (vn, ve, vv) = out
+    assert (vn, ve) == (tn, te) == ("EmbeddingBackward0", 1)
+    for a, b in zip(vv, tv):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)

@@ -14,6 +14,7 @@ import math
 from ..autograd.grad_mode import no_grad
 from ..ops import factories as Fa
 from ..ops.conv import constant_pad_nd
+from ..ops.embedding import embedding_rows
 from ..ops.layer_norm import layer_norm  # noqa: F401
 from ..ops.losses import (binary_cross_entropy, binary_cross_entropy_with_logits,  # noqa: F401
                            huber_loss, smooth_l1_loss)
@@ -121,13 +122,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             norms = _norm(rows, norm_type, -1)
             scale = where(norms > max_norm, max_norm / (norms + 1e-7), Fa.ones_like(norms))
             weight[input.reshape(-1)] = rows * scale
-    out = weight[input]
-    if padding_idx is not None:
-        if padding_idx < 0:
-            padding_idx += weight.shape[0]
-        keep = (input != padding_idx).unsqueeze(-1)
-        out = where(keep, out, out.detach())
-    return out
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += weight.shape[0]
+    return embedding_rows(weight, input, padding_idx)
 
 
 def one_hot(tensor, num_classes=-1):

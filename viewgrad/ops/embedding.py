@@ -1,0 +1,33 @@
+"""embedding as PyTorch records it: one ``EmbeddingBackward0`` node whose only edge is the
+weight (the indices are saved, version-checked, and get no edge). Its backward adds each
+incoming gradient row into the row of the weight it was read from (``index_add``, so
+double backward works), skipping ``padding_idx``.
+"""
+from __future__ import annotations
+
+from .table import defop, dispatch
+
+__all__ = ["embedding_rows"]
+
+
+def _emb_fwd(weight, indices, padding_idx):
+    return weight[indices]
+
+
+def _emb_weight(grad, weight_shape, indices, padding_idx):
+    from .factories import zeros
+    from .index_ops import index_add
+    rows = grad.reshape(-1, weight_shape[-1])
+    idx = indices.reshape(-1)
+    if padding_idx is not None:
+        rows = rows * (idx != padding_idx).unsqueeze(1).to(rows.dtype)
+    return index_add(zeros(*weight_shape, dtype=grad.dtype, device=grad.device), 0, idx, rows)
+
+
+EMBEDDING = defop("embedding", "EmbeddingBackward0", _emb_fwd,
+                  inputs=("weight", "indices"), attrs=("padding_idx",), weight=_emb_weight)
+
+
+def embedding_rows(weight, indices, padding_idx=None):
+    """``weight[indices]`` as one EmbeddingBackward0 node (what ``F.embedding`` records)."""
+    return dispatch(EMBEDDING, (weight, indices), (padding_idx,))
