@@ -152,7 +152,7 @@ def write(picture: Picture, folder: str) -> str:
     """Render ``picture`` to ``folder/picture.name`` with its DOT hash inside; the path."""
     from viewgrad.render.svg import render_source
     svg = render_source(picture.source)
-    mark = f"<!-- {KEY_MARK} {picture.key} (regenerate: viewgrad tutorial --update) -->\n"
+    mark = f"<!-- {KEY_MARK} {picture.key} (regenerate them with the update option of: viewgrad tutorial) -->\n"
     if svg.startswith("<?xml"):
         end = svg.index("?>") + 2
         svg = svg[:end] + "\n" + mark + svg[end:].lstrip("\n")

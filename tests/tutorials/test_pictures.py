@@ -89,3 +89,12 @@ def test_the_normalised_dot_ignores_process_wide_ids_only():
     assert pics.dot_key(a) != pics.dot_key(a.replace("@v0", "@v1"))
     assert pics.dot_key(a) != pics.dot_key(b.replace("b_n4 -> b_n7", "b_n7 -> b_n4"))
     assert pics.normalise_dot("float32 #e3ecf7") == "float32 #e3ecf7"
+
+
+def test_every_committed_picture_is_well_formed_xml():
+    """Strict SVG readers (librsvg, an <img> in a browser) refuse a file that is not XML: the
+    hash comment once said "--update", and "--" is not allowed inside an XML comment."""
+    import xml.etree.ElementTree as ET
+    for f in sorted(os.listdir(PIC_DIR)):
+        if f.endswith(".svg"):
+            ET.parse(os.path.join(PIC_DIR, f))   # raises ParseError on a malformed file
