@@ -260,19 +260,15 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
        grad_fn becomes a CopySlices wrapping it) — §3 and §4 below;
     4. the tracer, if any, is told before 2 and after 3.
     """
-    others = tuple(others)
+    if type(others) is not tuple:
+        others = tuple(others)
     inputs = (self,) + others
-    dev = _device_of(inputs)
     opname = name or (op.name + "_")
     # check before any grad_fn is read: _edges would regenerate a stale view's grad_fn,
     # which may raise a vaguer error than the refusal PyTorch's check_inplace reports
-    requires = False
-    if _st.grad_enabled:
-        for t in inputs:
-            if isinstance(t, Tensor) and t.requires_grad:
-                requires = True
-                break
+    requires = _st.grad_enabled and _some_requires_grad(inputs)
     if others:
+        _device_of(inputs)   # the mixed-devices error
         check_no_partial_overlap(self, others, opname)
     check_inplace(self, requires, opname)
     edges = _edges(inputs) if requires else None
@@ -285,24 +281,12 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
         # operand that aliases self (b.mul_(b), x.mul_(x.detach())) is saved at the old
         # version, and backward refuses it ("modified by an inplace operation") instead
         # of using the new values: a wrong gradient that raises nothing.
-        for _, kind, idx in op.save_plan(tuple([e[0] is not None for e in edges])):
-            if kind == 0 and idx == 0:
-                # A formula needs self's value from BEFORE the op (mul_ saves self for
-                # other's gradient): like PyTorch, save a clone of the original self.
-                inputs = (self.clone(),) + inputs[1:]
-                break
+        if _saves_self_before(op, edges):
+            # A formula needs self's value from BEFORE the op (mul_ saves self for
+            # other's gradient): like PyTorch, save a clone of the original self.
+            inputs = (self.clone(),) + others
         node = record(op, inputs, self, attrs, edges)
-    args = [t._data if isinstance(t, Tensor) else t for t in (self,) + others]
-    ufunc = INPLACE_UFUNCS.get(op.name) if compute is None else None  # Note [in-place ufuncs]
-    if ufunc is None or not ufunc_into(self._device.xp, ufunc, args):
-        try:
-            new = compute(*args, *attrs) if compute is not None else op.forward(*args,
-                                                                              *attrs)
-        except ValueError as e:
-            shapes = [list(getattr(a, "shape", ())) for a in args]
-            raise RuntimeError(f"{opname}: the shapes {shapes} cannot be broadcast together "
-                               f"into self's shape {shapes[0]} ({e})") from None
-        _write_into(self, new, opname)
+    _compute_into(op, self, others, attrs, opname, compute)
     vc = self._version_counter
     vc.bump(opname)
     if node is not None:
@@ -315,6 +299,45 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
     if token is not None:
         hook.after(token)
     return self
+
+
+def _some_requires_grad(inputs):
+    for t in inputs:
+        if isinstance(t, Tensor) and t.requires_grad:
+            return True
+    return False
+
+
+_SAVES_SELF = {}   # (op, which inputs need grad) -> does a formula save self?
+
+
+def _saves_self_before(op, edges):
+    needs = tuple([e[0] is not None for e in edges])
+    key = (op, needs)
+    saves = _SAVES_SELF.get(key)
+    if saves is None:
+        saves = _SAVES_SELF[key] = any(kind == 0 and idx == 0
+                                       for _, kind, idx in op.save_plan(needs))
+    return saves
+
+
+def _compute_into(op, self, others, attrs, opname, compute):
+    """Write ``op(self, *others, *attrs)`` (or ``compute(...)``) into self's memory."""
+    if compute is None and len(others) == 1:
+        ufunc = INPLACE_UFUNCS.get(op.name)   # Note [in-place ufuncs]
+        if ufunc is not None:
+            o = others[0]
+            if ufunc_into(self._device.xp, ufunc, self._data,
+                          o._data if isinstance(o, Tensor) else o):
+                return
+    args = [self._data] + [t._data if isinstance(t, Tensor) else t for t in others]
+    try:
+        new = compute(*args, *attrs) if compute is not None else op.forward(*args, *attrs)
+    except ValueError as e:
+        shapes = [list(getattr(a, "shape", ())) for a in args]
+        raise RuntimeError(f"{opname}: the shapes {shapes} cannot be broadcast together "
+                           f"into self's shape {shapes[0]} ({e})") from None
+    _write_into(self, new, opname)
 
 
 def _write_into(self, new, opname):
@@ -403,8 +426,9 @@ def check_inplace(t, requires_grad, opname, overlap=True):
     requires grad of a base that is a leaf is refused; a leaf that requires grad is
     refused."""
     d = t._data
-    for sz, st in zip(d.shape, d.strides):
-        if overlap and st == 0 and sz > 1:
+    strides = d.strides
+    for sz, st in zip(d.shape, strides) if overlap and 0 in strides else ():
+        if st == 0 and sz > 1:
             raise RuntimeError(
                 f"{opname}: unsupported operation: more than one element of the written-to "
                 "tensor refers to a single memory location. Please clone() the tensor before "
@@ -488,20 +512,23 @@ def rebase_history(t, fn):
     """Make ``fn`` (the in-place op's node) the new history of ``t``."""
     vi = t._view_info
     if vi is None:
-        _move_retain_grad(t, t._grad_fn, fn)
+        if t._retains_grad:
+            _move_retain_grad(t, t._grad_fn, fn)
         t._grad_fn = fn
         t._output_nr = 0
         return
     base = vi.base
     old_base_fn = base._grad_fn
     cs = CopySlices(base, t, vi, fn)
-    _move_retain_grad(base, old_base_fn, cs)
+    if base._retains_grad:
+        _move_retain_grad(base, old_base_fn, cs)
     base._grad_fn = cs
     base._output_nr = 0
     # The view's own grad_fn is now stale: rebuild it on top of CopySlices right away.
     old_view_fn = t._grad_fn
     regenerate_grad_fn(t, (cs.base_sizes, cs.base_strides, cs.base_offset))
-    _move_retain_grad(t, old_view_fn, t._grad_fn)
+    if t._retains_grad:
+        _move_retain_grad(t, old_view_fn, t._grad_fn)
 
 
 class CopySlices(Node):
@@ -518,15 +545,17 @@ class CopySlices(Node):
         edge0 = base._edge()
         Node.__init__(self, (edge0 or _NO_EDGE,) + tuple(fn.next_functions[1:]))
         self.fn = fn
-        self.base_sizes, self.base_strides, self.base_offset = geometry(base)
-        self.view_sizes, self.view_strides, view_offset = geometry(view)
-        self.view_offset = view_offset - self.base_offset
+        self.base_sizes, self.base_strides, base_offset = geometry(base)
+        self.base_offset = base_offset
+        self.view_sizes, self.view_strides, view_offset = vi.geom or geometry(view)
+        self.view_offset = view_offset - base_offset
         self.view_chain = vi.chain   # not vi itself: vi holds the base (a cycle)
-        self.replay = _st.view_replay or base._device.as_strided is None
+        dev = self.device = base._device
+        self.replay = _st.view_replay or dev.as_strided is None
+        data = base._data
         # the base's strides are row-major ones (size-1 dims aside): see apply_arrays
-        self.row_major = is_row_major(base._data)
-        self.dtype = base._data.dtype
-        self.device = base._device
+        self.row_major = is_row_major(data)
+        self.dtype = data.dtype
 
     def apply(self, grads):
         grad = grads[0]
@@ -599,12 +628,13 @@ def regenerate_grad_fn(view, base_geometry=None):
     (``base_geometry``: the base's, when the caller already has it)."""
     vi = view._view_info
     base = vi.base
-    if view._grad_fn is None and not base.requires_grad:
+    base_requires = base.requires_grad
+    if view._grad_fn is None and not base_requires:
         return  # nothing to regenerate; the version stays stale (PyTorch's early return)
     if vi.creation_meta is not DEFAULT:
         raise _view_error(view, vi, indirect=True)
     vi.version = view._version_counter.version
-    if not base.requires_grad:
+    if not base_requires:
         view._grad_fn = None
         view._output_nr = 0
         return
@@ -620,7 +650,7 @@ def regenerate_grad_fn(view, base_geometry=None):
         return
     # Geometry mode: the node base.as_strided(view's geometry) would record, built
     # directly (the view's data is already there; only its history is new).
-    sizes, strides, offset = geometry(view)
+    sizes, strides, offset = vi.geom or geometry(view)
     attrs = (sizes, strides, offset, base_geometry or geometry(base))
     view._grad_fn = record(OPS["as_strided"], (base,), view, attrs, (base._edge(),))
     view._output_nr = 0

@@ -91,10 +91,10 @@ INPLACE_UFUNCS = {"add": "add", "add_scalar": "add", "sub": "subtract", "mul": "
                   "div": "true_divide"}
 
 
-def ufunc_into(xp, name, args):
-    """Run ufunc ``name`` of ``xp`` on ``args = [self's array, operand]`` into self's
-    array; False (nothing done) when the general path must run instead."""
-    d, o = args
+def ufunc_into(xp, name, d, o):
+    """Run ufunc ``name`` of ``xp`` on ``d`` (self's array) and ``o`` (the operand's array
+    or a Python number) into ``d``; False (nothing done) when the general path must run
+    instead."""
     if d.dtype.kind != "f":
         return False  # integer tensors: the general path applies the casting rules
     od = getattr(o, "dtype", None)
@@ -142,17 +142,31 @@ def copyslices_apply_arrays(cs, grads):
     xp = cs.device.xp
     if a is None:
         a = xp.zeros(cs.base_sizes, dtype=cs.dtype)
-    elif not (sys.getrefcount(a) <= 2 and a.dtype == cs.dtype
-              and a.shape == cs.base_sizes and a.flags.owndata
-              and a.flags.c_contiguous and a.flags.writeable):
+    elif not (sys.getrefcount(a) <= 2 and (a.dtype is cs.dtype or a.dtype == cs.dtype)
+              and a.shape == cs.base_sizes and _writable_own_c_array(a.flags)):
         b = xp.empty(cs.base_sizes, dtype=cs.dtype)
         b[...] = a
         a = b
-    isz = a.itemsize
-    region = B.strided_in(cs.device, a.reshape(-1), cs.view_sizes,
-                          tuple([s * isz for s in cs.view_strides]), cs.view_offset)
+    region = region_of(cs.device, a, cs.view_sizes, cs.view_strides, cs.view_offset)
     res = cs.fn.apply_arrays([region.copy()])
     g = res[0]
     region[...] = 0 if g is None else g
     res[0] = a
     return res
+
+
+def _writable_own_c_array(f):
+    # one flags object (it holds the array: read the refcount before making it)
+    return f.owndata and f.c_contiguous and f.writeable
+
+
+def region_of(dev, a, sizes, strides, offset):
+    """The region of C-contiguous array ``a`` with geometry (sizes, strides, offset) in
+    elements. A region that is itself one contiguous run (a row of a row-major base: the
+    usual case) is a slice of ``a``'s flat view (~0.3 µs), anything else the general
+    strided constructor (~2 µs)."""
+    flat = a.reshape(-1)
+    if len(sizes) == 1 and strides[0] == 1 and offset + sizes[0] <= flat.shape[0]:
+        return flat[offset:offset + sizes[0]]
+    isz = a.itemsize
+    return B.strided_in(dev, flat, sizes, tuple([s * isz for s in strides]), offset)

@@ -12,6 +12,7 @@ import numbers
 import warnings
 
 from .. import backend as B
+from ..autograd.inplace_lean import lean_binary_
 from ..tensor import Tensor
 from . import pointwise as P
 from .args import checked_scalar
@@ -28,6 +29,11 @@ def _other(x, self):
 @method("add_", "__iadd__")
 def add_(self, other, alpha=1):
     other = _other(other, self)
+    if alpha == 1:   # Note [lean in-place] (autograd/inplace_lean.py)
+        done = lean_binary_(P.ADD if type(other) is Tensor else P.ADD_SCALAR, self, other,
+                            "add_")
+        if done is not None:
+            return done
     if alpha != 1:
         if isinstance(other, Tensor):
             return apply_inplace(P.ADD_ALPHA, self, (other,), (alpha,), name="add_")
@@ -43,12 +49,15 @@ def sub_(self, other, alpha=1):
         if isinstance(other, Tensor):
             return apply_inplace(P.SUB_ALPHA, self, (other,), (alpha,), name="sub_")
         other = other * alpha
-    return apply_inplace(P.SUB, self, (other,), name="sub_")
+    done = lean_binary_(P.SUB, self, other, "sub_")   # Note [lean in-place]
+    return done if done is not None else apply_inplace(P.SUB, self, (other,), name="sub_")
 
 
 @method("mul_", "__imul__")
 def mul_(self, other):
-    return apply_inplace(P.MUL, self, (_other(other, self),), name="mul_")
+    other = _other(other, self)
+    done = lean_binary_(P.MUL, self, other, "mul_")   # Note [lean in-place]
+    return done if done is not None else apply_inplace(P.MUL, self, (other,), name="mul_")
 
 
 @method("div_", "__itruediv__", "divide_", "true_divide_")
@@ -56,7 +65,9 @@ def div_(self, other, *, rounding_mode=None):
     if rounding_mode is not None:   # DivBackward2 (ops/elementwise.py)
         from .elementwise import div_rounding_
         return div_rounding_(self, other, rounding_mode)
-    return apply_inplace(P.DIV, self, (_other(other, self),), name="div_")
+    other = _other(other, self)
+    done = lean_binary_(P.DIV, self, other, "div_")   # Note [lean in-place]
+    return done if done is not None else apply_inplace(P.DIV, self, (other,), name="div_")
 
 
 @method("pow_", "__ipow__")

@@ -260,7 +260,8 @@ def select(self, dim, index):
                          f"{list(self.shape)} at dimension {d}")
     if i < 0:
         i += n
-    out = dispatch_view(SELECT, self, (d, i), (select, (d, i)))
+    data = self._data[i, ...] if d == 0 else _select_fwd(self._data, d, i)  # 0-d: a view
+    out = make_view(SELECT, self, data, (d, i), (select, (d, i)))
     if out._grad_fn is not None:  # Note [view geometry by arithmetic] (a tracked view only)
         out._view_info.geom = select_geometry(self, out, d, i)
     return out

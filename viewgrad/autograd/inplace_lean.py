@@ -1,0 +1,77 @@
+"""The lean path of ``add_``, ``sub_``, ``mul_`` and ``div_`` (Note [lean in-place]).
+
+Note [lean in-place]: ``apply_inplace`` (autograd/views.py) is the teaching path: every
+in-place op runs its general checks, one after the other, in the order they are
+explained. In a loop such as ``for i: b[i].mul_(w); b[i].add_(0.5)`` almost all of them
+answer "nothing to refuse" for the same few reasons, which ``lean_binary_`` reads off
+directly, at once: grad mode on and no tracer; self a float tensor with a history
+(a non-leaf, or a current view of a base with a history, made in grad mode), with no
+stride 0; the operand a Python number or a tensor of self's device, dtype and shape over
+other memory. Then nothing can be refused (check_inplace, the partial-overlap check and
+the mixed-devices check all pass) and the edges are known, and the op runs the same
+steps as apply_inplace — the same node recorded with the same saved values, the same
+write, bump and rebase (``rebase_history``: CopySlices for a view). Anything else returns
+None and the op takes the teaching path, which also raises every error.
+
+tests/views/test_lean_inplace.py runs programs both ways and compares the graphs
+(names, edges, saved values, sequence order), the values and the gradients.
+"""
+from __future__ import annotations
+
+from ..tensor import Tensor
+from .graph import _NO_EDGE
+from .nodes import _edge_of, record
+from .state import state as _st
+from .views import DEFAULT, _saves_self_before, rebase_history
+from .views_fast import INPLACE_UFUNCS
+
+__all__ = ["lean_binary_", "set_lean_inplace"]
+
+_Tensor = Tensor
+_enabled = [True]
+
+
+def set_lean_inplace(enabled: bool) -> bool:
+    """Turn the lean path on or off (tests compare both); returns the previous setting."""
+    prev = _enabled[0]
+    _enabled[0] = bool(enabled)
+    return prev
+
+
+def lean_binary_(op, self, other, opname):
+    """``apply_inplace(op, self, (other,), name=opname)`` when Note [lean in-place]'s
+    conditions hold (returns self), else None: nothing was done."""
+    st = _st
+    if not st.grad_enabled or st.inplace_observer is not None or not _enabled[0]:
+        return None
+    if type(self) is not _Tensor or op.uses_result:
+        return None
+    fn = self._grad_fn
+    d = self._data
+    if fn is None or d.dtype.kind != "f" or 0 in d.strides:
+        return None
+    vc = self._version_counter
+    vi = self._view_info
+    if vi is not None and (vi.creation_meta is not DEFAULT or vi.version != vc.version
+                           or vi.base._grad_fn is None):
+        return None
+    t = type(other)
+    if t is _Tensor:
+        od = other._data
+        if (other._device is not self._device or od.shape != d.shape
+                or od.dtype != d.dtype or other._storage is self._storage):
+            return None
+        e = _edge_of(other)
+        edges = ((fn, self._output_nr), _NO_EDGE if e is None else e)
+    elif t is float or t is int:
+        od = other
+        edges = ((fn, self._output_nr), _NO_EDGE)
+    else:
+        return None
+    # the steps of apply_inplace, in its order (Note [saved before the write])
+    inputs = (self.clone() if _saves_self_before(op, edges) else self, other)
+    node = record(op, inputs, self, (), edges)
+    getattr(self._device.xp, INPLACE_UFUNCS[op.name])(d, od, out=d)  # Note [in-place ufuncs]
+    vc.bump(opname)
+    rebase_history(self, node)
+    return self
