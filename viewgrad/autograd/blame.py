@@ -32,18 +32,34 @@ def user_frame(depth=2):
     """(filename, lineno, None) of the innermost frame outside the viewgrad package.
 
     Cheap on purpose (it runs for every node that saves a tensor): one frame lookup at
-    the usual depth, a walk only when that frame is still inside viewgrad; the source
-    text is looked up later, only when an error message needs it (``fmt_where``)."""
+    the usual depth, a walk only when that frame is still inside viewgrad, the "inside?"
+    answer remembered per file name (``_inside``); the source text is looked up later,
+    only when an error message needs it (``fmt_where``)."""
     try:
-        f = sys._getframe(depth)
+        f = _getframe(depth)
     except ValueError:
         return None
-    pkg = _PKG_DIR
-    while f is not None and f.f_code.co_filename.startswith(pkg):
+    while f is not None:
+        co = f.f_code
+        fn = co.co_filename
+        inside = _INSIDE.get(fn)
+        if inside is None:
+            inside = _inside(fn)
+        if not inside:
+            return (fn, f.f_lineno, None)
         f = f.f_back
-    if f is None:
-        return None
-    return (f.f_code.co_filename, f.f_lineno, None)
+    return None
+
+
+_INSIDE = {}  # file name -> whether it is in the viewgrad package (bounded: see _inside)
+_getframe = sys._getframe
+
+
+def _inside(filename):
+    if len(_INSIDE) > 4096:  # a REPL or exec() makes new names ('<stdin>-12'): stay small
+        _INSIDE.clear()
+    inside = _INSIDE[filename] = filename.startswith(_PKG_DIR)
+    return inside
 
 
 def fmt_where(where) -> str:

@@ -22,7 +22,8 @@ from .. import backend as B
 from ..tensor import Tensor
 from . import anomaly as _anomaly
 from . import blame as _blame
-from .graph import Node, SavedTensor, ERR_FREED, _NO_EDGE, next_sequence_nr as _next_seq
+from .graph import (Node, SavedTensor, ERR_FREED, ERR_INFERENCE_SAVED, _NO_EDGE,
+                    next_sequence_nr as _next_seq)
 from .state import state as _st
 
 __all__ = ["OpDef", "defop", "OPS", "FnNode", "record", "sum_to"]
@@ -37,9 +38,10 @@ _Tensor = Tensor
 class FnNode(Node):
     """A node made from a table entry. ``_saved``: {name: SavedTensor | value}."""
 
-    # _shapes: the inputs' shapes, for ops that broadcast (None otherwise)
-    __slots__ = ("_saved", "_releasable", "_shapes")
+    __slots__ = ("_saved", "_releasable")
     OP: "OpDef" = None
+    # The inputs' shapes, only when some input was broadcast (set on the instance then)
+    _shapes = None
     # The inputs' dtypes, only when some input's dtype differs from the output's (a float32
     # x times a float64 w): each gradient is cast back to its input's dtype, as PyTorch's
     # validate_outputs does, so a float32 leaf never receives a float64 .grad.
@@ -230,6 +232,7 @@ class OpDef:
         self.uses_result = any(u for _, _, u in fl)
         self.node_cls = type(node_name, (cls,), {"__slots__": (), "OP": self})
         self._plans = {}
+        self.plan1 = self.save_plan((True,)) if len(inputs) == 1 else None
 
     def save_plan(self, needs):
         """What to save for a given tuple of 'input i needs grad' flags (cached)."""
@@ -309,19 +312,38 @@ def _device_of(inputs):
 
 
 def _save(node, plan, inputs, out, attrs):
-    """Save what ``plan`` (OpDef.save_plan) names into ``node._saved``."""
+    """Save what ``plan`` (OpDef.save_plan) names into ``node._saved``: a SavedTensor for a
+    tensor (Note [saving without __init__]), the value itself otherwise."""
     saved = {}
     where = None
     releasable = False
     for name, kind, idx in plan:
         if kind < 2:
             t = out if kind == 1 else inputs[idx]
-            if isinstance(t, _Tensor):
-                st = SavedTensor(t, kind == 1)   # the node is passed when unpacking
-                if _st.blame:
-                    if where is None:  # once per node: where the user's line is
-                        where = (node.name(), _blame.user_frame(5))
-                    st.where = where
+            if type(t) is _Tensor or isinstance(t, _Tensor):
+                # Note [saving without __init__]: SavedTensor.__init__'s fields, set here
+                # in line (this runs for every saved tensor of every op)
+                st = _new(SavedTensor)
+                vc = t._version_counter
+                st.version_counter = vc
+                st.saved_version = vc.version
+                st.output_nr = t._output_nr
+                if kind == 1:
+                    st.tensor = None
+                    st.data = t._data
+                    st.had_grad_fn = False
+                else:
+                    if vc.inference:
+                        raise RuntimeError(ERR_INFERENCE_SAVED)
+                    st.tensor = t
+                    st.data = None
+                    st.had_grad_fn = t._grad_fn is not None
+                if _st.saved_tensors_hooks:  # Note [Saved-tensor hooks] (saved_hooks.py)
+                    pack, unpack = _st.saved_tensors_hooks[-1]
+                    st.hooks = (unpack, pack(t))
+                if where is None and _st.blame:  # once per node: where the user's line is
+                    where = (node.OP.node_name, _blame.user_frame(5))
+                st.where = where
                 saved[name] = st
             else:
                 # a Python scalar operand: PyTorch wraps it in a tensor and saves that,
@@ -344,34 +366,40 @@ _ONE = (True,)
 _NOTHING_SAVED = MappingProxyType({})  # shared by every node that saves nothing
 
 
-def record(op, inputs, out, attrs, edges):
-    """Attach a new node of ``op`` to ``out`` (a Tensor or a tuple of Tensors)."""
+def record(op, inputs, out, attrs, edges, one=None):
+    """Attach a new node of ``op`` to ``out`` (a Tensor or a tuple of Tensors). ``one``:
+    the only Tensor input, when the others are Python numbers (nothing is broadcast)."""
     node = _new(op.node_cls)
     node.next_functions = edges if not op.nondiff else _differentiable(edges, op.nondiff)
     node._sequence_nr = _next_seq()
     # 'input i needs grad' flags, which pick what to save; one input: it does
     n = len(edges)
-    needs = (_ONE if n == 1 else (edges[0][0] is not None, edges[1][0] is not None) if n == 2
-             else tuple([e[0] is not None for e in edges]))
-    plan = op._plans.get(needs) or op.save_plan(needs)
+    if n == 1:
+        plan = op.plan1
+    else:
+        needs = ((edges[0][0] is not None, edges[1][0] is not None) if n == 2
+                 else tuple([e[0] is not None for e in edges]))
+        plan = op._plans.get(needs) or op.save_plan(needs)
     if plan:
         _save(node, plan, inputs, out, attrs)
     else:
         node._saved = _NOTHING_SAVED
         node._releasable = False
+    if one is not None:
+        if n > 1 and one._data.dtype != out._data.dtype:   # int tensor * 2.5
+            node._dtypes = tuple([x._data.dtype if x is one else None for x in inputs])
+        if _st.anomaly:
+            _anomaly.record_forward_stack(node)
+        return node
     if op.broadcast:
         # the inputs' shapes, only when some input was broadcast (then backward sums its
-        # gradient back to its shape)
+        # gradient back to its shape); FnNode._shapes is None otherwise
         shape = out._data.shape
         for x in inputs:
             if isinstance(x, _Tensor) and x._data.shape != shape:
                 node._shapes = tuple([y._data.shape if isinstance(y, _Tensor) else None
                                       for y in inputs])
                 break
-        else:
-            node._shapes = None
-    else:
-        node._shapes = None
     if n > 1 and type(out) is _Tensor:
         od = out._data.dtype
         for x in inputs:
@@ -382,7 +410,6 @@ def record(op, inputs, out, attrs, edges):
     if _st.anomaly:
         _anomaly.record_forward_stack(node)
     return node
-
 
 
 def _differentiable(edges, nondiff):
