@@ -85,9 +85,18 @@ class FnNode(Node):
         """Plain backward on bare arrays: the array kernels of ops/fast.py (a row without
         one for some input runs its viewgrad formula for that input, wrapped)."""
         op = self.OP
-        fast = op.fast
         saved = self._saved
         g = grads[0]
+        one = op.fast1
+        if one is not None and g is not None and saved is not None:
+            # a one-input row with an array kernel (tanh, exp, relu, sum...): the loop
+            # below for one input
+            k, names = one
+            r = k(*_kernel_args(self, saved, names, g)) if names else k(g)
+            if type(r) not in _ARRAYS:
+                r = B.xp_of(g).asarray(r)
+            return [r]
+        fast = op.fast
         if fast is None or g is None or saved is None:
             return Node.apply_arrays(self, grads)   # wraps, runs apply (which raises if freed)
         out = []
@@ -96,10 +105,11 @@ class FnNode(Node):
             edges = _per_input(edges, op.nondiff)
         shapes = self._shapes
         i = -1
-        for k, deps in fast:
+        for k, names in fast:
             i += 1
             if edges[i][0] is None:
-                _check_saved(saved, op.formulas[i][1])
+                if op.formulas[i][1]:
+                    _check_saved(saved, op.formulas[i][1])
                 out.append(None)
                 continue
             if k is None:  # no kernel for this input: the viewgrad formula, on Tensors
@@ -110,7 +120,7 @@ class FnNode(Node):
                     r = sum_to(r, shapes[i])
                 out.append(None if r is None else r._data)
                 continue
-            r = k(g, *[_unpack_data(saved[d], self) for d in deps])
+            r = k(*_kernel_args(self, saved, names, g)) if names else k(g)
             if shapes is not None and r.shape != shapes[i]:
                 r = _sum_to_array(r, shapes[i])
             if type(r) not in _ARRAYS:
@@ -134,25 +144,54 @@ class FnNode(Node):
                 v._set_node(self)
         return items
 
-    def __getattr__(self, name):
-        # PyTorch-style teaching access: grad_fn._saved_self, _saved_result, _saved_dim...
-        if name.startswith("_saved_") or name.startswith("_raw_saved_"):
-            key = name.split("_saved_", 1)[1]
-            saved = object.__getattribute__(self, "_saved")
-            if saved is None:
-                raise RuntimeError(ERR_FREED)
-            if key in saved:
-                v = saved[key]
-                if type(v) is SavedTensor:
-                    v._set_node(self)
-                    return v if name.startswith("_raw") else v.unpack(self)
-                return v
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
     @property
     def saved_tensors(self):
         return tuple(v.unpack(self) for v in (self._saved or {}).values()
                      if type(v) is SavedTensor)
+
+
+def _saved_property(key, raw):
+    """The property ``_saved_<key>`` (``raw``: ``_raw_saved_<key>``, the SavedTensor)."""
+    def get(self):
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(ERR_FREED)
+        if key not in saved:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute "
+                                 f"'{'_raw' if raw else ''}_saved_{key}'")
+        v = saved[key]
+        if type(v) is SavedTensor:
+            v._set_node(self)
+            return v if raw else v.unpack(self)
+        return v
+    return property(get)
+
+
+def _kernel_args(node, saved, names, g):
+    """``[g, *saved arrays]`` for an array kernel: SavedTensor.unpack_data's checks in
+    line for the usual case (Note [kernel arguments in line]), the method otherwise."""
+    args = [g]
+    for d in names:
+        v = saved[d]
+        if type(v) is SavedTensor:
+            if v.hooks is None and v.version_counter.version == v.saved_version:
+                t = v.tensor
+                if t is None:
+                    v = v.data
+                elif not v.had_grad_fn or t._grad_fn is not None:
+                    v = t._data
+                else:
+                    v = v.unpack_data(node)   # detached in place: raises
+            else:
+                v = v.unpack_data(node)       # hooks, or modified in place: raises
+        args.append(v)
+    return args
+
+
+# Note [kernel arguments in line]
+# A speed trick for a plain backward: ``_kernel_args`` repeats the three checks of
+# ``SavedTensor.unpack_data`` (saved-tensor hooks, the version, detached in place) without
+# calling it, and hands every unusual case to that method, which raises PyTorch's errors.
 
 
 def _check_saved(saved, deps):
@@ -207,6 +246,7 @@ class OpDef:
         self.differentiable_outputs = differentiable_outputs
         self.samples = samples            # for the gradcheck sweep: fn(rng) -> [(args, kw)]
         self.fast = None                  # array kernels for plain backward (ops/fast.py)
+        self.fast1 = None                 # the kernel of a one-input row (set_fast)
         self.promote = False              # cast inputs per PyTorch's type promotion first
         # formulas: tuple aligned with inputs of (fn or None, deps, uses_result)
         fl = []
@@ -230,7 +270,15 @@ class OpDef:
         # such an input; apply works input by input and drops these positions at the end.
         self.nondiff = tuple(i for i, (f, _, _) in enumerate(fl) if f is None)
         self.uses_result = any(u for _, _, u in fl)
-        self.node_cls = type(node_name, (cls,), {"__slots__": (), "OP": self})
+        # PyTorch-style teaching access: grad_fn._saved_self, _saved_result, _saved_dim,
+        # _raw_saved_self... one property per name a formula can save (a property, not a
+        # __getattr__ hook: that would slow down every attribute read of every node)
+        ns = {"__slots__": (), "OP": self}
+        for _, deps, _ in fl:
+            for d in deps:
+                ns["_saved_" + d] = _saved_property(d, False)
+                ns["_raw_saved_" + d] = _saved_property(d, True)
+        self.node_cls = type(node_name, (cls,), ns)
         self._plans = {}
         self.plan1 = self.save_plan((True,)) if len(inputs) == 1 else None
 
@@ -275,6 +323,9 @@ class OpDef:
                                 f"the viewgrad formula saves only {deps}")
             fl.append((k, params))
         self.fast = tuple(fl) if any(k is not None for k, _ in fl) else None
+        # one input, one kernel, a formula: FnNode.apply_arrays's Note [one-input kernels]
+        self.fast1 = fl[0] if len(fl) == 1 and fl[0][0] is not None and not self.nondiff \
+            else None
 
     def __repr__(self):
         return f"<op {self.name} -> {self.node_name}>"
