@@ -102,6 +102,7 @@ def dispatch(op, inputs, attrs=()):
     out._base = None
     out._view_info = None
     out._output_nr = 0
+    out._grad_fn = None   # a saved-tensor pack hook may see the result before its node
     if one is not None and one._view_info is None and one._grad_fn is not None:
         # the edge of a single non-view input with a history, in line (_edges in short)
         e = (one._grad_fn, one._output_nr)
