@@ -93,6 +93,8 @@ from .accumulate import is_non_overlapping_and_dense, owns_memory
 from .graph import Node, SavedTensor, _NO_EDGE
 from .nodes import OPS, _device_of, _edges, record
 from .state import state as _st
+from .views_fast import (INPLACE_UFUNCS, copyslices_apply_arrays, geometry, is_row_major,
+                         ufunc_into)
 
 __all__ = ["CreationMeta", "ViewInfo", "make_view", "apply_inplace", "check_inplace",
            "check_no_partial_overlap", "rebase_history", "CopySlices", "regenerate_grad_fn",
@@ -175,18 +177,6 @@ def replay_chain(chain, t):
     return t
 
 
-def geometry(t):
-    """(sizes, strides, storage_offset) of a tensor, in elements. A view's never changes
-    (its array is fixed), so it is computed once and kept in its ViewInfo."""
-    vi = t._view_info
-    if vi is not None:
-        g = vi.geom
-        if g is None:
-            g = vi.geom = (tuple(t._data.shape), t.stride(), t.storage_offset())
-        return g
-    return tuple(t._data.shape), t.stride(), t.storage_offset()
-
-
 def strided_region(t, size, stride, storage_offset):
     """The array with geometry (size, stride, storage_offset) over t's storage (no
     bounds check: as_strided does it)."""
@@ -215,21 +205,23 @@ def make_view(op, x, data, attrs, replay, creation_meta=None, output_nr=0, node=
     ``replay`` is ``(fn, args)`` such that ``fn(x, *args)`` makes this view again: the
     link appended to the view_fn chain."""
     out = Tensor._make(data, x._device)
-    vc = x._version_counter
+    vc = out._version_counter = x._version_counter
+    storage = x._storage_   # the array owning the memory (None: x's own array)
+    if storage is None:
+        storage = x._data
+    if storage is not data:
+        out._storage_ = storage
     if vc.inference:
         # a view of an inference tensor is an inference tensor and no view (PyTorch keeps
         # no autograd metadata for it); a view of a normal tensor stays a normal view, even
-        # one made in inference mode (it shares the base's version counter below)
-        out._storage = x._storage
-        out._version_counter = vc
+        # one made in inference mode (it shares the base's version counter above)
         return out
-    base = x._base if x._base is not None else x
-    out._base = base
-    out._storage = x._storage
-    out._version_counter = vc
+    base = x._base
+    out._base = base if base is not None else x
     pvi = x._view_info
     meta = creation_meta or DEFAULT
-    if not _st.grad_enabled:
+    grad_mode = _st.grad_enabled
+    if not grad_mode:
         # PyTorch's as_view: set whatever the base's requires_grad (the base may require
         # grad later, or the view be modified by an op whose operand requires grad).
         meta = CreationMeta.INFERENCE_MODE if _st.inference else CreationMeta.NO_GRAD_MODE
@@ -242,17 +234,18 @@ def make_view(op, x, data, attrs, replay, creation_meta=None, output_nr=0, node=
     if meta is not DEFAULT:
         if _blame.is_blame_enabled():
             where = _blame.user_frame(3)
-    vi = ViewInfo(base, chain, vc.version, meta, (op.node_name, output_nr), where)
-    out._view_info = vi
+    out._view_info = ViewInfo(out._base, chain, vc.version, meta, (op.node_name, output_nr),
+                              where)
     if node is not None:
         out._grad_fn = node
         out._output_nr = output_nr
-    elif _st.grad_enabled:
+    elif grad_mode:
         edges = _edges((x,))
         if edges is not None:
             out._grad_fn = record(op, (x,), out, attrs, edges)
-    if _st.view_observer is not None:
-        _st.view_observer(out)
+    observer = _st.view_observer
+    if observer is not None:
+        observer(out)
     return out
 
 
@@ -300,8 +293,8 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
                 break
         node = record(op, inputs, self, attrs, edges)
     args = [t._data if isinstance(t, Tensor) else t for t in (self,) + others]
-    ufunc = _INPLACE_UFUNCS.get(op.name) if compute is None else None
-    if ufunc is None or not _ufunc_into(self._device.xp, ufunc, args):
+    ufunc = INPLACE_UFUNCS.get(op.name) if compute is None else None  # Note [in-place ufuncs]
+    if ufunc is None or not ufunc_into(self._device.xp, ufunc, args):
         try:
             new = compute(*args, *attrs) if compute is not None else op.forward(*args,
                                                                               *attrs)
@@ -322,31 +315,6 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
     if token is not None:
         hook.after(token)
     return self
-
-
-# Binary arithmetic in place writes straight into self's memory (``out=``): no
-# temporary, one pass (an optimizer step over big parameters is several of these).
-_INPLACE_UFUNCS = {"add": "add", "add_scalar": "add", "sub": "subtract", "mul": "multiply",
-                   "div": "true_divide"}
-
-
-def _ufunc_into(xp, name, args):
-    d, o = args
-    if d.dtype.kind != "f":
-        return False  # integer tensors: the general path applies the casting rules
-    od = getattr(o, "dtype", None)
-    if od is None:
-        if isinstance(o, bool) or not isinstance(o, (int, float)):
-            return False
-    elif od != d.dtype or o.shape != d.shape:
-        try:
-            if od != d.dtype or B.broadcast_shapes(o.shape, d.shape) != d.shape:
-                return False  # promotion or a shape that does not fit: the general path
-        except ValueError:
-            return False
-
-    getattr(xp, name)(d, o, out=d)
-    return True
 
 
 def _write_into(self, new, opname):
@@ -548,7 +516,7 @@ class CopySlices(Node):
 
     def __init__(self, base, view, vi, fn):
         edge0 = base._edge()
-        super().__init__((edge0 or _NO_EDGE,) + tuple(fn.next_functions[1:]))
+        Node.__init__(self, (edge0 or _NO_EDGE,) + tuple(fn.next_functions[1:]))
         self.fn = fn
         self.base_sizes, self.base_strides, self.base_offset = geometry(base)
         self.view_sizes, self.view_strides, view_offset = geometry(view)
@@ -556,12 +524,7 @@ class CopySlices(Node):
         self.view_chain = vi.chain   # not vi itself: vi holds the base (a cycle)
         self.replay = _st.view_replay or base._device.as_strided is None
         # the base's strides are row-major ones (size-1 dims aside): see apply_arrays
-        row_major, expect = True, 1
-        for sz, st in zip(reversed(self.base_sizes), reversed(self.base_strides)):
-            if sz != 1 and st != expect:
-                row_major = False
-            expect *= sz
-        self.row_major = row_major
+        self.row_major = is_row_major(base._data)
         self.dtype = base._data.dtype
         self.device = base._device
 
@@ -603,33 +566,8 @@ class CopySlices(Node):
         return [result] + list(res[1:])
 
     def apply_arrays(self, grads):
-        # Note [CopySlices on arrays]: a plain backward's apply() (engine.py: Note [arrays
-        # in a plain backward]) — the same steps on bare arrays, for a base laid out
-        # row-major (the usual clone); any other layout, and replay mode, take the
-        # teaching path above, wrapped.
-        if self.replay or not self.row_major:
-            return Node.apply_arrays(self, grads)
-        a = grads[0]
-        grads[0] = None
-        xp = self.device.xp
-        if a is None:
-            a = xp.zeros(self.base_sizes, dtype=self.dtype)
-        elif not (sys.getrefcount(a) <= 2 and a.dtype == self.dtype
-                  and a.shape == self.base_sizes and a.flags.owndata
-                  and a.flags.c_contiguous and a.flags.writeable):
-            # shared (or not laid out like the base): a fresh copy to write into; else,
-            # as apply() does, the region's gradient is written into ``a`` itself
-            b = xp.empty(self.base_sizes, dtype=self.dtype)
-            b[...] = a
-            a = b
-        isz = a.itemsize
-        region = B.strided_in(self.device, a.reshape(-1), self.view_sizes,
-                              tuple([s * isz for s in self.view_strides]), self.view_offset)
-        res = self.fn.apply_arrays([region.copy()])
-        g = res[0]
-        region[...] = 0 if g is None else g
-        res[0] = a
-        return res
+        # Note [CopySlices on arrays] (views_fast.py): the same steps on bare arrays
+        return copyslices_apply_arrays(self, grads)
 
     def _can_write_into(self, grad):
         # Only in a plain backward (under create_graph the copy is part of the graph), for

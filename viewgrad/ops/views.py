@@ -19,6 +19,7 @@ import operator
 
 from .. import backend as B
 from ..autograd.views import make_view, strided_region
+from ..autograd.views_fast import select_geometry, slice_geometry
 from ..tensor import Tensor, _wrap_dim
 from .flat import put, take
 from .table import defop, dispatch, dispatch_view, method, sum_to, unpack_args
@@ -247,17 +248,22 @@ DIAGONAL = defop("diagonal", "DiagonalBackward0", _diag_fwd, attrs=("offset", "d
 
 @method("select")
 def select(self, dim, index):
-    if self.dim() == 0:
+    shape = self._data.shape
+    nd = len(shape)
+    if nd == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
-    d = _wrap_dim(dim, self.dim())
-    n = self._data.shape[d]
-    i = operator.index(index)
+    d = dim if type(dim) is int and 0 <= dim < nd else _wrap_dim(dim, nd)
+    n = shape[d]
+    i = index if type(index) is int else operator.index(index)
     if not -n <= i < n:
         raise IndexError(f"select(): index {i} out of range for tensor of size "
                          f"{list(self.shape)} at dimension {d}")
     if i < 0:
         i += n
-    return dispatch_view(SELECT, self, (d, i), (select, (d, i)))
+    out = dispatch_view(SELECT, self, (d, i), (select, (d, i)))
+    if out._grad_fn is not None:  # Note [view geometry by arithmetic] (a tracked view only)
+        out._view_info.geom = select_geometry(self, out, d, i)
+    return out
 
 
 @method("slice")
@@ -270,7 +276,10 @@ def slice(self, dim=0, start=None, end=None, step=1):
     n = self._data.shape[d]
     start, end, _ = _builtin_slice(start, end, step).indices(n)
     end = builtins_max(start, end)
-    return dispatch_view(SLICE, self, (d, start, end, step), (slice, (d, start, end, step)))
+    out = dispatch_view(SLICE, self, (d, start, end, step), (slice, (d, start, end, step)))
+    if out._grad_fn is not None:  # Note [view geometry by arithmetic] (a tracked view only)
+        out._view_info.geom = slice_geometry(self, out, d, start)
+    return out
 
 
 @method("narrow")

@@ -1,0 +1,158 @@
+"""The speed tricks of views and in-place ops, fenced off from the teaching path.
+
+``autograd/views.py`` tells the in-place story in the order it runs (check → compute →
+bump → rebase → CopySlices → stale views) and stays readable top to bottom. A loop such as
+``for i in range(n): b[i].mul_(w)`` runs that story once per row, so what makes it cheap
+lives here, each trick named once in a Note:
+
+* Note [view geometry by arithmetic]: a select/slice view's sizes, strides and storage
+  offset come from its parent's, not from data pointers;
+* Note [in-place ufuncs]: binary arithmetic in place writes straight into self's memory;
+* Note [CopySlices on arrays]: CopySlices' plain backward on bare arrays.
+
+Nothing here changes what is computed: each trick gives the result the teaching path
+would, and falls back on it whenever its preconditions do not hold.
+"""
+from __future__ import annotations
+
+import sys
+
+from .. import backend as B
+from .graph import Node
+
+__all__ = ["geometry", "strides_of", "select_geometry", "slice_geometry", "ufunc_into",
+           "INPLACE_UFUNCS", "is_row_major", "copyslices_apply_arrays"]
+
+
+# -- Note [view geometry by arithmetic] --------------------------------------------------
+# A view's geometry (sizes, strides in elements, storage offset) is what CopySlices and a
+# regenerated view's AsStridedBackward0 record. Read off the array, the storage offset
+# needs two data pointers — on NumPy each is ``__array_interface__``, a dict built per call
+# (~3 µs) — so a view keeps its geometry in its ViewInfo (``vi.geom``, computed once), and
+# select and slice, the views of a row loop, fill it in when they make the view, from their
+# parent's offset by arithmetic: ``select(d, i)`` starts ``i * stride[d]`` elements further,
+# ``slice(d, start, ...)`` ``start * stride[d]`` further. That is how the array module
+# itself computes the view's data pointer, so both ways give the same numbers (a test
+# compares them). An empty view keeps reading pointers: NumPy starts an empty slice at
+# offset 0, not at ``start``.
+
+def strides_of(a):
+    """The strides of array ``a``, in elements."""
+    isz = a.itemsize
+    return tuple([s // isz for s in a.strides])
+
+
+def geometry(t):
+    """(sizes, strides, storage_offset) of a tensor, in elements. A view's never changes
+    (its array is fixed), so it is computed once and kept in its ViewInfo."""
+    vi = t._view_info
+    if vi is not None:
+        g = vi.geom
+        if g is None:
+            g = vi.geom = (tuple(t._data.shape), strides_of(t._data), t.storage_offset())
+        return g
+    return tuple(t._data.shape), strides_of(t._data), t.storage_offset()
+
+
+def _offset_of(t):
+    vi = t._view_info
+    if vi is None:
+        return 0 if t._storage_ is None else t.storage_offset()  # 0: t owns its array
+    g = vi.geom
+    return (g or geometry(t))[2]
+
+
+def select_geometry(x, out, dim, index):
+    """The geometry of ``out = x.select(dim, index)`` (index already wrapped)."""
+    d = out._data
+    if not d.size:
+        return geometry(out)
+    isz = d.itemsize
+    return (d.shape, tuple([s // isz for s in d.strides]),
+            _offset_of(x) + index * (x._data.strides[dim] // isz))
+
+
+def slice_geometry(x, out, dim, start):
+    """The geometry of ``out = x.slice(dim, start, end, step)`` (start already clamped)."""
+    d = out._data
+    if not d.size:
+        return geometry(out)
+    return (tuple(d.shape), strides_of(d),
+            _offset_of(x) + start * (x._data.strides[dim] // x._data.itemsize))
+
+
+# -- Note [in-place ufuncs] --------------------------------------------------------------
+# Binary arithmetic in place writes straight into self's memory (``out=``): no temporary,
+# one pass (an optimizer step over big parameters is several of these). Only when the
+# result is exactly what the general path would write: a float self, an operand of self's
+# dtype (or a Python number) whose shape broadcasts to self's.
+
+INPLACE_UFUNCS = {"add": "add", "add_scalar": "add", "sub": "subtract", "mul": "multiply",
+                  "div": "true_divide"}
+
+
+def ufunc_into(xp, name, args):
+    """Run ufunc ``name`` of ``xp`` on ``args = [self's array, operand]`` into self's
+    array; False (nothing done) when the general path must run instead."""
+    d, o = args
+    if d.dtype.kind != "f":
+        return False  # integer tensors: the general path applies the casting rules
+    od = getattr(o, "dtype", None)
+    if od is None:
+        if isinstance(o, bool) or not isinstance(o, (int, float)):
+            return False
+    elif od != d.dtype or o.shape != d.shape:
+        try:
+            if od != d.dtype or B.broadcast_shapes(o.shape, d.shape) != d.shape:
+                return False  # promotion or a shape that does not fit: the general path
+        except ValueError:
+            return False
+    getattr(xp, name)(d, o, out=d)
+    return True
+
+
+# -- Note [CopySlices on arrays] ---------------------------------------------------------
+# A plain backward's apply() (engine.py: Note [arrays in a plain backward]) — the same
+# steps as CopySlices.apply, on bare arrays, for a base laid out row-major (the usual
+# clone); any other layout, and replay mode, take the teaching path, wrapped.
+#
+# The incoming gradient is written into directly (instead of into a copy of it) when
+# nobody else holds it: its only references are the caller's list slot, which is cleared
+# first, the local name and getrefcount's argument. A loop of row updates would otherwise
+# copy the whole base once per row (O(rows x base)).
+
+def is_row_major(a):
+    """Whether array ``a``'s strides are row-major ones, size-1 dims aside (NumPy's
+    C-contiguous flag says exactly that for a non-empty array)."""
+    if a.size:
+        return bool(a.flags.c_contiguous)
+    expect = 1
+    for sz, st in zip(reversed(a.shape), reversed(strides_of(a))):
+        if sz != 1 and st != expect:
+            return False
+        expect *= sz
+    return True
+
+
+def copyslices_apply_arrays(cs, grads):
+    if cs.replay or not cs.row_major:
+        return Node.apply_arrays(cs, grads)
+    a = grads[0]
+    grads[0] = None
+    xp = cs.device.xp
+    if a is None:
+        a = xp.zeros(cs.base_sizes, dtype=cs.dtype)
+    elif not (sys.getrefcount(a) <= 2 and a.dtype == cs.dtype
+              and a.shape == cs.base_sizes and a.flags.owndata
+              and a.flags.c_contiguous and a.flags.writeable):
+        b = xp.empty(cs.base_sizes, dtype=cs.dtype)
+        b[...] = a
+        a = b
+    isz = a.itemsize
+    region = B.strided_in(cs.device, a.reshape(-1), cs.view_sizes,
+                          tuple([s * isz for s in cs.view_strides]), cs.view_offset)
+    res = cs.fn.apply_arrays([region.copy()])
+    g = res[0]
+    region[...] = 0 if g is None else g
+    res[0] = a
+    return res
