@@ -29,27 +29,62 @@ def is_blame_enabled() -> bool:
 
 
 def user_frame(depth=2):
-    """(filename, lineno, None) of the innermost frame outside the viewgrad package.
+    """Where the user is: ``(code, lasti)`` of the innermost frame outside the viewgrad
+    package (Note [blame marks]); ``fmt_where`` turns it into "file:line (text)".
 
     Cheap on purpose (it runs for every node that saves a tensor): one frame lookup at
-    the usual depth, a walk only when that frame is still inside viewgrad; the source
-    text is looked up later, only when an error message needs it (``fmt_where``)."""
+    the usual depth, a walk only when that frame is still inside viewgrad, the "inside?"
+    answer remembered per file name."""
     try:
-        f = sys._getframe(depth)
+        f = _getframe(depth)
     except ValueError:
         return None
-    pkg = _PKG_DIR
-    while f is not None and f.f_code.co_filename.startswith(pkg):
+    while f is not None:
+        co = f.f_code
+        inside = _INSIDE.get(co.co_filename)
+        if inside is None:
+            inside = _inside(co.co_filename)
+        if not inside:
+            return (co, f.f_lasti)
         f = f.f_back
-    if f is None:
-        return None
-    return (f.f_code.co_filename, f.f_lineno, None)
+    return None
+
+
+# Note [blame marks]
+# A speed trick: blame is on by default and marks every saving node and every version
+# bump, so the mark must cost next to nothing. It keeps the frame's code object and the
+# offset of the instruction running in it (``f_lasti``): reading ``f_lineno`` decodes the
+# code's line table on every call, and the file name, line number and source text are
+# needed only when an error message is written (``_resolve``). A code object holds no
+# frame and no locals, so a mark keeps nothing else alive and makes no cycle.
+_INSIDE = {}  # file name -> whether it is in the viewgrad package (bounded: see _inside)
+_getframe = sys._getframe
+
+
+def _inside(filename):
+    if len(_INSIDE) > 4096:  # a REPL or exec() makes new names ('<stdin>-12'): stay small
+        _INSIDE.clear()
+    inside = _INSIDE[filename] = filename.startswith(_PKG_DIR)
+    return inside
+
+
+def _resolve(where):
+    """(filename, lineno, text or None) of a mark made by ``user_frame``."""
+    if len(where) == 3:
+        return where
+    co, lasti = where
+    line = co.co_firstlineno
+    for start, end, ln in co.co_lines():
+        if start <= lasti < end and ln is not None:
+            line = ln
+            break
+    return (co.co_filename, line, None)
 
 
 def fmt_where(where) -> str:
     if where is None:
         return "<unknown>"
-    fn, ln, text = where
+    fn, ln, text = _resolve(where)
     if text is None:
         text = linecache.getline(fn, ln).strip()
     short = os.path.basename(fn)

@@ -73,21 +73,21 @@ def _make_root_grads(tensors, grad_tensors):
 
 
 def _collect(root):
-    """Dependency counts over the graph reachable from root (iterative)."""
+    """Dependency counts over the graph reachable from root (iterative). A node is in
+    ``deps`` once some edge reaches it: that is also the "seen" mark of the walk."""
     deps = {}
-    seen = {root}
     stack = [root]
     pop, push = stack.pop, stack.append
     get = deps.get
     while stack:
-        node = pop()
-        for e in node.next_functions:
-            fn = e[0]
+        for fn, _ in pop().next_functions:
             if fn is not None:
-                deps[fn] = get(fn, 0) + 1
-                if fn not in seen:
-                    seen.add(fn)
+                d = get(fn)
+                if d is None:
+                    deps[fn] = 1
                     push(fn)
+                else:
+                    deps[fn] = d + 1
     return deps
 
 
@@ -242,6 +242,9 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
     # Note [arrays in a plain backward]: gradients travel as bare arrays, not Tensors
     arrays = not create_graph and captures is None and tracer is None and not anomaly
     try:
+        if arrays:  # Note [plain backward loop]
+            _run_plain(root, deps, keep_graph)
+            return capture_out
         while True:
             if nxt is not None:
                 node, nxt = nxt, None
@@ -328,6 +331,73 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
 # (Note [CopySlices on arrays], views.py), AccumulateGrad (which wraps the array it
 # keeps as ``.grad``, asking first whether anything else holds it). A node with a hook
 # or retain_grad (its ``_hooked`` flag) gets Tensors, as in the teaching path.
+
+def _run_plain(root, deps, keep_graph):
+    """run_backward's loop for a plain ``loss.backward()`` (Note [plain backward loop])."""
+    buffers = {}
+    heap = []
+    heappop, heappush = heapq.heappop, heapq.heappush
+    counter = 0
+    node, ins = root, []
+    while True:
+        if node._hooked:
+            outs = _hooked_arrays(node, ins)
+        else:
+            outs = node.apply_arrays(ins)
+        ins = None
+        if not keep_graph:
+            node.release_variables()
+        nxt = None
+        n_outs = len(outs)
+        i = -1
+        for fn, nr in node.next_functions:
+            i += 1
+            if fn is None:
+                continue
+            g = outs[i] if i < n_outs else None
+            buf = buffers.get(fn)
+            if buf is None:
+                n = fn._n_outputs
+                buf = buffers[fn] = [None] * n if n else [None]
+            if g is not None:
+                if nr >= len(buf):
+                    buf.extend([None] * (nr + 1 - len(buf)))
+                old = buf[nr]
+                buf[nr] = g if old is None else old + g
+            d = deps[fn] - 1
+            deps[fn] = d
+            if d == 0:  # ready (Note [chain fast path])
+                if nxt is None and not heap:
+                    nxt = fn
+                    continue
+                if nxt is not None:
+                    heappush(heap, (-nxt._sequence_nr, counter, nxt))
+                    counter += 1
+                    nxt = None
+                heappush(heap, (-fn._sequence_nr, counter, fn))
+                counter += 1
+        # drop our references to the handed-on gradients (AccumulateGrad may steal them)
+        outs = g = old = buf = None
+        if nxt is not None:
+            node = nxt
+        elif heap:
+            node = heappop(heap)[2]
+        else:
+            return
+        ins = buffers.pop(node)
+
+
+def _hooked_arrays(node, ins):
+    """A node with hooks or retain_grad in a plain backward: the hooks see Tensors."""
+    ins = _call_hooks_and_capture(node, _arrays_to_tensors(ins), None, None, False)
+    return _tensors_to_arrays(_apply(node, ins))
+
+
+# Note [plain backward loop]
+# A speed trick: a plain ``loss.backward()`` (no create_graph, no grad()/inputs=, no
+# tracer, no anomaly mode: Note [arrays in a plain backward]) runs in ``_run_plain``,
+# the loop of run_backward with every branch it cannot take removed. Same ready queue,
+# same order, same buffers; read run_backward's loop for the algorithm.
 
 # Note [chain fast path]
 # A speed trick, fenced off in run_backward's loop: most nodes of a chain make exactly one

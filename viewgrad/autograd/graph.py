@@ -251,12 +251,11 @@ class SavedTensor:
     """
 
     # Hot fields are slots; the cold ones are class defaults, set on the instance (its
-    # __dict__) only when used: where (blame), hooks (saved-tensor hooks), and the weak
+    # __dict__) only when used: hooks (saved-tensor hooks), and the weak
     # reference to the node that saved an output (set when first needed: the node passes
     # itself to unpack, and hands it over when its saved tensors are read from outside).
     __slots__ = ("tensor", "data", "version_counter", "saved_version", "output_nr",
-                 "had_grad_fn", "__dict__")
-    where = None
+                 "had_grad_fn", "where", "__dict__")
     hooks = None
     _grad_fn_ref = None
 
@@ -264,6 +263,7 @@ class SavedTensor:
         vc = t._version_counter
         self.version_counter = vc
         self.saved_version = vc.version
+        self.where = None  # (node name, user frame) when blame is on: nodes.py sets it
         self.output_nr = t._output_nr
         if is_output:
             self.tensor = None

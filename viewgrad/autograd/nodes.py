@@ -22,7 +22,8 @@ from .. import backend as B
 from ..tensor import Tensor
 from . import anomaly as _anomaly
 from . import blame as _blame
-from .graph import Node, SavedTensor, ERR_FREED, _NO_EDGE, next_sequence_nr as _next_seq
+from .graph import (Node, SavedTensor, ERR_FREED, ERR_INFERENCE_SAVED, _NO_EDGE,
+                    next_sequence_nr as _next_seq)
 from .state import state as _st
 
 __all__ = ["OpDef", "defop", "OPS", "FnNode", "record", "sum_to"]
@@ -37,9 +38,10 @@ _Tensor = Tensor
 class FnNode(Node):
     """A node made from a table entry. ``_saved``: {name: SavedTensor | value}."""
 
-    # _shapes: the inputs' shapes, for ops that broadcast (None otherwise)
-    __slots__ = ("_saved", "_releasable", "_shapes")
+    __slots__ = ("_saved", "_releasable")
     OP: "OpDef" = None
+    # The inputs' shapes, only when some input was broadcast (set on the instance then)
+    _shapes = None
     # The inputs' dtypes, only when some input's dtype differs from the output's (a float32
     # x times a float64 w): each gradient is cast back to its input's dtype, as PyTorch's
     # validate_outputs does, so a float32 leaf never receives a float64 .grad.
@@ -83,9 +85,18 @@ class FnNode(Node):
         """Plain backward on bare arrays: the array kernels of ops/fast.py (a row without
         one for some input runs its viewgrad formula for that input, wrapped)."""
         op = self.OP
-        fast = op.fast
         saved = self._saved
         g = grads[0]
+        one = op.fast1
+        if one is not None and g is not None and saved is not None:
+            # a one-input row with an array kernel (tanh, exp, relu, sum...): the loop
+            # below for one input
+            k, names = one
+            r = k(*_kernel_args(self, saved, names, g)) if names else k(g)
+            if type(r) not in _ARRAYS:
+                r = B.xp_of(g).asarray(r)
+            return [r]
+        fast = op.fast
         if fast is None or g is None or saved is None:
             return Node.apply_arrays(self, grads)   # wraps, runs apply (which raises if freed)
         out = []
@@ -94,10 +105,11 @@ class FnNode(Node):
             edges = _per_input(edges, op.nondiff)
         shapes = self._shapes
         i = -1
-        for k, deps in fast:
+        for k, names in fast:
             i += 1
             if edges[i][0] is None:
-                _check_saved(saved, op.formulas[i][1])
+                if op.formulas[i][1]:
+                    _check_saved(saved, op.formulas[i][1])
                 out.append(None)
                 continue
             if k is None:  # no kernel for this input: the viewgrad formula, on Tensors
@@ -108,7 +120,7 @@ class FnNode(Node):
                     r = sum_to(r, shapes[i])
                 out.append(None if r is None else r._data)
                 continue
-            r = k(g, *[_unpack_data(saved[d], self) for d in deps])
+            r = k(*_kernel_args(self, saved, names, g)) if names else k(g)
             if shapes is not None and r.shape != shapes[i]:
                 r = _sum_to_array(r, shapes[i])
             if type(r) not in _ARRAYS:
@@ -132,25 +144,54 @@ class FnNode(Node):
                 v._set_node(self)
         return items
 
-    def __getattr__(self, name):
-        # PyTorch-style teaching access: grad_fn._saved_self, _saved_result, _saved_dim...
-        if name.startswith("_saved_") or name.startswith("_raw_saved_"):
-            key = name.split("_saved_", 1)[1]
-            saved = object.__getattribute__(self, "_saved")
-            if saved is None:
-                raise RuntimeError(ERR_FREED)
-            if key in saved:
-                v = saved[key]
-                if type(v) is SavedTensor:
-                    v._set_node(self)
-                    return v if name.startswith("_raw") else v.unpack(self)
-                return v
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
     @property
     def saved_tensors(self):
         return tuple(v.unpack(self) for v in (self._saved or {}).values()
                      if type(v) is SavedTensor)
+
+
+def _saved_property(key, raw):
+    """The property ``_saved_<key>`` (``raw``: ``_raw_saved_<key>``, the SavedTensor)."""
+    def get(self):
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(ERR_FREED)
+        if key not in saved:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute "
+                                 f"'{'_raw' if raw else ''}_saved_{key}'")
+        v = saved[key]
+        if type(v) is SavedTensor:
+            v._set_node(self)
+            return v if raw else v.unpack(self)
+        return v
+    return property(get)
+
+
+def _kernel_args(node, saved, names, g):
+    """``[g, *saved arrays]`` for an array kernel: SavedTensor.unpack_data's checks in
+    line for the usual case (Note [kernel arguments in line]), the method otherwise."""
+    args = [g]
+    for d in names:
+        v = saved[d]
+        if type(v) is SavedTensor:
+            if v.hooks is None and v.version_counter.version == v.saved_version:
+                t = v.tensor
+                if t is None:
+                    v = v.data
+                elif not v.had_grad_fn or t._grad_fn is not None:
+                    v = t._data
+                else:
+                    v = v.unpack_data(node)   # detached in place: raises
+            else:
+                v = v.unpack_data(node)       # hooks, or modified in place: raises
+        args.append(v)
+    return args
+
+
+# Note [kernel arguments in line]
+# A speed trick for a plain backward: ``_kernel_args`` repeats the three checks of
+# ``SavedTensor.unpack_data`` (saved-tensor hooks, the version, detached in place) without
+# calling it, and hands every unusual case to that method, which raises PyTorch's errors.
 
 
 def _check_saved(saved, deps):
@@ -205,6 +246,7 @@ class OpDef:
         self.differentiable_outputs = differentiable_outputs
         self.samples = samples            # for the gradcheck sweep: fn(rng) -> [(args, kw)]
         self.fast = None                  # array kernels for plain backward (ops/fast.py)
+        self.fast1 = None                 # the kernel of a one-input row (set_fast)
         self.promote = False              # cast inputs per PyTorch's type promotion first
         # formulas: tuple aligned with inputs of (fn or None, deps, uses_result)
         fl = []
@@ -228,8 +270,17 @@ class OpDef:
         # such an input; apply works input by input and drops these positions at the end.
         self.nondiff = tuple(i for i, (f, _, _) in enumerate(fl) if f is None)
         self.uses_result = any(u for _, _, u in fl)
-        self.node_cls = type(node_name, (cls,), {"__slots__": (), "OP": self})
+        # PyTorch-style teaching access: grad_fn._saved_self, _saved_result, _saved_dim,
+        # _raw_saved_self... one property per name a formula can save (a property, not a
+        # __getattr__ hook: that would slow down every attribute read of every node)
+        ns = {"__slots__": (), "OP": self}
+        for _, deps, _ in fl:
+            for d in deps:
+                ns["_saved_" + d] = _saved_property(d, False)
+                ns["_raw_saved_" + d] = _saved_property(d, True)
+        self.node_cls = type(node_name, (cls,), ns)
         self._plans = {}
+        self.plan1 = self.save_plan((True,)) if len(inputs) == 1 else None
 
     def save_plan(self, needs):
         """What to save for a given tuple of 'input i needs grad' flags (cached)."""
@@ -272,6 +323,9 @@ class OpDef:
                                 f"the viewgrad formula saves only {deps}")
             fl.append((k, params))
         self.fast = tuple(fl) if any(k is not None for k, _ in fl) else None
+        # one input, one kernel, a formula: FnNode.apply_arrays's Note [one-input kernels]
+        self.fast1 = fl[0] if len(fl) == 1 and fl[0][0] is not None and not self.nondiff \
+            else None
 
     def __repr__(self):
         return f"<op {self.name} -> {self.node_name}>"
@@ -309,19 +363,38 @@ def _device_of(inputs):
 
 
 def _save(node, plan, inputs, out, attrs):
-    """Save what ``plan`` (OpDef.save_plan) names into ``node._saved``."""
+    """Save what ``plan`` (OpDef.save_plan) names into ``node._saved``: a SavedTensor for a
+    tensor (Note [saving without __init__]), the value itself otherwise."""
     saved = {}
     where = None
     releasable = False
     for name, kind, idx in plan:
         if kind < 2:
             t = out if kind == 1 else inputs[idx]
-            if isinstance(t, _Tensor):
-                st = SavedTensor(t, kind == 1)   # the node is passed when unpacking
-                if _st.blame:
-                    if where is None:  # once per node: where the user's line is
-                        where = (node.name(), _blame.user_frame(5))
-                    st.where = where
+            if type(t) is _Tensor or isinstance(t, _Tensor):
+                # Note [saving without __init__]: SavedTensor.__init__'s fields, set here
+                # in line (this runs for every saved tensor of every op)
+                st = _new(SavedTensor)
+                vc = t._version_counter
+                st.version_counter = vc
+                st.saved_version = vc.version
+                st.output_nr = t._output_nr
+                if kind == 1:
+                    st.tensor = None
+                    st.data = t._data
+                    st.had_grad_fn = False
+                else:
+                    if vc.inference:
+                        raise RuntimeError(ERR_INFERENCE_SAVED)
+                    st.tensor = t
+                    st.data = None
+                    st.had_grad_fn = t._grad_fn is not None
+                if _st.saved_tensors_hooks:  # Note [Saved-tensor hooks] (saved_hooks.py)
+                    pack, unpack = _st.saved_tensors_hooks[-1]
+                    st.hooks = (unpack, pack(t))
+                if where is None and _st.blame:  # once per node: where the user's line is
+                    where = (node.OP.node_name, _blame.user_frame(5))
+                st.where = where
                 saved[name] = st
             else:
                 # a Python scalar operand: PyTorch wraps it in a tensor and saves that,
@@ -344,34 +417,40 @@ _ONE = (True,)
 _NOTHING_SAVED = MappingProxyType({})  # shared by every node that saves nothing
 
 
-def record(op, inputs, out, attrs, edges):
-    """Attach a new node of ``op`` to ``out`` (a Tensor or a tuple of Tensors)."""
+def record(op, inputs, out, attrs, edges, one=None):
+    """Attach a new node of ``op`` to ``out`` (a Tensor or a tuple of Tensors). ``one``:
+    the only Tensor input, when the others are Python numbers (nothing is broadcast)."""
     node = _new(op.node_cls)
     node.next_functions = edges if not op.nondiff else _differentiable(edges, op.nondiff)
     node._sequence_nr = _next_seq()
     # 'input i needs grad' flags, which pick what to save; one input: it does
     n = len(edges)
-    needs = (_ONE if n == 1 else (edges[0][0] is not None, edges[1][0] is not None) if n == 2
-             else tuple([e[0] is not None for e in edges]))
-    plan = op._plans.get(needs) or op.save_plan(needs)
+    if n == 1:
+        plan = op.plan1
+    else:
+        needs = ((edges[0][0] is not None, edges[1][0] is not None) if n == 2
+                 else tuple([e[0] is not None for e in edges]))
+        plan = op._plans.get(needs) or op.save_plan(needs)
     if plan:
         _save(node, plan, inputs, out, attrs)
     else:
         node._saved = _NOTHING_SAVED
         node._releasable = False
+    if one is not None:
+        if n > 1 and one._data.dtype != out._data.dtype:   # int tensor * 2.5
+            node._dtypes = tuple([x._data.dtype if x is one else None for x in inputs])
+        if _st.anomaly:
+            _anomaly.record_forward_stack(node)
+        return node
     if op.broadcast:
         # the inputs' shapes, only when some input was broadcast (then backward sums its
-        # gradient back to its shape)
+        # gradient back to its shape); FnNode._shapes is None otherwise
         shape = out._data.shape
         for x in inputs:
             if isinstance(x, _Tensor) and x._data.shape != shape:
                 node._shapes = tuple([y._data.shape if isinstance(y, _Tensor) else None
                                       for y in inputs])
                 break
-        else:
-            node._shapes = None
-    else:
-        node._shapes = None
     if n > 1 and type(out) is _Tensor:
         od = out._data.dtype
         for x in inputs:
@@ -382,7 +461,6 @@ def record(op, inputs, out, attrs, edges):
     if _st.anomaly:
         _anomaly.record_forward_stack(node)
     return node
-
 
 
 def _differentiable(edges, nondiff):

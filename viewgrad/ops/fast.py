@@ -17,6 +17,15 @@ from .reduce import _count
 from .table import OPS
 
 _xp = B.xp_of
+_sc = B.scalar_operand  # Note [cached scalar operands] (backend.py)
+
+
+def _times_other(grad, other):
+    return grad * (_sc(grad, other) if type(other) is float else other)
+
+
+def _times_self(grad, self):
+    return grad * (_sc(grad, self) if type(self) is float else self)
 
 
 def _restore(g, shape, dims, keepdim):
@@ -68,7 +77,7 @@ FAST = {
     "add_scalar": dict(self=lambda grad: grad),
     "sub": dict(self=lambda grad: grad, other=lambda grad: -grad),
     "rsub": dict(self=lambda grad: -grad),
-    "mul": dict(self=lambda grad, other: grad * other, other=lambda grad, self: grad * self),
+    "mul": dict(self=_times_other, other=_times_self),
     "div": dict(self=lambda grad, other: grad / other,
                 other=lambda grad, self, other: -grad * self / (other * other)),
     "neg": dict(self=lambda grad: -grad),
@@ -76,8 +85,8 @@ FAST = {
     "exp": dict(self=lambda grad, result: grad * result),
     "log": dict(self=lambda grad, self: grad / self),
     "sqrt": dict(self=lambda grad, result: grad / (2 * result)),
-    "tanh": dict(self=lambda grad, result: grad * (1 - result * result)),
-    "sigmoid": dict(self=lambda grad, result: grad * result * (1 - result)),
+    "tanh": dict(self=lambda grad, result: grad * (_sc(result, 1.0) - result * result)),
+    "sigmoid": dict(self=lambda grad, result: grad * result * (_sc(result, 1.0) - result)),
     "relu": dict(self=lambda grad, result: grad * (result > 0)),
     "sum": dict(self=lambda grad, self_shape: _expand(grad, self_shape)),
     "sum_dim": dict(self=lambda grad, self_shape, dim, keepdim:

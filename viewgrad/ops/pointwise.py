@@ -32,11 +32,26 @@ def _bshape_err(op, a, b):
         f"dimension {i} ({op} of shapes {sa} and {sb}: reshape or unsqueeze one of them)")
 
 
+_sc = B.scalar_operand  # Note [cached scalar operands] (backend.py)
+
+
+def _add_fwd(self, other):
+    return self + (_sc(self, other) if type(other) is float else other)
+
+
+def _sub_fwd(self, other):
+    return self - (_sc(self, other) if type(other) is float else other)
+
+
+def _mul_fwd(self, other):
+    return self * (_sc(self, other) if type(other) is float else other)
+
+
 ADD = defop("add", "AddBackward0", lambda self, other: self + other,
             promote=True, inputs=("self", "other"), broadcast=True,
             self=lambda grad: grad, other=lambda grad: grad)
 # PyTorch wraps a Python scalar into a 0-d tensor: `x + 1` is AddBackward0 too.
-ADD_SCALAR = defop("add_scalar", "AddBackward0", lambda self, other: self + other,
+ADD_SCALAR = defop("add_scalar", "AddBackward0", _add_fwd,
                    promote=True, inputs=("self", "other"), self=lambda grad: grad,
                    edge_for_every_input=True)
 # ``add(other, alpha=a)`` / ``sub``: one node that keeps alpha as an attribute (not a saved
@@ -48,12 +63,12 @@ ADD_ALPHA = defop("add_alpha", "AddBackward0", lambda self, other, alpha: self +
 SUB_ALPHA = defop("sub_alpha", "SubBackward0", lambda self, other, alpha: self - other * alpha,
                   promote=True, inputs=("self", "other"), attrs=("alpha",), broadcast=True,
                   self=lambda grad: grad, other=lambda grad, alpha: grad * -alpha)
-SUB = defop("sub", "SubBackward0", lambda self, other: self - other,
+SUB = defop("sub", "SubBackward0", _sub_fwd,
             promote=True, inputs=("self", "other"), broadcast=True,
             self=lambda grad: grad, other=lambda grad: -grad)
 RSUB = defop("rsub", "RsubBackward1", lambda self, other: other - self,
              promote=True, inputs=("self", "other"), self=lambda grad: -grad)
-MUL = defop("mul", "MulBackward0", lambda self, other: self * other,
+MUL = defop("mul", "MulBackward0", _mul_fwd,
             promote=True, inputs=("self", "other"), broadcast=True,
             self=lambda grad, other: grad * other,
             other=lambda grad, self: grad * self)
@@ -123,9 +138,10 @@ def _sigmoid_fwd(x):
     xp = _xp(x)
     # Stable for any x (tanh saturates, exp(-x) would overflow): sigmoid(x) =
     # (1 + tanh(x/2)) / 2, with one temporary, the rest in place.
-    y = xp.tanh(x * 0.5)
-    y *= 0.5
-    y += 0.5
+    half = _sc(x, 0.5)
+    y = xp.tanh(x * half)
+    y *= half
+    y += half
     return y.astype(x.dtype, copy=False)
 
 

@@ -30,10 +30,11 @@ compute, bump, rebase.
 from __future__ import annotations
 
 from .. import backend as B
+from ..autograd.graph import _NO_EDGE
 from ..autograd.nodes import OPS, OpDef, FnNode, defop, record, sum_to, _device_of, _edges
 from ..autograd.state import state as _st
 from ..autograd.views import apply_inplace, make_view as _make_view
-from ..tensor import Tensor
+from ..tensor import Tensor, VersionCounter as _VersionCounter
 
 __all__ = ["OpDef", "defop", "dispatch", "dispatch_view", "apply_inplace", "OPS",
            "FnNode", "sum_to", "unpack_args"]
@@ -41,6 +42,7 @@ __all__ = ["OpDef", "defop", "dispatch", "dispatch_view", "apply_inplace", "OPS"
 _make = Tensor._make
 _ARRAYS = B.ARRAY_TYPES
 _Tensor = Tensor
+_new = object.__new__
 
 
 # -----------------------------------------------------------------------------------
@@ -50,14 +52,21 @@ _Tensor = Tensor
 def dispatch(op, inputs, attrs=()):
     """Run a (non-view, single-output) op on Tensors (and Python scalars)."""
     n = len(inputs)
+    one = None  # the only Tensor input, when the others are Python numbers
     if n == 1:
-        x = inputs[0]
+        x = one = inputs[0]
         dev = x._device
         data = op.forward(x._data, *attrs)
     elif n == 2 and type(inputs[0]) is _Tensor:  # the common binary case, no loops
         x, y = inputs
         dev = x._device
-        if type(y) is _Tensor:
+        if type(y) is float:
+            one = x
+            if op.promote and x._data.dtype.kind in "iub":
+                data = op.forward(*promoted_arrays(inputs), *attrs)  # int tensor * 2.5
+            else:
+                data = op.forward(x._data, y, *attrs)
+        elif type(y) is _Tensor:
             if y._device is not dev:
                 _device_of(inputs)  # raises the mixed-devices error
             if op.promote and x._data.dtype != y._data.dtype:
@@ -79,12 +88,36 @@ def dispatch(op, inputs, attrs=()):
                           *attrs)
     if type(data) not in _ARRAYS:
         data = dev.xp.asarray(data)
-    out = _make(data, dev)
-    if _st.grad_enabled:
-        edges = _edges(inputs)
-        if edges is not None:
-            out._grad_fn = record(op, inputs, out, attrs, edges)
+    st = _st
+    if not st.grad_enabled or st.inference:
+        return _make(data, dev)
+    # Tensor._make in line (Note [dispatch in line]): grad mode is on, so the result is a
+    # normal tensor with a fresh version counter
+    out = _new(_Tensor)
+    out._data = data
+    out._device = dev
+    out._version_counter = vc = _new(_VersionCounter)
+    vc.version = 0
+    vc.bumps = None
+    out._base = None
+    out._view_info = None
+    out._output_nr = 0
+    out._grad_fn = None   # a saved-tensor pack hook may see the result before its node
+    if one is not None and one._view_info is None and one._grad_fn is not None:
+        # the edge of a single non-view input with a history, in line (_edges in short)
+        e = (one._grad_fn, one._output_nr)
+        out._grad_fn = record(op, inputs, out, attrs, (e,) if n == 1 else (e, _NO_EDGE),
+                              one)
+        return out
+    edges = _edges(inputs)
+    out._grad_fn = None if edges is None else record(op, inputs, out, attrs, edges, one)
     return out
+
+
+# Note [dispatch in line]
+# A speed trick: ``dispatch`` builds its result Tensor with the statements of
+# ``Tensor._make`` written out (a call costs as much as several of them), and asks the
+# thread's state twice at most. Read ``Tensor._make`` for what a new tensor holds.
 
 
 
