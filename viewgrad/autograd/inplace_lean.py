@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from ..tensor import Tensor
 from .graph import _NO_EDGE
-from .nodes import _edge_of, record
+from .nodes import OPS, _edge_of, record
 from .state import state as _st
 from .views import DEFAULT, _saves_self_before, rebase_history
 from .views_fast import INPLACE_UFUNCS
@@ -28,6 +28,7 @@ from .views_fast import INPLACE_UFUNCS
 __all__ = ["lean_binary_", "set_lean_inplace"]
 
 _Tensor = Tensor
+_make = Tensor._make
 _enabled = [True]
 
 
@@ -69,7 +70,14 @@ def lean_binary_(op, self, other, opname):
     else:
         return None
     # the steps of apply_inplace, in its order (Note [saved before the write])
-    inputs = (self.clone() if _saves_self_before(op, edges) else self, other)
+    if _saves_self_before(op, edges):
+        # self.clone(), with self's edge already known: the same CloneBackward0
+        clone = OPS["clone"]
+        c = _make(clone.forward(d, "preserve"), self._device)
+        c._grad_fn = record(clone, (self,), c, ("preserve",), (edges[0],))
+        inputs = (c, other)
+    else:
+        inputs = (self, other)
     node = record(op, inputs, self, (), edges)
     getattr(self._device.xp, INPLACE_UFUNCS[op.name])(d, od, out=d)  # Note [in-place ufuncs]
     vc.bump(opname)

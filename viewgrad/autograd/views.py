@@ -93,8 +93,8 @@ from .accumulate import is_non_overlapping_and_dense, owns_memory
 from .graph import Node, SavedTensor, _NO_EDGE
 from .nodes import OPS, _device_of, _edges, record
 from .state import state as _st
-from .views_fast import (INPLACE_UFUNCS, copyslices_apply_arrays, geometry, is_row_major,
-                         ufunc_into)
+from .views_fast import (INPLACE_UFUNCS, alias_tensor, copyslices_apply_arrays, geometry,
+                         is_row_major, ufunc_into)
 
 __all__ = ["CreationMeta", "ViewInfo", "make_view", "apply_inplace", "check_inplace",
            "check_no_partial_overlap", "rebase_history", "CopySlices", "regenerate_grad_fn",
@@ -204,13 +204,8 @@ def make_view(op, x, data, attrs, replay, creation_meta=None, output_nr=0, node=
 
     ``replay`` is ``(fn, args)`` such that ``fn(x, *args)`` makes this view again: the
     link appended to the view_fn chain."""
-    out = Tensor._make(data, x._device)
-    vc = out._version_counter = x._version_counter
-    storage = x._storage_   # the array owning the memory (None: x's own array)
-    if storage is None:
-        storage = x._data
-    if storage is not data:
-        out._storage_ = storage
+    out = alias_tensor(x, data)  # shares x's storage and version counter
+    vc = out._version_counter
     if vc.inference:
         # a view of an inference tensor is an inference tensor and no view (PyTorch keeps
         # no autograd metadata for it); a view of a normal tensor stays a normal view, even
@@ -594,9 +589,8 @@ class CopySlices(Node):
             grad_slice.zero_()
         return [result] + list(res[1:])
 
-    def apply_arrays(self, grads):
-        # Note [CopySlices on arrays] (views_fast.py): the same steps on bare arrays
-        return copyslices_apply_arrays(self, grads)
+    # Note [CopySlices on arrays] (views_fast.py): the same steps on bare arrays
+    apply_arrays = copyslices_apply_arrays
 
     def _can_write_into(self, grad):
         # Only in a plain backward (under create_graph the copy is part of the graph), for

@@ -5,6 +5,7 @@ bump → rebase → CopySlices → stale views) and stays readable top to bottom
 ``for i in range(n): b[i].mul_(w)`` runs that story once per row, so what makes it cheap
 lives here, each trick named once in a Note:
 
+* Note [a view's Tensor in line]: a view's Tensor made without a version counter of its own;
 * Note [view geometry by arithmetic]: a select/slice view's sizes, strides and storage
   offset come from its parent's, not from data pointers;
 * Note [in-place ufuncs]: binary arithmetic in place writes straight into self's memory;
@@ -18,10 +19,38 @@ from __future__ import annotations
 import sys
 
 from .. import backend as B
+from ..tensor import Tensor
 from .graph import Node
 
-__all__ = ["geometry", "strides_of", "select_geometry", "slice_geometry", "ufunc_into",
+__all__ = ["alias_tensor", "geometry", "strides_of", "select_geometry", "slice_geometry", "ufunc_into",
            "INPLACE_UFUNCS", "is_row_major", "copyslices_apply_arrays"]
+
+
+# -- Note [a view's Tensor in line] -------------------------------------------------------
+# Tensor._make in line, for a view: it shares its parent's device, version counter and
+# storage, so unlike _make it makes no VersionCounter of its own (one object less per
+# view; ops/table.py's dispatch makes its results in line the same way).
+
+_new = object.__new__
+
+
+def alias_tensor(x, data):
+    """A Tensor over array ``data`` (a view of x's memory) sharing x's device, storage and
+    version counter; no view metadata yet (make_view adds it)."""
+    out = _new(Tensor)
+    out._data = data
+    out._device = x._device
+    out._version_counter = x._version_counter
+    out._base = None
+    out._view_info = None
+    out._grad_fn = None
+    out._output_nr = 0
+    storage = x._storage_   # the array owning the memory (None: x's own array)
+    if storage is None:
+        storage = x._data
+    if storage is not data:
+        out._storage_ = storage
+    return out
 
 
 # -- Note [view geometry by arithmetic] --------------------------------------------------
@@ -36,10 +65,20 @@ __all__ = ["geometry", "strides_of", "select_geometry", "slice_geometry", "ufunc
 # compares them). An empty view keeps reading pointers: NumPy starts an empty slice at
 # offset 0, not at ``start``.
 
+_ELEMENT_STRIDES = {}   # (strides in bytes, itemsize) -> strides in elements
+
+
 def strides_of(a):
-    """The strides of array ``a``, in elements."""
-    isz = a.itemsize
-    return tuple([s // isz for s in a.strides])
+    """The strides of array ``a``, in elements (remembered per byte strides: a row loop
+    asks for the same few layouts over and over)."""
+    key = (a.strides, a.itemsize)
+    st = _ELEMENT_STRIDES.get(key)
+    if st is None:
+        if len(_ELEMENT_STRIDES) > 4096:
+            _ELEMENT_STRIDES.clear()
+        isz = key[1]
+        st = _ELEMENT_STRIDES[key] = tuple([s // isz for s in key[0]])
+    return st
 
 
 def geometry(t):
@@ -67,9 +106,8 @@ def select_geometry(x, out, dim, index):
     d = out._data
     if not d.size:
         return geometry(out)
-    isz = d.itemsize
-    return (d.shape, tuple([s // isz for s in d.strides]),
-            _offset_of(x) + index * (x._data.strides[dim] // isz))
+    return (tuple(d.shape), strides_of(d),
+            _offset_of(x) + index * (x._data.strides[dim] // d.itemsize))
 
 
 def slice_geometry(x, out, dim, start):
@@ -147,7 +185,12 @@ def copyslices_apply_arrays(cs, grads):
         b = xp.empty(cs.base_sizes, dtype=cs.dtype)
         b[...] = a
         a = b
-    region = region_of(cs.device, a, cs.view_sizes, cs.view_strides, cs.view_offset)
+    sizes = cs.view_sizes
+    off = cs.view_offset
+    if len(sizes) == 1 and cs.view_strides[0] == 1 and off + sizes[0] <= a.size:
+        region = a.reshape(-1)[off:off + sizes[0]]   # a row: a slice (see region_of)
+    else:
+        region = region_of(cs.device, a, sizes, cs.view_strides, off)
     res = cs.fn.apply_arrays([region.copy()])
     g = res[0]
     region[...] = 0 if g is None else g

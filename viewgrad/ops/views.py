@@ -261,7 +261,8 @@ def select(self, dim, index):
     if i < 0:
         i += n
     data = self._data[i, ...] if d == 0 else _select_fwd(self._data, d, i)  # 0-d: a view
-    out = make_view(SELECT, self, data, (d, i), (select, (d, i)))
+    args = (d, i)
+    out = make_view(SELECT, self, data, args, (select, args))
     if out._grad_fn is not None:  # Note [view geometry by arithmetic] (a tracked view only)
         out._view_info.geom = select_geometry(self, out, d, i)
     return out
