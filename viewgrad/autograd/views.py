@@ -642,12 +642,16 @@ def regenerate_grad_fn(view, base_geometry=None):
             fresh = vi.replay(base)   # the chain of view nodes, on the base's history
         finally:
             _st.grad_enabled = prev
+        old_fn = view._grad_fn
         view._grad_fn = fresh._grad_fn
         view._output_nr = fresh._output_nr
-        return
-    # Geometry mode: the node base.as_strided(view's geometry) would record, built
-    # directly (the view's data is already there; only its history is new).
-    sizes, strides, offset = vi.geom or geometry(view)
-    attrs = (sizes, strides, offset, base_geometry or geometry(base))
-    view._grad_fn = record(OPS["as_strided"], (base,), view, attrs, (base._edge(),))
-    view._output_nr = 0
+    else:
+        # Geometry mode: the node base.as_strided(view's geometry) would record, built
+        # directly (the view's data is already there; only its history is new).
+        sizes, strides, offset = vi.geom or geometry(view)
+        attrs = (sizes, strides, offset, base_geometry or geometry(base))
+        old_fn = view._grad_fn
+        view._grad_fn = record(OPS["as_strided"], (base,), view, attrs, (base._edge(),))
+        view._output_nr = 0
+    if view._retains_grad:   # retain_grad follows the new grad_fn (as in PyTorch)
+        _move_retain_grad(view, old_fn, view._grad_fn)
