@@ -207,6 +207,15 @@ _SCALAR_CACHE = {np.dtype(np.float32): {}, np.dtype(np.float64): {}}
 _SCALAR_CACHE_MAX = 1024
 
 
+HOST_ARRAY = np.ndarray  # the host array type (ops compare types with it, never import numpy)
+
+
+def host_ufunc(name):
+    """NumPy's ufunc ``name``: what a row's forward computes on a host array, called by
+    ``dispatch`` without the row's Python forward (Note [host ufuncs] in ops/table.py)."""
+    return getattr(np, name)
+
+
 def scalar_operand(a, value):
     """``value`` (a Python float) as the operand that computes ``a <op> value`` fastest:
     a cached read-only 0-d array of ``a``'s dtype when that gives the same bits, else

@@ -108,8 +108,10 @@ class FnNode(Node):
         for k, names in fast:
             i += 1
             if edges[i][0] is None:
-                if op.formulas[i][1]:
-                    _check_saved(saved, op.formulas[i][1])
+                for d in op.formulas[i][1]:   # _check_saved, in line
+                    v = saved.get(d)
+                    if type(v) is SavedTensor:
+                        v.unpack_data()
                 out.append(None)
                 continue
             if k is None:  # no kernel for this input: the viewgrad formula, on Tensors
@@ -247,6 +249,7 @@ class OpDef:
         self.samples = samples            # for the gradcheck sweep: fn(rng) -> [(args, kw)]
         self.fast = None                  # array kernels for plain backward (ops/fast.py)
         self.fast1 = None                 # the kernel of a one-input row (set_fast)
+        self.host = None                  # the forward's NumPy ufunc (ops/table.py)
         self.promote = False              # cast inputs per PyTorch's type promotion first
         # formulas: tuple aligned with inputs of (fn or None, deps, uses_result)
         fl = []
@@ -419,7 +422,8 @@ _NOTHING_SAVED = MappingProxyType({})  # shared by every node that saves nothing
 
 def record(op, inputs, out, attrs, edges, one=None):
     """Attach a new node of ``op`` to ``out`` (a Tensor or a tuple of Tensors). ``one``:
-    the only Tensor input, when the others are Python numbers (nothing is broadcast)."""
+    a Tensor input whose shape and dtype every Tensor input has (the others are Python
+    numbers): nothing was broadcast, so the shapes are not compared."""
     node = _new(op.node_cls)
     node.next_functions = edges if not op.nondiff else _differentiable(edges, op.nondiff)
     node._sequence_nr = _next_seq()
@@ -438,7 +442,8 @@ def record(op, inputs, out, attrs, edges, one=None):
         node._releasable = False
     if one is not None:
         if n > 1 and one._data.dtype != out._data.dtype:   # int tensor * 2.5
-            node._dtypes = tuple([x._data.dtype if x is one else None for x in inputs])
+            node._dtypes = tuple([x._data.dtype if isinstance(x, _Tensor) else None
+                                  for x in inputs])
         if _st.anomaly:
             _anomaly.record_forward_stack(node)
         return node

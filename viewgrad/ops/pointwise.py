@@ -132,6 +132,10 @@ LOG = defop("log", "LogBackward0", lambda self: _xp(self).log(self),
             self=lambda grad, self: grad / self)
 TANH = defop("tanh", "TanhBackward0", lambda self: _xp(self).tanh(self),
              self=lambda grad, result: grad * (1 - result * result))
+# the forwards above that are a NumPy ufunc on host arrays (Note [host ufuncs], table.py)
+for _op, _ufunc in ((ABS, "absolute"), (SQRT, "sqrt"), (EXP, "exp"), (LOG, "log"),
+                    (TANH, "tanh"), (NEG, "negative")):
+    _op.host = B.host_ufunc(_ufunc)
 
 
 def _sigmoid_fwd(x):
@@ -142,7 +146,7 @@ def _sigmoid_fwd(x):
     y = xp.tanh(x * half)
     y *= half
     y += half
-    return y.astype(x.dtype, copy=False)
+    return y if y.dtype == x.dtype else y.astype(x.dtype)
 
 
 SIGMOID = defop("sigmoid", "SigmoidBackward0", _sigmoid_fwd,
@@ -266,8 +270,9 @@ def sub(self, other, alpha=1):
             except ValueError:
                 raise _bshape_err("sub", self, other) from None
         other = other * alpha
-    other = _coerce(other, self)
-    _check_bool_sub(self, other)
+    if type(other) is not float or type(self) is not Tensor or self._data.dtype.kind == "b":
+        other = _coerce(other, self)
+        _check_bool_sub(self, other)
     try:
         return dispatch(SUB, (self, other))
     except ValueError:
@@ -285,7 +290,8 @@ def rsub(self, other):
 
 @method("mul", "__mul__", "multiply")
 def mul(self, other):
-    other = _coerce(other, self)
+    if type(other) is not float:
+        other = _coerce(other, self)
     try:
         return dispatch(MUL, (self, other))
     except ValueError:

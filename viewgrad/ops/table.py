@@ -43,6 +43,7 @@ _make = Tensor._make
 _ARRAYS = B.ARRAY_TYPES
 _Tensor = Tensor
 _new = object.__new__
+_HOST = B.HOST_ARRAY
 
 
 # -----------------------------------------------------------------------------------
@@ -52,11 +53,16 @@ _new = object.__new__
 def dispatch(op, inputs, attrs=()):
     """Run a (non-view, single-output) op on Tensors (and Python scalars)."""
     n = len(inputs)
-    one = None  # the only Tensor input, when the others are Python numbers
+    # ``one``: a Tensor input whose shape and dtype every Tensor input has (nothing was
+    # broadcast; the others may be Python numbers), for record's short way
+    one = x = y = None
     if n == 1:
         x = one = inputs[0]
         dev = x._device
-        data = op.forward(x._data, *attrs)
+        data = x._data
+        host = op.host
+        data = host(data) if host is not None and type(data) is _HOST else op.forward(
+            data, *attrs)
     elif n == 2 and type(inputs[0]) is _Tensor:  # the common binary case, no loops
         x, y = inputs
         dev = x._device
@@ -109,10 +115,21 @@ def dispatch(op, inputs, attrs=()):
         out._grad_fn = record(op, inputs, out, attrs, (e,) if n == 1 else (e, _NO_EDGE),
                               one)
         return out
+    if one is None and n == 2 and type(x) is _Tensor and type(y) is _Tensor:
+        xd = x._data
+        yd = y._data
+        if xd.shape == yd.shape and xd.dtype == yd.dtype:
+            one = x   # nothing broadcast, nothing to cast back: record's short way
     edges = _edges(inputs)
     out._grad_fn = None if edges is None else record(op, inputs, out, attrs, edges, one)
     return out
 
+
+# Note [host ufuncs]
+# A speed trick: a one-input row whose forward is a NumPy ufunc on host arrays
+# (``lambda self: _xp(self).tanh(self)``) names it (``op.host``), and dispatch calls the
+# ufunc itself on a host array, without the two Python calls of the forward. The forward
+# is still what runs on every other device, and what the table shows.
 
 # Note [dispatch in line]
 # A speed trick: ``dispatch`` builds its result Tensor with the statements of
