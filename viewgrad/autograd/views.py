@@ -322,8 +322,10 @@ def _compute_into(op, self, others, attrs, opname, compute):
         ufunc = INPLACE_UFUNCS.get(op.name)   # Note [in-place ufuncs]
         if ufunc is not None:
             o = others[0]
-            if ufunc_into(self._device.xp, ufunc, self._data,
-                          o._data if isinstance(o, Tensor) else o):
+            o = o._data if isinstance(o, Tensor) else o
+            if attrs:   # add_(other, alpha=a) / sub_: other * a first, as the forward does
+                o = o * attrs[0]
+            if ufunc_into(self._device.xp, ufunc, self._data, o):
                 return
     args = [self._data] + [t._data if isinstance(t, Tensor) else t for t in others]
     try:

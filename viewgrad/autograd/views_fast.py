@@ -146,7 +146,7 @@ def regenerate_on(view, vi, base, cs):
 # dtype (or a Python number) whose shape broadcasts to self's.
 
 INPLACE_UFUNCS = {"add": "add", "add_scalar": "add", "sub": "subtract", "mul": "multiply",
-                  "div": "true_divide"}
+                  "div": "true_divide", "add_alpha": "add", "sub_alpha": "subtract"}
 
 
 def ufunc_into(xp, name, d, o):
