@@ -80,6 +80,8 @@ def _row_loop(scalar_first):
     views = []
     for i in range(3):
         r = b[i]
+        if i == 1:
+            r.retain_grad()          # retain_grad follows the view: the general rebase
         if scalar_first:
             r.add_(0.5)
             r.mul_(w)
@@ -95,13 +97,20 @@ def _row_loop(scalar_first):
     h.div_(w)
     roots = [b.grad_fn, h.grad_fn] + [v.grad_fn for v in views]
     sig = signature(roots)
-    (b.sum() + h.sum()).backward()
-    return sig, [v._version for v in views], x.grad.tolist(), w.grad.tolist()
+    (b.sum() + h.sum() + views[1].sum()).backward()
+    return (sig, [v._version for v in views], x.grad.tolist(), w.grad.tolist(),
+            None if views[1].grad is None else views[1].grad.tolist())
 
 
+@pytest.mark.parametrize("replay", [False, True])
 @pytest.mark.parametrize("scalar_first", [False, True])
-def test_row_loop_builds_the_same_graph_both_ways(scalar_first):
-    lean, teaching = both_ways(lambda: _row_loop(scalar_first))
+def test_row_loop_builds_the_same_graph_both_ways(scalar_first, replay):
+    prev = vg.autograd.is_view_replay_enabled()
+    vg.autograd.set_view_replay(replay)
+    try:
+        lean, teaching = both_ways(lambda: _row_loop(scalar_first))
+    finally:
+        vg.autograd.set_view_replay(prev)
     assert lean == teaching
 
 

@@ -143,3 +143,31 @@ def test_undefined_grad_from_fn_is_zeros_in_region():
     b.sum().backward()
     np.testing.assert_allclose(a.grad.cpu().numpy(), [1.0, 0.0, 0.0, 1.0])
     np.testing.assert_allclose(w.grad.item(), 2.0)
+
+
+def test_retain_grad_follows_a_regenerated_stale_view():
+    """A view that retains its grad, made stale by an in-place op through another view
+    and regenerated when its grad_fn is read, still gets its .grad (PyTorch moves the
+    retains_grad hook to the new grad_fn: update_tensor_hooks_on_new_gradfn)."""
+    def run(M):
+        x = M.arange(12.0).reshape(3, 4).requires_grad_()
+        w = M.linspace(0.5, 1.5, 4).requires_grad_()
+        b = x.clone()
+        views = []
+        for i in range(3):
+            r = b[i]
+            if i == 1:
+                r.retain_grad()
+            r.mul_(w)
+            r.add_(0.5)
+            views.append(r)
+        names = [v.grad_fn.name() for v in views]    # regenerates the stale ones
+        (b.sum() + 2 * views[1].sum()).backward()
+        return names, views[1].grad.tolist(), x.grad.tolist(), w.grad.tolist()
+
+    ours = run(vg)
+    assert ours[1] == [2.0] * 4
+    torch = pytest.importorskip("torch", reason="PyTorch oracle not installed")
+    theirs = run(torch)
+    assert ours[1:] == theirs[1:]
+    assert ours[0] == ["AsStridedBackward0"] * 3 == theirs[0]

@@ -22,13 +22,16 @@ from ..tensor import Tensor
 from .graph import _NO_EDGE
 from .nodes import OPS, _edge_of, record
 from .state import state as _st
-from .views import DEFAULT, _saves_self_before, rebase_history
-from .views_fast import INPLACE_UFUNCS
+from .graph import next_sequence_nr as _next_seq
+from .views import CopySlices, DEFAULT, _saves_self_before, rebase_history, regenerate_grad_fn
+from .views_fast import INPLACE_UFUNCS, geometry, is_row_major, strides_of
 
 __all__ = ["lean_binary_", "set_lean_inplace"]
 
 _Tensor = Tensor
 _make = Tensor._make
+_new = object.__new__
+_AS_STRIDED = [None]
 _enabled = [True]
 
 
@@ -81,5 +84,36 @@ def lean_binary_(op, self, other, opname):
     node = record(op, inputs, self, (), edges)
     getattr(self._device.xp, INPLACE_UFUNCS[op.name])(d, od, out=d)  # Note [in-place ufuncs]
     vc.bump(opname)
-    rebase_history(self, node)
+    if vi is None or self._retains_grad:
+        rebase_history(self, node)
+        return self
+    base = vi.base
+    if base._retains_grad or base._storage_ is not None or base._view_info is not None:
+        rebase_history(self, node)
+        return self
+    # rebase_history for a view, in line: CopySlices(base, self, vi, node) ...
+    cs = _new(CopySlices)
+    cs.next_functions = ((base._grad_fn, base._output_nr),) + tuple(node.next_functions[1:])
+    cs._sequence_nr = _next_seq()
+    cs.fn = node
+    bd = base._data
+    cs.base_sizes = bsizes = tuple(bd.shape)
+    cs.base_strides = bstrides = strides_of(bd)
+    cs.base_offset = 0
+    cs.view_sizes, cs.view_strides, view_offset = g = vi.geom or geometry(self)
+    cs.view_offset = view_offset
+    cs.view_chain = vi.chain
+    dev = cs.device = base._device
+    cs.replay = replay = st.view_replay or dev.as_strided is None
+    cs.row_major = is_row_major(bd)
+    cs.dtype = bd.dtype
+    base._grad_fn = cs
+    base._output_nr = 0
+    if replay:
+        regenerate_grad_fn(self, (bsizes, bstrides, 0))
+    else:   # ... and regenerate_on(self, vi, base, cs)
+        vi.version = vc.version
+        self._grad_fn = record(OPS["as_strided"], (base,), self, g + ((bsizes, bstrides, 0),),
+                               ((cs, 0),))
+        self._output_nr = 0
     return self

@@ -94,7 +94,7 @@ from .graph import Node, SavedTensor, _NO_EDGE
 from .nodes import OPS, _device_of, _edges, record
 from .state import state as _st
 from .views_fast import (INPLACE_UFUNCS, alias_tensor, copyslices_apply_arrays, geometry,
-                         is_row_major, ufunc_into)
+                         is_row_major, regenerate_on, ufunc_into)
 
 __all__ = ["CreationMeta", "ViewInfo", "make_view", "apply_inplace", "check_inplace",
            "check_no_partial_overlap", "rebase_history", "CopySlices", "regenerate_grad_fn",
@@ -523,7 +523,10 @@ def rebase_history(t, fn):
     base._output_nr = 0
     # The view's own grad_fn is now stale: rebuild it on top of CopySlices right away.
     old_view_fn = t._grad_fn
-    regenerate_grad_fn(t, (cs.base_sizes, cs.base_strides, cs.base_offset))
+    if vi.creation_meta is DEFAULT and not cs.replay:
+        regenerate_on(t, vi, base, cs)   # Note [regenerating on a new CopySlices]
+    else:
+        regenerate_grad_fn(t, (cs.base_sizes, cs.base_strides, cs.base_offset))
     if t._retains_grad:
         _move_retain_grad(t, old_view_fn, t._grad_fn)
 
@@ -641,12 +644,16 @@ def regenerate_grad_fn(view, base_geometry=None):
             fresh = vi.replay(base)   # the chain of view nodes, on the base's history
         finally:
             _st.grad_enabled = prev
+        old_fn = view._grad_fn
         view._grad_fn = fresh._grad_fn
         view._output_nr = fresh._output_nr
-        return
-    # Geometry mode: the node base.as_strided(view's geometry) would record, built
-    # directly (the view's data is already there; only its history is new).
-    sizes, strides, offset = vi.geom or geometry(view)
-    attrs = (sizes, strides, offset, base_geometry or geometry(base))
-    view._grad_fn = record(OPS["as_strided"], (base,), view, attrs, (base._edge(),))
-    view._output_nr = 0
+    else:
+        # Geometry mode: the node base.as_strided(view's geometry) would record, built
+        # directly (the view's data is already there; only its history is new).
+        sizes, strides, offset = vi.geom or geometry(view)
+        attrs = (sizes, strides, offset, base_geometry or geometry(base))
+        old_fn = view._grad_fn
+        view._grad_fn = record(OPS["as_strided"], (base,), view, attrs, (base._edge(),))
+        view._output_nr = 0
+    if view._retains_grad:   # retain_grad follows the new grad_fn (as in PyTorch)
+        _move_retain_grad(view, old_fn, view._grad_fn)

@@ -8,6 +8,8 @@ lives here, each trick named once in a Note:
 * Note [a view's Tensor in line]: a view's Tensor made without a version counter of its own;
 * Note [view geometry by arithmetic]: a select/slice view's sizes, strides and storage
   offset come from its parent's, not from data pointers;
+* Note [regenerating on a new CopySlices]: the written view's new grad_fn, recorded
+  directly;
 * Note [in-place ufuncs]: binary arithmetic in place writes straight into self's memory;
 * Note [CopySlices on arrays]: CopySlices' plain backward on bare arrays.
 
@@ -21,9 +23,10 @@ import sys
 from .. import backend as B
 from ..tensor import Tensor
 from .graph import Node
+from .nodes import OPS, record
 
 __all__ = ["alias_tensor", "geometry", "strides_of", "select_geometry", "slice_geometry", "ufunc_into",
-           "INPLACE_UFUNCS", "is_row_major", "copyslices_apply_arrays"]
+           "INPLACE_UFUNCS", "is_row_major", "regenerate_on", "copyslices_apply_arrays"]
 
 
 # -- Note [a view's Tensor in line] -------------------------------------------------------
@@ -117,6 +120,23 @@ def slice_geometry(x, out, dim, start):
         return geometry(out)
     return (tuple(d.shape), strides_of(d),
             _offset_of(x) + start * (x._data.strides[dim] // x._data.itemsize))
+
+
+# -- Note [regenerating on a new CopySlices] ---------------------------------------------
+# rebase_history has just made the base's history a CopySlices ``cs``, and must rebuild
+# the written view's grad_fn on it (regenerate_grad_fn). For a view that may be modified
+# (creation_meta DEFAULT) in geometry mode, what regenerate_grad_fn would find is known:
+# the base requires grad, its edge is (cs, 0), its geometry is cs's, and the node is
+# base.as_strided(view's geometry) — recorded here directly.
+
+def regenerate_on(view, vi, base, cs):
+    """What ``regenerate_grad_fn(view)`` does right after ``base._grad_fn = cs``."""
+    vi.version = view._version_counter.version
+    sizes, strides, offset = vi.geom or geometry(view)
+    view._grad_fn = record(OPS["as_strided"], (base,), view,
+                           (sizes, strides, offset,
+                            (cs.base_sizes, cs.base_strides, cs.base_offset)), ((cs, 0),))
+    view._output_nr = 0
 
 
 # -- Note [in-place ufuncs] --------------------------------------------------------------
