@@ -259,29 +259,11 @@ class SavedTensor:
     hooks = None
     _grad_fn_ref = None
 
-    def __init__(self, t, is_output=False, node=None):
-        vc = t._version_counter
-        self.version_counter = vc
-        self.saved_version = vc.version
-        self.where = None  # (node name, user frame) when blame is on: nodes.py sets it
-        self.output_nr = t._output_nr
-        if is_output:
-            self.tensor = None
-            self.data = t._data
-            self.had_grad_fn = False
-            if node is not None:
-                self._grad_fn_ref = weakref.ref(node)
-        else:
-            if vc.inference:
-                raise RuntimeError(ERR_INFERENCE_SAVED)
-            self.tensor = t
-            self.data = None
-            # A saved input that had a history must still have it at unpack (detach_
-            # drops it)
-            self.had_grad_fn = t._grad_fn is not None
-        if _st.saved_tensors_hooks:  # Note [Saved-tensor hooks] (autograd/saved_hooks.py)
-            pack, unpack = _st.saved_tensors_hooks[-1]
-            self.hooks = (unpack, pack(t))
+    def __new__(cls, t, is_output=False, node=None):
+        st = save_tensor(t, is_output)
+        if is_output and node is not None:
+            st._grad_fn_ref = weakref.ref(node)
+        return st
 
     @property
     def is_output(self):
@@ -356,6 +338,36 @@ class SavedTensor:
         kind = "output" if self.is_output else "input"
         return (f"SavedTensor({kind}, shape={list(self.shape)}, saved at version "
                 f"{self.saved_version}, now {self.version_counter.version})")
+
+
+_new = object.__new__
+
+
+def save_tensor(t, is_output=False):
+    """A SavedTensor of ``t`` (an op's input, or its result: ``is_output``), as
+    ``SavedTensor(t, is_output)`` makes it; the recording hot path calls this directly
+    (``SavedTensor(...)`` also lands here, through ``__new__``)."""
+    st = _new(SavedTensor)
+    vc = t._version_counter
+    st.version_counter = vc
+    st.saved_version = vc.version
+    st.where = None   # (node name, user frame) when blame is on: the recorder sets it
+    st.output_nr = t._output_nr
+    if is_output:
+        st.tensor = None
+        st.data = t._data
+        st.had_grad_fn = False
+    else:
+        if vc.inference:
+            raise RuntimeError(ERR_INFERENCE_SAVED)
+        st.tensor = t
+        st.data = None
+        # A saved input that had a history must still have it at unpack (detach_ drops it)
+        st.had_grad_fn = t._grad_fn is not None
+    if _st.saved_tensors_hooks:  # Note [Saved-tensor hooks] (autograd/saved_hooks.py)
+        pack, unpack = _st.saved_tensors_hooks[-1]
+        st.hooks = (unpack, pack(t))
+    return st
 
 
 from .saved_hooks import (saved_tensors_hooks, save_on_cpu,  # noqa: E402,F401

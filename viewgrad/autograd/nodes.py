@@ -22,8 +22,8 @@ from .. import backend as B
 from ..tensor import Tensor
 from . import anomaly as _anomaly
 from . import blame as _blame
-from .graph import (Node, SavedTensor, ERR_FREED, ERR_INFERENCE_SAVED, _NO_EDGE,
-                    next_sequence_nr as _next_seq)
+from .graph import (Node, SavedTensor, ERR_FREED, _NO_EDGE, next_sequence_nr as _next_seq,
+                    save_tensor as _save_tensor)
 from .state import state as _st
 
 __all__ = ["OpDef", "defop", "OPS", "FnNode", "record", "sum_to"]
@@ -383,7 +383,7 @@ def _device_of(inputs):
 
 def _save(node, plan, inputs, out, attrs):
     """Save what ``plan`` (OpDef.save_plan) names into ``node._saved``: a SavedTensor for a
-    tensor (Note [saving without __init__]), the value itself otherwise."""
+    tensor (``save_tensor``), the value itself otherwise."""
     saved = {}
     where = None
     releasable = False
@@ -391,26 +391,7 @@ def _save(node, plan, inputs, out, attrs):
         if kind < 2:
             t = out if kind == 1 else inputs[idx]
             if type(t) is _Tensor or isinstance(t, _Tensor):
-                # Note [saving without __init__]: SavedTensor.__init__'s fields, set here
-                # in line (this runs for every saved tensor of every op)
-                st = _new(SavedTensor)
-                vc = t._version_counter
-                st.version_counter = vc
-                st.saved_version = vc.version
-                st.output_nr = t._output_nr
-                if kind == 1:
-                    st.tensor = None
-                    st.data = t._data
-                    st.had_grad_fn = False
-                else:
-                    if vc.inference:
-                        raise RuntimeError(ERR_INFERENCE_SAVED)
-                    st.tensor = t
-                    st.data = None
-                    st.had_grad_fn = t._grad_fn is not None
-                if _st.saved_tensors_hooks:  # Note [Saved-tensor hooks] (saved_hooks.py)
-                    pack, unpack = _st.saved_tensors_hooks[-1]
-                    st.hooks = (unpack, pack(t))
+                st = _save_tensor(t, kind == 1)
                 if where is None and _st.blame:  # once per node: where the user's line is
                     where = (node.OP.node_name, _blame.user_frame(5))
                 st.where = where

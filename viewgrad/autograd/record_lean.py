@@ -7,14 +7,14 @@ input with a history (not a view), every other operand a Python number (``y.tanh
 ``y * 1.01``, ``y - 1.65``). For that shape ``record_one`` builds the same node ``record``
 builds — the same edges, sequence number, saved values and checks — with the steps that
 cannot apply left out, and the commonest save (the result, or the Python number) made in
-line. Anything unusual (saved-tensor hooks, more than one thing to save, an input saved)
-goes through ``record``'s own ``_save``.
+line. Anything else (more than one thing to save, an input saved) goes through
+``record``'s own ``_save``.
 """
 from __future__ import annotations
 
 from . import anomaly as _anomaly
 from . import blame as _blame
-from .graph import SavedTensor, _NO_EDGE, next_sequence_nr as _next_seq
+from .graph import _NO_EDGE, next_sequence_nr as _next_seq, save_tensor
 from .nodes import _NOTHING_SAVED, _differentiable, _save
 from .state import state as _st
 
@@ -41,16 +41,10 @@ def record_one(op, inputs, out, attrs, x):
     if not plan:
         node._saved = _NOTHING_SAVED
         node._releasable = False
-    elif len(plan) == 1 and plan[0][1] == 1 and not _st.saved_tensors_hooks:
-        st = _new(SavedTensor)                 # the result (Note [saving without __init__])
-        vc = out._version_counter
-        st.version_counter = vc
-        st.saved_version = vc.version
-        st.output_nr = out._output_nr
-        st.tensor = None
-        st.data = out._data
-        st.had_grad_fn = False
-        st.where = (op.node_name, _blame.user_frame(4)) if _st.blame else None
+    elif len(plan) == 1 and plan[0][1] == 1:   # the result
+        st = save_tensor(out, True)
+        if _st.blame:
+            st.where = (op.node_name, _blame.user_frame(4))
         node._saved = {plan[0][0]: st}
         node._releasable = True
     elif len(plan) == 1 and plan[0][1] == 0 and plan[0][2] == 1:
