@@ -260,7 +260,7 @@ class SavedTensor:
     _grad_fn_ref = None
 
     def __new__(cls, t, is_output=False, node=None):
-        st = save_tensor(t, is_output)
+        st = _new_saved_tensor(t, is_output)
         if is_output and node is not None:
             st._grad_fn_ref = weakref.ref(node)
         return st
@@ -343,7 +343,7 @@ class SavedTensor:
 _new = object.__new__
 
 
-def save_tensor(t, is_output=False):
+def _new_saved_tensor(t, is_output=False):
     """A SavedTensor of ``t`` (an op's input, or its result: ``is_output``), as
     ``SavedTensor(t, is_output)`` makes it; the recording hot path calls this directly
     (``SavedTensor(...)`` also lands here, through ``__new__``)."""

@@ -23,7 +23,7 @@ from ..tensor import Tensor
 from . import anomaly as _anomaly
 from . import blame as _blame
 from .graph import (Node, SavedTensor, ERR_FREED, _NO_EDGE, next_sequence_nr as _next_seq,
-                    save_tensor as _save_tensor)
+                    _new_saved_tensor)
 from .state import state as _st
 
 __all__ = ["OpDef", "defop", "OPS", "FnNode", "record", "sum_to"]
@@ -383,7 +383,7 @@ def _device_of(inputs):
 
 def _save(node, plan, inputs, out, attrs):
     """Save what ``plan`` (OpDef.save_plan) names into ``node._saved``: a SavedTensor for a
-    tensor (``save_tensor``), the value itself otherwise."""
+    tensor (``_new_saved_tensor``), the value itself otherwise."""
     saved = {}
     where = None
     releasable = False
@@ -391,7 +391,7 @@ def _save(node, plan, inputs, out, attrs):
         if kind < 2:
             t = out if kind == 1 else inputs[idx]
             if type(t) is _Tensor or isinstance(t, _Tensor):
-                st = _save_tensor(t, kind == 1)
+                st = _new_saved_tensor(t, kind == 1)
                 if where is None and _st.blame:  # once per node: where the user's line is
                     where = (node.OP.node_name, _blame.user_frame(5))
                 st.where = where

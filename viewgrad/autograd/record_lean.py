@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from . import anomaly as _anomaly
 from . import blame as _blame
-from .graph import _NO_EDGE, next_sequence_nr as _next_seq, save_tensor
+from .graph import _NO_EDGE, next_sequence_nr as _next_seq, _new_saved_tensor
 from .nodes import _NOTHING_SAVED, _differentiable, _save
 from .state import state as _st
 
@@ -42,7 +42,7 @@ def record_one(op, inputs, out, attrs, x):
         node._saved = _NOTHING_SAVED
         node._releasable = False
     elif len(plan) == 1 and plan[0][1] == 1:   # the result
-        st = save_tensor(out, True)
+        st = _new_saved_tensor(out, True)
         if _st.blame:
             st.where = (op.node_name, _blame.user_frame(4))
         node._saved = {plan[0][0]: st}
