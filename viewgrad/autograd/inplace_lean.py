@@ -44,6 +44,14 @@ def set_lean_inplace(enabled: bool) -> bool:
     return prev
 
 
+_SAVES_SELF = {}   # (op, whether other needs grad) -> whether op saves self (a clone)
+
+
+def _storage_of(t):
+    s = t._storage_
+    return t._data if s is None else s
+
+
 def lean_binary_(op, self, other, opname):
     """``apply_inplace(op, self, (other,), name=opname)`` when Note [lean in-place]'s
     conditions hold (returns self), else None: nothing was done."""
@@ -65,7 +73,7 @@ def lean_binary_(op, self, other, opname):
     if t is _Tensor:
         od = other._data
         if (other._device is not self._device or od.shape != d.shape
-                or od.dtype != d.dtype or other._storage is self._storage):
+                or od.dtype != d.dtype or _storage_of(other) is _storage_of(self)):
             return None
         e = _edge_of(other)
         edges = ((fn, self._output_nr), _NO_EDGE if e is None else e)
@@ -75,10 +83,14 @@ def lean_binary_(op, self, other, opname):
     else:
         return None
     # the steps of apply_inplace, in its order (Note [saved before the write])
-    if _saves_self_before(op, edges):
+    key = (op, edges[1][0] is not None)   # self's edge is always there
+    saves_self = _SAVES_SELF.get(key)
+    if saves_self is None:
+        saves_self = _SAVES_SELF[key] = _saves_self_before(op, edges)
+    if saves_self:
         # self.clone(), with self's edge already known: the same CloneBackward0
         clone = OPS["clone"]
-        c = _make(clone.forward(d, "preserve"), self._device)
+        c = _make(clone.forward(d, "preserve"), self._device)   # d.copy(order="K")
         c._grad_fn = record(clone, (self,), c, ("preserve",), (edges[0],))
         inputs = (c, other)
     else:
