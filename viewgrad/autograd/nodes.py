@@ -99,8 +99,22 @@ class FnNode(Node):
         fast = op.fast
         if fast is None or g is None or saved is None:
             return Node.apply_arrays(self, grads)   # wraps, runs apply (which raises if freed)
-        out = []
         edges = self.next_functions
+        if (len(edges) == 2 and edges[1][0] is None and edges[0][0] is not None
+                and len(fast) == 2 and not op.nondiff
+                and fast[0][0] is not None and self._shapes is None and self._dtypes is None):
+            # x <op> number, or an operand that needs no gradient (y * c): the loop below
+            # for its two inputs, the first's kernel alone
+            k, names = fast[0]
+            r = k(*_kernel_args(self, saved, names, g)) if names else k(g)
+            if type(r) not in _ARRAYS:
+                r = B.xp_of(g).asarray(r)
+            for d in op.formulas[1][1]:   # _check_saved, in line
+                v = saved.get(d)
+                if type(v) is SavedTensor:
+                    v.unpack_data()
+            return [r, None]
+        out = []
         if op.nondiff:
             edges = _per_input(edges, op.nondiff)
         shapes = self._shapes
@@ -284,6 +298,8 @@ class OpDef:
         self.node_cls = type(node_name, (cls,), ns)
         self._plans = {}
         self.plan1 = self.save_plan((True,)) if len(inputs) == 1 else None
+        # what x <op> number saves (record_lean.py: Note [lean record])
+        self.plan_scalar = self.save_plan((True, False)) if len(inputs) == 2 else None
 
     def save_plan(self, needs):
         """What to save for a given tuple of 'input i needs grad' flags (cached)."""

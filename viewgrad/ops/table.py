@@ -30,7 +30,7 @@ compute, bump, rebase.
 from __future__ import annotations
 
 from .. import backend as B
-from ..autograd.graph import _NO_EDGE
+from ..autograd.record_lean import record_one
 from ..autograd.nodes import OPS, OpDef, FnNode, defop, record, sum_to, _device_of, _edges
 from ..autograd.state import state as _st
 from ..autograd.views import apply_inplace, make_view as _make_view
@@ -109,11 +109,10 @@ def dispatch(op, inputs, attrs=()):
     out._view_info = None
     out._output_nr = 0
     out._grad_fn = None   # a saved-tensor pack hook may see the result before its node
-    if one is not None and one._view_info is None and one._grad_fn is not None:
-        # the edge of a single non-view input with a history, in line (_edges in short)
-        e = (one._grad_fn, one._output_nr)
-        out._grad_fn = record(op, inputs, out, attrs, (e,) if n == 1 else (e, _NO_EDGE),
-                              one)
+    if one is not None and one._view_info is None and one._grad_fn is not None and (
+            n == 1 or type(y) is float):
+        # one non-view input with a history, the rest Python numbers: Note [lean record]
+        out._grad_fn = record_one(op, inputs, out, attrs, one)
         return out
     if one is None and n == 2 and type(x) is _Tensor and type(y) is _Tensor:
         xd = x._data

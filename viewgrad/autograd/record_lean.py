@@ -1,0 +1,63 @@
+"""The lean way to record the commonest node (Note [lean record]).
+
+Note [lean record]
+A speed trick, fenced off here: ``record`` (autograd/nodes.py) is the teaching path and
+handles every op. Most nodes of a program, though, come from one call shape: one Tensor
+input with a history (not a view), every other operand a Python number (``y.tanh()``,
+``y * 1.01``, ``y - 1.65``). For that shape ``record_one`` builds the same node ``record``
+builds — the same edges, sequence number, saved values and checks — with the steps that
+cannot apply left out, and the commonest save (the result, or the Python number) made in
+line. Anything unusual (saved-tensor hooks, more than one thing to save, an input saved)
+goes through ``record``'s own ``_save``.
+"""
+from __future__ import annotations
+
+from . import anomaly as _anomaly
+from . import blame as _blame
+from .graph import SavedTensor, _NO_EDGE, next_sequence_nr as _next_seq
+from .nodes import _NOTHING_SAVED, _differentiable, _save
+from .state import state as _st
+
+__all__ = ["record_one"]
+
+_new = object.__new__
+
+
+def record_one(op, inputs, out, attrs, x):
+    """``record(op, inputs, out, attrs, edges)`` for ``inputs`` = ``(x,)`` or ``(x, a
+    Python number)``, ``x`` a non-view Tensor with a grad_fn (Note [lean record])."""
+    node = _new(op.node_cls)
+    e = (x._grad_fn, x._output_nr)
+    if len(inputs) == 1:
+        edges = (e,)
+        plan = op.plan1
+    else:
+        edges = (e, _NO_EDGE)
+        plan = op.plan_scalar
+        if x._data.dtype != out._data.dtype:   # int tensor * 2.5: cast the gradient back
+            node._dtypes = (x._data.dtype, None)
+    node.next_functions = _differentiable(edges, op.nondiff) if op.nondiff else edges
+    node._sequence_nr = _next_seq()
+    if not plan:
+        node._saved = _NOTHING_SAVED
+        node._releasable = False
+    elif len(plan) == 1 and plan[0][1] == 1 and not _st.saved_tensors_hooks:
+        st = _new(SavedTensor)                 # the result (Note [saving without __init__])
+        vc = out._version_counter
+        st.version_counter = vc
+        st.saved_version = vc.version
+        st.output_nr = out._output_nr
+        st.tensor = None
+        st.data = out._data
+        st.had_grad_fn = False
+        st.where = (op.node_name, _blame.user_frame(4)) if _st.blame else None
+        node._saved = {plan[0][0]: st}
+        node._releasable = True
+    elif len(plan) == 1 and plan[0][1] == 0 and plan[0][2] == 1:
+        node._saved = {plan[0][0]: inputs[1]}  # the Python number (PyTorch saves it too)
+        node._releasable = True
+    else:
+        _save(node, plan, inputs, out, attrs)
+    if _st.anomaly:
+        _anomaly.record_forward_stack(node)
+    return node
