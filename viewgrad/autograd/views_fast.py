@@ -25,8 +25,9 @@ from ..tensor import Tensor
 from .graph import Node
 from .nodes import OPS, record
 
-__all__ = ["alias_tensor", "geometry", "strides_of", "select_geometry", "slice_geometry", "ufunc_into",
-           "INPLACE_UFUNCS", "is_row_major", "regenerate_on", "copyslices_apply_arrays"]
+__all__ = ["alias_tensor", "geometry", "strides_of", "select_geometry", "slice_geometry",
+           "ufunc_into", "INPLACE_UFUNCS", "is_row_major", "regenerate_on",
+           "copyslices_apply_arrays", "region_of"]
 
 
 # -- Note [a view's Tensor in line] -------------------------------------------------------
