@@ -10,19 +10,22 @@ stride 0; the operand a Python number or a tensor of self's device, dtype and sh
 other memory. Then nothing can be refused (check_inplace, the partial-overlap check and
 the mixed-devices check all pass) and the edges are known, and the op runs the same
 steps as apply_inplace — the same node recorded with the same saved values, the same
-write, bump and rebase (``rebase_history``: CopySlices for a view). Anything else returns
-None and the op takes the teaching path, which also raises every error.
+write, bump and rebase. The rebase of a view (CopySlices, then the view's grad_fn
+regenerated on it) is written out in line for a base that owns its array (storage offset
+0) when no retain_grad is to be moved: what ``CopySlices.__init__`` and
+``regenerate_grad_fn`` compute there, without their calls and general cases. Anything
+else returns None and the op takes the teaching path, which also raises every error.
 
 tests/views/test_lean_inplace.py runs programs both ways and compares the graphs
 (names, edges, saved values, sequence order), the values and the gradients.
 """
 from __future__ import annotations
 
+from ..backend import scalar_operand
 from ..tensor import Tensor
-from .graph import _NO_EDGE
+from .graph import _NO_EDGE, next_sequence_nr as _next_seq
 from .nodes import OPS, _edge_of, record
 from .state import state as _st
-from .graph import next_sequence_nr as _next_seq
 from .views import CopySlices, DEFAULT, _saves_self_before, rebase_history, regenerate_grad_fn
 from .views_fast import INPLACE_UFUNCS, geometry, is_row_major, strides_of
 
@@ -31,7 +34,6 @@ __all__ = ["lean_binary_", "set_lean_inplace"]
 _Tensor = Tensor
 _make = Tensor._make
 _new = object.__new__
-_AS_STRIDED = [None]
 _enabled = [True]
 
 
@@ -40,6 +42,14 @@ def set_lean_inplace(enabled: bool) -> bool:
     prev = _enabled[0]
     _enabled[0] = bool(enabled)
     return prev
+
+
+_SAVES_SELF = {}   # (op, whether other needs grad) -> whether op saves self (a clone)
+
+
+def _storage_of(t):
+    s = t._storage_
+    return t._data if s is None else s
 
 
 def lean_binary_(op, self, other, opname):
@@ -63,20 +73,24 @@ def lean_binary_(op, self, other, opname):
     if t is _Tensor:
         od = other._data
         if (other._device is not self._device or od.shape != d.shape
-                or od.dtype != d.dtype or other._storage is self._storage):
+                or od.dtype != d.dtype or _storage_of(other) is _storage_of(self)):
             return None
         e = _edge_of(other)
         edges = ((fn, self._output_nr), _NO_EDGE if e is None else e)
     elif t is float or t is int:
-        od = other
+        od = scalar_operand(d, other)   # Note [cached scalar operands] (backend.py)
         edges = ((fn, self._output_nr), _NO_EDGE)
     else:
         return None
     # the steps of apply_inplace, in its order (Note [saved before the write])
-    if _saves_self_before(op, edges):
+    key = (op, edges[1][0] is not None)   # self's edge is always there
+    saves_self = _SAVES_SELF.get(key)
+    if saves_self is None:
+        saves_self = _SAVES_SELF[key] = _saves_self_before(op, edges)
+    if saves_self:
         # self.clone(), with self's edge already known: the same CloneBackward0
         clone = OPS["clone"]
-        c = _make(clone.forward(d, "preserve"), self._device)
+        c = _make(clone.forward(d, "preserve"), self._device)   # d.copy(order="K")
         c._grad_fn = record(clone, (self,), c, ("preserve",), (edges[0],))
         inputs = (c, other)
     else:

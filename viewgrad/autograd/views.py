@@ -22,7 +22,8 @@ points to the root), and base and views share ONE version counter. Each view car
   * ``creation_meta``  how the view was made (DEFAULT, NO_GRAD_MODE, MULTI_OUTPUT_NODE,
                        IN_CUSTOM_FUNCTION, INFERENCE_MODE) — some forbid in-place later.
 
-The view's geometry (sizes, strides, storage offset) is read off its own array.
+The view's geometry (sizes, strides, storage offset) is read off its own array, once
+(select and slice work it out from their parent's: Note [view geometry by arithmetic]).
 
 2. The in-place choke point: ``apply_inplace``
 ----------------------------------------------
@@ -78,12 +79,15 @@ backend has no as_strided).
 ------------------------------------
 With grad mode on and a result that requires grad: an in-place op on a leaf that requires
 grad (its .grad would be meaningless), on a view of such a leaf, on a view whose
-creation_meta forbids it (see ``_VIEW_ERRORS``), or on memory where several elements
-alias one location (an expanded view).
+creation_meta forbids it (its wording: ``view_meta.py``), or on memory where several
+elements alias one location (an expanded view).
+
+The speed tricks of this story live apart, each named in a Note: ``views_fast.py`` (view
+geometry by arithmetic, in-place ufuncs, CopySlices on arrays...) and ``inplace_lean.py``
+(``add_``/``sub_``/``mul_``/``div_`` when nothing can be refused).
 """
 from __future__ import annotations
 
-import enum
 import sys
 
 from .. import backend as B
@@ -93,20 +97,13 @@ from .accumulate import is_non_overlapping_and_dense, owns_memory
 from .graph import Node, SavedTensor, _NO_EDGE
 from .nodes import OPS, _device_of, _edges, record
 from .state import state as _st
+from .view_meta import CreationMeta, view_error as _view_error
 from .views_fast import (INPLACE_UFUNCS, alias_tensor, copyslices_apply_arrays, geometry,
                          is_row_major, regenerate_on, ufunc_into)
 
 __all__ = ["CreationMeta", "ViewInfo", "make_view", "apply_inplace", "check_inplace",
            "check_no_partial_overlap", "rebase_history", "CopySlices", "regenerate_grad_fn",
            "set_view_replay", "is_view_replay_enabled", "strided_region"]
-
-
-class CreationMeta(enum.Enum):
-    DEFAULT = 0
-    IN_CUSTOM_FUNCTION = 1
-    MULTI_OUTPUT_NODE = 2
-    NO_GRAD_MODE = 3
-    INFERENCE_MODE = 4
 
 
 DEFAULT = CreationMeta.DEFAULT
@@ -359,61 +356,6 @@ def _write_into(self, new, opname):
 
 
 # -- 6. checks ----------------------------------------------------------------------------
-
-_VIEW_ERRORS = {
-    CreationMeta.MULTI_OUTPUT_NODE: (
-        " This view is the output of a function that returns multiple views. Such functions "
-        "do not allow the output views to be modified inplace. You should replace the inplace "
-        "operation by an out-of-place one."),
-    CreationMeta.NO_GRAD_MODE: (
-        " Given that this use case is ambiguous and error-prone, it is forbidden. You can "
-        "clarify your code by moving both the view and the inplace either both inside the "
-        "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
-        "want the inplace to be tracked)."),
-    CreationMeta.IN_CUSTOM_FUNCTION: (
-        " This view was created inside a custom Function (or because an input was returned "
-        "as-is) and the autograd logic to handle view+inplace would override the custom "
-        "backward associated with the custom Function, leading to incorrect gradients. This "
-        "behavior is forbidden. You can fix this by cloning the output of the custom "
-        "Function."),
-    CreationMeta.INFERENCE_MODE: (
-        " Given that this use case is ambiguous and error-prone, it is forbidden. You can "
-        "clarify your code by moving both the view and the inplace either both inside the "
-        "inference_mode block (if you don't want the inplace to be tracked) or both outside "
-        "(if you want the inplace to be tracked)."),
-}
-
-
-def _forward_name(node):
-    """PyTorch's ``forward_op_name``: ``UnbindBackward0`` -> ``Unbind``."""
-    name = node.name()
-    i = name.rfind("Backward")
-    return name[:i] if i > 0 and name[i + 8:].isdigit() or name.endswith("Backward") else name
-
-
-def _view_error(t, vi, indirect=False):
-    """PyTorch's handle_view_on_rebase message. ``indirect``: the base or another view was
-    modified, and this view's grad_fn cannot be regenerated."""
-    what = ("its base or another view of its base has been" if indirect else "is being")
-    meta = vi.creation_meta
-    fn = t._grad_fn
-    nr = t._output_nr
-    if meta in (CreationMeta.INFERENCE_MODE, CreationMeta.NO_GRAD_MODE) or fn is None:
-        # no grad_fn: the view was made in no_grad mode, whatever its creation_meta says
-        prefix = (f"Output {nr} of {_forward_name(fn)} is a view of a view which was created "
-                  "in" if fn is not None else "A view was created in")
-        if meta is CreationMeta.INFERENCE_MODE:
-            head = f"{prefix} inference mode and {what} modified inplace in normal mode."
-        else:
-            head = f"{prefix} no_grad mode and {what} modified inplace with grad mode enabled."
-    else:
-        head = f"Output {nr} of {_forward_name(fn)} is a view and {what} modified inplace."
-    msg = head + _VIEW_ERRORS[meta]
-    extra = _blame.describe_view(t, vi)
-    if extra:
-        msg += "\n" + extra
-    return RuntimeError(msg)
-
 
 def check_inplace(t, requires_grad, opname, overlap=True):
     """PyTorch's check_inplace (plus the internal-overlap check, unless ``overlap`` is

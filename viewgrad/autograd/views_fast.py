@@ -25,8 +25,9 @@ from ..tensor import Tensor
 from .graph import Node
 from .nodes import OPS, record
 
-__all__ = ["alias_tensor", "geometry", "strides_of", "select_geometry", "slice_geometry", "ufunc_into",
-           "INPLACE_UFUNCS", "is_row_major", "regenerate_on", "copyslices_apply_arrays"]
+__all__ = ["alias_tensor", "geometry", "strides_of", "select_geometry", "slice_geometry",
+           "ufunc_into", "INPLACE_UFUNCS", "is_row_major", "regenerate_on",
+           "copyslices_apply_arrays", "region_of"]
 
 
 # -- Note [a view's Tensor in line] -------------------------------------------------------
@@ -159,6 +160,7 @@ def ufunc_into(xp, name, d, o):
     if od is None:
         if isinstance(o, bool) or not isinstance(o, (int, float)):
             return False
+        o = B.scalar_operand(d, o)   # Note [cached scalar operands] (backend.py)
     elif od != d.dtype or o.shape != d.shape:
         try:
             if od != d.dtype or B.broadcast_shapes(o.shape, d.shape) != d.shape:
