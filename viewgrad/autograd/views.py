@@ -542,9 +542,12 @@ class CopySlices(Node):
     def _can_write_into(self, grad):
         # Only in a plain backward (under create_graph the copy is part of the graph), for
         # a gradient referenced only here (the local, getrefcount's argument, the caller's
-        # argument), that owns its memory (alone, or as empty_strided's buffer), with the
-        # base's strides.
-        return (not _st.grad_enabled and sys.getrefcount(grad) <= 3 and grad._base is None
+        # argument), whose array nothing else holds either (a plain backward wraps the
+        # array it was given, and another branch may hold that array: its own count is
+        # the Tensor's reference and getrefcount's argument), that owns its memory (alone,
+        # or as empty_strided's buffer), with the base's strides.
+        return (not _st.grad_enabled and sys.getrefcount(grad) <= 3
+                and sys.getrefcount(grad._data) <= 2 and grad._base is None
                 and grad._grad_fn is None and grad._data.flags.writeable
                 and owns_memory(grad)
                 and tuple(grad._data.shape) == self.base_sizes

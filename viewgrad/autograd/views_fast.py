@@ -22,7 +22,7 @@ import sys
 
 from .. import backend as B
 from ..tensor import Tensor
-from .graph import Node
+from .graph import _tensors_to_arrays
 from .nodes import OPS, record
 
 __all__ = ["alias_tensor", "geometry", "strides_of", "select_geometry", "slice_geometry",
@@ -195,10 +195,15 @@ def is_row_major(a):
 
 
 def copyslices_apply_arrays(cs, grads):
-    if cs.replay or not cs.row_major:
-        return Node.apply_arrays(cs, grads)
     a = grads[0]
     grads[0] = None
+    if cs.replay or not cs.row_major:
+        # the teaching path, wrapped; the caller's slot is cleared first, so that
+        # CopySlices.apply can tell from the ARRAY's references whether another branch
+        # holds it (_can_write_into)
+        box = [None if a is None else Tensor._make(a, cs.device)]
+        a = None
+        return _tensors_to_arrays(cs.apply(box))
     xp = cs.device.xp
     if a is None:
         a = xp.zeros(cs.base_sizes, dtype=cs.dtype)
