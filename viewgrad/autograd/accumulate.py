@@ -167,6 +167,7 @@ def accumulate(var, new, node=None, shared=False):
     action = None
     if old is None:
         if (not shared and not _st.grad_enabled and sys.getrefcount(new) <= _STEAL_REFS
+                and sys.getrefcount(new._data) <= 2   # nor its array (a wrapped one may be)
                 and new._data.flags.writeable and new._base is None
                 and owns_memory(new)
                 and obeys_layout_contract(new, var)):
