@@ -1,0 +1,115 @@
+"""Note [lean record] (autograd/record_lean.py): the nodes recorded the lean way are the
+nodes ``record`` makes — names, edges, sequence order, saved values, the errors they raise
+(blame lines included) and the gradients. Each program runs twice, lean and with the lean
+path replaced by ``record`` itself, and everything observable is compared."""
+import numpy as np
+import pytest
+
+import viewgrad as vg
+from viewgrad.autograd.graph import _NO_EDGE
+from viewgrad.autograd.nodes import record
+from viewgrad.ops import table
+
+
+def _teaching_record_one(op, inputs, out, attrs, x):
+    e = (x._grad_fn, x._output_nr)
+    return record(op, inputs, out, attrs, (e,) if len(inputs) == 1 else (e, _NO_EDGE), x)
+
+
+PROGRAMS = {
+    "tanh": lambda y: y.tanh(),
+    "exp": lambda y: y.exp(),
+    "sigmoid": lambda y: y.sigmoid(),
+    "relu": lambda y: y.relu(),
+    "sqrt": lambda y: (y * y + 1.0).sqrt(),
+    "log": lambda y: (y * y + 1.0).log(),
+    "neg_abs": lambda y: (-y).abs(),
+    "mul_float": lambda y: y * 1.5,
+    "rmul_float": lambda y: 2.5 * y,
+    "sub_float": lambda y: y - 0.25,
+    "add_float": lambda y: y + 2.5,
+    "div_float": lambda y: y / 3.0,
+    "pow_float": lambda y: y ** 2.0,
+    "chain": lambda y: ((y * 1.01 - 1.65).tanh() * 0.5).sigmoid().exp(),
+}
+
+
+def _describe(t):
+    """Everything observable about t's graph, node by node (newest first)."""
+    out, stack, seen = [], [t.grad_fn], set()
+    while stack:
+        fn = stack.pop()
+        if fn is None or fn in seen:
+            continue
+        seen.add(fn)
+        saved = {}
+        for name in dir(type(fn)):
+            if name.startswith("_saved_"):
+                try:
+                    v = getattr(fn, name)
+                except AttributeError:
+                    continue
+                saved[name] = v.tolist() if isinstance(v, vg.Tensor) else v
+        out.append((fn.name(), [(None if f is None else f.name(), nr)
+                                for f, nr in fn.next_functions], saved))
+        stack.extend(f for f, _ in fn.next_functions)
+    return out
+
+
+def _run(program, lean, monkeypatch, dtype):
+    if not lean:
+        monkeypatch.setattr(table, "record_one", _teaching_record_one)
+    x = vg.tensor(np.linspace(-1.5, 2.0, 6), dtype=dtype, requires_grad=True)
+    y = x + 0.0   # saves nothing: the errors below are the program's own nodes
+    z = program(y)
+    seq = [fn._sequence_nr for fn in (z.grad_fn, y.grad_fn)]
+    desc = _describe(z)
+    z.sum().backward(retain_graph=True)
+    grad = x.grad.tolist()
+    # what a second backward through a freed graph says (or that it works: no tensors)
+    z3 = program(y)
+    s3 = z3.sum()
+    s3.backward(retain_graph=True)
+    s3.backward(retain_graph=True)
+    z3.sum().backward()
+    try:
+        z3.sum().backward()
+        freed = None
+    except RuntimeError as e:
+        freed = str(e)[:60]
+    # the same error, the same words (blame's "saved by ... at <line>" included)
+    z2 = program(y)
+    y.mul_(2)
+    try:
+        z2.sum().backward()
+        err = None
+    except RuntimeError as e:
+        err = str(e)
+    monkeypatch.undo()
+    return desc, seq[0] > seq[1], grad, err, freed
+
+
+@pytest.mark.parametrize("dtype", [vg.float32, vg.float64])
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_lean_record_is_record(name, dtype, monkeypatch):
+    lean = _run(PROGRAMS[name], True, monkeypatch, dtype)
+    teaching = _run(PROGRAMS[name], False, monkeypatch, dtype)
+    assert lean == teaching
+
+
+def test_the_lean_path_is_taken(monkeypatch):
+    calls = []
+    real = table.record_one
+    monkeypatch.setattr(table, "record_one",
+                        lambda *a: calls.append(a[0].name) or real(*a))
+    y = vg.tensor([1.0, 2.0], requires_grad=True) * 1.0
+    (y.tanh() * 2.0 - 1.0).sum()
+    assert calls == ["tanh", "mul", "sub", "sum"]
+
+
+def test_a_float64_lean_node_hands_a_float32_leaf_its_own_dtype():
+    w = vg.tensor([1.0, 2.0], requires_grad=True)
+    y = w * 1.0
+    z = y.double() * 2.5      # float64 through the lean path, float32 leaf
+    z.sum().backward()
+    assert w.grad.dtype == vg.float32 and w.grad.tolist() == [2.5, 2.5]
