@@ -347,7 +347,7 @@ def _run_plain(root, deps, keep_graph):
         ins = None
         if not keep_graph:
             node.release_variables()
-        nxt = None
+        nxt = nxt_ins = None
         n_outs = len(outs)
         i = -1
         for fn, nr in node.next_functions:
@@ -355,6 +355,14 @@ def _run_plain(root, deps, keep_graph):
             if fn is None:
                 continue
             g = outs[i] if i < n_outs else None
+            d = deps[fn] - 1
+            deps[fn] = d
+            if (d == 0 and nxt is None and not heap and nr == 0 and not fn._n_outputs
+                    and fn not in buffers):
+                # its one gradient, and the one ready node: straight on, no input buffer
+                nxt = fn
+                nxt_ins = [g]
+                continue
             buf = buffers.get(fn)
             if buf is None:
                 n = fn._n_outputs
@@ -364,13 +372,14 @@ def _run_plain(root, deps, keep_graph):
                     buf.extend([None] * (nr + 1 - len(buf)))
                 old = buf[nr]
                 buf[nr] = g if old is None else old + g
-            d = deps[fn] - 1
-            deps[fn] = d
             if d == 0:  # ready (Note [chain fast path])
                 if nxt is None and not heap:
                     nxt = fn
                     continue
                 if nxt is not None:
+                    if nxt_ins is not None:
+                        buffers[nxt] = nxt_ins
+                        nxt_ins = None
                     heappush(heap, (-nxt._sequence_nr, counter, nxt))
                     counter += 1
                     nxt = None
@@ -380,11 +389,13 @@ def _run_plain(root, deps, keep_graph):
         outs = g = old = buf = None
         if nxt is not None:
             node = nxt
+            ins = buffers.pop(node) if nxt_ins is None else nxt_ins
+            nxt_ins = None
         elif heap:
             node = heappop(heap)[2]
+            ins = buffers.pop(node)
         else:
             return
-        ins = buffers.pop(node)
 
 
 def _hooked_arrays(node, ins):
