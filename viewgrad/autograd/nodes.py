@@ -439,30 +439,31 @@ def record(op, inputs, out, attrs, edges, one=None):
         node._releasable = False
     if one is not None:
         if n > 1 and one._data.dtype != out._data.dtype:   # int tensor * 2.5
-            node._dtypes = tuple([x._data.dtype if isinstance(x, _Tensor) else None
-                                  for x in inputs])
-        if _st.anomaly:
-            _anomaly.record_forward_stack(node)
-        return node
-    if op.broadcast:
-        # the inputs' shapes, only when some input was broadcast (then backward sums its
-        # gradient back to its shape); FnNode._shapes is None otherwise
-        shape = out._data.shape
-        for x in inputs:
-            if isinstance(x, _Tensor) and x._data.shape != shape:
-                node._shapes = tuple([y._data.shape if isinstance(y, _Tensor) else None
-                                      for y in inputs])
-                break
-    if n > 1 and type(out) is _Tensor:
-        od = out._data.dtype
-        for x in inputs:
-            if isinstance(x, _Tensor) and x._data.dtype != od:
-                node._dtypes = tuple([x._data.dtype if isinstance(x, _Tensor) else None
-                                      for x in inputs])
-                break
+            node._dtypes = _input_dtypes(inputs)
+    else:
+        if op.broadcast:
+            # the inputs' shapes, only when some input was broadcast (then backward sums
+            # its gradient back to its shape); FnNode._shapes is None otherwise
+            shape = out._data.shape
+            for x in inputs:
+                if isinstance(x, _Tensor) and x._data.shape != shape:
+                    node._shapes = tuple([y._data.shape if isinstance(y, _Tensor) else None
+                                          for y in inputs])
+                    break
+        if n > 1 and type(out) is _Tensor:
+            od = out._data.dtype
+            for x in inputs:
+                if isinstance(x, _Tensor) and x._data.dtype != od:
+                    node._dtypes = _input_dtypes(inputs)
+                    break
     if _st.anomaly:
         _anomaly.record_forward_stack(node)
     return node
+
+
+def _input_dtypes(inputs):
+    """FnNode._dtypes: each Tensor input's dtype (None for a Python number)."""
+    return tuple([x._data.dtype if isinstance(x, _Tensor) else None for x in inputs])
 
 
 def _differentiable(edges, nondiff):
