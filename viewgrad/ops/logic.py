@@ -124,7 +124,8 @@ def _refuse_float(name, dtype):
                                   "integer and bool tensors; use logical_* for truth)")
 
 
-def _bitwise(name, f, ops, doc):
+def _bitwise(name, f, ops, doc, kernel=None):
+    """``kernel``: the shifts' name in PyTorch's messages ("lshift"); shifts refuse bool."""
     def fn(input, other, *, out=None):
         if not isinstance(input, Tensor):   # 3 << t: the number as a 0-d tensor
             input = _scalar_tensor(input, other)
@@ -134,7 +135,9 @@ def _bitwise(name, f, ops, doc):
                             "float")
         dev = _device_of((input, other))
         a, b = promoted_arrays([input, other])
-        _refuse_float(name, a.dtype)
+        _refuse_float(kernel or name, a.dtype)
+        if kernel is not None and a.dtype.kind == "b":
+            raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'Bool\'')
         try:
             r = f(a, b)
         except ValueError:
@@ -183,11 +186,11 @@ bitwise_xor = _bitwise("bitwise_xor", lambda a, b: a ^ b, ("__xor__", "__rxor__"
 bitwise_left_shift = _bitwise(
     "bitwise_left_shift", lambda a, b: a << b, ("__lshift__", "__rlshift__", "__ilshift__"),
     """Shift the bits of integers left (``x << n`` is x·2ⁿ), as
-    ``torch.bitwise_left_shift`` and ``<<``.""")
+    ``torch.bitwise_left_shift`` and ``<<``; bool tensors are refused.""", "lshift")
 bitwise_right_shift = _bitwise(
     "bitwise_right_shift", lambda a, b: a >> b, ("__rshift__", "__rrshift__", "__irshift__"),
     """Shift the bits of integers right (arithmetic: ``-8 >> 1 == -4``), as
-    ``torch.bitwise_right_shift`` and ``>>``.""")
+    ``torch.bitwise_right_shift`` and ``>>``; bool tensors are refused.""", "rshift")
 
 
 @method("bitwise_not")

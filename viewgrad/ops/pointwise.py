@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .. import backend as B
 from ..tensor import Tensor
-from .table import _device_of, defop, dispatch, method, promoted_dtype
+from .table import _device_of, defop, dispatch, method, promoted_arrays, promoted_dtype
 
 __all__ = ["add", "sub", "mul", "div", "neg", "pow", "abs", "sqrt", "exp", "log", "tanh",
            "sigmoid", "relu", "clamp", "where", "sign", "reciprocal", "rsub", "square"]
@@ -107,12 +107,30 @@ def _log_scalar(x):
     return math.log(x) if x > 0 else -math.inf if x == 0 else math.nan
 
 
+def _pow_fwd(self, exponent):
+    try:
+        return self ** exponent
+    except ValueError:   # NumPy: "Integers to negative integer powers are not allowed"
+        return _int_pow(self, exponent)
+
+
+def _int_pow(base, exponent):
+    """Integer ``base ** exponent`` with negative exponents as PyTorch computes them (C's
+    integer division of 1 by base**-e): 1 for base 1, ±1 for base -1, 0 for any other
+    base. (A negative Python-int exponent is refused before: ``pow`` below.)"""
+    xp = _xp(base, exponent)
+    neg = exponent < 0
+    r = base ** xp.where(neg, 0, exponent)   # a broadcasting error surfaces here
+    inv = xp.where(base == 1, 1, xp.where(base == -1, 1 - 2 * (exponent & 1), 0))
+    return xp.where(neg, inv, r).astype(r.dtype, copy=False)
+
+
 POW = defop("pow", "PowBackward0", lambda self, exponent: self ** exponent,
             inputs=("self",), attrs=("exponent",), self=_pow_self)
-POW_T = defop("pow_tensor", "PowBackward1", lambda self, exponent: self ** exponent,
+POW_T = defop("pow_tensor", "PowBackward1", _pow_fwd,
               promote=True, inputs=("self", "exponent"), broadcast=True,
               self=_pow_self, exponent=_pow_exponent)
-POW_S = defop("pow_scalar_base", "PowBackward2", lambda self, exponent: self ** exponent,
+POW_S = defop("pow_scalar_base", "PowBackward2", _pow_fwd,
               promote=True, inputs=("self", "exponent"),
               exponent=_pow_exponent)
 
@@ -342,10 +360,9 @@ def div(self, other, *, rounding_mode=None):
 
 @method("__rtruediv__")
 def rdiv(self, other):
-    other = _coerce(other, self)
-    if isinstance(other, Tensor):
-        return div(other, self)
-    return mul(reciprocal(self), other)
+    # PyTorch's ``Tensor.__rtruediv__`` is ``self.reciprocal() * other``, for a tensor
+    # other too (so int64 tensor .__rtruediv__(float16 tensor) is float32)
+    return mul(reciprocal(self), _coerce(other, self))
 
 
 @method("reciprocal")
@@ -398,6 +415,11 @@ def pow(self, exponent):
 
 @method("__rpow__")
 def rpow(self, other):
+    other = _coerce(other, self)
+    if isinstance(other, Tensor):
+        return pow(other, self)
+    if isinstance(other, bool) and self._data.dtype.kind == "b":
+        raise NotImplementedError('"pow" not implemented for \'Bool\'')
     return dispatch(POW_S, (other, self))
 
 
@@ -504,9 +526,14 @@ def _cmp(name, f):
     def op(self, other):
         other = _coerce(other, self)
         dev = _device_of((self, other))   # mixing devices: the same error as every op
+        sd = self._data
         od = other._data if isinstance(other, Tensor) else other
+        if sd.dtype.kind in "iub" or isinstance(other, Tensor) and od.dtype != sd.dtype:
+            # PyTorch compares in the promoted dtype: int64 with 2.5 in float32, uint8
+            # with -1 as 255 (Note [wrapped integer scalars] in backend.py)
+            sd, od = promoted_arrays((self, other))
         try:
-            return Tensor._make(f(self._data, od), dev)
+            return Tensor._make(f(sd, od), dev)
         except ValueError:
             raise _bshape_err(name, self, other) from None
     op.__name__ = name
