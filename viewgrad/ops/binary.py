@@ -155,7 +155,10 @@ def _scalar_first(number, t):
     (a float tensor's own dtype, so a float64 ``t`` keeps the number's double)."""
     if t._data.dtype.kind == "f" or isinstance(number, Tensor):
         return number if isinstance(number, Tensor) else t.new_tensor(number)
-    return t.new_tensor(number, dtype=promoted_dtype((number, t)))
+    rt = promoted_dtype((number, t))
+    if type(number) is int and rt.kind in "iu":
+        number = B.wrap_int_scalar(number, rt)   # Note [wrapped integer scalars]
+    return t.new_tensor(number, dtype=rt)
 
 
 @method("__rmod__")

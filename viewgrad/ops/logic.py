@@ -129,10 +129,7 @@ def _bitwise(name, f, ops, doc, kernel=None):
     def fn(input, other, *, out=None):
         if not isinstance(input, Tensor):   # 3 << t: the number as a 0-d tensor
             input = _scalar_tensor(input, other)
-        other = P._coerce(other, input)
-        if isinstance(other, float):
-            raise TypeError(f"{name}(): argument 'other' must be an integer or bool, not "
-                            "float")
+        other = P._coerce(other, input)   # a float number: refused as 'Float' below
         dev = _device_of((input, other))
         a, b = promoted_arrays([input, other])
         _refuse_float(kernel or name, a.dtype)
@@ -167,8 +164,6 @@ def _scalar_tensor(v, like):
     """A Python number as a 0-d tensor of its own dtype (it then promotes weakly)."""
     if isinstance(v, Tensor):
         return v
-    if isinstance(v, float):
-        raise TypeError(f"bitwise ops take integers or bools, not float ({v!r})")
     from .factories import tensor
     return tensor(v, device=like.device)
 

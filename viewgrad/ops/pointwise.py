@@ -393,24 +393,42 @@ def pow(self, exponent):
     if not isinstance(self, Tensor):
         return dispatch(POW_S, (self, exponent))
     exponent = _coerce(exponent, self)
-    if self._data.dtype.kind == "b" and (isinstance(exponent, bool) or isinstance(
-            exponent, Tensor) and exponent._data.dtype.kind == "b"):
-        if isinstance(exponent, Tensor):
-            raise NotImplementedError('"pow" not implemented for \'Bool\'')
-        return self.clone() if exponent else self | True  # x**True is x, x**False is 1
-    if isinstance(exponent, float) and self._data.dtype.kind in "iub":
-        self = self.to(B.default_float())  # an integer tensor to a float power: default float
-    elif type(exponent) is int and self._data.dtype.kind in "iub":
-        if exponent < 0:
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
-        if self._data.dtype.kind == "b":
-            self = self.to(B.int64)   # bool ** 2 is int64 (PyTorch's result type)
+    d = self._data.dtype
+    if d.kind != "f" or d == _F16:   # integers, bools, float16: PyTorch's checks
+        if d.kind == "b" and (isinstance(exponent, bool) or isinstance(
+                exponent, Tensor) and exponent._data.dtype.kind == "b"):
+            if isinstance(exponent, Tensor):
+                raise NotImplementedError('"pow" not implemented for \'Bool\'')
+            return self.clone() if exponent else self | True  # x**True is x, x**False is 1
+        if isinstance(exponent, float) and d.kind in "iub":
+            self = self.to(B.default_float())  # an integer tensor to a float power
+        elif type(exponent) is int and d.kind in "iub":
+            if exponent < 0:
+                raise RuntimeError("Integers to negative integer powers are not allowed.")
+            if d.kind == "b":
+                self = self.to(B.int64)   # bool ** 2 is int64 (PyTorch's result type)
+        if type(exponent) in (int, float):
+            _check_exponent(exponent, self._data.dtype)
     if isinstance(exponent, Tensor):
         try:
             return dispatch(POW_T, (self, exponent))
         except ValueError:
             raise _bshape_err("pow", self, exponent) from None
     return dispatch(POW, (self,), (exponent,))
+
+
+_F16 = B.float16
+
+
+def _check_exponent(exponent, dtype):
+    """PyTorch converts a number exponent to an integer or float16 tensor's dtype with its
+    overflow check (``uint8_tensor ** 256``, ``float16_tensor ** 70000.0`` are refused)."""
+    if dtype.kind in "iuf":
+        from .args import checked_scalar
+        if not checked_scalar(exponent, dtype)[1]:
+            from .inplace import _C_TYPE
+            name = _C_TYPE.get(B.dtype_name(dtype), B.dtype_name(dtype))
+            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
 
 
 @method("__rpow__")
