@@ -60,16 +60,25 @@ def _need_tensor(name, input, other):
                             f"not {type(x).__name__}")
 
 
+def _not_float_pair(input, other):
+    """Whether ``input`` and ``other`` need more than a float row: a number, or integer or
+    bool tensors (PyTorch's promotion; a float input with an integer tensor is the row's
+    promotion). Float tensors pay one dtype look-up."""
+    try:
+        return type(other) is not Tensor or input._data.dtype.kind != "f"
+    except AttributeError:   # input is no tensor
+        return True
+
+
 @method("atan2", "arctan2")
 def atan2(input, other, *, out=None):
     """The angle of the point (other, input): arctan(input / other) in the right quadrant,
     as ``torch.atan2``. Backward (``Atan2Backward0``): grad·other/(input²+other²) and
     -grad·input/(input²+other²). Integer or bool inputs: the promoted dtype when it is
     floating (int64 with float16 gives float16), else the default float dtype."""
-    _need_tensor("atan2", input, other)
-    if input._data.dtype.kind != "f" or other._data.dtype.kind != "f":
-        rt = promoted_dtype((input, other))
-        if rt.kind != "f":
+    if _not_float_pair(input, other):
+        _need_tensor("atan2", input, other)
+        if promoted_dtype((input, other)).kind != "f":
             input, other = float_input(input), float_input(other)
     return with_out(_binary(ATAN2, input, other, "atan2"), out, "atan2")
 
@@ -82,8 +91,8 @@ def hypot(input, other, *, out=None):
     """sqrt(input² + other²) without overflow, as ``torch.hypot``. Backward
     (``HypotBackward0``): grad·input/result and grad·other/result. As in PyTorch, two
     tensors only, and their promoted dtype must be floating (integers are refused)."""
-    _need_tensor("hypot", input, other)
-    if input._data.dtype.kind != "f" or other._data.dtype.kind != "f":
+    if _not_float_pair(input, other):
+        _need_tensor("hypot", input, other)
         rt = promoted_dtype((input, other))
         if rt.kind != "f":
             raise NotImplementedError(
@@ -121,8 +130,7 @@ def _integer_division(kernel, input, other):
 
 def _scalar_or_tensor(name, row, row_s, input, other, out):
     other = P._coerce(other, input)
-    if input._data.dtype.kind in "iub" or (isinstance(other, Tensor)
-                                           and other._data.dtype.kind in "iub"):
+    if input._data.dtype.kind != "f":   # a float input keeps its category: no checks
         input, other = _integer_division(name, input, other)
     if isinstance(other, Tensor):
         r = _binary(row, input, other, name)
@@ -174,8 +182,7 @@ def floor_divide(input, other, *, out=None):
     PyTorch it has no derivative: the result does not require grad (use ``(a /
     b).floor()`` to make that explicit)."""
     other = P._coerce(other, input)
-    if input._data.dtype.kind in "iub" or (isinstance(other, Tensor)
-                                           and other._data.dtype.kind in "iub"):
+    if input._data.dtype.kind != "f":   # a float input keeps its category: no checks
         input, other = _integer_division("div_floor", input, other)
     dev = _device_of((input, other))
     try:

@@ -418,6 +418,7 @@ def pow(self, exponent):
 
 
 _F16 = B.float16
+_F32 = B.float32
 
 
 def _check_exponent(exponent, dtype):
@@ -544,12 +545,21 @@ def _cmp(name, f):
     def op(self, other):
         other = _coerce(other, self)
         dev = _device_of((self, other))   # mixing devices: the same error as every op
+        # PyTorch compares in the promoted dtype: int64 with 2.5 in float32, uint8 with -1
+        # as 255 (Note [wrapped integer scalars] in backend.py), float32 with a 0-d float64
+        # tensor in float32
         sd = self._data
-        od = other._data if isinstance(other, Tensor) else other
-        if sd.dtype.kind in "iub" or isinstance(other, Tensor) and od.dtype != sd.dtype:
-            # PyTorch compares in the promoted dtype: int64 with 2.5 in float32, uint8
-            # with -1 as 255 (Note [wrapped integer scalars] in backend.py)
-            sd, od = promoted_arrays((self, other))
+        if isinstance(other, Tensor):
+            od = other._data
+            if od.dtype is not sd.dtype and od.dtype != sd.dtype:
+                sd, od = promoted_arrays((self, other))
+        else:
+            od = other
+            if sd.dtype is not _F32 and sd.dtype.kind != "f":
+                if type(od) is int and sd.dtype.kind in "iu":
+                    od = B.wrap_int_scalar(od, sd.dtype)   # the tensor's dtype is the result's
+                else:
+                    sd, od = promoted_arrays((self, other))
         try:
             return Tensor._make(f(sd, od), dev)
         except ValueError:
