@@ -37,15 +37,28 @@ saved sizes, dim and index) and the geometry of Note [view geometry by arithmeti
 function. Anything else (a view of a view, a leaf, an empty view...) returns None and
 ``select`` takes ``make_view``.
 
+Note [a base's facts, kept]: a row loop asks the same base, row after row, for the same
+facts: its sizes, its strides in elements and whether they are row-major (each CopySlices
+records them), and the sizes, strides and offset step of its select views. They depend
+only on the base's array — its shape, strides and itemsize, which a NumPy array keeps for
+life — so the base keeps them (``Tensor._lean_facts``), with a weak reference to the array
+they were read off: an array that is no longer the base's (``t.data = ...``, ``t_()``)
+or no longer alive is not the one they describe, and they are read again. A weak
+reference, so that the facts keep no array alive; an array type without weak references
+gets its facts read every time.
+
 tests/views/test_lean_inplace.py runs programs both ways and compares the graphs
 (names, edges, saved values, sequence order, blame marks), the values and the gradients.
 """
 from __future__ import annotations
 
+import weakref
+
 from ..backend import scalar_operand
 from ..tensor import Tensor, VersionCounter
 from . import blame as _blame
 from .graph import SavedTensor, _NO_EDGE, next_sequence_nr as _next_seq
+from .accumulate import grad_accumulator
 from .nodes import OPS, _NOTHING_SAVED, _edge_of, record
 from .state import state as _st
 from .views import (CopySlices, DEFAULT, ViewChain, ViewInfo, _saves_self_before,
@@ -73,6 +86,25 @@ def set_lean_inplace(enabled: bool) -> bool:
 def _storage_of(t):
     s = t._storage_
     return t._data if s is None else s
+
+
+# -- Note [a base's facts, kept] --------------------------------------------------------------
+
+_ref = weakref.ref
+
+
+def _facts(t, d):
+    """(weak ref to d, sizes, strides in elements, row-major?, {dim: select facts}) of
+    tensor ``t`` whose array is ``d`` (Note [a base's facts, kept])."""
+    f = t._lean_facts
+    if f is not None and f[0]() is d:
+        return f
+    try:
+        ref = _ref(d)
+    except TypeError:   # no weak references to this array type: nothing kept
+        return (None, tuple(d.shape), strides_of(d), is_row_major(d), {})
+    f = t._lean_facts = (ref, tuple(d.shape), strides_of(d), is_row_major(d), {})
+    return f
 
 
 # -- the per-op facts, looked up once -----------------------------------------------------
@@ -144,9 +176,13 @@ def lean_binary_(op, self, other, opname):
                 or od.dtype != d.dtype or other._version_counter.inference
                 or _storage_of(other) is _storage_of(self)):
             return None
-        e = _edge_of(other)
-        if e is None:
-            e = _NO_EDGE
+        if other._view_info is None and other._grad_fn is None:
+            # _edge_of(other) for a leaf: its AccumulateGrad, or no edge
+            e = (grad_accumulator(other), 0) if other._requires_grad else _NO_EDGE
+        else:
+            e = _edge_of(other)
+            if e is None:
+                e = _NO_EDGE
     elif t is float or t is int:
         od = scalar_operand(d, other)   # Note [cached scalar operands] (backend.py)
         e = _NO_EDGE
@@ -241,15 +277,16 @@ def lean_binary_(op, self, other, opname):
     cs._sequence_nr = _next_seq()
     cs.fn = node
     bd = base._data
-    cs.base_sizes = bsizes = tuple(bd.shape)
-    cs.base_strides = bstrides = strides_of(bd)
+    _, bsizes, bstrides, row_major, _ = _facts(base, bd)   # Note [a base's facts, kept]
+    cs.base_sizes = bsizes
+    cs.base_strides = bstrides
     cs.base_offset = 0
     g = vi.geom or geometry(self)
     cs.view_sizes, cs.view_strides, cs.view_offset = g
     cs.view_chain = vi.chain
     cs.device = dev = base._device
     cs.replay = replay = st.view_replay or dev.as_strided is None
-    cs.row_major = is_row_major(bd)
+    cs.row_major = row_major
     cs.dtype = bd.dtype
     base._grad_fn = cs
     base._output_nr = 0
@@ -290,6 +327,11 @@ def lean_select(op, x, data, dim, index, replay):
     if select_cls is None:
         return None
     xd = x._data
+    facts = _facts(x, xd)   # Note [a base's facts, kept]
+    rows = facts[4].get(dim)
+    if rows is None:   # select_geometry's numbers, the same for every index
+        rows = facts[4][dim] = (tuple(data.shape), strides_of(data),
+                                xd.strides[dim] // data.itemsize)
     # alias_tensor(x, data)
     out = _new(_Tensor)
     out._data = data
@@ -317,14 +359,13 @@ def lean_select(op, x, data, dim, index, replay):
     vi.made_by = (op.node_name, 0)
     vi.where = None
     # Note [view geometry by arithmetic] (views_fast.select_geometry)
-    vi.geom = (tuple(data.shape), strides_of(data),
-               offset + index * (xd.strides[dim] // data.itemsize))
+    vi.geom = (rows[0], rows[1], offset + index * rows[2])
     out._view_info = vi
     # record(op, (x,), out, (dim, index), ((fn, x._output_nr),)), in line
     node = _new(select_cls)
     node.next_functions = ((fn, x._output_nr),)
     node._sequence_nr = _next_seq()
-    node._saved = {"self_shape": tuple(xd.shape), "dim": dim, "index": index}
+    node._saved = {"self_shape": facts[1], "dim": dim, "index": index}
     node._releasable = False
     out._grad_fn = node
     out._output_nr = 0
