@@ -248,8 +248,9 @@ def copyslices_apply_arrays(cs, grads):
 # * those rows' kernels return the gradient itself (add's, sub's for self) or a fresh
 #   array, and both are computed before the region is written, so reading the region
 #   instead of a copy of it changes nothing; a result that IS the region is not written
-#   back (region[...] = region) and, handed on down another edge, is copied first (the
-#   region is written again by the next CopySlices of the row), as the copy would have been.
+#   back (region[...] = region) and, handed on down another edge, is copied first, as
+#   the copy would have been: the region is written again by the next CopySlices of the
+#   row (which would see the alias holding the gradient's array, and copy the whole base).
 #
 # Any other node, a node with broadcast shapes or cast dtypes (``_shapes``, ``_dtypes``),
 # freed saved values, a missing edge 0, or kernels not as expected takes fn.apply_arrays.
