@@ -129,6 +129,10 @@ def test_select_takes_make_view_outside_its_case():
 
 # -- Note [lean in-place]: saved tensors, blame marks, bumps ----------------------------------
 
+def _helper(r, w):
+    return r.mul_(w)
+
+
 def _row_loop_marks(dtype):
     vg.manual_seed(2)
     x = vg.randn(4, 3, dtype=dtype, requires_grad=True)
@@ -141,6 +145,9 @@ def _row_loop_marks(dtype):
         r.sub_(w)
         r.div_(2.0)
         r.mul_(3)
+        r *= w                        # __imul__ and __iadd__: the same methods
+        r += 1.0
+        _helper(r, w)                 # called from a function of the test: its line
     out = []
     stack, seen = [b.grad_fn], set()
     while stack:
@@ -169,7 +176,10 @@ def test_saved_tensors_blame_marks_and_bumps_are_the_teaching_paths(dtype):
     marks, bumps, version = lean
     assert marks and all(m[-1] is not None for m in marks)   # blame on: every mark is set
     assert bumps and all(b[1] is not None for b in bumps)
-    assert [b[0] for b in bumps][-2:] == ["div_", "mul_"] and version == 20
+    assert [b[0] for b in bumps][-3:] == ["mul_", "add_", "mul_"] and version == 32
+    assert blame.fmt_where((bumps[-1][1][0], bumps[-1][1][1], None)).endswith(
+        "(return r.mul_(w))")
+    assert blame.fmt_where((bumps[-2][1][0], bumps[-2][1][1], None)).endswith("(r += 1.0)")
 
 
 def test_blame_off_marks_nothing_both_ways():

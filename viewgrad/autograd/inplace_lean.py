@@ -21,7 +21,9 @@ with the same saved values, the same write, bump and rebase — written out in l
   ``_new_saved_tensor`` makes them;
 * the user's line (blame) is looked up once per op and serves both the saved tensors'
   mark and the version bump's, which ``_save`` and ``VersionCounter.bump`` would each look
-  up, at the same frame;
+  up, at the same frame; the walk out of viewgrad starts at the frame that called the
+  op's method (``lean_binary_`` is only called by the methods of ops/inplace.py, inside
+  viewgrad, which the walk would skip anyway), so the method's frame object is not made;
 * the rebase of a view (CopySlices, then the view's grad_fn regenerated on it) for a base
   that owns its array (storage offset 0) when no retain_grad is to be moved: what
   ``CopySlices.__init__`` and ``regenerate_grad_fn`` compute there, without their calls
@@ -52,6 +54,7 @@ tests/views/test_lean_inplace.py runs programs both ways and compares the graphs
 """
 from __future__ import annotations
 
+import sys
 import weakref
 
 from ..backend import scalar_operand
@@ -71,7 +74,8 @@ _Tensor = Tensor
 _VC = VersionCounter
 _SavedTensor = SavedTensor
 _new = object.__new__
-_user_frame = _blame.user_frame
+_getframe = sys._getframe
+_INSIDE = _blame._INSIDE   # file name -> inside viewgrad? (blame.user_frame's memo)
 _KEEP = _blame.KEEP
 _enabled = [True]
 
@@ -198,8 +202,20 @@ def lean_binary_(op, self, other, opname):
     saves_self, cls, plan, ufunc = rec
     clone_cls, strided_cls, _ = _NODES or _nodes()
     blame = st.blame
-    # the user's line, once (Note [lean in-place]); from mul_/add_, as _save and bump would
-    uf = _user_frame(2) if blame else None
+    uf = None
+    if blame:
+        # the user's line, once (Note [lean in-place]): blame.user_frame's walk, started
+        # past our caller, a method of ops/inplace.py (inside viewgrad: it would be skipped)
+        f = _getframe(2)
+        while f is not None:
+            co = f.f_code
+            inside = _INSIDE.get(co.co_filename)
+            if inside is None:
+                inside = _blame._inside(co.co_filename)
+            if not inside:
+                uf = (co, f.f_lasti)
+                break
+            f = f.f_back
     dev = self._device
     # the steps of apply_inplace, in its order (Note [saved before the write])
     if saves_self:
@@ -277,7 +293,10 @@ def lean_binary_(op, self, other, opname):
     cs._sequence_nr = _next_seq()
     cs.fn = node
     bd = base._data
-    _, bsizes, bstrides, row_major, _ = _facts(base, bd)   # Note [a base's facts, kept]
+    f = base._lean_facts   # Note [a base's facts, kept]
+    if f is None or f[0]() is not bd:
+        f = _facts(base, bd)
+    _, bsizes, bstrides, row_major, _ = f
     cs.base_sizes = bsizes
     cs.base_strides = bstrides
     cs.base_offset = 0
