@@ -31,7 +31,18 @@ PROGRAMS = {
     "div_float": lambda y: y / 3.0,
     "pow_float": lambda y: y ** 2.0,
     "chain": lambda y: ((y * 1.01 - 1.65).tanh() * 0.5).sigmoid().exp(),
+    # a constant Tensor operand: no history, no grad, y's shape and dtype
+    "mul_const": lambda y: y * _const(y, 1.5),
+    "sub_const": lambda y: y - _const(y, 0.25),
+    "add_const": lambda y: y + _const(y, 2.5),
+    "div_const": lambda y: y / _const(y, 3.0),
+    "pow_const": lambda y: (y * y + 1.0) ** _const(y, 1.5),
+    "chain_const": lambda y: ((y * _const(y, 1.01) - 1.65).tanh() * _const(y, 0.5)).exp(),
 }
+
+
+def _const(y, v):
+    return vg.full(tuple(y.shape), v, dtype=y.dtype)
 
 
 def _describe(t):
@@ -103,8 +114,39 @@ def test_the_lean_path_is_taken(monkeypatch):
     monkeypatch.setattr(table, "record_one",
                         lambda *a: calls.append(a[0].name) or real(*a))
     y = vg.tensor([1.0, 2.0], requires_grad=True) * 1.0
+    c = vg.tensor([3.0, 4.0])
     (y.tanh() * 2.0 - 1.0).sum()
-    assert calls == ["tanh", "mul", "sub", "sum"]
+    (y * c).sum()
+    assert calls == ["tanh", "mul", "sub", "sum", "mul", "sum"]
+
+
+@pytest.mark.parametrize("lean", [True, False])
+def test_a_constant_modified_in_place_is_refused_both_ways(lean, monkeypatch):
+    if not lean:
+        monkeypatch.setattr(table, "record_one", _teaching_record_one)
+    x = vg.tensor([1.0, 2.0], requires_grad=True)
+    c = vg.tensor([3.0, 4.0])
+    z = (x * 1.0) * c          # MulBackward0 saves c (for x's gradient)
+    c.add_(1.0)
+    with pytest.raises(RuntimeError, match="is at version 1; expected version 0 instead"):
+        z.sum().backward()
+
+
+@pytest.mark.parametrize("other", ["view", "requires_grad", "broadcast", "dtype"])
+def test_other_tensors_take_the_teaching_path(other, monkeypatch):
+    calls = []
+    real = table.record_one
+    monkeypatch.setattr(table, "record_one",
+                        lambda *a: calls.append(a[0].name) or real(*a))
+    y = vg.tensor([[1.0, 2.0]], requires_grad=True) * 1.0
+    c = {"view": lambda: vg.tensor([[3.0, 4.0]]).t().t(),
+         "requires_grad": lambda: vg.tensor([[3.0, 4.0]], requires_grad=True),
+         "broadcast": lambda: vg.tensor([3.0, 4.0]),
+         "dtype": lambda: vg.tensor([[3.0, 4.0]], dtype=vg.float64)}[other]()
+    z = y * c
+    assert calls == []
+    z.sum().backward()
+    assert z.grad_fn.name() == "MulBackward0"
 
 
 def test_a_float64_lean_node_hands_a_float32_leaf_its_own_dtype():

@@ -109,3 +109,38 @@ def test_floor_divide_has_no_gradient_and_out_refuses_autograd():
         vg.sin(x, out=out)
     r = vg.sin(x.detach(), out=out)
     assert r is out and out.tolist() == pytest.approx(np.sin([3.0, -4.0]).tolist(), rel=1e-6)
+
+
+@pytest.mark.parametrize("data", [[1, 2, 0], [True, False, True]], ids=["int64", "bool"])
+@pytest.mark.parametrize("name", ["exp", "log", "sqrt", "tanh", "sigmoid"])
+def test_integer_and_bool_inputs_give_the_default_float(name, data):
+    """torch.exp/log/sqrt/tanh/sigmoid of an integer or bool tensor is float32 (the
+    default float dtype), never float64, float16 or the integers themselves."""
+    torch = torch_or_skip()
+    with np.errstate(divide="ignore"):
+        v = getattr(vg.tensor(data), name)()
+        f = getattr(vg, name)(vg.tensor(data))
+    t = getattr(torch.tensor(data), name)()
+    assert v.dtype == f.dtype == vg.float32
+    np.testing.assert_allclose(v.numpy(), t.numpy(), rtol=1e-6)
+    np.testing.assert_array_equal(v.numpy(), f.numpy())
+
+
+@pytest.mark.parametrize("name", ["neg", "relu"])
+def test_bool_negation_and_relu_are_refused_as_in_torch(name):
+    torch = torch_or_skip()
+    with pytest.raises(RuntimeError) as theirs:
+        getattr(torch.tensor([True, False]), name)()
+    with pytest.raises(RuntimeError) as ours:
+        getattr(vg.tensor([True, False]), name)()
+    assert str(ours.value) == str(theirs.value)
+    if name == "neg":
+        with pytest.raises(RuntimeError, match="use the `~` or `logical_not\\(\\)`"):
+            -vg.tensor([True])
+
+
+def test_sign_of_bool_is_bool():
+    torch = torch_or_skip()
+    v = vg.tensor([True, False]).sign()
+    t = torch.tensor([True, False]).sign()
+    assert str(v.dtype) == str(t.dtype).replace("torch.", "") and v.tolist() == t.tolist()

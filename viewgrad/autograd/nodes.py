@@ -92,7 +92,15 @@ class FnNode(Node):
             # a one-input row with an array kernel (tanh, exp, relu, sum...): the loop
             # below for one input
             k, names = one
-            r = k(*_kernel_args(self, saved, names, g)) if names else k(g)
+            if len(names) == 1:
+                v = saved[names[0]]
+                if (type(v) is SavedTensor and v.tensor is None and v.hooks is None
+                        and v.version_counter.version == v.saved_version):
+                    r = k(g, v.data)   # a saved result, unmodified: Note [one saved result]
+                else:
+                    r = k(*_kernel_args(self, saved, names, g))
+            else:
+                r = k(*_kernel_args(self, saved, names, g)) if names else k(g)
             if type(r) not in _ARRAYS:
                 r = B.xp_of(g).asarray(r)
             return [r]
@@ -100,16 +108,21 @@ class FnNode(Node):
         if fast is None or g is None or saved is None:
             return Node.apply_arrays(self, grads)   # wraps, runs apply (which raises if freed)
         edges = self.next_functions
-        if (len(edges) == 2 and edges[1][0] is None and edges[0][0] is not None
-                and len(fast) == 2 and not op.nondiff
-                and fast[0][0] is not None and self._shapes is None and self._dtypes is None):
+        two = op.fast2
+        if (two is not None and edges[1][0] is None and edges[0][0] is not None
+                and self._shapes is None and self._dtypes is None):
             # x <op> number, or an operand that needs no gradient (y * c): the loop below
             # for its two inputs, the first's kernel alone
-            k, names = fast[0]
-            r = k(*_kernel_args(self, saved, names, g)) if names else k(g)
+            k, names, other_names = two
+            if not names:
+                r = k(g)
+            elif len(names) == 1 and type(saved[names[0]]) is float:
+                r = k(g, saved[names[0]])   # the Python number operand (x * 1.01)
+            else:
+                r = k(*_kernel_args(self, saved, names, g))
             if type(r) not in _ARRAYS:
                 r = B.xp_of(g).asarray(r)
-            for d in op.formulas[1][1]:   # _check_saved, in line
+            for d in other_names:   # _check_saved, in line
                 v = saved.get(d)
                 if type(v) is SavedTensor:
                     v.unpack_data()
@@ -204,6 +217,12 @@ def _kernel_args(node, saved, names, g):
     return args
 
 
+# Note [one saved result]
+# A speed trick for a plain backward: a one-input row whose kernel takes one saved value
+# (tanh, exp, sigmoid: their result) hands it to the kernel directly when it is a saved
+# result with no hooks and an unchanged version — the case in which ``_kernel_args``
+# (below) would give the same array; every other case goes through ``_kernel_args``.
+
 # Note [kernel arguments in line]
 # A speed trick for a plain backward: ``_kernel_args`` repeats the three checks of
 # ``SavedTensor.unpack_data`` (saved-tensor hooks, the version, detached in place) without
@@ -263,6 +282,7 @@ class OpDef:
         self.samples = samples            # for the gradcheck sweep: fn(rng) -> [(args, kw)]
         self.fast = None                  # array kernels for plain backward (ops/fast.py)
         self.fast1 = None                 # the kernel of a one-input row (set_fast)
+        self.fast2 = None                 # the first kernel of a two-input row (set_fast)
         self.host = None                  # the forward's NumPy ufunc (ops/table.py)
         self.promote = False              # cast inputs per PyTorch's type promotion first
         # formulas: tuple aligned with inputs of (fn or None, deps, uses_result)
@@ -345,6 +365,11 @@ class OpDef:
         # one input, one kernel, a formula: FnNode.apply_arrays's Note [one-input kernels]
         self.fast1 = fl[0] if len(fl) == 1 and fl[0][0] is not None and not self.nondiff \
             else None
+        # two inputs, a kernel for the first: FnNode.apply_arrays runs it alone when the
+        # second needs no gradient, then unpacks what the second's formula names
+        # (still version-checked, as _check_saved does)
+        self.fast2 = (fl[0] + (self.formulas[1][1],)) if (
+            len(fl) == 2 and fl[0][0] is not None and not self.nondiff) else None
 
     def __repr__(self):
         return f"<op {self.name} -> {self.node_name}>"

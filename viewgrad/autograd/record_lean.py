@@ -3,8 +3,10 @@
 Note [lean record]
 A speed trick, fenced off here: ``record`` (autograd/nodes.py) is the teaching path and
 handles every op. Most nodes of a program, though, come from one call shape: one Tensor
-input with a history (not a view), every other operand a Python number (``y.tanh()``,
-``y * 1.01``, ``y - 1.65``). For that shape ``record_one`` builds the same node ``record``
+input with a history (not a view), the other operand (if any) a Python number
+(``y.tanh()``, ``y * 1.01``, ``y - 1.65``) or a constant: a Tensor that needs no gradient
+(no history, not requiring grad, not a view) of the input's shape and dtype (``y * c``;
+nothing broadcast, nothing cast). For that shape ``record_one`` builds the same node ``record``
 builds — the same edges, sequence number, saved values and checks — with the steps that
 cannot apply left out, and the commonest save (the result, or the Python number) made in
 line. Anything else (more than one thing to save, an input saved) goes through
@@ -24,8 +26,9 @@ _new = object.__new__
 
 
 def record_one(op, inputs, out, attrs, x):
-    """``record(op, inputs, out, attrs, edges)`` for ``inputs`` = ``(x,)`` or ``(x, a
-    Python number)``, ``x`` a non-view Tensor with a grad_fn (Note [lean record])."""
+    """``record(op, inputs, out, attrs, edges)`` for ``inputs`` = ``(x,)``, ``(x, a
+    Python number)`` or ``(x, a constant Tensor shaped and typed like x)``, ``x`` a
+    non-view Tensor with a grad_fn (Note [lean record])."""
     node = _new(op.node_cls)
     e = (x._grad_fn, x._output_nr)
     if len(inputs) == 1:
@@ -34,7 +37,8 @@ def record_one(op, inputs, out, attrs, x):
     else:
         edges = (e, _NO_EDGE)
         plan = op.plan_scalar
-        if x._data.dtype != out._data.dtype:   # int tensor * 2.5: cast the gradient back
+        if type(inputs[1]) is float and x._data.dtype != out._data.dtype:
+            # int tensor * 2.5: cast the gradient back
             node._dtypes = (x._data.dtype, None)
     node.next_functions = _differentiable(edges, op.nondiff) if op.nondiff else edges
     node._sequence_nr = _next_seq()
@@ -47,7 +51,7 @@ def record_one(op, inputs, out, attrs, x):
             st.where = (op.node_name, _blame.user_frame(4))
         node._saved = {plan[0][0]: st}
         node._releasable = True
-    elif len(plan) == 1 and plan[0][1] == 0 and plan[0][2] == 1:
+    elif len(plan) == 1 and plan[0][1] == 0 and plan[0][2] == 1 and type(inputs[1]) is float:
         node._saved = {plan[0][0]: inputs[1]}  # the Python number (PyTorch saves it too)
         node._releasable = True
     else:

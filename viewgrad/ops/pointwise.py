@@ -153,6 +153,28 @@ SIGMOID = defop("sigmoid", "SigmoidBackward0", _sigmoid_fwd,
                 self=lambda grad, result: grad * result * (1 - result))
 
 
+_multiply, _tanh, _add = (B.host_ufunc(n) for n in ("multiply", "tanh", "add"))
+_HALF = {}   # dtype -> the cached 0-d 0.5 (Note [cached scalar operands])
+for _a in (B.HOST_ARRAY((0,), "float32"), B.HOST_ARRAY((0,), "float64")):
+    _HALF[_a.dtype] = _sc(_a, 0.5)
+
+
+def _sigmoid_host(x):
+    """``_sigmoid_fwd`` on a float32/float64 host array, the same four ufuncs in the same
+    order (the same bits), their Python around them left out (Note [host ufuncs])."""
+    half = _HALF.get(x.dtype)
+    if half is None:
+        return _sigmoid_fwd(x)
+    y = _multiply(x, half)
+    _tanh(y, y)
+    _multiply(y, half, y)
+    _add(y, half, y)
+    return y
+
+
+SIGMOID.host = _sigmoid_host
+
+
 def _relu_fwd(x):
     # maximum, not x * (x > 0): that gives -0. for negative x (PyTorch prints 0.)
     return _xp(x).maximum(x, _xp(x).asarray(0, dtype=x.dtype))
@@ -335,7 +357,13 @@ def reciprocal(self):
 
 @method("neg", "__neg__", "negative")
 def neg(self):
+    if self._data.dtype.kind == "b":
+        raise RuntimeError(ERR_NEG_BOOL)
     return dispatch(NEG, (self,))
+
+
+ERR_NEG_BOOL = ("Negation, the `-` operator, on a bool tensor is not supported. If you are "
+                "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
 @method("__pos__")
@@ -380,36 +408,50 @@ def abs(self):
 
 @method("sign")
 def sign(self):
+    if self._data.dtype.kind == "b":
+        return self.clone()   # a bool's sign is itself (PyTorch); NumPy has no bool sign
     return dispatch(SIGN, (self,))
 
 
 @method("sqrt")
 def sqrt(self):
+    if self._data.dtype.kind in "iub":
+        self = self.to(B.default_float())  # integers give the default float dtype (PyTorch)
     return dispatch(SQRT, (self,))
 
 
 @method("exp")
 def exp(self):
+    if self._data.dtype.kind in "iub":
+        self = self.to(B.default_float())  # integers give the default float dtype (PyTorch)
     return dispatch(EXP, (self,))
 
 
 @method("log")
 def log(self):
+    if self._data.dtype.kind in "iub":
+        self = self.to(B.default_float())  # integers give the default float dtype (PyTorch)
     return dispatch(LOG, (self,))
 
 
 @method("tanh")
 def tanh(self):
+    if self._data.dtype.kind in "iub":
+        self = self.to(B.default_float())  # integers give the default float dtype (PyTorch)
     return dispatch(TANH, (self,))
 
 
 @method("sigmoid")
 def sigmoid(self):
+    if self._data.dtype.kind in "iub":
+        self = self.to(B.default_float())  # integers give the default float dtype (PyTorch)
     return dispatch(SIGMOID, (self,))
 
 
 @method("relu")
 def relu(self):
+    if self._data.dtype.kind == "b":
+        raise RuntimeError("Boolean inputs not supported for relu")
     return dispatch(RELU, (self,))
 
 

@@ -119,6 +119,11 @@ def dispatch(op, inputs, attrs=()):
         yd = y._data
         if xd.shape == yd.shape and xd.dtype == yd.dtype:
             one = x   # nothing broadcast, nothing to cast back: record's short way
+            if (x._view_info is None and x._grad_fn is not None and y._grad_fn is None
+                    and y._view_info is None and not y._requires_grad):
+                # x with a history times a constant: Note [lean record]
+                out._grad_fn = record_one(op, inputs, out, attrs, x)
+                return out
     edges = _edges(inputs)
     out._grad_fn = None if edges is None else record(op, inputs, out, attrs, edges, one)
     return out
@@ -127,8 +132,10 @@ def dispatch(op, inputs, attrs=()):
 # Note [host ufuncs]
 # A speed trick: a one-input row whose forward is a NumPy ufunc on host arrays
 # (``lambda self: _xp(self).tanh(self)``) names it (``op.host``), and dispatch calls the
-# ufunc itself on a host array, without the two Python calls of the forward. The forward
-# is still what runs on every other device, and what the table shows.
+# ufunc itself on a host array, without the two Python calls of the forward. A row whose
+# forward is a few ufuncs (sigmoid) may name a function that runs the same ufuncs in the
+# same order on a host array (the same bits). The forward is still what runs on every
+# other device, and what the table shows.
 
 # Note [dispatch in line]
 # A speed trick: ``dispatch`` builds its result Tensor with the statements of
