@@ -383,6 +383,11 @@ def pow(self, exponent):
         return self.clone() if exponent else self | True  # x**True is x, x**False is 1
     if isinstance(exponent, float) and self._data.dtype.kind in "iub":
         self = self.to(B.default_float())  # an integer tensor to a float power: default float
+    elif type(exponent) is int and self._data.dtype.kind in "iub":
+        if exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if self._data.dtype.kind == "b":
+            self = self.to(B.int64)   # bool ** 2 is int64 (PyTorch's result type)
     if isinstance(exponent, Tensor):
         try:
             return dispatch(POW_T, (self, exponent))

@@ -40,7 +40,10 @@ def _restore(grad, self_shape, dims, keepdim):
 
 def _sum_fwd(self, dims, keepdim):
     xp = _xp(self)
-    return xp.asarray(self.sum(axis=dims, keepdims=keepdim))
+    # an integer sum stays in its dtype (``sum`` made it int64 unless dtype= said
+    # otherwise); NumPy would widen int32 to int64 and uint8 to uint64
+    dt = self.dtype if self.dtype.kind in "biu" else None
+    return xp.asarray(self.sum(axis=dims, keepdims=keepdim, dtype=dt))
 
 
 SUM = defop("sum", "SumBackward0", _sum_fwd, attrs=("dim", "keepdim"),
@@ -191,6 +194,8 @@ SCATTER_ADD = defop("scatter_add", "ScatterAddBackward0", _scatter_add_fwd,
 def sum(self, dim=None, keepdim=False, dtype=None):
     if dtype is not None:
         self = self.to(dtype)
+    elif self._data.dtype.kind in "biu" and self._data.dtype != B.int64:
+        self = self.to(B.int64)   # bool and integer sums are int64 (PyTorch)
     dims = _dims(dim, self.dim())
     if dims is None:
         if keepdim:
@@ -200,7 +205,9 @@ def sum(self, dim=None, keepdim=False, dtype=None):
 
 
 @method("mean")
-def mean(self, dim=None, keepdim=False):
+def mean(self, dim=None, keepdim=False, *, dtype=None):
+    if dtype is not None:
+        self = self.to(dtype)   # computed in dtype (PyTorch casts the input first too)
     if self._data.dtype.kind not in "fc":
         raise RuntimeError(
             f"mean(): could not infer output dtype. Input dtype must be either a floating point "
@@ -288,12 +295,20 @@ def amin(self, dim=(), keepdim=False):
 
 @method("argmax")
 def argmax(self, dim=None, keepdim=False):
+    _no_bool(self, "argmax")
     return _argext(self, None if dim is None else _wrap_dim(dim, self.dim()), keepdim, "max")
 
 
 @method("argmin")
 def argmin(self, dim=None, keepdim=False):
+    _no_bool(self, "argmin")
     return _argext(self, None if dim is None else _wrap_dim(dim, self.dim()), keepdim, "min")
+
+
+def _no_bool(self, name):
+    if self._data.dtype.kind == "b":
+        raise RuntimeError(f"{name}(): does not support bool input; convert first, e.g. "
+                           f"x.int().{name}()")
 
 
 def _check_index(self, dim, index):
