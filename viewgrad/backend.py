@@ -503,6 +503,8 @@ def default_float_for(value) -> np.dtype:
         return bool_
     if a.dtype.kind in "iu":
         return int64
+    if a.dtype.kind == "c":   # the default complex dtype goes with the default float
+        return np.dtype("complex64" if _default_float[0] == np.float32 else "complex128")
     return a.dtype
 
 

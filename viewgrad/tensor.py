@@ -86,6 +86,7 @@ class Tensor:
     _name = None
     _is_param = False
     _fresh_buffer = False     # set by empty_strided: its strided array owns a new buffer
+    _lean_facts = None        # Note [a base's facts, kept] (autograd/inplace_lean.py)
 
     @property
     def _storage(self):

@@ -111,3 +111,35 @@ def test_float16_sinc_is_rounded_once_as_in_torch():
     torch = torch_or_skip()
     x = np.linspace(-4, 4, 801).astype(np.float16)
     np.testing.assert_array_equal(vg.tensor(x).sinc().numpy(), torch.tensor(x).sinc().numpy())
+
+
+@pytest.mark.parametrize("default", ["float32", "float64"])
+def test_complex_data_takes_the_default_complex_dtype(default):
+    torch = torch_or_skip()
+    prev_v, prev_t = vg.get_default_dtype(), torch.get_default_dtype()
+    vg.set_default_dtype(getattr(vg, default))
+    torch.set_default_dtype(getattr(torch, default))
+    try:
+        for data in ([1 + 2j], [1, 2 + 1j, 3.5], 1j, [[1j, 2], [3, 4]]):
+            assert str(vg.tensor(data).dtype) == str(torch.tensor(data).dtype)[6:]
+    finally:
+        vg.set_default_dtype(prev_v)
+        torch.set_default_dtype(prev_t)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64"])
+def test_mean_takes_a_dtype(dtype):
+    torch = torch_or_skip()
+    for data in ([1.0, 2.0, 4.0], [1, 2, 4]):
+        tt, vt = torch.tensor(data), vg.tensor(data)
+        try:
+            a = tt.mean(dtype=getattr(torch, dtype))
+        except RuntimeError:
+            with pytest.raises(RuntimeError, match="could not infer output dtype"):
+                vt.mean(dtype=getattr(vg, dtype))
+            continue
+        b = vt.mean(dtype=getattr(vg, dtype))
+        assert str(b.dtype) == str(a.dtype)[6:] and b.item() == pytest.approx(a.item())
+    x = vg.tensor([1.0, 2.0], requires_grad=True)
+    x.mean(dtype=vg.float64).backward()
+    assert x.grad.dtype == vg.float32 and x.grad.tolist() == [0.5, 0.5]

@@ -1,50 +1,90 @@
-"""The lean path of ``add_``, ``sub_``, ``mul_`` and ``div_`` (Note [lean in-place]).
+"""The lean path of a row loop: ``t[i]`` and ``add_``, ``sub_``, ``mul_``, ``div_`` on it
+(Note [lean in-place], Note [a select view in line]).
 
 Note [lean in-place]: ``apply_inplace`` (autograd/views.py) is the teaching path: every
 in-place op runs its general checks, one after the other, in the order they are
 explained. In a loop such as ``for i: b[i].mul_(w); b[i].add_(0.5)`` almost all of them
 answer "nothing to refuse" for the same few reasons, which ``lean_binary_`` reads off
-directly, at once: grad mode on and no tracer; self a float tensor with a history
-(a non-leaf, or a current view of a base with a history, made in grad mode), with no
-stride 0; the operand a Python number or a tensor of self's device, dtype and shape over
-other memory. Then nothing can be refused (check_inplace, the partial-overlap check and
-the mixed-devices check all pass) and the edges are known, and the op runs the same
-steps as apply_inplace — the same node recorded with the same saved values, the same
-write, bump and rebase. The rebase of a view (CopySlices, then the view's grad_fn
-regenerated on it) is written out in line for a base that owns its array (storage offset
-0) when no retain_grad is to be moved: what ``CopySlices.__init__`` and
-``regenerate_grad_fn`` compute there, without their calls and general cases. Anything
-else returns None and the op takes the teaching path, which also raises every error.
+directly, at once: grad mode on, no tracer, no anomaly mode, no saved-tensor hooks; self a
+float tensor with a history (a non-leaf, or a current view of a base with a history, made
+in grad mode), with no stride 0; the operand a Python number or a tensor of self's device,
+dtype and shape over other memory, not an inference tensor. Then nothing can be refused
+(check_inplace, the partial-overlap check and the mixed-devices check all pass) and the
+edges are known, and the op runs the same steps as apply_inplace — the same nodes recorded
+with the same saved values, the same write, bump and rebase — written out in line:
+
+* what each op saves, its node class and its ufunc are looked up once per op and per
+  "does the operand need a gradient" (``_recipe``), not per call;
+* the nodes (CloneBackward0 of the saved self, the op's node, AsStridedBackward0 of the
+  regenerated view) are built as ``record`` builds them for these inputs: equal shapes and
+  dtypes, so no ``_shapes`` and no ``_dtypes``; their SavedTensors as
+  ``_new_saved_tensor`` makes them;
+* the user's line (blame) is looked up once per op and serves both the saved tensors'
+  mark and the version bump's, which ``_save`` and ``VersionCounter.bump`` would each look
+  up, at the same frame; the walk out of viewgrad starts at the frame that called the
+  op's method (``lean_binary_`` is only called by the methods of ops/inplace.py, inside
+  viewgrad, which the walk would skip anyway), so the method's frame object is not made;
+* the rebase of a view (CopySlices, then the view's grad_fn regenerated on it) for a base
+  that owns its array (storage offset 0) when no retain_grad is to be moved: what
+  ``CopySlices.__init__`` and ``regenerate_grad_fn`` compute there, without their calls
+  and general cases.
+
+Anything else returns None and the op takes the teaching path, which also raises every
+error.
+
+Note [a select view in line]: ``t[i]`` / ``t.select(d, i)`` of a non-view tensor with a
+history, in grad mode with no view tracer and no anomaly mode: ``make_view``'s steps for
+exactly that case (alias Tensor, ViewInfo with a one-link chain, SelectBackward0 with its
+saved sizes, dim and index) and the geometry of Note [view geometry by arithmetic], in one
+function. Anything else (a view of a view, a leaf, an empty view...) returns None and
+``select`` takes ``make_view``.
+
+Note [a base's facts, kept]: a row loop asks the same base, row after row, for the same
+facts: its sizes, its strides in elements and whether they are row-major (each CopySlices
+records them), and the sizes, strides and offset step of its select views. They depend
+only on the base's array — its shape, strides and itemsize, which a NumPy array keeps for
+life — so the base keeps them (``Tensor._lean_facts``), with a weak reference to the array
+they were read off: an array that is no longer the base's (``t.data = ...``, ``t_()``)
+or no longer alive is not the one they describe, and they are read again. A weak
+reference, so that the facts keep no array alive; an array type without weak references
+gets its facts read every time.
 
 tests/views/test_lean_inplace.py runs programs both ways and compares the graphs
-(names, edges, saved values, sequence order), the values and the gradients.
+(names, edges, saved values, sequence order, blame marks), the values and the gradients.
 """
 from __future__ import annotations
 
+import sys
+import weakref
+
 from ..backend import scalar_operand
-from ..tensor import Tensor
-from .graph import _NO_EDGE, next_sequence_nr as _next_seq
-from .nodes import OPS, _edge_of, record
+from ..tensor import Tensor, VersionCounter
+from . import blame as _blame
+from .graph import SavedTensor, _NO_EDGE, next_sequence_nr as _next_seq
+from .accumulate import grad_accumulator
+from .nodes import OPS, _NOTHING_SAVED, _edge_of, record
 from .state import state as _st
-from .views import CopySlices, DEFAULT, _saves_self_before, rebase_history, regenerate_grad_fn
+from .views import (CopySlices, DEFAULT, ViewChain, ViewInfo, _saves_self_before,
+                    rebase_history, regenerate_grad_fn)
 from .views_fast import INPLACE_UFUNCS, geometry, is_row_major, strides_of
 
-__all__ = ["lean_binary_", "set_lean_inplace"]
+__all__ = ["lean_binary_", "lean_select", "set_lean_inplace"]
 
 _Tensor = Tensor
-_make = Tensor._make
+_VC = VersionCounter
+_SavedTensor = SavedTensor
 _new = object.__new__
+_getframe = sys._getframe
+_INSIDE = _blame._INSIDE   # file name -> inside viewgrad? (blame.user_frame's memo)
+_KEEP = _blame.KEEP
 _enabled = [True]
 
 
 def set_lean_inplace(enabled: bool) -> bool:
-    """Turn the lean path on or off (tests compare both); returns the previous setting."""
+    """Turn the lean paths on or off (tests compare both); returns the previous setting."""
     prev = _enabled[0]
     _enabled[0] = bool(enabled)
     return prev
-
-
-_SAVES_SELF = {}   # (op, whether other needs grad) -> whether op saves self (a clone)
 
 
 def _storage_of(t):
@@ -52,19 +92,83 @@ def _storage_of(t):
     return t._data if s is None else s
 
 
+# -- Note [a base's facts, kept] --------------------------------------------------------------
+
+_ref = weakref.ref
+
+
+def _facts(t, d):
+    """(weak ref to d, sizes, strides in elements, row-major?, {dim: select facts}) of
+    tensor ``t`` whose array is ``d`` (Note [a base's facts, kept])."""
+    f = t._lean_facts
+    if f is not None and f[0]() is d:
+        return f
+    try:
+        ref = _ref(d)
+    except TypeError:   # no weak references to this array type: nothing kept
+        return (None, tuple(d.shape), strides_of(d), is_row_major(d), {})
+    f = t._lean_facts = (ref, tuple(d.shape), strides_of(d), is_row_major(d), {})
+    return f
+
+
+# -- the per-op facts, looked up once -----------------------------------------------------
+
+_NOT_LEAN = ()
+_RECIPES = ({}, {})   # [operand needs grad] -> {op: recipe}
+
+
+def _recipe(op, edges):
+    """(saves_self, node class, plan as ((name, input index), ...), ufunc name) of ``op``
+    with these edges; _NOT_LEAN when the op must take the teaching path."""
+    needs = (True, edges[1][0] is not None)
+    plan = op.save_plan(needs)
+    if (op.uses_result or op.nondiff or op.name not in INPLACE_UFUNCS
+            or any(kind != 0 for _, kind, _ in plan)):
+        rec = _NOT_LEAN
+    else:
+        rec = (_saves_self_before(op, edges), op.node_cls,
+               tuple([(name, idx) for name, _, idx in plan]), INPLACE_UFUNCS[op.name])
+    _RECIPES[needs[1]][op] = rec
+    return rec
+
+
+_NODES = []   # [CloneBackward0, AsStridedBackward0 class, SelectBackward0 class] once known
+
+
+def _nodes():
+    """The node classes built in line, once the ops table is filled; each only if
+    ``record`` would save exactly what is built here (else None: ``record`` is called)."""
+    if not _NODES:
+        clone, strided, select = OPS["clone"], OPS["as_strided"], OPS["select"]
+        _NODES.extend([
+            clone.node_cls if clone.plan1 == () and not clone.nondiff else None,
+            strided.node_cls if strided.plan1 == (
+                ("size", 2, 0), ("stride", 2, 1), ("storage_offset", 2, 2),
+                ("in_geom", 2, 3)) and not strided.nondiff else None,
+            select.node_cls if select.plan1 == (
+                ("self_shape", 3, 0), ("dim", 2, 0), ("index", 2, 1))
+            and not select.nondiff and not select.broadcast else None])
+    return _NODES
+
+
+# -- Note [lean in-place] -------------------------------------------------------------------
+
 def lean_binary_(op, self, other, opname):
     """``apply_inplace(op, self, (other,), name=opname)`` when Note [lean in-place]'s
     conditions hold (returns self), else None: nothing was done."""
     st = _st
-    if not st.grad_enabled or st.inplace_observer is not None or not _enabled[0]:
+    if (not st.grad_enabled or st.inplace_observer is not None or not _enabled[0]
+            or st.anomaly or st.saved_tensors_hooks):
         return None
-    if type(self) is not _Tensor or op.uses_result:
+    if type(self) is not _Tensor:
         return None
     fn = self._grad_fn
     d = self._data
     if fn is None or d.dtype.kind != "f" or 0 in d.strides:
         return None
     vc = self._version_counter
+    if type(vc) is not _VC:
+        return None
     vi = self._view_info
     if vi is not None and (vi.creation_meta is not DEFAULT or vi.version != vc.version
                            or vi.base._grad_fn is None):
@@ -73,31 +177,109 @@ def lean_binary_(op, self, other, opname):
     if t is _Tensor:
         od = other._data
         if (other._device is not self._device or od.shape != d.shape
-                or od.dtype != d.dtype or _storage_of(other) is _storage_of(self)):
+                or od.dtype != d.dtype or other._version_counter.inference
+                or _storage_of(other) is _storage_of(self)):
             return None
-        e = _edge_of(other)
-        edges = ((fn, self._output_nr), _NO_EDGE if e is None else e)
+        if other._view_info is None and other._grad_fn is None:
+            # _edge_of(other) for a leaf: its AccumulateGrad, or no edge
+            e = (grad_accumulator(other), 0) if other._requires_grad else _NO_EDGE
+        else:
+            e = _edge_of(other)
+            if e is None:
+                e = _NO_EDGE
     elif t is float or t is int:
         od = scalar_operand(d, other)   # Note [cached scalar operands] (backend.py)
-        edges = ((fn, self._output_nr), _NO_EDGE)
+        e = _NO_EDGE
     else:
         return None
+    e0 = (fn, self._output_nr)
+    edges = (e0, e)
+    rec = _RECIPES[e[0] is not None].get(op)
+    if rec is None:
+        rec = _recipe(op, edges)
+    if rec is _NOT_LEAN:
+        return None
+    saves_self, cls, plan, ufunc = rec
+    clone_cls, strided_cls, _ = _NODES or _nodes()
+    blame = st.blame
+    uf = None
+    if blame:
+        # the user's line, once (Note [lean in-place]): blame.user_frame's walk, started
+        # past our caller, a method of ops/inplace.py (inside viewgrad: it would be skipped)
+        f = _getframe(2)
+        while f is not None:
+            co = f.f_code
+            inside = _INSIDE.get(co.co_filename)
+            if inside is None:
+                inside = _blame._inside(co.co_filename)
+            if not inside:
+                uf = (co, f.f_lasti)
+                break
+            f = f.f_back
+    dev = self._device
     # the steps of apply_inplace, in its order (Note [saved before the write])
-    key = (op, edges[1][0] is not None)   # self's edge is always there
-    saves_self = _SAVES_SELF.get(key)
-    if saves_self is None:
-        saves_self = _SAVES_SELF[key] = _saves_self_before(op, edges)
     if saves_self:
-        # self.clone(), with self's edge already known: the same CloneBackward0
-        clone = OPS["clone"]
-        c = _make(clone.forward(d, "preserve"), self._device)   # d.copy(order="K")
-        c._grad_fn = record(clone, (self,), c, ("preserve",), (edges[0],))
+        # self.clone() (CLONE's forward: d.copy(order="K")), with self's edge known: the
+        # same CloneBackward0, which saves nothing
+        c = _new(_Tensor)
+        c._data = d.copy(order="K")
+        c._device = dev
+        c._version_counter = cvc = _new(_VC)
+        cvc.version = 0
+        cvc.bumps = None
+        c._base = None
+        c._view_info = None
+        c._output_nr = 0
+        if clone_cls is None:
+            c._grad_fn = record(OPS["clone"], (self,), c, ("preserve",), (e0,))
+        else:
+            c._grad_fn = cn = _new(clone_cls)
+            cn.next_functions = (e0,)
+            cn._sequence_nr = _next_seq()
+            cn._saved = _NOTHING_SAVED
+            cn._releasable = False
         inputs = (c, other)
     else:
         inputs = (self, other)
-    node = record(op, inputs, self, (), edges)
-    getattr(self._device.xp, INPLACE_UFUNCS[op.name])(d, od, out=d)  # Note [in-place ufuncs]
-    vc.bump(opname)
+    # record(op, inputs, self, (), edges), in line: same shapes and dtypes, no attrs
+    node = _new(cls)
+    node.next_functions = edges
+    node._sequence_nr = _next_seq()
+    if plan:
+        saved = {}
+        where = None
+        for name, idx in plan:
+            x = inputs[idx]
+            if type(x) is _Tensor:   # _new_saved_tensor(x), in line
+                s = _new(_SavedTensor)
+                xvc = x._version_counter
+                s.version_counter = xvc
+                s.saved_version = xvc.version
+                if blame and where is None:
+                    where = (op.node_name, uf)
+                s.where = where
+                s.output_nr = x._output_nr
+                s.tensor = x
+                s.data = None
+                s.had_grad_fn = x._grad_fn is not None
+                saved[name] = s
+            else:
+                saved[name] = x   # a Python number (PyTorch saves it too)
+        node._saved = saved
+        node._releasable = True
+    else:
+        node._saved = _NOTHING_SAVED
+        node._releasable = False
+    getattr(dev.xp, ufunc)(d, od, out=d)   # Note [in-place ufuncs]
+    # vc.bump(opname), in line, with the user's line found above
+    vc.version = ver = vc.version + 1
+    if blame:
+        b = vc.bumps
+        if b is None:
+            b = vc.bumps = []
+        b.append((opname, uf, None, ver))
+        if len(b) > _KEEP:
+            del b[0]
     if vi is None or self._retains_grad:
         rebase_history(self, node)
         return self
@@ -107,27 +289,103 @@ def lean_binary_(op, self, other, opname):
         return self
     # rebase_history for a view, in line: CopySlices(base, self, vi, node) ...
     cs = _new(CopySlices)
-    cs.next_functions = ((base._grad_fn, base._output_nr),) + tuple(node.next_functions[1:])
+    cs.next_functions = ((base._grad_fn, base._output_nr), e)
     cs._sequence_nr = _next_seq()
     cs.fn = node
     bd = base._data
-    cs.base_sizes = bsizes = tuple(bd.shape)
-    cs.base_strides = bstrides = strides_of(bd)
+    f = base._lean_facts   # Note [a base's facts, kept]
+    if f is None or f[0]() is not bd:
+        f = _facts(base, bd)
+    _, bsizes, bstrides, row_major, _ = f
+    cs.base_sizes = bsizes
+    cs.base_strides = bstrides
     cs.base_offset = 0
-    cs.view_sizes, cs.view_strides, view_offset = g = vi.geom or geometry(self)
-    cs.view_offset = view_offset
+    g = vi.geom or geometry(self)
+    cs.view_sizes, cs.view_strides, cs.view_offset = g
     cs.view_chain = vi.chain
-    dev = cs.device = base._device
+    cs.device = dev = base._device
     cs.replay = replay = st.view_replay or dev.as_strided is None
-    cs.row_major = is_row_major(bd)
+    cs.row_major = row_major
     cs.dtype = bd.dtype
     base._grad_fn = cs
     base._output_nr = 0
     if replay:
         regenerate_grad_fn(self, (bsizes, bstrides, 0))
-    else:   # ... and regenerate_on(self, vi, base, cs)
-        vi.version = vc.version
+    elif strided_cls is None:   # ... and regenerate_on(self, vi, base, cs)
+        vi.version = ver
         self._grad_fn = record(OPS["as_strided"], (base,), self, g + ((bsizes, bstrides, 0),),
                                ((cs, 0),))
         self._output_nr = 0
+    else:   # the same, with record's AsStridedBackward0 built in line
+        vi.version = ver
+        self._grad_fn = an = _new(strided_cls)
+        an.next_functions = ((cs, 0),)
+        an._sequence_nr = _next_seq()
+        an._saved = {"size": g[0], "stride": g[1], "storage_offset": g[2],
+                     "in_geom": (bsizes, bstrides, 0)}
+        an._releasable = False
+        self._output_nr = 0
     return self
+
+
+# -- Note [a select view in line] -----------------------------------------------------------
+
+def lean_select(op, x, data, dim, index, replay):
+    """``make_view(op, x, data, (dim, index), replay)`` plus its geometry, for a select
+    view (``op``: SELECT) of a non-view tensor with a history, in grad mode (Note [a select
+    view in line]); None (nothing done) otherwise."""
+    st = _st
+    fn = x._grad_fn
+    if (fn is None or x._view_info is not None or not st.grad_enabled or not _enabled[0]
+            or st.view_observer is not None or st.anomaly or not data.size):
+        return None
+    vc = x._version_counter
+    if vc.inference:
+        return None
+    select_cls = (_NODES or _nodes())[2]
+    if select_cls is None:
+        return None
+    xd = x._data
+    facts = _facts(x, xd)   # Note [a base's facts, kept]
+    rows = facts[4].get(dim)
+    if rows is None:   # select_geometry's numbers, the same for every index
+        rows = facts[4][dim] = (tuple(data.shape), strides_of(data),
+                                xd.strides[dim] // data.itemsize)
+    # alias_tensor(x, data)
+    out = _new(_Tensor)
+    out._data = data
+    out._device = x._device
+    out._version_counter = vc
+    storage = x._storage_
+    if storage is None:
+        storage = xd
+        offset = 0
+    else:
+        offset = x.storage_offset()
+    if storage is not data:
+        out._storage_ = storage
+    base = x._base
+    out._base = base = x if base is None else base
+    # ViewInfo(base, ViewChain(None, replay), version, DEFAULT, (node name, 0), None)
+    chain = _new(ViewChain)
+    chain.parent = None
+    chain.step = replay
+    vi = _new(ViewInfo)
+    vi.base = base
+    vi.chain = chain
+    vi.version = vc.version
+    vi.creation_meta = DEFAULT
+    vi.made_by = (op.node_name, 0)
+    vi.where = None
+    # Note [view geometry by arithmetic] (views_fast.select_geometry)
+    vi.geom = (rows[0], rows[1], offset + index * rows[2])
+    out._view_info = vi
+    # record(op, (x,), out, (dim, index), ((fn, x._output_nr),)), in line
+    node = _new(select_cls)
+    node.next_functions = ((fn, x._output_nr),)
+    node._sequence_nr = _next_seq()
+    node._saved = {"self_shape": facts[1], "dim": dim, "index": index}
+    node._releasable = False
+    out._grad_fn = node
+    out._output_nr = 0
+    return out

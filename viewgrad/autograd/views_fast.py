@@ -22,8 +22,10 @@ import sys
 
 from .. import backend as B
 from ..tensor import Tensor
-from .graph import _tensors_to_arrays
-from .nodes import OPS, record
+from .graph import SavedTensor, _tensors_to_arrays
+from .nodes import OPS, FnNode, _kernel_args, record
+
+_ARRAYS = B.ARRAY_TYPES
 
 __all__ = ["alias_tensor", "geometry", "strides_of", "select_geometry", "slice_geometry",
            "ufunc_into", "INPLACE_UFUNCS", "is_row_major", "regenerate_on",
@@ -214,15 +216,95 @@ def copyslices_apply_arrays(cs, grads):
         a = b
     sizes = cs.view_sizes
     off = cs.view_offset
+    fn = cs.fn
     if len(sizes) == 1 and cs.view_strides[0] == 1 and off + sizes[0] <= a.size:
         region = a.reshape(-1)[off:off + sizes[0]]   # a row: a slice (see region_of)
+        op = _ROW_OPS.get(type(fn), _UNSEEN)
+        if op is _UNSEEN:
+            op = _row_op(type(fn))
+        if op is not None:
+            res = _row_kernels(fn, op, region)   # Note [CopySlices' row kernels]
+            if res is not None:
+                res[0] = a
+                return res
     else:
         region = region_of(cs.device, a, sizes, cs.view_strides, off)
-    res = cs.fn.apply_arrays([region.copy()])
+    res = fn.apply_arrays([region.copy()])
     g = res[0]
     region[...] = 0 if g is None else g
     res[0] = a
     return res
+
+
+# -- Note [CopySlices' row kernels] --------------------------------------------------------
+# For a row (the region is one contiguous run of the gradient, as a copy of it would be
+# laid out) and a wrapped node of one of the binary rows of the lean in-place path (add,
+# sub, mul, div: Note [lean in-place]), CopySlices runs the node's array kernels itself,
+# on the region directly, instead of on a copy of it through ``fn.apply_arrays``:
+#
+# * the same kernels (ops/fast.py), in the same order, with the same saved-tensor checks
+#   (``_kernel_args``; ``_check_saved`` for an input without an edge) — the same values
+#   and the same errors;
+# * those rows' kernels return the gradient itself (add's, sub's for self) or a fresh
+#   array, and both are computed before the region is written, so reading the region
+#   instead of a copy of it changes nothing; a result that IS the region is not written
+#   back (region[...] = region) and, handed on down another edge, is copied first, as
+#   the copy would have been: the region is written again by the next CopySlices of the
+#   row (which would see the alias holding the gradient's array, and copy the whole base).
+#
+# Any other node, a node with broadcast shapes or cast dtypes (``_shapes``, ``_dtypes``),
+# freed saved values, a missing edge 0, or kernels not as expected takes fn.apply_arrays.
+
+_ROW_NAMES = frozenset(("add", "add_scalar", "sub", "mul", "div"))
+_ROW_OPS = {}      # node class -> its OpDef when it is such a row, else None
+_UNSEEN = object()
+
+
+def _row_op(cls):
+    op = getattr(cls, "OP", None)
+    ok = (op is not None and issubclass(cls, FnNode) and op.name in _ROW_NAMES
+          and cls.apply_arrays is FnNode.apply_arrays and not op.nondiff
+          and not op.multi_output and len(op.inputs) == 2)
+    if len(_ROW_OPS) > 256:
+        _ROW_OPS.clear()
+    _ROW_OPS[cls] = op = op if ok else None
+    return op
+
+
+def _row_kernels(fn, op, region):
+    """FnNode.apply_arrays([region.copy()]) for Note [CopySlices' row kernels]'s rows, or
+    None (nothing done: the caller takes apply_arrays)."""
+    saved = fn._saved
+    fast = op.fast
+    edges = fn.next_functions
+    if (saved is None or fast is None or len(fast) != 2 or fn._shapes is not None
+            or fn._dtypes is not None or edges[0][0] is None):
+        return None
+    k0, names0 = fast[0]
+    if k0 is None:
+        return None
+    k1, names1 = fast[1]
+    e1 = edges[1][0] is not None
+    if e1 and k1 is None:
+        return None
+    r0 = k0(*_kernel_args(fn, saved, names0, region)) if names0 else k0(region)
+    if type(r0) not in _ARRAYS:
+        r0 = B.xp_of(region).asarray(r0)
+    if e1:
+        r1 = k1(*_kernel_args(fn, saved, names1, region)) if names1 else k1(region)
+        if r1 is region:
+            r1 = region.copy()
+        elif type(r1) not in _ARRAYS:
+            r1 = B.xp_of(region).asarray(r1)
+    else:
+        for d in op.formulas[1][1]:   # _check_saved, as apply_arrays does
+            v = saved.get(d)
+            if type(v) is SavedTensor:
+                v.unpack_data()
+        r1 = None
+    if r0 is not region:
+        region[...] = r0
+    return [None, r1]
 
 
 def _writable_own_c_array(f):

@@ -12,7 +12,8 @@ import operator
 from .. import backend as B
 from ..tensor import Tensor
 from .table import defop, dispatch, dispatch_view, method, sum_to
-from .views import select, slice, unsqueeze
+from ..autograd.inplace_lean import lean_select
+from .views import SELECT, select, slice, unsqueeze
 
 __all__ = ["getitem", "index_put", "alias", "normalize_key"]
 
@@ -151,9 +152,13 @@ def _single_slice(self, k):
 
 @method("__getitem__")
 def getitem(self, key):
-    if type(key) is int and self._data.ndim and -self._data.shape[0] <= key < \
-            self._data.shape[0]:
-        return select(self, 0, key)   # t[i]: what _basic_steps would do, without the walk
+    d = self._data
+    if type(key) is int and d.ndim and -d.shape[0] <= key < d.shape[0]:
+        # t[i]: what _basic_steps would do, without the walk: select(self, 0, key), whose
+        # checks have just passed (Note [a select view in line])
+        i = key if key >= 0 else key + d.shape[0]
+        out = lean_select(SELECT, self, d[i, ...], 0, i, (select, (0, i)))
+        return out if out is not None else select(self, 0, key)
     kind, k = normalize_key(self, key)
     if kind == "basic":
         return _basic_steps(self, k)

@@ -28,7 +28,8 @@ def _other(x, self):
 
 @method("add_", "__iadd__")
 def add_(self, other, alpha=1):
-    other = _other(other, self)
+    if type(other) is not Tensor and type(other) is not float:
+        other = _other(other, self)
     if alpha == 1:   # Note [lean in-place] (autograd/inplace_lean.py)
         done = lean_binary_(P.ADD if type(other) is Tensor else P.ADD_SCALAR, self, other,
                             "add_")
@@ -55,7 +56,8 @@ def sub_(self, other, alpha=1):
 
 @method("mul_", "__imul__")
 def mul_(self, other):
-    other = _other(other, self)
+    if type(other) is not Tensor and type(other) is not float:
+        other = _other(other, self)
     done = lean_binary_(P.MUL, self, other, "mul_")   # Note [lean in-place]
     return done if done is not None else apply_inplace(P.MUL, self, (other,), name="mul_")
 

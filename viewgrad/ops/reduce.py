@@ -205,7 +205,9 @@ def sum(self, dim=None, keepdim=False, dtype=None):
 
 
 @method("mean")
-def mean(self, dim=None, keepdim=False):
+def mean(self, dim=None, keepdim=False, *, dtype=None):
+    if dtype is not None:
+        self = self.to(dtype)   # computed in dtype (PyTorch casts the input first too)
     if self._data.dtype.kind not in "fc":
         raise RuntimeError(
             f"mean(): could not infer output dtype. Input dtype must be either a floating point "

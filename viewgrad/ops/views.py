@@ -19,6 +19,7 @@ import operator
 
 from .. import backend as B
 from ..autograd.views import make_view, strided_region
+from ..autograd.inplace_lean import lean_select
 from ..autograd.views_fast import select_geometry, slice_geometry
 from ..tensor import Tensor, _wrap_dim
 from .flat import put, take
@@ -262,6 +263,9 @@ def select(self, dim, index):
         i += n
     data = self._data[i, ...] if d == 0 else _select_fwd(self._data, d, i)  # 0-d: a view
     args = (d, i)
+    out = lean_select(SELECT, self, data, d, i, (select, args))   # Note [a select view in line]
+    if out is not None:
+        return out
     out = make_view(SELECT, self, data, args, (select, args))
     if out._grad_fn is not None:  # Note [view geometry by arithmetic] (a tracked view only)
         out._view_info.geom = select_geometry(self, out, d, i)
