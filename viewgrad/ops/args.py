@@ -14,7 +14,8 @@ from .. import backend as B
 from ..autograd.grad_mode import no_grad
 from ..autograd.state import state as _st
 
-__all__ = ["float_input", "with_out", "checked_scalar", "torch_type_name"]
+__all__ = ["float_input", "with_out", "checked_scalar", "torch_type_name",
+           "check_result_cast"]
 
 # dtype -> the name PyTorch's C++ messages give it ("Float did not match Double")
 _TORCH_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
@@ -27,6 +28,18 @@ def torch_type_name(dtype) -> str:
     """The ScalarType name PyTorch's error messages use for ``dtype`` (Float, Long...)."""
     name = B.dtype_name(dtype)
     return _TORCH_TYPE_NAMES.get(name, name)
+
+
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def check_result_cast(result_dtype, dtype) -> None:
+    """PyTorch's ``canCast`` for an in-place op's (or ``out=``'s) result: a higher category
+    never goes into a lower one (float into an integer tensor, an integer into a bool
+    one); within a category anything goes (int64 into int32 wraps)."""
+    if _CATEGORY[result_dtype.kind] > _CATEGORY[dtype.kind]:
+        raise RuntimeError(f"result type {torch_type_name(result_dtype)} can't be cast to "
+                           f"the desired output type {torch_type_name(dtype)}")
 
 
 def float_input(x):

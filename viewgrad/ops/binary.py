@@ -12,7 +12,7 @@ from .. import backend as B
 from ..tensor import Tensor
 from . import inplace as I
 from . import pointwise as P
-from .args import float_input, torch_type_name, with_out
+from .args import check_result_cast, float_input, torch_type_name, with_out
 from .table import (_device_of, apply_inplace, defop, dispatch, method, promoted_arrays,
                     promoted_dtype)
 
@@ -284,18 +284,51 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
 @method("atan2_", "arctan2_")
 def atan2_(self, other):
     """In-place ``atan2`` (``torch.Tensor.atan2_``)."""
+    _real_inplace("atan2_", self, other)
     return apply_inplace(ATAN2, self, (other,), name="atan2_")
+
+
+def _real_inplace(name, self, other):
+    """atan2_/hypot_: a tensor ``other``, and a floating result that fits self's dtype."""
+    if type(other) is not Tensor or self._data.dtype.kind != "f":
+        if not isinstance(other, Tensor):
+            raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not "
+                            f"{type(other).__name__}")
+        rt = promoted_dtype((self, other))
+        if name == "hypot_":   # no integer kernel; atan2 takes integers as float
+            check_result_cast(rt, self._data.dtype)
+            if rt.kind != "f":
+                raise NotImplementedError(
+                    f"\"hypot_cpu\" not implemented for '{torch_type_name(rt)}'")
+        check_result_cast(rt if rt.kind == "f" else B.default_float(), self._data.dtype)
 
 
 @method("hypot_")
 def hypot_(self, other):
     """In-place ``hypot`` (``torch.Tensor.hypot_``)."""
+    _real_inplace("hypot_", self, other)
     return apply_inplace(HYPOT, self, (other,), name="hypot_")
+
+
+def _inplace_integer_operand(kernel, self, other):
+    """``other`` for ``self.<kernel>_(other)`` with an integer or bool self or other,
+    PyTorch's checks in its order: the result type must cast into self's dtype, bool is
+    refused, an integer division by zero raises; a number wraps into the result dtype and
+    a tensor is cast to it (uint8 self with a 0-d int64 -2 computes with 254, as torch)."""
+    rt = promoted_dtype((self, other))
+    check_result_cast(rt, self._data.dtype)
+    _, other = _integer_division(kernel, self, other)
+    if isinstance(other, Tensor) and rt.kind in "iu" and other._data.dtype != rt:
+        other = other.to(rt)
+    return other
 
 
 def _mod_(name, row, row_s):
     def f(self, other):
         other = P._coerce(other, self)
+        if self._data.dtype.kind != "f" or (isinstance(other, Tensor)
+                                            and other._data.dtype.kind != "f"):
+            other = _inplace_integer_operand(name[:-1], self, other)
         if isinstance(other, Tensor):
             return apply_inplace(row, self, (other,), name=name)
         return apply_inplace(row_s, self, (), (other,), name=name)
@@ -312,7 +345,10 @@ remainder_ = method("remainder_", "__imod__")(_mod_("remainder_", REMAINDER, REM
 def floor_divide_(self, other):
     """In-place ``floor_divide`` (``x //= y``). The quotient has no derivative, so x's
     history becomes a copy of a constant (``CopyBackwards``): no gradient flows back."""
-    return apply_inplace(I.COPY, self, (floor_divide(self, other),), name="floor_divide_")
+    other = P._coerce(other, self)
+    check_result_cast(promoted_dtype((self, other)), self._data.dtype)   # int //= 2.5
+    q = floor_divide(self, other)
+    return apply_inplace(I.COPY, self, (q,), (q.dtype,), name="floor_divide_")
 
 
 @method("sign_")

@@ -15,7 +15,7 @@ from .. import backend as B
 from ..autograd.inplace_lean import lean_binary_
 from ..tensor import Tensor
 from . import pointwise as P
-from .args import checked_scalar
+from .args import check_result_cast, checked_scalar
 from .indexing import INDEX_PUT, normalize_key, _basic_steps
 from .table import apply_inplace, defop, dispatch, method, sum_to
 
@@ -24,6 +24,17 @@ __all__ = ["copy_", "fill_", "zero_", "masked_fill_", "masked_fill", "setitem"]
 
 def _other(x, self):
     return P._coerce(x, self)
+
+
+def _integer_inplace(f, name, self, other):
+    """``self.<name>(other)`` for an integer or bool self: the out-of-place op ``f`` (with
+    all of PyTorch's promotion, wrapping and refusals), then PyTorch's in-place rule that
+    its result type casts into self's dtype (``int64 += 2.5`` and ``bool += 2`` are
+    refused; ``int8 += int64 tensor`` wraps), then the write. Integer tensors have no
+    gradient, so the write records no node."""
+    r = f(self, other)
+    check_result_cast(r.dtype, self._data.dtype)
+    return apply_inplace(COPY, self, (r,), (r.dtype,), name=name)
 
 
 @method("add_", "__iadd__")
@@ -35,6 +46,8 @@ def add_(self, other, alpha=1):
                             "add_")
         if done is not None:
             return done
+    if self._data.dtype.kind in "iub":
+        return _integer_inplace(lambda s, o: P.add(s, o, alpha=alpha), "add_", self, other)
     if alpha != 1:
         if isinstance(other, Tensor):
             return apply_inplace(P.ADD_ALPHA, self, (other,), (alpha,), name="add_")
@@ -46,6 +59,12 @@ def add_(self, other, alpha=1):
 @method("sub_", "__isub__")
 def sub_(self, other, alpha=1):
     other = _other(other, self)
+    if self._data.dtype.kind in "iub" or type(other) is bool or (
+            isinstance(other, Tensor) and other._data.dtype.kind == "b"):
+        P._check_bool_sub(self, other)   # PyTorch's words for a bool operand
+        if self._data.dtype.kind in "iub":
+            return _integer_inplace(lambda s, o: P.sub(s, o, alpha=alpha), "sub_", self,
+                                    other)
     if alpha != 1:
         if isinstance(other, Tensor):
             return apply_inplace(P.SUB_ALPHA, self, (other,), (alpha,), name="sub_")
@@ -59,7 +78,11 @@ def mul_(self, other):
     if type(other) is not Tensor and type(other) is not float:
         other = _other(other, self)
     done = lean_binary_(P.MUL, self, other, "mul_")   # Note [lean in-place]
-    return done if done is not None else apply_inplace(P.MUL, self, (other,), name="mul_")
+    if done is not None:
+        return done
+    if self._data.dtype.kind in "iub":
+        return _integer_inplace(P.mul, "mul_", self, other)
+    return apply_inplace(P.MUL, self, (other,), name="mul_")
 
 
 @method("div_", "__itruediv__", "divide_", "true_divide_")
@@ -69,12 +92,21 @@ def div_(self, other, *, rounding_mode=None):
         return div_rounding_(self, other, rounding_mode)
     other = _other(other, self)
     done = lean_binary_(P.DIV, self, other, "div_")   # Note [lean in-place]
-    return done if done is not None else apply_inplace(P.DIV, self, (other,), name="div_")
+    if done is not None:
+        return done
+    if self._data.dtype.kind in "iub":   # refused: true division gives floats
+        return _integer_inplace(P.div, "div_", self, other)
+    return apply_inplace(P.DIV, self, (other,), name="div_")
 
 
 @method("pow_", "__ipow__")
 def pow_(self, exponent):
     exponent = _other(exponent, self)
+    d = self._data.dtype
+    if d.kind in "iub":
+        return _integer_inplace(P.pow, "pow_", self, exponent)
+    if d == B.float16 and type(exponent) in (int, float):
+        P._check_exponent(exponent, d)   # float16 ** 70000.0 is refused, as in PyTorch
     if isinstance(exponent, Tensor):
         return apply_inplace(P.POW_T, self, (exponent,), name="pow_")
     return apply_inplace(P.POW, self, (), (exponent,), name="pow_")

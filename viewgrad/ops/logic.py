@@ -14,9 +14,9 @@ from .. import backend as B
 from ..tensor import Tensor
 from . import inplace as I
 from . import pointwise as P
-from .args import with_out
+from .args import check_result_cast, with_out
 from .elementwise import torch_type_name
-from .table import _device_of, apply_inplace, method, promoted_arrays
+from .table import _device_of, apply_inplace, method, promoted_arrays, promoted_dtype
 
 __all__ = ["isinf", "isfinite", "isposinf", "isneginf", "signbit", "logical_and",
            "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or",
@@ -143,11 +143,10 @@ def _bitwise(name, f, ops, doc, kernel=None):
                         name)
 
     def fn_(self, other):
-        r = fn(self, other)
-        if r.dtype != self.dtype and B.promote_types(r.dtype, self.dtype) != self.dtype:
-            raise RuntimeError(f"result type {torch_type_name(r.dtype)} can't be cast to "
-                               f"the desired output type {torch_type_name(self.dtype)}")
-        return _assign(self, r, name + "_")
+        other = P._coerce(other, self)
+        # first, as PyTorch: int8 &= int64 is fine, bool &= 2 and int &= 2.5 are not
+        check_result_cast(promoted_dtype((self, other)), self._data.dtype)
+        return _assign(self, fn(self, other), name + "_")
     def rfn(self, other):       # other <op> self, e.g. 3 << t
         return fn(_scalar_tensor(other, self), self)
     fn.__name__ = fn.__qualname__ = name
