@@ -11,7 +11,9 @@ lives here, each trick named once in a Note:
 * Note [regenerating on a new CopySlices]: the written view's new grad_fn, recorded
   directly;
 * Note [in-place ufuncs]: binary arithmetic in place writes straight into self's memory;
-* Note [CopySlices on arrays]: CopySlices' plain backward on bare arrays.
+* Note [CopySlices on arrays]: CopySlices' plain backward on bare arrays;
+* Note [CopySlices' row kernels]: for a row written by add_/sub_/mul_/div_, the wrapped
+  node's array kernels run on the region itself.
 
 Nothing here changes what is computed: each trick gives the result the teaching path
 would, and falls back on it whenever its preconditions do not hold.
