@@ -1,14 +1,16 @@
-"""Note [lean record] (autograd/record_lean.py): the nodes recorded the lean way are the
-nodes ``record`` makes — names, edges, sequence order, saved values, the errors they raise
-(blame lines included) and the gradients. Each program runs twice, lean and with the lean
-path replaced by ``record`` itself, and everything observable is compared."""
+"""Note [lean record] (autograd/record_lean.py) and Note [lean ops] (ops/lean.py): the
+nodes recorded the lean ways are the nodes ``dispatch`` and ``record`` make — names, edges,
+sequence order, saved values, the errors they raise (blame lines included) and the
+gradients. Each program runs twice, lean and with both lean paths replaced by the
+teaching path (``record`` itself, ``set_lean_ops(False)``), and everything observable is
+compared."""
 import numpy as np
 import pytest
 
 import viewgrad as vg
 from viewgrad.autograd.graph import _NO_EDGE
 from viewgrad.autograd.nodes import record
-from viewgrad.ops import table
+from viewgrad.ops import lean, table
 
 
 def _teaching_record_one(op, inputs, out, attrs, x):
@@ -67,9 +69,10 @@ def _describe(t):
     return out
 
 
-def _run(program, lean, monkeypatch, dtype):
-    if not lean:
+def _run(program, lean_way, monkeypatch, dtype):
+    if not lean_way:
         monkeypatch.setattr(table, "record_one", _teaching_record_one)
+        monkeypatch.setattr(lean, "_enabled", [False])
     x = vg.tensor(np.linspace(-1.5, 2.0, 6), dtype=dtype, requires_grad=True)
     y = x + 0.0   # saves nothing: the errors below are the program's own nodes
     z = program(y)
@@ -108,16 +111,59 @@ def test_lean_record_is_record(name, dtype, monkeypatch):
     assert lean == teaching
 
 
-def test_the_lean_path_is_taken(monkeypatch):
-    calls = []
-    real = table.record_one
+def _count_calls(monkeypatch):
+    """(record_one calls, dispatch calls made by ops/lean.py), by op name."""
+    calls, dcalls = [], []
+    real, real_d = table.record_one, lean.dispatch
     monkeypatch.setattr(table, "record_one",
                         lambda *a: calls.append(a[0].name) or real(*a))
+    monkeypatch.setattr(lean, "dispatch",
+                        lambda op, *a: dcalls.append(op.name) or real_d(op, *a))
+    return calls, dcalls
+
+
+def test_the_lean_paths_are_taken(monkeypatch):
     y = vg.tensor([1.0, 2.0], requires_grad=True) * 1.0
     c = vg.tensor([3.0, 4.0])
+    calls, dcalls = _count_calls(monkeypatch)
     (y.tanh() * 2.0 - 1.0).sum()
     (y * c).sum()
-    assert calls == ["tanh", "mul", "sub", "sum", "mul", "sum"]
+    # tanh, * 2.0 and - 1.0 in one body each (Note [lean ops]); sum and y * c by record_one
+    assert dcalls == [] and calls == ["sum", "mul", "sum"]
+    del calls[:]
+    monkeypatch.setattr(lean, "_enabled", [False])
+    (y.tanh() * 2.0 - 1.0).sum()
+    assert dcalls == ["tanh", "mul", "sub"] and calls == ["tanh", "mul", "sub", "sum"]
+
+
+@pytest.mark.parametrize("case", ["leaf", "view", "int", "float16", "anomaly",
+                                  "saved_hooks", "no_grad", "zero_dim"])
+def test_lean_ops_hand_everything_else_to_dispatch(case, monkeypatch):
+    """What Note [lean ops] does not cover goes to dispatch, with dispatch's results."""
+    x = vg.tensor([[0.5, -1.0], [2.0, 0.25]], requires_grad=True)
+    y = {"leaf": lambda: x, "view": lambda: (x * 1.0)[0],
+         "int": lambda: vg.tensor([1, 2]), "float16": lambda: x.half() * 1.0,
+         "zero_dim": lambda: (x * 1.0)[0, 0].clone()}.get(case, lambda: x * 1.0)()
+    calls, dcalls = _count_calls(monkeypatch)
+    ctx = {"anomaly": lambda: vg.autograd.detect_anomaly(),
+           "saved_hooks": lambda: vg.autograd.graph.saved_tensors_hooks(lambda t: t,
+                                                                          lambda t: t),
+           "no_grad": lambda: vg.no_grad()}.get(case)
+    import contextlib
+    with (ctx() if ctx else contextlib.nullcontext()):
+        outs = [y.exp(), y * 1.5, y - 0.5]
+    expect = {"leaf": ["exp", "mul", "sub"], "view": ["exp", "mul", "sub"],
+              "int": ["exp", "mul", "sub"], "float16": [], "anomaly": ["exp", "mul", "sub"],
+              "saved_hooks": ["exp"], "no_grad": ["exp", "mul", "sub"], "zero_dim": []}[case]
+    assert dcalls == expect
+    yd = y.detach().numpy()
+    with np.errstate(all="ignore"):
+        ref = [np.exp(yd), yd * 1.5, yd - 0.5]
+    for o, r in zip(outs, ref):
+        if case not in ("int", "no_grad"):
+            assert o.dtype == y.dtype and o.grad_fn is not None
+        np.testing.assert_allclose(o.detach().numpy().astype(float), np.asarray(r, float),
+                                   rtol=1e-3)
 
 
 @pytest.mark.parametrize("lean", [True, False])
@@ -155,3 +201,24 @@ def test_a_float64_lean_node_hands_a_float32_leaf_its_own_dtype():
     z = y.double() * 2.5      # float64 through the lean path, float32 leaf
     z.sum().backward()
     assert w.grad.dtype == vg.float32 and w.grad.tolist() == [2.5, 2.5]
+
+
+def _saved_result_error(lean_way, monkeypatch, make):
+    monkeypatch.setattr(lean, "_enabled", [lean_way])
+    y = vg.tensor([1.0, 2.0], requires_grad=True) * 1.0
+    z = make(y)
+    z.mul_(2)
+    with pytest.raises(RuntimeError) as e:
+        z.sum().backward()
+    return str(e.value)
+
+
+@pytest.mark.parametrize("name", ["tanh", "exp", "sigmoid", "sqrt"])
+def test_a_modified_saved_result_blames_the_same_line_both_ways(name, monkeypatch):
+    make = {"tanh": lambda y: y.tanh(), "exp": lambda y: y.exp(),
+            "sigmoid": lambda y: y.sigmoid(), "sqrt": lambda y: y.sqrt()}[name]
+    lean_err = _saved_result_error(True, monkeypatch, make)
+    teaching_err = _saved_result_error(False, monkeypatch, make)
+    assert lean_err == teaching_err
+    assert "is at version 1; expected version 0" in lean_err
+    assert "test_lean_record.py" in lean_err   # blamed on the user's line, here

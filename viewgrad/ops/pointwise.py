@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .. import backend as B
 from ..tensor import Tensor
+from .lean import unary as _unary, with_number as _with_number   # Note [lean ops]
 from .table import _device_of, defop, dispatch, method, promoted_dtype
 
 __all__ = ["add", "sub", "mul", "div", "neg", "pow", "abs", "sqrt", "exp", "log", "tanh",
@@ -295,6 +296,8 @@ def sub(self, other, alpha=1):
     if type(other) is not float or type(self) is not Tensor or self._data.dtype.kind == "b":
         other = _coerce(other, self)
         _check_bool_sub(self, other)
+    elif type(other) is float:
+        return _with_number(SUB, self, other)   # dispatch(SUB, ...): Note [lean ops]
     try:
         return dispatch(SUB, (self, other))
     except ValueError:
@@ -312,8 +315,9 @@ def rsub(self, other):
 
 @method("mul", "__mul__", "multiply")
 def mul(self, other):
-    if type(other) is not float:
-        other = _coerce(other, self)
+    if type(other) is float:
+        return _with_number(MUL, self, other)   # dispatch(MUL, ...): Note [lean ops]
+    other = _coerce(other, self)
     try:
         return dispatch(MUL, (self, other))
     except ValueError:
@@ -359,7 +363,7 @@ def reciprocal(self):
 def neg(self):
     if self._data.dtype.kind == "b":
         raise RuntimeError(ERR_NEG_BOOL)
-    return dispatch(NEG, (self,))
+    return _unary(NEG, self)   # dispatch(NEG, (self,)): Note [lean ops]
 
 
 ERR_NEG_BOOL = ("Negation, the `-` operator, on a bool tensor is not supported. If you are "
@@ -408,7 +412,7 @@ def square(self):
 
 @method("abs", "__abs__")
 def abs(self):
-    return dispatch(ABS, (self,))
+    return _unary(ABS, self)   # dispatch(ABS, (self,)): Note [lean ops]
 
 
 @method("sign")
@@ -422,35 +426,35 @@ def sign(self):
 def sqrt(self):
     if self._data.dtype.kind in "iub":
         self = self.to(B.default_float())  # integers give the default float dtype (PyTorch)
-    return dispatch(SQRT, (self,))
+    return _unary(SQRT, self)   # dispatch(SQRT, (self,)): Note [lean ops]
 
 
 @method("exp")
 def exp(self):
     if self._data.dtype.kind in "iub":
         self = self.to(B.default_float())  # integers give the default float dtype (PyTorch)
-    return dispatch(EXP, (self,))
+    return _unary(EXP, self)   # dispatch(EXP, (self,)): Note [lean ops]
 
 
 @method("log")
 def log(self):
     if self._data.dtype.kind in "iub":
         self = self.to(B.default_float())  # integers give the default float dtype (PyTorch)
-    return dispatch(LOG, (self,))
+    return _unary(LOG, self)   # dispatch(LOG, (self,)): Note [lean ops]
 
 
 @method("tanh")
 def tanh(self):
     if self._data.dtype.kind in "iub":
         self = self.to(B.default_float())  # integers give the default float dtype (PyTorch)
-    return dispatch(TANH, (self,))
+    return _unary(TANH, self)   # dispatch(TANH, (self,)): Note [lean ops]
 
 
 @method("sigmoid")
 def sigmoid(self):
     if self._data.dtype.kind in "iub":
         self = self.to(B.default_float())  # integers give the default float dtype (PyTorch)
-    return dispatch(SIGMOID, (self,))
+    return _unary(SIGMOID, self)   # dispatch(SIGMOID, (self,)): Note [lean ops]
 
 
 @method("relu")

@@ -37,7 +37,7 @@ from ..autograd.views import apply_inplace, make_view as _make_view
 from ..tensor import Tensor, VersionCounter as _VersionCounter
 
 __all__ = ["OpDef", "defop", "dispatch", "dispatch_view", "apply_inplace", "OPS",
-           "FnNode", "sum_to", "unpack_args"]
+           "FnNode", "sum_to", "unpack_args", "result_tensor"]
 
 _make = Tensor._make
 _ARRAYS = B.ARRAY_TYPES
@@ -97,18 +97,7 @@ def dispatch(op, inputs, attrs=()):
     st = _st
     if not st.grad_enabled or st.inference:
         return _make(data, dev)
-    # Tensor._make in line (Note [dispatch in line]): grad mode is on, so the result is a
-    # normal tensor with a fresh version counter
-    out = _new(_Tensor)
-    out._data = data
-    out._device = dev
-    out._version_counter = vc = _new(_VersionCounter)
-    vc.version = 0
-    vc.bumps = None
-    out._base = None
-    out._view_info = None
-    out._output_nr = 0
-    out._grad_fn = None   # a saved-tensor pack hook may see the result before its node
+    out = result_tensor(data, dev)
     if one is not None and one._view_info is None and one._grad_fn is not None and (
             n == 1 or type(y) is float):
         # one non-view input with a history, the rest Python numbers: Note [lean record]
@@ -129,6 +118,23 @@ def dispatch(op, inputs, attrs=()):
     return out
 
 
+def result_tensor(data, dev):
+    """``Tensor._make(data, dev)`` in grad mode, written out (Note [dispatch in line]): a
+    normal tensor with a fresh version counter and no grad_fn yet (a saved-tensor pack
+    hook may see the result before its node)."""
+    out = _new(_Tensor)
+    out._data = data
+    out._device = dev
+    out._version_counter = vc = _new(_VersionCounter)
+    vc.version = 0
+    vc.bumps = None
+    out._base = None
+    out._view_info = None
+    out._output_nr = 0
+    out._grad_fn = None
+    return out
+
+
 # Note [host ufuncs]
 # A speed trick: a one-input row whose forward is a NumPy ufunc on host arrays
 # (``lambda self: _xp(self).tanh(self)``) names it (``op.host``), and dispatch calls the
@@ -138,9 +144,10 @@ def dispatch(op, inputs, attrs=()):
 # other device, and what the table shows.
 
 # Note [dispatch in line]
-# A speed trick: ``dispatch`` builds its result Tensor with the statements of
-# ``Tensor._make`` written out (a call costs as much as several of them), and asks the
-# thread's state twice at most. Read ``Tensor._make`` for what a new tensor holds.
+# A speed trick: ``dispatch`` builds its result Tensor with ``result_tensor``, the
+# statements of ``Tensor._make`` for grad mode written out (no device lookup, no
+# inference-mode branch), and asks the thread's state twice at most. Read
+# ``Tensor._make`` for what a new tensor holds.
 
 
 
