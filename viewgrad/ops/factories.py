@@ -201,6 +201,10 @@ def empty_strided(size, stride, dtype=None, device=None, requires_grad=False):
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
     if end is None:
         start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and start > end) or (step < 0 and start < end):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     dev = B.device(device)
     if dtype is None:
         dtype = B.int64 if all(isinstance(v, int) for v in (start, end, step)) else B.default_float()

@@ -62,8 +62,13 @@ def _promoted(tensors):
 
 
 def _seq_check(tensors, name):
-    if isinstance(tensors, Tensor) or not len(tensors):
-        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+    if isinstance(tensors, Tensor):   # PyTorch's argument-parser error
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of "
+                        "Tensors, not Tensor (wrap it: [t], or use t.unbind())")
+    if not len(tensors):   # PyTorch: cat's is a ValueError, the others' a RuntimeError
+        if name == "cat":
+            raise ValueError("cat(): expected a non-empty list of Tensors")
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
     for t in tensors:
         if not isinstance(t, Tensor):
             raise TypeError(f"{name}(): expected a list of Tensors, got {type(t).__name__}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .. import backend as B
 from ..tensor import Tensor
+from .args import torch_type_name
 from .lean import unary as _unary, with_number as _with_number   # Note [lean ops]
 from .table import _device_of, defop, dispatch, method, promoted_dtype
 
@@ -484,6 +485,11 @@ def where(condition, self, other):
     """``where(cond, a, b)``: a where cond is True, else b (a, b may be scalars)."""
     if not isinstance(condition, Tensor):
         condition = _coerce(condition, self if isinstance(self, Tensor) else other)
+    if condition._data.dtype.kind != "b" and condition._data.dtype != "uint8":
+        # (PyTorch still takes a uint8 condition, with a deprecation warning)
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a "
+                           f"tensor with dtype {torch_type_name(condition.dtype)}; compare "
+                           "first, e.g. where(x > 0, a, b)")
     self, other = _coerce(self, condition), _coerce(other, condition)
     _device_of((condition, self, other))  # the condition is no node input: check it here
     # PyTorch's promotion of self and other (0-d tensors and Python scalars are weaker)
