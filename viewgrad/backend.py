@@ -333,6 +333,31 @@ def dtype_limits(d) -> tuple:
     return int(info.min), int(info.max)
 
 
+# Note [wrapped integer scalars]: PyTorch casts a Python int operand to the op's integer
+# computation dtype as C does, wrapping around: ``uint8_tensor + -1`` adds 255 (mod 256),
+# ``uint8_tensor < -1`` compares with 255 (True everywhere), ``int32_tensor + 2**40`` adds 0.
+# NumPy refuses an out-of-range Python int (OverflowError) or compares mathematically, so
+# integer paths pass their Python ints through ``wrap_int_scalar`` first. Only ints beyond
+# 64 bits are refused, with PyTorch's words. Float paths never get here.
+_INT_RANGES: dict = {}
+
+
+def wrap_int_scalar(v, dtype):
+    """The Python int ``v`` as the integer dtype ``dtype`` holds it after C's wrap-around
+    cast (Note [wrapped integer scalars]); ``v`` itself when it fits."""
+    r = _INT_RANGES.get(dtype)
+    if r is None:
+        info = np.iinfo(dtype)
+        r = _INT_RANGES[dtype] = (int(info.min), int(info.max), int(info.bits))
+    lo, hi, bits = r
+    if lo <= v <= hi:
+        return v
+    if not -(1 << 63) <= v < (1 << 64):
+        raise OverflowError("int too big to convert")
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if lo < 0 and v > hi else v
+
+
 def is_floating(d) -> bool:
     return np.dtype(d).kind == "f"
 

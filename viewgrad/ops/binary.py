@@ -12,8 +12,9 @@ from .. import backend as B
 from ..tensor import Tensor
 from . import inplace as I
 from . import pointwise as P
-from .args import float_input, with_out
-from .table import apply_inplace, defop, dispatch, method
+from .args import float_input, torch_type_name, with_out
+from .table import (_device_of, apply_inplace, defop, dispatch, method, promoted_arrays,
+                    promoted_dtype)
 
 __all__ = ["atan2", "arctan2", "hypot", "fmod", "remainder", "floor_divide", "lerp",
            "addcmul", "addcdiv"]
@@ -33,32 +34,53 @@ def _sq(x):
 
 
 ATAN2 = defop("atan2", "Atan2Backward0", lambda self, other: _xp(self, other).arctan2(
-    self, other), inputs=("self", "other"), broadcast=True,
+    self, other), inputs=("self", "other"), broadcast=True, promote=True,
     self=lambda grad, self, other: grad * other / (_sq(self) + _sq(other)),
     other=lambda grad, self, other: grad * -self / (_sq(self) + _sq(other)))
 HYPOT = defop("hypot", "HypotBackward0", lambda self, other: _xp(self, other).hypot(
-    self, other), inputs=("self", "other"), broadcast=True,
+    self, other), inputs=("self", "other"), broadcast=True, promote=True,
     self=lambda grad, self, result: grad * self / result,
     other=lambda grad, other, result: grad * other / result)
 FMOD = defop("fmod", "FmodBackward1", lambda self, other: _xp(self, other).fmod(self, other),
-             inputs=("self", "other"), broadcast=True, self=lambda grad: grad,
+             inputs=("self", "other"), broadcast=True, promote=True, self=lambda grad: grad,
              other=lambda grad, self, other: -grad * (self / other).trunc())
 FMOD_S = defop("fmod_scalar", "FmodBackward0", lambda self, other: _xp(self).fmod(
     self, other), attrs=("other",), self=lambda grad: grad)
 REMAINDER = defop("remainder", "RemainderBackward1", lambda self, other: _xp(
     self, other).remainder(self, other), inputs=("self", "other"), broadcast=True,
-    self=lambda grad: grad, other=lambda grad, self, other: -grad * (self / other).floor())
+    promote=True, self=lambda grad: grad, other=lambda grad, self, other: -grad * (self / other).floor())
 REMAINDER_S = defop("remainder_scalar", "RemainderBackward0", lambda self, other: _xp(
     self).remainder(self, other), attrs=("other",), self=lambda grad: grad)
+
+
+def _need_tensor(name, input, other):
+    for arg, pos, x in (("input", 1, input), ("other", 2, other)):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, "
+                            f"not {type(x).__name__}")
+
+
+def _not_float_pair(input, other):
+    """Whether ``input`` and ``other`` need more than a float row: a number, or integer or
+    bool tensors (PyTorch's promotion; a float input with an integer tensor is the row's
+    promotion). Float tensors pay one dtype look-up."""
+    try:
+        return type(other) is not Tensor or input._data.dtype.kind != "f"
+    except AttributeError:   # input is no tensor
+        return True
 
 
 @method("atan2", "arctan2")
 def atan2(input, other, *, out=None):
     """The angle of the point (other, input): arctan(input / other) in the right quadrant,
     as ``torch.atan2``. Backward (``Atan2Backward0``): grad·other/(input²+other²) and
-    -grad·input/(input²+other²)."""
-    return with_out(_binary(ATAN2, float_input(input), float_input(other), "atan2"), out,
-                    "atan2")
+    -grad·input/(input²+other²). Integer or bool inputs: the promoted dtype when it is
+    floating (int64 with float16 gives float16), else the default float dtype."""
+    if _not_float_pair(input, other):
+        _need_tensor("atan2", input, other)
+        if promoted_dtype((input, other)).kind != "f":
+            input, other = float_input(input), float_input(other)
+    return with_out(_binary(ATAN2, input, other, "atan2"), out, "atan2")
 
 
 arctan2 = atan2
@@ -67,12 +89,49 @@ arctan2 = atan2
 @method("hypot")
 def hypot(input, other, *, out=None):
     """sqrt(input² + other²) without overflow, as ``torch.hypot``. Backward
-    (``HypotBackward0``): grad·input/result and grad·other/result."""
+    (``HypotBackward0``): grad·input/result and grad·other/result. As in PyTorch, two
+    tensors only, and their promoted dtype must be floating (integers are refused)."""
+    if _not_float_pair(input, other):
+        _need_tensor("hypot", input, other)
+        rt = promoted_dtype((input, other))
+        if rt.kind != "f":
+            raise NotImplementedError(
+                f"\"hypot_cpu\" not implemented for '{torch_type_name(rt)}'")
     return with_out(_binary(HYPOT, input, other, "hypot"), out, "hypot")
+
+
+# PyTorch's whole message for an integer division or modulo by zero (floats give inf/NaN)
+ERR_ZERO_DIV = "ZeroDivisionError"
+
+
+def _integer_division(kernel, input, other):
+    """The checks of an integer (or bool) ``input`` / ``other`` for floor_divide,
+    remainder and fmod, PyTorch's: bool is refused (``"div_floor_cpu" not implemented for
+    'Bool'``), an integer division by zero raises; returns ``(input, other)`` with a Python
+    ``other`` wrapped into the promoted dtype (Note [wrapped integer scalars] in
+    backend.py) and ``input`` cast to it (a Python ``other`` is no row input, so dispatch
+    cannot promote it)."""
+    rt = promoted_dtype((input, other))
+    if rt.kind == "b":
+        raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for 'Bool'")
+    if rt.kind in "iu":
+        if isinstance(other, Tensor):
+            od = other._data
+            zero = bool((od.astype(rt, copy=False) == 0).any())
+        else:
+            other = B.wrap_int_scalar(int(other), rt)
+            zero = other == 0
+        if zero:
+            raise RuntimeError(ERR_ZERO_DIV)
+    if not isinstance(other, Tensor) and input._data.dtype != rt:
+        input = input.to(rt)   # int64 tensor % 2.5 is float32, bool % 2 is int64
+    return input, other
 
 
 def _scalar_or_tensor(name, row, row_s, input, other, out):
     other = P._coerce(other, input)
+    if input._data.dtype.kind != "f":   # a float input keeps its category: no checks
+        input, other = _integer_division(name, input, other)
     if isinstance(other, Tensor):
         r = _binary(row, input, other, name)
     else:
@@ -98,21 +157,36 @@ def remainder(input, other, *, out=None):
     return _scalar_or_tensor("remainder", REMAINDER, REMAINDER_S, input, other, out)
 
 
+def _scalar_first(number, t):
+    """A Python number as the first operand of ``t``'s op (``2.5 % t``, ``2 // t``): a 0-d
+    tensor of the pair's result dtype, which promotes as PyTorch's wrapped number does
+    (a float tensor's own dtype, so a float64 ``t`` keeps the number's double)."""
+    if t._data.dtype.kind == "f" or isinstance(number, Tensor):
+        return number if isinstance(number, Tensor) else t.new_tensor(number)
+    rt = promoted_dtype((number, t))
+    if type(number) is int and rt.kind in "iu":
+        number = B.wrap_int_scalar(number, rt)   # Note [wrapped integer scalars]
+    return t.new_tensor(number, dtype=rt)
+
+
 @method("__rmod__")
 def _rmod(self, other):
-    return remainder(other if isinstance(other, Tensor) else self.new_tensor(other), self)
+    return remainder(_scalar_first(other, self), self)
 
 
 @method("floor_divide", "__floordiv__")
 def floor_divide(input, other, *, out=None):
     """``input // other``: the quotient rounded down (floor), as ``torch.floor_divide``
-    and Python's ``//``. Integer tensors stay integer. Like PyTorch it has no derivative:
-    the result does not require grad (use ``(a / b).floor()`` to make that explicit)."""
+    and Python's ``//``. Integer tensors stay integer (a division by zero raises, as in
+    PyTorch); the result dtype is PyTorch's promotion (int64 // 2.5 is float32). Like
+    PyTorch it has no derivative: the result does not require grad (use ``(a /
+    b).floor()`` to make that explicit)."""
     other = P._coerce(other, input)
-    od = other._data if isinstance(other, Tensor) else other
-    dev = input._device if isinstance(input, Tensor) else other._device
-    ind = input._data if isinstance(input, Tensor) else input
+    if input._data.dtype.kind != "f":   # a float input keeps its category: no checks
+        input, other = _integer_division("div_floor", input, other)
+    dev = _device_of((input, other))
     try:
+        ind, od = promoted_arrays((input, other))
         data = _xp(ind, od).floor_divide(ind, od)
     except ValueError:
         raise P._bshape_err("floor_divide", input, other) from None
@@ -121,7 +195,7 @@ def floor_divide(input, other, *, out=None):
 
 @method("__rfloordiv__")
 def _rfloordiv(self, other):
-    return floor_divide(self.new_tensor(other), self)
+    return floor_divide(_scalar_first(other, self), self)
 
 
 # -- lerp, addcmul, addcdiv ----------------------------------------------------------------

@@ -124,17 +124,17 @@ def _refuse_float(name, dtype):
                                   "integer and bool tensors; use logical_* for truth)")
 
 
-def _bitwise(name, f, ops, doc):
+def _bitwise(name, f, ops, doc, kernel=None):
+    """``kernel``: the shifts' name in PyTorch's messages ("lshift"); shifts refuse bool."""
     def fn(input, other, *, out=None):
         if not isinstance(input, Tensor):   # 3 << t: the number as a 0-d tensor
             input = _scalar_tensor(input, other)
-        other = P._coerce(other, input)
-        if isinstance(other, float):
-            raise TypeError(f"{name}(): argument 'other' must be an integer or bool, not "
-                            "float")
+        other = P._coerce(other, input)   # a float number: refused as 'Float' below
         dev = _device_of((input, other))
         a, b = promoted_arrays([input, other])
-        _refuse_float(name, a.dtype)
+        _refuse_float(kernel or name, a.dtype)
+        if kernel is not None and a.dtype.kind == "b":
+            raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'Bool\'')
         try:
             r = f(a, b)
         except ValueError:
@@ -164,8 +164,6 @@ def _scalar_tensor(v, like):
     """A Python number as a 0-d tensor of its own dtype (it then promotes weakly)."""
     if isinstance(v, Tensor):
         return v
-    if isinstance(v, float):
-        raise TypeError(f"bitwise ops take integers or bools, not float ({v!r})")
     from .factories import tensor
     return tensor(v, device=like.device)
 
@@ -183,11 +181,11 @@ bitwise_xor = _bitwise("bitwise_xor", lambda a, b: a ^ b, ("__xor__", "__rxor__"
 bitwise_left_shift = _bitwise(
     "bitwise_left_shift", lambda a, b: a << b, ("__lshift__", "__rlshift__", "__ilshift__"),
     """Shift the bits of integers left (``x << n`` is x·2ⁿ), as
-    ``torch.bitwise_left_shift`` and ``<<``.""")
+    ``torch.bitwise_left_shift`` and ``<<``; bool tensors are refused.""", "lshift")
 bitwise_right_shift = _bitwise(
     "bitwise_right_shift", lambda a, b: a >> b, ("__rshift__", "__rrshift__", "__irshift__"),
     """Shift the bits of integers right (arithmetic: ``-8 >> 1 == -4``), as
-    ``torch.bitwise_right_shift`` and ``>>``.""")
+    ``torch.bitwise_right_shift`` and ``>>``; bool tensors are refused.""", "rshift")
 
 
 @method("bitwise_not")

@@ -12,7 +12,7 @@ from .. import backend as B
 from ..tensor import Tensor
 from .args import torch_type_name
 from .lean import unary as _unary, with_number as _with_number   # Note [lean ops]
-from .table import _device_of, defop, dispatch, method, promoted_dtype
+from .table import _device_of, defop, dispatch, method, promoted_arrays, promoted_dtype
 
 __all__ = ["add", "sub", "mul", "div", "neg", "pow", "abs", "sqrt", "exp", "log", "tanh",
            "sigmoid", "relu", "clamp", "where", "sign", "reciprocal", "rsub", "square"]
@@ -109,12 +109,30 @@ def _log_scalar(x):
     return math.log(x) if x > 0 else -math.inf if x == 0 else math.nan
 
 
+def _pow_fwd(self, exponent):
+    try:
+        return self ** exponent
+    except ValueError:   # NumPy: "Integers to negative integer powers are not allowed"
+        return _int_pow(self, exponent)
+
+
+def _int_pow(base, exponent):
+    """Integer ``base ** exponent`` with negative exponents as PyTorch computes them (C's
+    integer division of 1 by base**-e): 1 for base 1, ±1 for base -1, 0 for any other
+    base. (A negative Python-int exponent is refused before: ``pow`` below.)"""
+    xp = _xp(base, exponent)
+    neg = exponent < 0
+    r = base ** xp.where(neg, 0, exponent)   # a broadcasting error surfaces here
+    inv = xp.where(base == 1, 1, xp.where(base == -1, 1 - 2 * (exponent & 1), 0))
+    return xp.where(neg, inv, r).astype(r.dtype, copy=False)
+
+
 POW = defop("pow", "PowBackward0", lambda self, exponent: self ** exponent,
             inputs=("self",), attrs=("exponent",), self=_pow_self)
-POW_T = defop("pow_tensor", "PowBackward1", lambda self, exponent: self ** exponent,
+POW_T = defop("pow_tensor", "PowBackward1", _pow_fwd,
               promote=True, inputs=("self", "exponent"), broadcast=True,
               self=_pow_self, exponent=_pow_exponent)
-POW_S = defop("pow_scalar_base", "PowBackward2", lambda self, exponent: self ** exponent,
+POW_S = defop("pow_scalar_base", "PowBackward2", _pow_fwd,
               promote=True, inputs=("self", "exponent"),
               exponent=_pow_exponent)
 
@@ -347,10 +365,9 @@ def div(self, other, *, rounding_mode=None):
 
 @method("__rtruediv__")
 def rdiv(self, other):
-    other = _coerce(other, self)
-    if isinstance(other, Tensor):
-        return div(other, self)
-    return mul(reciprocal(self), other)
+    # PyTorch's ``Tensor.__rtruediv__`` is ``self.reciprocal() * other``, for a tensor
+    # other too (so int64 tensor .__rtruediv__(float16 tensor) is float32)
+    return mul(reciprocal(self), _coerce(other, self))
 
 
 @method("reciprocal")
@@ -381,18 +398,22 @@ def pow(self, exponent):
     if not isinstance(self, Tensor):
         return dispatch(POW_S, (self, exponent))
     exponent = _coerce(exponent, self)
-    if self._data.dtype.kind == "b" and (isinstance(exponent, bool) or isinstance(
-            exponent, Tensor) and exponent._data.dtype.kind == "b"):
-        if isinstance(exponent, Tensor):
-            raise NotImplementedError('"pow" not implemented for \'Bool\'')
-        return self.clone() if exponent else self | True  # x**True is x, x**False is 1
-    if isinstance(exponent, float) and self._data.dtype.kind in "iub":
-        self = self.to(B.default_float())  # an integer tensor to a float power: default float
-    elif type(exponent) is int and self._data.dtype.kind in "iub":
-        if exponent < 0:
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
-        if self._data.dtype.kind == "b":
-            self = self.to(B.int64)   # bool ** 2 is int64 (PyTorch's result type)
+    d = self._data.dtype
+    if d.kind != "f" or d == _F16:   # integers, bools, float16: PyTorch's checks
+        if d.kind == "b" and (isinstance(exponent, bool) or isinstance(
+                exponent, Tensor) and exponent._data.dtype.kind == "b"):
+            if isinstance(exponent, Tensor):
+                raise NotImplementedError('"pow" not implemented for \'Bool\'')
+            return self.clone() if exponent else self | True  # x**True is x, x**False is 1
+        if isinstance(exponent, float) and d.kind in "iub":
+            self = self.to(B.default_float())  # an integer tensor to a float power
+        elif type(exponent) is int and d.kind in "iub":
+            if exponent < 0:
+                raise RuntimeError("Integers to negative integer powers are not allowed.")
+            if d.kind == "b":
+                self = self.to(B.int64)   # bool ** 2 is int64 (PyTorch's result type)
+        if type(exponent) in (int, float):
+            _check_exponent(exponent, self._data.dtype)
     if isinstance(exponent, Tensor):
         try:
             return dispatch(POW_T, (self, exponent))
@@ -401,8 +422,28 @@ def pow(self, exponent):
     return dispatch(POW, (self,), (exponent,))
 
 
+_F16 = B.float16
+_F32 = B.float32
+
+
+def _check_exponent(exponent, dtype):
+    """PyTorch converts a number exponent to an integer or float16 tensor's dtype with its
+    overflow check (``uint8_tensor ** 256``, ``float16_tensor ** 70000.0`` are refused)."""
+    if dtype.kind in "iuf":
+        from .args import checked_scalar
+        if not checked_scalar(exponent, dtype)[1]:
+            from .inplace import _C_TYPE
+            name = _C_TYPE.get(B.dtype_name(dtype), B.dtype_name(dtype))
+            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+
+
 @method("__rpow__")
 def rpow(self, other):
+    other = _coerce(other, self)
+    if isinstance(other, Tensor):
+        return pow(other, self)
+    if isinstance(other, bool) and self._data.dtype.kind == "b":
+        raise NotImplementedError('"pow" not implemented for \'Bool\'')
     return dispatch(POW_S, (other, self))
 
 
@@ -514,9 +555,23 @@ def _cmp(name, f):
     def op(self, other):
         other = _coerce(other, self)
         dev = _device_of((self, other))   # mixing devices: the same error as every op
-        od = other._data if isinstance(other, Tensor) else other
+        # PyTorch compares in the promoted dtype: int64 with 2.5 in float32, uint8 with -1
+        # as 255 (Note [wrapped integer scalars] in backend.py), float32 with a 0-d float64
+        # tensor in float32
+        sd = self._data
+        if isinstance(other, Tensor):
+            od = other._data
+            if od.dtype is not sd.dtype and od.dtype != sd.dtype:
+                sd, od = promoted_arrays((self, other))
+        else:
+            od = other
+            if sd.dtype is not _F32 and sd.dtype.kind != "f":
+                if type(od) is int and sd.dtype.kind in "iu":
+                    od = B.wrap_int_scalar(od, sd.dtype)   # the tensor's dtype is the result's
+                else:
+                    sd, od = promoted_arrays((self, other))
         try:
-            return Tensor._make(f(self._data, od), dev)
+            return Tensor._make(f(sd, od), dev)
         except ValueError:
             raise _bshape_err(name, self, other) from None
     op.__name__ = name

@@ -56,42 +56,50 @@ def dispatch(op, inputs, attrs=()):
     # ``one``: a Tensor input whose shape and dtype every Tensor input has (nothing was
     # broadcast; the others may be Python numbers), for record's short way
     one = x = y = None
-    if n == 1:
-        x = one = inputs[0]
-        dev = x._device
-        data = x._data
-        host = op.host
-        data = host(data) if host is not None and type(data) is _HOST else op.forward(
-            data, *attrs)
-    elif n == 2 and type(inputs[0]) is _Tensor:  # the common binary case, no loops
-        x, y = inputs
-        dev = x._device
-        if type(y) is float:
-            one = x
-            if op.promote and x._data.dtype.kind in "iub":
+    try:
+        if n == 1:
+            x = one = inputs[0]
+            dev = x._device
+            data = x._data
+            host = op.host
+            data = host(data) if host is not None and type(data) is _HOST else op.forward(
+                data, *attrs)
+        elif n == 2 and type(inputs[0]) is _Tensor:  # the common binary case, no loops
+            x, y = inputs
+            dev = x._device
+            if type(y) is float:
+                one = x
+                if op.promote and x._data.dtype.kind in "iub":
+                    data = op.forward(*promoted_arrays(inputs), *attrs)  # int tensor * 2.5
+                else:
+                    data = op.forward(x._data, y, *attrs)
+            elif type(y) is _Tensor:
+                if y._device is not dev:
+                    _device_of(inputs)  # raises the mixed-devices error
+                if op.promote and x._data.dtype != y._data.dtype:
+                    data = op.forward(*promoted_arrays(inputs), *attrs)
+                else:
+                    data = op.forward(x._data, y._data, *attrs)
+            elif isinstance(y, _Tensor):
+                dev = _device_of(inputs)
+                data = op.forward(*(promoted_arrays(inputs) if op.promote else
+                                    (x._data, y._data)), *attrs)
+            elif op.promote and type(y) is float and x._data.dtype.kind in "iub":
                 data = op.forward(*promoted_arrays(inputs), *attrs)  # int tensor * 2.5
             else:
                 data = op.forward(x._data, y, *attrs)
-        elif type(y) is _Tensor:
-            if y._device is not dev:
-                _device_of(inputs)  # raises the mixed-devices error
-            if op.promote and x._data.dtype != y._data.dtype:
-                data = op.forward(*promoted_arrays(inputs), *attrs)
-            else:
-                data = op.forward(x._data, y._data, *attrs)
-        elif isinstance(y, _Tensor):
+        else:
             dev = _device_of(inputs)
             data = op.forward(*(promoted_arrays(inputs) if op.promote else
-                                (x._data, y._data)), *attrs)
-        elif op.promote and type(y) is float and x._data.dtype.kind in "iub":
-            data = op.forward(*promoted_arrays(inputs), *attrs)  # int tensor * 2.5
-        else:
-            data = op.forward(x._data, y, *attrs)
-    else:
-        dev = _device_of(inputs)
-        data = op.forward(*(promoted_arrays(inputs) if op.promote else
-                            [t._data if isinstance(t, _Tensor) else t for t in inputs]),
-                          *attrs)
+                                [t._data if isinstance(t, _Tensor) else t for t in inputs]),
+                              *attrs)
+    except OverflowError:
+        # an integer op with an out-of-range Python int: NumPy refuses it, PyTorch wraps it
+        # (Note [wrapped integer scalars] in backend.py)
+        wrapped = _wrapped_int_inputs(inputs)
+        if wrapped is None:
+            raise
+        return dispatch(op, wrapped, attrs)
     if type(data) not in _ARRAYS:
         data = dev.xp.asarray(data)
     st = _st
@@ -169,14 +177,29 @@ def promoted_arrays(inputs, all_dimensioned=False):
     """The inputs' arrays cast to PyTorch's result dtype (Note [type promotion] in
     backend.py); Python scalars stay Python scalars (NumPy keeps them weak)."""
     rt = promoted_dtype(inputs, all_dimensioned)
-    out = []
+    wrap = rt.kind in "iu"   # Python ints wrap into an integer dtype (Note [wrapped
+    out = []                 # integer scalars] in backend.py)
     for t in inputs:
         if isinstance(t, _Tensor):
             d = t._data
             out.append(d if d.dtype == rt else d.astype(rt))
+        elif wrap and type(t) is int:
+            out.append(B.wrap_int_scalar(t, rt))
         else:
             out.append(t)
     return out
+
+
+def _wrapped_int_inputs(inputs):
+    """``inputs`` with their Python ints wrapped into the promoted integer dtype, or None
+    when no int needs it (Note [wrapped integer scalars] in backend.py)."""
+    if not any(type(t) is int for t in inputs):
+        return None
+    rt = promoted_dtype(inputs)
+    if rt.kind not in "iu":
+        return None
+    out = [B.wrap_int_scalar(t, rt) if type(t) is int else t for t in inputs]
+    return out if any(a is not b for a, b in zip(out, inputs)) else None
 
 
 def unpack_args(args):

@@ -1,0 +1,150 @@
+"""Every binary op on integer, bool and float tensors against PyTorch: for each dtype of
+``self``, and ``other`` a Python number (in and out of the dtype's range) or a 1-d or 0-d
+tensor of every dtype, the result's dtype and values, or that both refuse — with the same
+exception class and PyTorch's message (viewgrad may append a hint after it).
+
+This is where NumPy's rules and PyTorch's part: NumPy promotes ``int64 // 2.5`` to float64
+(PyTorch: float32), divides integers by zero silently (PyTorch: ``ZeroDivisionError``),
+refuses ``uint8 + -1`` (PyTorch wraps the number: Note [wrapped integer scalars] in
+backend.py) and integers to negative integer powers (PyTorch: 0, 1 or ±1)."""
+import warnings
+
+import numpy as np
+import pytest
+
+import viewgrad as vg
+from tests.helpers import torch_or_skip
+
+DATA = {"int64": [3, -2, 1], "int32": [3, -2, 1], "int8": [3, -2, 1], "uint8": [3, 2, 1],
+        "bool": [True, False, True], "float64": [0.5, -1.5, 2.0],
+        "float16": [0.5, -1.5, 2.0], "float32": [0.5, -1.5, 2.0]}
+ZERO_D = {"int64": -2, "int32": -2, "int8": -2, "uint8": 2, "bool": True, "float64": -1.5,
+          "float16": -1.5, "float32": -1.5}
+NUMBERS = [2, 2.5, True, -1, 0, 256, 300, -300, 2 ** 40]
+OPS = ["add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "pow",
+       "eq", "ne", "lt", "le", "gt", "ge", "maximum", "minimum", "fmax", "fmin", "atan2",
+       "hypot", "copysign", "xlogy", "bitwise_and", "bitwise_or", "bitwise_xor",
+       "bitwise_left_shift", "bitwise_right_shift", "logical_and", "logical_or",
+       "logical_xor", "__and__", "__or__", "__xor__", "__lshift__", "__rshift__", "__radd__",
+       "__rsub__", "__rmul__", "__rtruediv__", "__rpow__", "__pow__", "__floordiv__",
+       "__rfloordiv__", "__mod__", "__rmod__"]
+
+# Where viewgrad knowingly differs: (op, what differs) -> why.
+KNOWN = {
+    # These methods refuse a number with the message of the *function* form ("argument
+    # 'other' (position 2) must be Tensor"); PyTorch's method form counts from self and
+    # says "(position 1)". One function serves both forms here; the class and the rest of
+    # the message are PyTorch's.
+    ("maximum", "position"): "function's argument position",
+    ("minimum", "position"): "function's argument position",
+    ("fmax", "position"): "function's argument position",
+    ("fmin", "position"): "function's argument position",
+    ("atan2", "position"): "function's argument position",
+    ("hypot", "position"): "function's argument position",
+    ("logical_and", "position"): "function's argument position",
+    ("logical_or", "position"): "function's argument position",
+    ("logical_xor", "position"): "function's argument position",
+}
+
+
+def _others(torch):
+    out = [(n, n) for n in NUMBERS]
+    for dt in DATA:
+        for data in (DATA[dt], ZERO_D[dt]):
+            out.append((torch.tensor(data, dtype=getattr(torch, dt)),
+                        vg.tensor(data, dtype=getattr(vg, dt))))
+    return out
+
+
+def _run(f):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            return f()
+        except Exception as e:  # noqa: BLE001 - any refusal counts
+            return e
+
+
+def _position_only(tr, vr):
+    return str(vr).replace("(position 2)", "(position 1)") == str(tr)
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_binary_op_matches_torch_on_every_dtype_pair(op):
+    torch = torch_or_skip()
+    bad = []
+    for dt in DATA:
+        for to, vo in _others(torch):
+            tt = torch.tensor(DATA[dt], dtype=getattr(torch, dt))
+            vt = vg.tensor(DATA[dt], dtype=getattr(vg, dt))
+            tr = _run(lambda: getattr(tt, op)(to))
+            vr = _run(lambda: getattr(vt, op)(vo))
+            label = (op, dt, vo if not isinstance(vo, vg.Tensor)
+                     else str(vo.dtype) + ("-0d" if vo.ndim == 0 else ""))
+            if isinstance(tr, Exception) or isinstance(vr, Exception):
+                if isinstance(tr, Exception) != isinstance(vr, Exception):
+                    bad.append(label + ("torch: " + repr(tr)[:80], "viewgrad: " + repr(vr)[:80]))
+                elif not isinstance(vr, type(tr)) or not str(vr).startswith(str(tr)):
+                    if not ((op, "position") in KNOWN and _position_only(tr, vr)):
+                        bad.append(label + ("torch: " + repr(tr)[:80],
+                                            "viewgrad: " + repr(vr)[:80]))
+                continue
+            if tr is NotImplemented or vr is NotImplemented:
+                if (tr is NotImplemented) != (vr is NotImplemented):
+                    bad.append(label + ("NotImplemented",))
+                continue
+            if str(vr.dtype) != str(tr.dtype).replace("torch.", ""):
+                bad.append(label + ("dtype", str(vr.dtype), str(tr.dtype)))
+                continue
+            a, b = vr.numpy().astype(np.float64), tr.numpy().astype(np.float64)
+            if a.shape != b.shape or not np.allclose(a, b, rtol=2e-3, equal_nan=True):
+                bad.append(label + ("values", a.tolist(), b.tolist()))
+    assert not bad, bad
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int8"])
+def test_integer_pow_with_negative_tensor_exponents(dtype):
+    torch = torch_or_skip()
+    base = [2, 1, 0, -1, -2, -1, 3]
+    exp = [-1, -2, -3, -3, -3, -4, 2]
+    for tb, te, vb, ve in [
+            (torch.tensor(base, dtype=getattr(torch, dtype)), torch.tensor(exp),
+             vg.tensor(base, dtype=getattr(vg, dtype)), vg.tensor(exp)),
+            (2, torch.tensor(exp, dtype=getattr(torch, dtype)),
+             2, vg.tensor(exp, dtype=getattr(vg, dtype))),
+            (-1, torch.tensor(exp, dtype=getattr(torch, dtype)),
+             -1, vg.tensor(exp, dtype=getattr(vg, dtype)))]:
+        a, b = tb ** te, vb ** ve
+        assert str(b.dtype) == str(a.dtype).replace("torch.", "")
+        assert b.tolist() == a.tolist()
+
+
+@pytest.mark.parametrize("f", [lambda x, y: x // y, lambda x, y: x % y,
+                               lambda x, y: x.fmod(y), lambda x, y: x.remainder(y)])
+def test_integer_division_by_zero_raises_torchs_error(f):
+    torch = torch_or_skip()
+    for zero in (0, False):
+        with pytest.raises(RuntimeError) as e:
+            f(torch.tensor([1, 2]), zero)
+        with pytest.raises(RuntimeError, match=f"^{e.value}$"):
+            f(vg.tensor([1, 2]), zero)
+        with pytest.raises(RuntimeError, match=f"^{e.value}$"):
+            f(vg.tensor([1, 2]), vg.tensor([1, zero]))
+    # floats divide by zero quietly (inf / NaN), as in PyTorch
+    assert f(vg.tensor([1.0, 2.0]), 0).dtype == vg.float32
+
+
+def test_float_remainder_and_atan2_gradients_unchanged():
+    """Promotion only touches integer operands: float rows keep their nodes and grads."""
+    torch = torch_or_skip()
+    xs = [0.5, -1.5, 2.0]
+    ys = [0.75, 2.0, -1.25]
+    for name in ("remainder", "fmod", "atan2", "hypot"):
+        tx, ty = (torch.tensor(v, requires_grad=True) for v in (xs, ys))
+        vx, vy = (vg.tensor(v, requires_grad=True) for v in (xs, ys))
+        getattr(tx, name)(ty).sum().backward()
+        r = getattr(vx, name)(vy)
+        assert type(r.grad_fn).__name__ == type(getattr(torch, name)(tx, ty).grad_fn).__name__
+        r.sum().backward()
+        np.testing.assert_allclose(vx.grad.numpy(), tx.grad.numpy(), rtol=1e-6)
+        np.testing.assert_allclose(vy.grad.numpy(), ty.grad.numpy(), rtol=1e-6)
