@@ -132,22 +132,23 @@ def _recipe(op, edges):
     return rec
 
 
-_NODES = []   # [CloneBackward0, AsStridedBackward0 class, SelectBackward0 class] once known
+_NODES = None   # (CloneBackward0, AsStridedBackward0, SelectBackward0 classes) once known
 
 
 def _nodes():
     """The node classes built in line, once the ops table is filled; each only if
-    ``record`` would save exactly what is built here (else None: ``record`` is called)."""
-    if not _NODES:
-        clone, strided, select = OPS["clone"], OPS["as_strided"], OPS["select"]
-        _NODES.extend([
-            clone.node_cls if clone.plan1 == () and not clone.nondiff else None,
-            strided.node_cls if strided.plan1 == (
-                ("size", 2, 0), ("stride", 2, 1), ("storage_offset", 2, 2),
-                ("in_geom", 2, 3)) and not strided.nondiff else None,
-            select.node_cls if select.plan1 == (
-                ("self_shape", 3, 0), ("dim", 2, 0), ("index", 2, 1))
-            and not select.nondiff and not select.broadcast else None])
+    ``record`` would save exactly what is built here (else None: ``record`` is called).
+    One tuple, bound at once: threads racing here all bind an equal one."""
+    global _NODES
+    clone, strided, select = OPS["clone"], OPS["as_strided"], OPS["select"]
+    _NODES = (
+        clone.node_cls if clone.plan1 == () and not clone.nondiff else None,
+        strided.node_cls if strided.plan1 == (
+            ("size", 2, 0), ("stride", 2, 1), ("storage_offset", 2, 2),
+            ("in_geom", 2, 3)) and not strided.nondiff else None,
+        select.node_cls if select.plan1 == (
+            ("self_shape", 3, 0), ("dim", 2, 0), ("index", 2, 1))
+        and not select.nondiff and not select.broadcast else None)
     return _NODES
 
 

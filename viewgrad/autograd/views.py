@@ -84,7 +84,7 @@ elements alias one location (an expanded view).
 
 The speed tricks of this story live apart, each named in a Note: ``views_fast.py`` (view
 geometry by arithmetic, in-place ufuncs, CopySlices on arrays...) and ``inplace_lean.py``
-(``add_``/``sub_``/``mul_``/``div_`` when nothing can be refused).
+(a row loop: ``t[i]``, and ``add_``/``sub_``/``mul_``/``div_`` when nothing can be refused).
 """
 from __future__ import annotations
 

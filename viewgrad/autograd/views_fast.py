@@ -11,7 +11,9 @@ lives here, each trick named once in a Note:
 * Note [regenerating on a new CopySlices]: the written view's new grad_fn, recorded
   directly;
 * Note [in-place ufuncs]: binary arithmetic in place writes straight into self's memory;
-* Note [CopySlices on arrays]: CopySlices' plain backward on bare arrays.
+* Note [CopySlices on arrays]: CopySlices' plain backward on bare arrays;
+* Note [CopySlices' row kernels]: for a row written by add_/sub_/mul_/div_, the wrapped
+  node's array kernels run on the region itself.
 
 Nothing here changes what is computed: each trick gives the result the teaching path
 would, and falls back on it whenever its preconditions do not hold.
@@ -218,7 +220,12 @@ def copyslices_apply_arrays(cs, grads):
     off = cs.view_offset
     fn = cs.fn
     if len(sizes) == 1 and cs.view_strides[0] == 1 and off + sizes[0] <= a.size:
-        region = a.reshape(-1)[off:off + sizes[0]]   # a row: a slice (see region_of)
+        n = sizes[0]
+        bs = cs.base_sizes
+        if n and len(bs) == 2 and bs[1] == n and not off % n:
+            region = a[off // n]   # a whole row of a (row-major) matrix: the same run
+        else:
+            region = a.reshape(-1)[off:off + n]   # a row: a slice (see region_of)
         op = _ROW_OPS.get(type(fn), _UNSEEN)
         if op is _UNSEEN:
             op = _row_op(type(fn))
