@@ -114,4 +114,9 @@ SAMPLES = {
     "log_sigmoid": [(lambda x: F.logsigmoid(x), [(3, 4)])],
     "glu": [(lambda x: F.glu(x), [(3, 4)]), (lambda x: F.glu(x, 0), [(4, 3)])],
     "hardtanh": [(lambda x: F.hardtanh(x, -0.5, 0.5), [(3, 4)])],
+    # the in-place forms (their rows save the result): written into a non-leaf copy
+    "leaky_relu_": [(lambda x: F.leaky_relu(x * 1.0, 0.2, inplace=True), [(3, 4)])],
+    "elu_": [(lambda x: F.elu_(x * 1.0, 1.5), [(3, 4)])],
+    "selu_": [(lambda x: F.selu(x * 1.0, inplace=True), [(3, 4)])],
+    "celu_": [(lambda x: F.celu_(x * 1.0, 0.7), [(3, 4)])],
 }

@@ -4,7 +4,8 @@ the same message head, or both succeed with the same results.
 """
 import pytest
 
-from tests.helpers import assert_same_as_torch
+import viewgrad as vg
+from tests.helpers import assert_same_as_torch, torch_or_skip
 
 
 def _base(M, requires_grad):
@@ -248,3 +249,34 @@ def test_numpy_of_a_tensor_that_requires_grad(no_grad):
                 return tuple(x.numpy().shape)  # allowed under no_grad
         return x.numpy()
     assert_same_as_torch(f)
+
+
+def _first_refusal(M, case):
+    x = M.ones(2, 3, requires_grad=True)
+    try:
+        if case == "stale_multi_output_operand":
+            b = x.clone()
+            outs = b.unbind(0)
+            b.mul_(2)
+            b.mul_(outs[0])      # the operand's grad_fn refuses before the overlap check
+        elif case == "leaf_with_overlapping_operand":
+            x.mul_(x[0].sum())   # check_inplace (a leaf) before the overlap check
+        elif case == "view_of_leaf_with_overlapping_operand":
+            x[0, :2].add_(x[0, 1:])
+    except RuntimeError as e:
+        msg = str(e)
+        # viewgrad names the op first ("mul_: ..."); the words after it are PyTorch's
+        return (msg.split(": ", 1)[1] if msg.startswith(("mul_: ", "add_: ")) else msg)[:50]
+    return None
+
+
+@pytest.mark.parametrize("case", ["stale_multi_output_operand",
+                                  "leaf_with_overlapping_operand",
+                                  "view_of_leaf_with_overlapping_operand"])
+def test_which_refusal_comes_first_is_torchs(case):
+    """apply_inplace checks in PyTorch's order: check_inplace on self, then the operands'
+    edges (a stale multi-output view refuses there), then devices and overlap."""
+    torch = torch_or_skip()
+    theirs = _first_refusal(torch, case)
+    ours = _first_refusal(vg, case)
+    assert theirs is not None and ours == theirs

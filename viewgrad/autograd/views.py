@@ -256,14 +256,16 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
         others = tuple(others)
     inputs = (self,) + others
     opname = name or (op.name + "_")
-    # check before any grad_fn is read: _edges would regenerate a stale view's grad_fn,
-    # which may raise a vaguer error than the refusal PyTorch's check_inplace reports
+    # PyTorch's order: check_inplace on self before any grad_fn is read (_edges would
+    # regenerate a stale view's grad_fn, which may raise a vaguer error than the refusal
+    # check_inplace reports); then the edges (an operand that is a stale view of a
+    # multi-output op refuses here); then the kernel's own checks (devices, overlap)
     requires = _st.grad_enabled and _some_requires_grad(inputs)
+    check_inplace(self, requires, opname)
+    edges = _edges(inputs) if requires else None
     if others:
         _device_of(inputs)   # the mixed-devices error
         check_no_partial_overlap(self, others, opname)
-    check_inplace(self, requires, opname)
-    edges = _edges(inputs) if requires else None
     hook = _st.inplace_observer
     token = hook.before(opname, self, others) if hook is not None else None
     node = None

@@ -16,7 +16,8 @@ from ..ops.pointwise import relu as _relu, sigmoid, tanh
 from ..ops.pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
 from ..tensor import Tensor
 from ..ops.activations import (celu, elu, gelu, glu, hardsigmoid, hardswish, hardtanh,  # noqa: F401
-                               leaky_relu, logsigmoid, mish, selu, silu, softplus)
+                               leaky_relu, logsigmoid, mish, selu, silu, softplus,
+                               celu_, elu_, hardtanh_, leaky_relu_, selu_)
 from . import functional_more as _more
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from . import functional_extra as _extra, functional_losses as _losses
@@ -33,7 +34,8 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "softmax", "log_softmax", "linear", "cross_entropy", "nll_loss", "mse_loss",
            "flatten", "unfold", "leaky_relu", "elu", "gelu", "softplus", "silu", "hardtanh",
            "relu6", "mish", "logsigmoid", "softsign", "hardswish", "hardsigmoid", "selu",
-           "celu", "tanhshrink", "softmin", "glu", "dropout1d", "dropout2d",
+           "celu", "tanhshrink", "softmin", "glu", "dropout1d", "dropout2d", "relu_",
+           "elu_", "leaky_relu_", "hardtanh_", "selu_", "celu_",
            "scaled_dot_product_attention", "multi_head_attention_forward"] + [
                n for n in _more.__all__ if n != "pad"] + _extra.__all__ + _losses.__all__
 
@@ -197,13 +199,18 @@ def relu(input, inplace=False):
     return input.relu_() if inplace else _relu(input)
 
 
+def relu_(input):
+    """``F.relu(input, inplace=True)``."""
+    return input.relu_()
+
+
 def flatten(input, start_dim=0, end_dim=-1):
     return input.flatten(start_dim, end_dim)
 
 
 def relu6(input, inplace=False):
     """``min(max(x, 0), 6)`` (hardtanh between 0 and 6)."""
-    return hardtanh(input, 0.0, 6.0)
+    return hardtanh(input, 0.0, 6.0, inplace)
 
 
 def softsign(input):
@@ -223,24 +230,25 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
     """Drop whole channels of (N, C, L): one mask value per (n, c)."""
-    return _channel_dropout(input, p, training, 3)
+    return _channel_dropout(input, p, training, 3, inplace)
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
     """Drop whole channels of (N, C, H, W): one mask value per (n, c)."""
-    return _channel_dropout(input, p, training, 4)
+    return _channel_dropout(input, p, training, 4, inplace)
 
 
-def _channel_dropout(input, p, training, ndim):
+def _channel_dropout(input, p, training, ndim, inplace=False):
     if not training or p == 0:
         return input
     from ..ops import factories as Fa
     if p == 1:
-        return input * 0
+        return input.mul_(0) if inplace else input * 0
     shape = tuple(input.shape[:-(ndim - 2)]) + (1,) * (ndim - 2) if input.dim() == ndim \
         else tuple(input.shape[:1]) + (1,) * (input.dim() - 1)
     keep = Fa.empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
-    return input * keep.div_(1 - p)   # drawn as PyTorch's feature dropout draws it
+    keep.div_(1 - p)   # drawn as PyTorch's feature dropout draws it
+    return input.mul_(keep) if inplace else input * keep
 
 
 def _softmax_args(input, dim, dtype):

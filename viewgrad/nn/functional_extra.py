@@ -29,7 +29,7 @@ from .functional_more import _norm, embedding
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear",
            "adaptive_max_pool1d", "adaptive_max_pool2d", "max_unpool1d", "max_unpool2d",
-           "prelu", "threshold", "instance_norm", "pixel_shuffle", "pixel_unshuffle",
+           "prelu", "threshold", "threshold_", "instance_norm", "pixel_shuffle", "pixel_unshuffle",
            "embedding_bag", "bilinear", "alpha_dropout", "feature_alpha_dropout"]
 
 _MODES = {"nearest": None, "nearest-exact": None, "linear": 1, "bilinear": 2,
@@ -283,8 +283,18 @@ def prelu(input, weight):
 
 def threshold(input, threshold, value, inplace=False):
     """``x if x > threshold else value``."""
+    if inplace:   # the elements at or below the threshold overwritten (torch's threshold_)
+        return input.masked_fill_(input <= threshold, value)
     return where(input > threshold, input, Fa.full((), value, dtype=input.dtype,
                                                    device=input.device))
+
+
+_threshold = threshold   # (threshold_'s parameter of the same name hides the function)
+
+
+def threshold_(input, threshold, value):
+    """``threshold(input, threshold, value, inplace=True)``."""
+    return _threshold(input, threshold, value, inplace=True)
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
@@ -439,11 +449,20 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
     if not training or p == 0.0:
         return input
     if p == 1.0:
-        return input * 0.0
+        return input.mul_(0.0) if inplace else input * 0.0
     alpha = -_SELU_ALPHA * _SELU_SCALE
     a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
     keep = (Fa.rand(tuple(input.shape), device=input.device) >= p).to(input.dtype)
-    return input * keep * a + (1 - keep) * (alpha * a) + _shift(a, alpha, p)
+    return _affine_keep(input, keep, a, alpha, p, inplace)
+
+
+def _affine_keep(input, keep, a, alpha, p, inplace):
+    """``input * keep * a + (1 - keep) * (alpha * a) + b``; with ``inplace`` written into
+    ``input``."""
+    rest = (1 - keep) * (alpha * a)
+    if inplace:   # two writes, as PyTorch's: input.mul_(noise * a).add_(b)
+        return input.mul_(keep * a).add_(rest + _shift(a, alpha, p))
+    return input * keep * a + rest + _shift(a, alpha, p)
 
 
 def _shift(a, alpha, p):
@@ -460,4 +479,4 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
     shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
     keep = (Fa.rand(shape, device=input.device) >= p).to(input.dtype)
-    return input * keep * a + (1 - keep) * (alpha * a) + _shift(a, alpha, p)
+    return _affine_keep(input, keep, a, alpha, p, inplace)

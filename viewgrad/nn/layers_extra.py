@@ -375,7 +375,7 @@ class AlphaDropout(Module):
         self.p, self.inplace = p, inplace
 
     def forward(self, input):
-        return F.alpha_dropout(input, self.p, self.training)
+        return F.alpha_dropout(input, self.p, self.training, self.inplace)
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"

@@ -23,8 +23,9 @@ __all__ = ["LeakyReLU", "ELU", "GELU", "SiLU", "Softplus", "Mish", "Hardtanh", "
            "Dropout2d", "CosineSimilarity", "PairwiseDistance"]
 
 
-def _activation(name, fn, params=(), doc=""):
-    """A module class whose forward is ``fn(input, **its hyper-parameters)``."""
+def _activation(name, fn, params=(), doc="", show_inplace=True):
+    """A module class whose forward is ``fn(input, **its hyper-parameters)``
+    (``show_inplace``: its repr says ``inplace=True`` when set, as most of PyTorch's do)."""
     names = [p for p, _ in params]
 
     def __init__(self, *args, **kwargs):
@@ -41,11 +42,17 @@ def _activation(name, fn, params=(), doc=""):
             setattr(self, k, v)
 
     def forward(self, input):
-        return fn(input, **{k: getattr(self, k) for k in names if k != "inplace"})
+        kw = {k: getattr(self, k) for k in names if k != "inplace"}
+        if self.inplace:   # written into the input, as PyTorch's module does
+            kw["inplace"] = True
+        return fn(input, **kw)
 
     def extra_repr(self):
-        return ", ".join(f"{k}={getattr(self, k)!r}" if isinstance(getattr(self, k), str)
-                         else f"{k}={getattr(self, k)}" for k in names if k != "inplace")
+        r = ", ".join(f"{k}={getattr(self, k)!r}" if isinstance(getattr(self, k), str)
+                      else f"{k}={getattr(self, k)}" for k in names if k != "inplace")
+        if self.inplace and show_inplace:
+            r = r + ", inplace=True" if r else "inplace=True"
+        return r
 
     return type(name, (Module,), {"__init__": __init__, "forward": forward,
                                   "extra_repr": extra_repr,
@@ -66,8 +73,8 @@ LogSigmoid = _activation("LogSigmoid", F.logsigmoid)
 Softsign = _activation("Softsign", F.softsign)
 SELU = _activation("SELU", F.selu, (("inplace", False),))
 CELU = _activation("CELU", F.celu, (("alpha", 1.0), ("inplace", False)))
-Hardswish = _activation("Hardswish", F.hardswish, (("inplace", False),))
-Hardsigmoid = _activation("Hardsigmoid", F.hardsigmoid, (("inplace", False),))
+Hardswish = _activation("Hardswish", F.hardswish, (("inplace", False),), show_inplace=False)
+Hardsigmoid = _activation("Hardsigmoid", F.hardsigmoid, (("inplace", False),), show_inplace=False)
 Tanhshrink = _activation("Tanhshrink", F.tanhshrink)
 Softmin = _activation("Softmin", F.softmin, (("dim", None),))
 GLU = _activation("GLU", F.glu, (("dim", -1),))
@@ -475,12 +482,15 @@ class Dropout1d(Module):
         self.p, self.inplace = p, inplace
 
     def forward(self, input):
-        return F.dropout1d(input, self.p, self.training)
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"p={self.p}, inplace={self.inplace}"
 
 
 class Dropout2d(Dropout1d):
     """Zero whole channels of (N, C, H, W) with probability p (training only)."""
 
     def forward(self, input):
-        return F.dropout2d(input, self.p, self.training)
+        return F.dropout2d(input, self.p, self.training, self.inplace)
 

@@ -17,10 +17,11 @@ import struct
 
 from .. import backend as B
 from . import special
-from .table import defop, dispatch
+from .table import apply_inplace, defop, dispatch
 
 __all__ = ["leaky_relu", "elu", "gelu", "softplus", "silu", "hardtanh", "selu", "celu",
-           "mish", "hardsigmoid", "hardswish", "logsigmoid", "glu"]
+           "mish", "hardsigmoid", "hardswish", "logsigmoid", "glu", "leaky_relu_", "elu_",
+           "hardtanh_", "selu_", "celu_"]
 
 _xp = B.xp_of
 _SQRT_HALF = 1.0 / math.sqrt(2.0)
@@ -134,14 +135,24 @@ def _check(input, name):
     return input
 
 
-def leaky_relu(input, negative_slope=0.01):
+def _run(op, input, attrs, name, inplace):
+    """``op`` on ``input``; with ``inplace`` through the in-place choke point
+    (``apply_inplace``: checks, write into ``input``, version bump, rebase), as
+    ``F.<name>(x, inplace=True)`` writes into ``x`` in PyTorch."""
+    _check(input, name)
+    if inplace:
+        return apply_inplace(_IN_PLACE.get(name, op), input, (), attrs, name=name + "_")
+    return dispatch(op, (input,), attrs)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
     """``x`` where positive, ``negative_slope * x`` elsewhere (as torch's leaky_relu)."""
-    return dispatch(LEAKY_RELU, (_check(input, "leaky_relu"),), (float(negative_slope),))
+    return _run(LEAKY_RELU, input, (float(negative_slope),), "leaky_relu", inplace)
 
 
-def elu(input, alpha=1.0):
+def elu(input, alpha=1.0, inplace=False):
     """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere (as torch's elu)."""
-    return dispatch(ELU, (_check(input, "elu"),), (float(alpha),))
+    return _run(ELU, input, (float(alpha),), "elu", inplace)
 
 
 def gelu(input, approximate="none"):
@@ -161,14 +172,14 @@ def softplus(input, beta=1.0, threshold=20.0):
     return dispatch(SOFTPLUS, (_check(input, "softplus"),), (float(beta), float(threshold)))
 
 
-def silu(input):
+def silu(input, inplace=False):
     """``x * sigmoid(x)`` (swish), as torch's silu."""
-    return dispatch(SILU, (_check(input, "silu"),))
+    return _run(SILU, input, (), "silu", inplace)
 
 
-def hardtanh(input, min_val=-1.0, max_val=1.0):
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """``clamp(x, min_val, max_val)`` with zero gradient outside, as torch's hardtanh."""
-    return dispatch(HARDTANH, (_check(input, "hardtanh"),), (float(min_val), float(max_val)))
+    return _run(HARDTANH, input, (float(min_val), float(max_val)), "hardtanh", inplace)
 
 
 # -- the rest of PyTorch's one-node activations -----------------------------------------------
@@ -212,6 +223,38 @@ def _celu_bwd(grad, self, alpha):
 
 
 CELU = defop("celu", "CeluBackward0", _celu_fwd, attrs=("alpha",), self=_celu_bwd)
+
+
+# -- the in-place forms: PyTorch's elu_ / selu_ / celu_ / leaky_relu_ nodes (the *Backward1
+# rows) save the RESULT, since their input is overwritten; the formulas read it back.
+
+def _leaky_result_bwd(grad, result, negative_slope):
+    if negative_slope < 0:
+        raise RuntimeError(
+            "In-place leakyReLu backward calculation is triggered with a negative slope which "
+            "is not supported. This is caused by calling in-place forward function with a "
+            "negative slope, please call out-of-place version instead.")
+    return grad * (_float_mask(result > 0, grad) * (1 - negative_slope) + negative_slope)
+
+
+def _elu_result_bwd(grad, result, alpha, scale=1.0, input_scale=1.0):
+    # result > 0: scale; else d/dx (alpha scale (exp(x input_scale) - 1)) read off the
+    # result: input_scale (result + alpha scale)
+    return grad * _where(result > 0, scale + 0 * result,
+                         (result + alpha * scale) * input_scale)
+
+
+LEAKY_RELU_ = defop("leaky_relu_", "LeakyReluBackward1", _leaky_fwd,
+                    attrs=("negative_slope",), self=_leaky_result_bwd)
+ELU_ = defop("elu_", "EluBackward1", _elu_fwd, attrs=("alpha",),
+             self=lambda grad, result, alpha: _elu_result_bwd(grad, result, alpha))
+SELU_ = defop("selu_", "EluBackward1", SELU.forward,
+              self=lambda grad, result: _elu_result_bwd(grad, result, _SELU_ALPHA,
+                                                        _SELU_SCALE))
+CELU_ = defop("celu_", "CeluBackward1", _celu_fwd, attrs=("alpha",),
+              self=lambda grad, result, alpha: _elu_result_bwd(grad, result, alpha, 1.0,
+                                                               1.0 / _f32(alpha)))
+_IN_PLACE = {"leaky_relu": LEAKY_RELU_, "elu": ELU_, "selu": SELU_, "celu": CELU_}
 
 
 def _gelu_tanh_fwd(self):
@@ -293,29 +336,50 @@ GLU = defop("glu", "GluBackward0", _glu_fwd, attrs=("dim",), self=_glu_bwd)
 def selu(input, inplace=False):
     """``scale * elu(x, alpha)`` with the self-normalising constants (PyTorch's node is
     EluBackward0 too)."""
-    return dispatch(SELU, (_check(input, "selu"),))
+    return _run(SELU, input, (), "selu", inplace)
 
 
 def celu(input, alpha=1.0, inplace=False):
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``, as torch's celu."""
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
-    return dispatch(CELU, (_check(input, "celu"),), (float(alpha),))
+    return _run(CELU, input, (float(alpha),), "celu", inplace)
 
 
 def mish(input, inplace=False):
     """``x * tanh(softplus(x))``, as torch's mish."""
-    return dispatch(MISH, (_check(input, "mish"),))
+    return _run(MISH, input, (), "mish", inplace)
 
 
 def hardsigmoid(input, inplace=False):
     """``relu6(x + 3) / 6``: 0 below -3, 1 above 3, linear between (torch's hardsigmoid)."""
-    return dispatch(HARDSIGMOID, (_check(input, "hardsigmoid"),))
+    return _run(HARDSIGMOID, input, (), "hardsigmoid", inplace)
 
 
 def hardswish(input, inplace=False):
     """``x * relu6(x + 3) / 6``, as torch's hardswish."""
-    return dispatch(HARDSWISH, (_check(input, "hardswish"),))
+    return _run(HARDSWISH, input, (), "hardswish", inplace)
+
+
+# PyTorch's functional in-place spellings: F.elu_(x) is F.elu(x, inplace=True)
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, inplace=True)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def selu_(input):
+    return selu(input, inplace=True)
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, inplace=True)
 
 
 def logsigmoid(input):
