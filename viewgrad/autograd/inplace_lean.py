@@ -165,7 +165,9 @@ def lean_binary_(op, self, other, opname):
         return None
     fn = self._grad_fn
     d = self._data
-    if fn is None or d.dtype.kind != "f" or 0 in d.strides:
+    # float32/float64 only: float16 with a number is computed in float32 (Note [float16
+    # with a number] in ops/table.py), which the full path does
+    if fn is None or d.dtype.char not in "fd" or 0 in d.strides:
         return None
     vc = self._version_counter
     if type(vc) is not _VC:

@@ -187,7 +187,10 @@ def floor_divide(input, other, *, out=None):
     dev = _device_of((input, other))
     try:
         ind, od = promoted_arrays((input, other))
-        data = _xp(ind, od).floor_divide(ind, od)
+        if type(od) is float and ind.dtype == B.float16:   # Note [float16 with a number]
+            data = _xp(ind).floor_divide(ind.astype(B.float32), od).astype(ind.dtype)
+        else:
+            data = _xp(ind, od).floor_divide(ind, od)
     except ValueError:
         raise P._bshape_err("floor_divide", input, other) from None
     return with_out(Tensor._make(dev.xp.asarray(data), dev), out, "floor_divide")

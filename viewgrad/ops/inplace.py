@@ -17,13 +17,22 @@ from ..tensor import Tensor
 from . import pointwise as P
 from .args import check_result_cast, checked_scalar
 from .indexing import INDEX_PUT, normalize_key, _basic_steps
-from .table import apply_inplace, defop, dispatch, method, sum_to
+from .table import _LOW, apply_inplace, defop, dispatch, method, sum_to
 
 __all__ = ["copy_", "fill_", "zero_", "masked_fill_", "masked_fill", "setitem"]
 
 
 def _other(x, self):
     return P._coerce(x, self)
+
+
+def _half_inplace(op, name, self, other):
+    """mul_/div_ of a float16 self: with a Python float, computed in float32 and rounded
+    once (Note [float16 with a number] in table.py); the node is the row's, as always."""
+    if type(other) is not float:
+        return apply_inplace(op, self, (other,), name=name)
+    return apply_inplace(op, self, (other,), name=name, compute=lambda a, b: op.forward(
+        a.astype(B.float32), b).astype(a.dtype))
 
 
 def _integer_inplace(f, name, self, other):
@@ -80,8 +89,10 @@ def mul_(self, other):
     done = lean_binary_(P.MUL, self, other, "mul_")   # Note [lean in-place]
     if done is not None:
         return done
-    if self._data.dtype.kind in "iub":
-        return _integer_inplace(P.mul, "mul_", self, other)
+    if self._data.dtype.char in _LOW:   # integers, bools, float16
+        if self._data.dtype.kind in "iub":
+            return _integer_inplace(P.mul, "mul_", self, other)
+        return _half_inplace(P.MUL, "mul_", self, other)
     return apply_inplace(P.MUL, self, (other,), name="mul_")
 
 
@@ -94,8 +105,10 @@ def div_(self, other, *, rounding_mode=None):
     done = lean_binary_(P.DIV, self, other, "div_")   # Note [lean in-place]
     if done is not None:
         return done
-    if self._data.dtype.kind in "iub":   # refused: true division gives floats
-        return _integer_inplace(P.div, "div_", self, other)
+    if self._data.dtype.char in _LOW:   # integers, bools, float16
+        if self._data.dtype.kind in "iub":   # refused: true division gives floats
+            return _integer_inplace(P.div, "div_", self, other)
+        return _half_inplace(P.DIV, "div_", self, other)
     return apply_inplace(P.DIV, self, (other,), name="div_")
 
 

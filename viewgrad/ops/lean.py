@@ -85,7 +85,7 @@ def with_number(op, x, other):
     st = _st
     plan = op.plan_scalar
     if (fn is None or type(data) is not _HOST or x._view_info is not None
-            or data.dtype.kind != "f" or op.nondiff or not _enabled[0] or not st.grad_enabled
+            or data.dtype.char not in "fd" or op.nondiff or not _enabled[0] or not st.grad_enabled
             or st.inference or st.anomaly
             or (plan and (len(plan) != 1 or plan[0][1] != 0 or plan[0][2] != 1))):
         return dispatch(op, (x, other))

@@ -12,7 +12,8 @@ from .. import backend as B
 from ..tensor import Tensor
 from .args import torch_type_name
 from .lean import unary as _unary, with_number as _with_number   # Note [lean ops]
-from .table import _device_of, defop, dispatch, method, promoted_arrays, promoted_dtype
+from .table import (HALF_OPMATH, _device_of, defop, dispatch, method, promoted_arrays,
+                    promoted_dtype)
 
 __all__ = ["add", "sub", "mul", "div", "neg", "pow", "abs", "sqrt", "exp", "log", "tanh",
            "sigmoid", "relu", "clamp", "where", "sign", "reciprocal", "rsub", "square"]
@@ -78,6 +79,7 @@ DIV = defop("div", "DivBackward0", lambda self, other: self / other,
             promote=True, inputs=("self", "other"), broadcast=True,
             self=lambda grad, other: grad / other,
             other=lambda grad, self, other: -grad * self / (other * other))
+HALF_OPMATH.update((MUL, DIV))   # Note [float16 with a number] (table.py)
 NEG = defop("neg", "NegBackward0", lambda self: -self, self=lambda grad: -grad)
 RECIPROCAL = defop("reciprocal", "ReciprocalBackward0", lambda self: 1 / self,
                    self=lambda grad, result: -grad * result * result)

@@ -69,8 +69,8 @@ def dispatch(op, inputs, attrs=()):
             dev = x._device
             if type(y) is float:
                 one = x
-                if op.promote and x._data.dtype.kind in "iub":
-                    data = op.forward(*promoted_arrays(inputs), *attrs)  # int tensor * 2.5
+                if op.promote and x._data.dtype.char in _LOW:   # int tensor * 2.5, float16
+                    data = _low_forward(op, inputs, attrs)
                 else:
                     data = op.forward(x._data, y, *attrs)
             elif type(y) is _Tensor:
@@ -158,6 +158,30 @@ def result_tensor(data, dev):
 # ``Tensor._make`` for what a new tensor holds.
 
 
+
+
+# Note [float16 with a number]: PyTorch's mul and div compute ``float16_tensor * 0.1`` in
+# float32 (their "opmath" type) with the number as a float32, and round the result to
+# float16 once. NumPy rounds the number to float16 first (0.1 loses bits, 70000.0 becomes
+# inf), so about a third of ``x * 0.1``'s elements came out one ulp off. The rows in
+# HALF_OPMATH therefore run their forward on a float32 copy of a float16 tensor with a
+# Python float and round the result. (add and sub round the number to float16 in PyTorch
+# too: NumPy's answer is theirs.) The dtype codes in _LOW are NumPy's one-letter names:
+# bool, the integers and float16 (``.char`` costs what ``.kind`` costs, so float32 and
+# float64 tensors pay nothing more).
+_LOW = "?bBhHiIlLqQe"
+_F32 = B.float32
+HALF_OPMATH: set = set()   # rows that compute float16 with a number in float32
+
+
+def _low_forward(op, inputs, attrs):
+    """The forward of a promoting row on (integer, bool or float16 tensor, Python float)."""
+    d = inputs[0]._data
+    if d.dtype.kind == "f":   # float16: Note [float16 with a number]
+        if op in HALF_OPMATH:
+            return op.forward(d.astype(_F32), inputs[1], *attrs).astype(d.dtype)
+        return op.forward(d, inputs[1], *attrs)
+    return op.forward(*promoted_arrays(inputs), *attrs)   # int tensor * 2.5: float32
 
 
 def promoted_dtype(inputs, all_dimensioned=False):
