@@ -66,6 +66,24 @@ class InferenceVersion(VersionCounter):
                 "https://github.com/pytorch/rfcs/pull/17 for more details.")
 
 
+def new_result(data, device):
+    """A normal tensor over ``data`` on ``device``: a fresh version counter, no base, no
+    view, no history yet. What ``Tensor._make`` makes outside inference mode, with the
+    device given and ``VersionCounter()`` without the call of ``__init__``; the ops' hot
+    path builds every result with it (Note [dispatch in line] in ops/table.py)."""
+    t = _new(Tensor)
+    t._data = data
+    t._device = device
+    t._version_counter = vc = _new(VersionCounter)
+    vc.version = 0
+    vc.bumps = None
+    t._base = None
+    t._view_info = None
+    t._grad_fn = None
+    t._output_nr = 0
+    return t
+
+
 def describe_tensor(dtype, shape) -> str:
     return f"{B.dtype_name(dtype)} {list(shape)}"
 
@@ -141,20 +159,18 @@ class Tensor:
     def _make(data, device=None):
         """Fast internal constructor: wrap an array (no copies, no checks). Without
         ``device`` the array's own device is used (never assume cpu: see DESIGN §10)."""
-        t = _new(Tensor)
-        t._data = data
-        t._device = device if device is not None else (B.device_of_array(data) or B.cpu)
         if _st.inference:
+            t = _new(Tensor)
+            t._data = data
+            t._device = device if device is not None else (B.device_of_array(data) or B.cpu)
             t._version_counter = InferenceVersion()
-        else:  # VersionCounter() without the call of __init__ (the hottest constructor)
-            t._version_counter = vc = _new(VersionCounter)
-            vc.version = 0
-            vc.bumps = None
-        t._base = None
-        t._view_info = None
-        t._grad_fn = None
-        t._output_nr = 0
-        return t
+            t._base = None
+            t._view_info = None
+            t._grad_fn = None
+            t._output_nr = 0
+            return t
+        return new_result(data, device if device is not None else (
+            B.device_of_array(data) or B.cpu))
 
     @staticmethod
     def _empty_strided(size, stride, dtype, device):

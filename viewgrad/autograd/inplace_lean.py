@@ -58,7 +58,7 @@ import sys
 import weakref
 
 from ..backend import scalar_operand
-from ..tensor import Tensor, VersionCounter
+from ..tensor import Tensor, VersionCounter, new_result as _new_result
 from . import blame as _blame
 from .graph import SavedTensor, _NO_EDGE, next_sequence_nr as _next_seq
 from .accumulate import grad_accumulator
@@ -224,15 +224,7 @@ def lean_binary_(op, self, other, opname):
     if saves_self:
         # self.clone() (CLONE's forward: d.copy(order="K")), with self's edge known: the
         # same CloneBackward0, which saves nothing
-        c = _new(_Tensor)
-        c._data = d.copy(order="K")
-        c._device = dev
-        c._version_counter = cvc = _new(_VC)
-        cvc.version = 0
-        cvc.bumps = None
-        c._base = None
-        c._view_info = None
-        c._output_nr = 0
+        c = _new_result(d.copy(order="K"), dev)
         if clone_cls is None:
             c._grad_fn = record(OPS["clone"], (self,), c, ("preserve",), (e0,))
         else:

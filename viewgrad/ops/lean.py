@@ -13,9 +13,10 @@ with ``y`` a host float tensor that has a history and is not a view, grad mode o
 no inference mode, anomaly mode or saved-tensor hooks. For those, the function below
 runs what dispatch and record_one run — the same forward, the same result Tensor, the
 same node with the same edges, sequence number, saved values and blame mark — in one
-body, without the calls between them; the result Tensor is ``result_tensor``'s, as
-dispatch's (Note [dispatch in line]). A row that saves anything else than its result (or, with a number, the number)
-and every other case go to ``dispatch`` untouched, which also raises every error.
+body, without the calls between them (the result Tensor is ``tensor.new_result``'s, as
+dispatch's: Note [dispatch in line]). A row that saves anything else than its result
+(or, with a number, the number), and every other case, go to ``dispatch`` untouched,
+which also raises every error.
 
 tests/autograd/test_lean_record.py runs every program both ways (``set_lean_ops(False)``
 turns this off) and compares everything observable.
@@ -27,8 +28,8 @@ from ..autograd import blame as _blame
 from ..autograd.graph import _NO_EDGE, _new_saved_tensor, next_sequence_nr as _next_seq
 from ..autograd.nodes import _NOTHING_SAVED
 from ..autograd.state import state as _st
-from ..tensor import Tensor
-from .table import dispatch, result_tensor
+from ..tensor import Tensor, new_result
+from .table import dispatch
 
 __all__ = ["unary", "with_number", "set_lean_ops"]
 
@@ -59,7 +60,7 @@ def unary(op, x):
     r = op.host(data)
     if type(r) is not _HOST:   # a 0-d input gives a NumPy scalar
         r = x._device.xp.asarray(r)
-    out = result_tensor(r, x._device)
+    out = new_result(r, x._device)
     node = _new(op.node_cls)
     node.next_functions = ((fn, x._output_nr),)
     node._sequence_nr = _next_seq()
@@ -68,10 +69,9 @@ def unary(op, x):
         if st.blame:
             s.where = (op.node_name, _blame.user_frame(3))
         node._saved = {plan[0][0]: s}
-        node._releasable = True
     else:
         node._saved = _NOTHING_SAVED
-        node._releasable = False
+    node._releasable = bool(plan)
     out._grad_fn = node
     return out
 
@@ -94,15 +94,12 @@ def with_number(op, x, other):
         r = x._device.xp.asarray(r)
     if r.dtype != data.dtype:   # (never for float tensors; dispatch casts gradients back)
         return dispatch(op, (x, other))
-    out = result_tensor(r, x._device)
+    out = new_result(r, x._device)
     node = _new(op.node_cls)
     node.next_functions = ((fn, x._output_nr), _NO_EDGE)
     node._sequence_nr = _next_seq()
-    if plan:   # the number itself (PyTorch saves it too)
-        node._saved = {plan[0][0]: other}
-        node._releasable = True
-    else:
-        node._saved = _NOTHING_SAVED
-        node._releasable = False
+    # the number itself, as PyTorch saves it too (or nothing: x - 1.65)
+    node._saved = {plan[0][0]: other} if plan else _NOTHING_SAVED
+    node._releasable = bool(plan)
     out._grad_fn = node
     return out

@@ -34,10 +34,10 @@ from ..autograd.record_lean import record_one
 from ..autograd.nodes import OPS, OpDef, FnNode, defop, record, sum_to, _device_of, _edges
 from ..autograd.state import state as _st
 from ..autograd.views import apply_inplace, make_view as _make_view
-from ..tensor import Tensor, VersionCounter as _VersionCounter
+from ..tensor import Tensor, new_result as _new_result
 
 __all__ = ["OpDef", "defop", "dispatch", "dispatch_view", "apply_inplace", "OPS",
-           "FnNode", "sum_to", "unpack_args", "result_tensor"]
+           "FnNode", "sum_to", "unpack_args"]
 
 _make = Tensor._make
 _ARRAYS = B.ARRAY_TYPES
@@ -105,7 +105,7 @@ def dispatch(op, inputs, attrs=()):
     st = _st
     if not st.grad_enabled or st.inference:
         return _make(data, dev)
-    out = result_tensor(data, dev)
+    out = _new_result(data, dev)
     if one is not None and one._view_info is None and one._grad_fn is not None and (
             n == 1 or type(y) is float):
         # one non-view input with a history, the rest Python numbers: Note [lean record]
@@ -126,23 +126,6 @@ def dispatch(op, inputs, attrs=()):
     return out
 
 
-def result_tensor(data, dev):
-    """``Tensor._make(data, dev)`` in grad mode, written out (Note [dispatch in line]): a
-    normal tensor with a fresh version counter and no grad_fn yet (a saved-tensor pack
-    hook may see the result before its node)."""
-    out = _new(_Tensor)
-    out._data = data
-    out._device = dev
-    out._version_counter = vc = _new(_VersionCounter)
-    vc.version = 0
-    vc.bumps = None
-    out._base = None
-    out._view_info = None
-    out._output_nr = 0
-    out._grad_fn = None
-    return out
-
-
 # Note [host ufuncs]
 # A speed trick: a one-input row whose forward is a NumPy ufunc on host arrays
 # (``lambda self: _xp(self).tanh(self)``) names it (``op.host``), and dispatch calls the
@@ -152,10 +135,10 @@ def result_tensor(data, dev):
 # other device, and what the table shows.
 
 # Note [dispatch in line]
-# A speed trick: ``dispatch`` builds its result Tensor with ``result_tensor``, the
-# statements of ``Tensor._make`` for grad mode written out (no device lookup, no
-# inference-mode branch), and asks the thread's state twice at most. Read
-# ``Tensor._make`` for what a new tensor holds.
+# A speed trick: ``dispatch`` builds its result Tensor with ``tensor.new_result`` (what
+# ``Tensor._make`` makes in grad mode, without its device lookup and inference-mode
+# branch), and asks the thread's state twice at most. Read ``Tensor._make`` for what a
+# new tensor holds.
 
 
 
