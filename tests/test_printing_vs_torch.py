@@ -39,3 +39,11 @@ def test_repr_is_pytorchs(expr):
     theirs = repr(eval(expr, {"m": torch, "NAN": NAN, "INF": INF}))
     ours = repr(eval(expr, {"m": vg, "NAN": NAN, "INF": INF}))
     assert ours.replace("viewgrad.", "torch.") == theirs
+
+
+def test_the_default_complex_dtype_is_not_spelled_out():
+    """complex64 goes with the default float32, as in torch: no ``dtype=`` in its repr."""
+    torch = torch_or_skip()
+    for data in ([1 + 2j, 3.5], [[1j]], 2 + 0j):
+        assert ("dtype=" in repr(vg.tensor(data))) == ("dtype=" in repr(torch.tensor(data)))
+        assert str(vg.tensor(data).dtype) == str(torch.tensor(data).dtype)[6:]

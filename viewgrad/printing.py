@@ -91,8 +91,11 @@ def tensor_repr(t) -> str:
     # (no elements to tell an int64 from a float), as PyTorch
     if a.size == 0 and a.ndim != 1:
         extras.append(f"size={tuple(a.shape)}")
-    if a.dtype != B.default_float() and (a.size == 0 or a.dtype.kind == "f" or
-                                         B.dtype_name(a.dtype) not in _DEFAULT_DTYPES):
+    # the default complex dtype goes with the default float (complex64 beside float32)
+    default_complex = "complex64" if B.default_float() == "float32" else "complex128"
+    if a.dtype != B.default_float() and (
+            a.size == 0 or a.dtype.kind == "f" or B.dtype_name(a.dtype) not in _DEFAULT_DTYPES
+            and B.dtype_name(a.dtype) != default_complex):
         extras.append(f"dtype=viewgrad.{B.dtype_name(a.dtype)}")
     label = _autograd_label(t)
     if label is not None:
