@@ -10,7 +10,8 @@ from __future__ import annotations
 from .. import backend as B
 from ..tensor import Tensor
 from . import pointwise as P
-from .table import apply_inplace, defop, dispatch, method
+from .args import check_result_cast, torch_type_name
+from .table import _LOW, apply_inplace, defop, dispatch, method, promoted_dtype
 
 __all__ = ["clamp_tensor", "clamp_min", "clamp_max", "clamp_min_", "clamp_max_", "clip_"]
 
@@ -86,6 +87,29 @@ CLAMP_MAX_T = defop("clamp_max_tensor", "ClampMaxBackward1", lambda self, max: _
     max=lambda grad, self, max: _where(self > max, grad, 0.0))
 
 
+_C_NAMES = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}   # PyTorch's dtype categories
+_C_TYPE = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+           "uint8": "unsigned char", "bool": "bool", "float16": "c10::Half"}
+
+
+def _number_bound(name, input, b):
+    """clamp_min/clamp_max of an integer, bool or float16 tensor by a number, PyTorch's
+    way: bool by bool is refused; the result dtype is the promoted one (bool with 2 is
+    int64, int with 1.5 is float32); the number is converted with PyTorch's overflow
+    check (int8 with 300 is refused; an unsigned dtype takes negatives down to -max,
+    which wrap: uint8 with -1 clamps at 255)."""
+    rt = promoted_dtype((input, b))
+    if rt.kind == "b":
+        raise NotImplementedError(f"\"{name}_scalar_cpu\" not implemented for 'Bool'")
+    if rt != input._data.dtype:
+        input = input.to(rt)
+    if rt.kind in "iu" or rt == B.float16:   # PyTorch's checked conversion of the bound
+        P._check_number(b, rt)
+        if rt.kind in "iu" and type(b) is int:
+            b = B.wrap_int_scalar(b, rt)   # uint8 with -1: 255
+    return input, b
+
+
 def _one_sided(name, row, row_t, bound, doc):
     def fn(input, bound_value, *, out=None):
         from .args import with_out
@@ -96,13 +120,25 @@ def _one_sided(name, row, row_t, bound, doc):
             except ValueError:
                 raise P._bshape_err(name, input, b) from None
         else:
-            if input._data.dtype.kind in "iub" and isinstance(b, float):
-                input = input.to(B.default_float())   # clamp_min(int tensor, 1.5): float
+            if input._data.dtype.char in _LOW:   # integers, bools, float16
+                input, b = _number_bound(name, input, b)
             r = dispatch(row, (input,), (b,))
         return with_out(r, out, name)
 
     def fn_(self, bound_value):
         b = P._coerce(bound_value, self)
+        if self._data.dtype.char in _LOW:   # integers, bools, float16: PyTorch's checks
+            rt = promoted_dtype((self, b))
+            if isinstance(b, Tensor) or _C_NAMES[rt.kind] <= _C_NAMES[self._data.dtype.kind]:
+                check_result_cast(rt, self._data.dtype)
+            else:   # with a number PyTorch names self's C type ("long int")
+                raise RuntimeError(f"result type {torch_type_name(rt)} can't be cast to the "
+                                   f"desired output type {_C_TYPE[self._data.dtype.name]}")
+            if isinstance(b, Tensor):
+                if rt.kind in "iu" and b._data.dtype != rt:
+                    b = b.to(rt)   # uint8 with a 0-d int64 -2 compares with 254
+            else:
+                _, b = _number_bound(name, self, b)
         if isinstance(b, Tensor):
             return apply_inplace(row_t, self, (b,), name=name + "_")
         return apply_inplace(row, self, (), (b,), name=name + "_")

@@ -20,8 +20,9 @@ import math
 from .. import backend as B
 from ..tensor import Tensor
 from . import pointwise as P
-from .args import float_input, with_out
-from .table import METHODS, apply_inplace, defop, dispatch, method, promoted_arrays
+from .args import check_result_cast, float_input, with_out
+from .table import (METHODS, apply_inplace, defop, dispatch, method, promoted_arrays,
+                    promoted_dtype)
 
 __all__ = ["maximum", "minimum", "fmax", "fmin", "copysign", "xlogy", "logaddexp",
            "logaddexp2", "heaviside", "nextafter", "float_power", "sinc", "deg2rad",
@@ -166,6 +167,9 @@ def copysign(input, other, *, out=None):
 def copysign_(self, other):
     """In-place ``copysign`` (``torch.Tensor.copysign_``)."""
     other = P._coerce(other, self)
+    if self._data.dtype.kind in "iub":   # copysign's result is floating: never fits
+        rt = promoted_dtype((self, other))
+        check_result_cast(rt if rt.kind == "f" else B.default_float(), self._data.dtype)
     if isinstance(other, Tensor):
         return apply_inplace(COPYSIGN, self, (other,), name="copysign_")
     return apply_inplace(COPYSIGN_S, self, (), (float(other),), name="copysign_")
@@ -223,6 +227,9 @@ def xlogy(input, other, *, out=None):
 def xlogy_(self, other):
     """In-place ``xlogy`` (``torch.Tensor.xlogy_``)."""
     other = P._coerce(other, self)
+    if self._data.dtype.kind in "iub":   # xlogy's result is floating: never fits
+        rt = promoted_dtype((self, other))
+        check_result_cast(rt if rt.kind == "f" else B.default_float(), self._data.dtype)
     if isinstance(other, Tensor):
         return apply_inplace(XLOGY, self, (other,), name="xlogy_")
     return apply_inplace(XLOGY_S2, self, (), (float(other),), name="xlogy_")
@@ -318,7 +325,10 @@ def nextafter(input, other, *, out=None):
 @method("nextafter_")
 def nextafter_(self, other):
     """In-place ``nextafter`` (``torch.Tensor.nextafter_``)."""
-    nextafter(self, other)           # the same checks
+    if isinstance(other, Tensor):   # PyTorch's order: the cast first, then the kernel
+        check_result_cast(promoted_dtype((self, other)), self._data.dtype)
+    r = nextafter(self, other)           # the same checks
+    check_result_cast(r._data.dtype, self._data.dtype)
     return apply_inplace(NEXTAFTER, self, (other,), name="nextafter_")
 
 

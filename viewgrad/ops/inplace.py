@@ -65,7 +65,7 @@ def add_(self, other, alpha=1):
     return apply_inplace(op, self, (other,), name="add_")
 
 
-@method("sub_", "__isub__")
+@method("sub_", "__isub__", "subtract_")
 def sub_(self, other, alpha=1):
     other = _other(other, self)
     if self._data.dtype.kind in "iub" or type(other) is bool or (
@@ -82,7 +82,7 @@ def sub_(self, other, alpha=1):
     return done if done is not None else apply_inplace(P.SUB, self, (other,), name="sub_")
 
 
-@method("mul_", "__imul__")
+@method("mul_", "__imul__", "multiply_")
 def mul_(self, other):
     if type(other) is not Tensor and type(other) is not float:
         other = _other(other, self)
@@ -119,7 +119,7 @@ def pow_(self, exponent):
     if d.kind in "iub":
         return _integer_inplace(P.pow, "pow_", self, exponent)
     if d == B.float16 and type(exponent) in (int, float):
-        P._check_exponent(exponent, d)   # float16 ** 70000.0 is refused, as in PyTorch
+        P._check_number(exponent, d)   # float16 ** 70000.0 is refused, as in PyTorch
     if isinstance(exponent, Tensor):
         return apply_inplace(P.POW_T, self, (exponent,), name="pow_")
     return apply_inplace(P.POW, self, (), (exponent,), name="pow_")

@@ -17,6 +17,7 @@ from .linalg import matmul
 from .linalg_solve import _out, check_float, check_matrix, multi_dot
 from .pointwise import where
 from .shaping import tensordot
+from ..tensor import Tensor
 from .table import defop, dispatch, method
 
 __all__ = ["solve_triangular", "triangular_solve", "cholesky_solve", "cholesky_inverse",
@@ -245,11 +246,30 @@ def dist(input, other, p=2):
     """The p-norm of ``input - other`` (broadcast), as ``torch.dist`` (p = 2: the
     Euclidean distance). Backward (``DistBackward0``): the norm's gradient, with the
     subgradient 0 where the distance is 0."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"dist(): argument 'other' (position 2) must be Tensor, not "
+                        f"{type(other).__name__}")
+    if input._data.dtype.kind in "iub" or (isinstance(other, Tensor)
+                                           and other._data.dtype.kind in "iub"):
+        _dist_integer_check(input, other)
     try:
         return dispatch(DIST, (input, other), (float(p),))
     except ValueError:
         from .pointwise import _bshape_err
         raise _bshape_err("dist", input, other) from None
+
+
+def _dist_integer_check(input, other):
+    """PyTorch's dist of integer or bool tensors: a difference with a bool is refused
+    (sub's words), an integer difference has no norm."""
+    from .args import torch_type_name
+    from .pointwise import _check_bool_sub
+    from .table import promoted_dtype
+    _check_bool_sub(input, other)   # any bool operand: sub's refusal, as in PyTorch
+    rt = promoted_dtype((input, other))
+    if rt.kind != "f" and rt.kind != "c":
+        raise RuntimeError("norm(): input dtype should be either floating point or complex. "
+                           f"Got {torch_type_name(rt)} instead.")
 
 
 def chain_matmul(*matrices, out=None):

@@ -415,7 +415,7 @@ def pow(self, exponent):
             if d.kind == "b":
                 self = self.to(B.int64)   # bool ** 2 is int64 (PyTorch's result type)
         if type(exponent) in (int, float):
-            _check_exponent(exponent, self._data.dtype)
+            _check_number(exponent, self._data.dtype)
     if isinstance(exponent, Tensor):
         try:
             return dispatch(POW_T, (self, exponent))
@@ -428,9 +428,10 @@ _F16 = B.float16
 _F32 = B.float32
 
 
-def _check_exponent(exponent, dtype):
-    """PyTorch converts a number exponent to an integer or float16 tensor's dtype with its
-    overflow check (``uint8_tensor ** 256``, ``float16_tensor ** 70000.0`` are refused)."""
+def _check_number(exponent, dtype):
+    """PyTorch converts a number (a power's exponent, a clamp bound) to an integer or
+    float16 tensor's dtype with its overflow check (``uint8_tensor ** 256``,
+    ``float16_tensor ** 70000.0`` are refused)."""
     if dtype.kind in "iuf":
         from .args import checked_scalar
         if not checked_scalar(exponent, dtype)[1]:
