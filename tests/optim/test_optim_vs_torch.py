@@ -101,3 +101,32 @@ def test_reduce_on_plateau_matches_torch():
             s.step(m)
             out[lib].append(opt.param_groups[0]["lr"])
     assert out[vg] == out[torch]
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta",
+                                  "LBFGS"])
+def test_constructors_take_torchs_keywords(name):
+    """Code written for torch.optim constructs viewgrad's optimizers unchanged."""
+    import inspect
+    theirs = set(inspect.signature(getattr(torch.optim, name).__init__).parameters)
+    ours = set(inspect.signature(getattr(vg.optim, name).__init__).parameters)
+    assert theirs <= ours, sorted(theirs - ours)
+
+
+def test_adam_with_decoupled_weight_decay_is_adamw():
+    rng = np.random.default_rng(5)
+    init = [rng.standard_normal((2, 3))]
+    grads = [[rng.standard_normal((2, 3))] for _ in range(5)]
+    kw = dict(lr=0.05, weight_decay=0.2, decoupled_weight_decay=True, foreach=False)
+    theirs = _run(torch, "Adam", kw, grads, init)
+    ours = _run(vg, "Adam", kw, grads, init)
+    np.testing.assert_allclose(ours[-1][0], theirs[-1][0], rtol=1e-10, atol=1e-12)
+    adamw = _run(vg, "AdamW", dict(lr=0.05, weight_decay=0.2), grads, init)
+    np.testing.assert_array_equal(ours[-1][0], adamw[-1][0])
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta"])
+def test_a_differentiable_step_is_refused_not_silently_cut(name):
+    with pytest.raises(RuntimeError, match="not recorded by autograd"):
+        getattr(vg.optim, name)([vg.zeros(2, requires_grad=True)], lr=0.1,
+                                differentiable=True)

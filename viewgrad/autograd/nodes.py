@@ -362,7 +362,7 @@ class OpDef:
                                 f"the viewgrad formula saves only {deps}")
             fl.append((k, params))
         self.fast = tuple(fl) if any(k is not None for k, _ in fl) else None
-        # one input, one kernel, a formula: FnNode.apply_arrays's Note [one-input kernels]
+        # one input, one kernel, a formula: FnNode.apply_arrays's Note [one saved result]
         self.fast1 = fl[0] if len(fl) == 1 and fl[0][0] is not None and not self.nondiff \
             else None
         # two inputs, a kernel for the first: FnNode.apply_arrays runs it alone when the

@@ -316,7 +316,8 @@ def set_fast_kernels(op, **kernels):
 def _weight_grad_arrays(inp, gout, kernel, stride, padding, dilation, groups):
     """gw[o, c, k] = sum_{n, y} gout[n, o, y] * inp_padded[n, c, y*stride + k*dilation]:
     per sample, gout[n] (O, L) @ cols[n].T (L, C*K), summed over the batch (group by
-    group); the columns are the forward's when it kept them (Note [conv columns kept])."""
+    group); the columns are the forward's when it kept them (Note [conv columns kept for
+    the weight gradient])."""
     nsp = len(kernel)
     n, c = inp.shape[:2]
     cols = _take_cols(inp, (kernel, stride, padding, dilation, groups))

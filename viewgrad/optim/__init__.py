@@ -28,6 +28,19 @@ class _Required:
 required = _Required()
 
 
+def check_implementation_flags(differentiable=False, **_flags):
+    """PyTorch's implementation switches (``foreach``, ``fused``, ``capturable``) choose a
+    kernel, not the numbers: viewgrad's one implementation gives what each gives, so they
+    are taken and have no effect. ``differentiable=True`` is different: it asks for a
+    step autograd can go through, which viewgrad's steps (run under no_grad) are not —
+    refused rather than giving a hypergradient of None."""
+    if differentiable:
+        raise RuntimeError(
+            "differentiable=True: viewgrad's optimizer steps are not recorded by autograd "
+            "(they run under no_grad); write the update yourself with tensor ops (p - lr * "
+            "p.grad) to differentiate through it")
+
+
 class Optimizer:
     """Base class: ``param_groups`` (a list of dicts with 'params' and the options) and
     ``state`` (parameter -> dict)."""
@@ -158,7 +171,9 @@ class SGD(Optimizer):
     """
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
-                 nesterov=False, *, maximize=False):
+                 nesterov=False, *, maximize=False, foreach=None, differentiable=False,
+                 fused=None):
+        check_implementation_flags(differentiable)
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
@@ -191,7 +206,11 @@ class Adam(Optimizer):
     _decoupled = False
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-                 amsgrad=False, *, maximize=False):
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False):
+        check_implementation_flags(differentiable)
+        if decoupled_weight_decay:   # PyTorch's Adam(..., decoupled_weight_decay=True) is AdamW
+            self._decoupled = True
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if eps < 0.0:
@@ -243,8 +262,10 @@ class AdamW(Adam):
     _decoupled = True
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
-                 amsgrad=False, *, maximize=False):
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+                 amsgrad=False, *, maximize=False, foreach=None, capturable=False,
+                 differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize,
+                         differentiable=differentiable)
 
 
 from .adaptive import RMSprop, Adagrad, Adadelta  # noqa: E402  (they subclass Optimizer)
