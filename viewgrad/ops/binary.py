@@ -259,6 +259,10 @@ def lerp_(self, end, weight):
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """``input + value * tensor1 * tensor2`` in one op, as ``torch.addcmul`` (optimizers
     use it). Backward (``AddcmulBackward0``): grad, grad·tensor2·value, grad·tensor1·value."""
+    if input._data.dtype.kind in "iu":   # value converted to the dtype, as PyTorch
+        rt = promoted_dtype((input, tensor1, tensor2))
+        if rt.kind in "iu":
+            value = P.number_as(value, rt)
     return with_out(dispatch(ADDCMUL, (input, tensor1, tensor2), (value,)), out, "addcmul")
 
 

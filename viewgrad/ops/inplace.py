@@ -283,6 +283,8 @@ def masked_fill_(self, mask, value):
     _check_mask(mask)
     if isinstance(value, Tensor):
         return apply_inplace(MASKED_FILL_T, self, (mask, value), name="masked_fill_")
+    if self._data.dtype.kind in "iu":   # -1 is 255 for uint8, 300 is refused, as torch
+        value = P.number_as(value, self._data.dtype)
     return apply_inplace(MASKED_FILL, self, (mask,), (value,), name="masked_fill_")
 
 
@@ -291,6 +293,8 @@ def masked_fill(self, mask, value):
     _check_mask(mask)
     if isinstance(value, Tensor):
         return dispatch(MASKED_FILL_T, (self, mask, value))
+    if self._data.dtype.kind in "iu":   # -1 is 255 for uint8, 300 is refused, as torch
+        value = P.number_as(value, self._data.dtype)
     return dispatch(MASKED_FILL, (self, mask), (value,))
 
 
@@ -313,10 +317,14 @@ def setitem(self, key, value):
             if isinstance(v, Tensor):
                 _copy_into(target, v, "__setitem__")
             else:
+                if self._data.dtype.kind in "iu":   # x[0] = -1 on uint8 is 255, as torch
+                    v = P.number_as(v, self._data.dtype)
                 apply_inplace(FILL, target, (), (v,), name="__setitem__")
         return
     if not isinstance(value, Tensor):
         value = P._coerce(value, self)
+        if not isinstance(value, Tensor) and self._data.dtype.kind in "iu":
+            value = P.number_as(value, self._data.dtype)
     apply_inplace(INDEX_PUT, self, (value,), (k, False), name="__setitem__")
 
 

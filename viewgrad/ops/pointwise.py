@@ -269,6 +269,8 @@ def _coerce(x, like):
 def add(self, other, alpha=1):
     if alpha != 1:
         if isinstance(self, Tensor) and isinstance(other, Tensor):
+            if self._data.dtype.kind in "iub" or other._data.dtype.kind in "iub":
+                alpha = _integer_alpha(self, other, alpha)
             try:
                 return dispatch(ADD_ALPHA, (self, other), (alpha,))
             except ValueError:
@@ -309,6 +311,8 @@ def _check_bool_sub(a, b):
 def sub(self, other, alpha=1):
     if alpha != 1:
         if isinstance(self, Tensor) and isinstance(other, Tensor):
+            if self._data.dtype.kind in "iub" or other._data.dtype.kind in "iub":
+                alpha = _integer_alpha(self, other, alpha)
             try:
                 return dispatch(SUB_ALPHA, (self, other), (alpha,))
             except ValueError:
@@ -433,11 +437,32 @@ def _check_number(exponent, dtype):
     float16 tensor's dtype with its overflow check (``uint8_tensor ** 256``,
     ``float16_tensor ** 70000.0`` are refused)."""
     if dtype.kind in "iuf":
-        from .args import checked_scalar
-        if not checked_scalar(exponent, dtype)[1]:
-            from .inplace import _C_TYPE
-            name = _C_TYPE.get(B.dtype_name(dtype), B.dtype_name(dtype))
-            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+        number_as(exponent, dtype)
+
+
+def number_as(value, dtype):
+    """The Python number ``value`` as PyTorch converts it to ``dtype`` for an op (alpha,
+    value=, a clamp bound, a filled value): its checked conversion (an unsigned dtype
+    takes negatives down to -max, which wrap: -1 is 255 for uint8; a float truncates
+    toward zero for an integer dtype), or its overflow error."""
+    from .args import checked_scalar
+    v, ok = checked_scalar(value, dtype)
+    if not ok:
+        from .inplace import _C_TYPE
+        name = _C_TYPE.get(B.dtype_name(dtype), B.dtype_name(dtype))
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    return v
+
+
+def _integer_alpha(self, other, alpha):
+    """add/sub's ``alpha`` for integer or bool tensors, PyTorch's checks and conversion."""
+    rt = promoted_dtype((self, other))
+    if isinstance(alpha, bool) and rt.kind != "b":
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, float) and rt.kind in "iub":
+        raise RuntimeError("For integral input tensors, argument alpha must not be a "
+                           "floating point number.")
+    return number_as(alpha, rt) if rt.kind in "iu" else alpha
 
 
 @method("__rpow__")
@@ -518,6 +543,9 @@ def clamp(self, min=None, max=None):
         return clamp_tensor(self, min, max)
     if self._data.dtype.kind in "iub" and (isinstance(min, float) or isinstance(max, float)):
         self = self.to(B.default_float())  # an integer tensor clamped to 1.5 is float (PyTorch)
+    elif self._data.dtype.kind in "iu":   # the bounds converted as PyTorch does (-1: 255)
+        min = None if min is None else number_as(min, self._data.dtype)
+        max = None if max is None else number_as(max, self._data.dtype)
     return dispatch(CLAMP, (self,), (min, max))
 
 
@@ -538,6 +566,9 @@ def where(condition, self, other):
     _device_of((condition, self, other))  # the condition is no node input: check it here
     # PyTorch's promotion of self and other (0-d tensors and Python scalars are weaker)
     dtype = promoted_dtype((self, other))
+    if dtype.kind in "iu":   # a number converted as PyTorch does (-1 is 255 for uint8)
+        self, other = (number_as(v, dtype) if isinstance(v, (int, float)) else v
+                       for v in (self, other))
     if not isinstance(self, Tensor) and not isinstance(other, Tensor):
         from .factories import tensor  # two scalars: a tensor on the condition's device
         self = tensor(self, dtype=dtype, device=condition.device)
