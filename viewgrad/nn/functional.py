@@ -27,6 +27,10 @@ from .functional_more import (adaptive_avg_pool1d, avg_pool1d, binary_cross_entr
                               binary_cross_entropy_with_logits, cosine_similarity, embedding,
                               group_norm, huber_loss, kl_div, l1_loss, layer_norm, max_pool3d,
                               normalize, one_hot, pairwise_distance, smooth_l1_loss)
+# the core losses under PyTorch's full signatures (they call the short forms above)
+from .functional_signatures import (binary_cross_entropy,  # noqa: E402,F811
+                                    binary_cross_entropy_with_logits, cross_entropy,
+                                    huber_loss, l1_loss, mse_loss, nll_loss, smooth_l1_loss)
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "convolution", "pad", "max_pool1d", "max_pool2d", "avg_pool2d",

@@ -11,6 +11,7 @@ import math
 from ..ops import factories as Fa
 from ..autograd.grad_mode import no_grad
 from . import functional as F
+from .functional_losses import _legacy
 from . import init
 from .module import Module
 from .parameter import Parameter
@@ -396,33 +397,37 @@ class Flatten(Module):
 
 
 class CrossEntropyLoss(Module):
-    def __init__(self, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean", label_smoothing=0.0):
         super().__init__()
         self.register_buffer("weight", weight)
         self.ignore_index = ignore_index
-        self.reduction = reduction
+        self.reduction = _legacy(size_average, reduce, reduction)
         self.label_smoothing = label_smoothing
 
     def forward(self, input, target):
-        return F.cross_entropy(input, target, self.weight, self.ignore_index, self.reduction,
-                               self.label_smoothing)
+        return F.cross_entropy(input, target, self.weight, ignore_index=self.ignore_index,
+                               reduction=self.reduction,
+                               label_smoothing=self.label_smoothing)
 
 
 class NLLLoss(Module):
-    def __init__(self, weight=None, ignore_index=-100, reduction="mean"):
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean"):
         super().__init__()
         self.register_buffer("weight", weight)
         self.ignore_index = ignore_index
-        self.reduction = reduction
+        self.reduction = _legacy(size_average, reduce, reduction)
 
     def forward(self, input, target):
-        return F.nll_loss(input, target, self.weight, self.ignore_index, self.reduction)
+        return F.nll_loss(input, target, self.weight, ignore_index=self.ignore_index,
+                          reduction=self.reduction)
 
 
 class MSELoss(Module):
-    def __init__(self, reduction="mean"):
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
-        self.reduction = reduction
+        self.reduction = _legacy(size_average, reduce, reduction)
 
     def forward(self, input, target):
-        return F.mse_loss(input, target, self.reduction)
+        return F.mse_loss(input, target, reduction=self.reduction)

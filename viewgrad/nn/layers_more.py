@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..autograd.grad_mode import no_grad
 from ..ops import factories as Fa
 from . import functional as F
+from .functional_losses import _legacy
 from . import init
 from .module import Module
 from .parameter import Parameter
@@ -347,13 +348,8 @@ class ParameterDict(Module):
 class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
-        if size_average is not None or reduce is not None:
-            # PyTorch's legacy arguments: reduce=False -> 'none'; size_average=False -> 'sum'
-            if reduce is False:
-                reduction = "none"
-            else:
-                reduction = "sum" if size_average is False else "mean"
-        self.reduction = reduction
+        # PyTorch's legacy arguments: reduce=False -> 'none'; size_average=False -> 'sum'
+        self.reduction = _legacy(size_average, reduce, reduction)
 
 
 class BCELoss(_Loss):
@@ -364,7 +360,7 @@ class BCELoss(_Loss):
         self.register_buffer("weight", weight)
 
     def forward(self, input, target):
-        return F.binary_cross_entropy(input, target, self.weight, self.reduction)
+        return F.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
 
 
 class BCEWithLogitsLoss(_Loss):
@@ -377,15 +373,16 @@ class BCEWithLogitsLoss(_Loss):
         self.register_buffer("pos_weight", pos_weight)
 
     def forward(self, input, target):
-        return F.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction,
-                                                  self.pos_weight)
+        return F.binary_cross_entropy_with_logits(input, target, self.weight,
+                                                  reduction=self.reduction,
+                                                  pos_weight=self.pos_weight)
 
 
 class L1Loss(_Loss):
     """Mean absolute error (``F.l1_loss``)."""
 
     def forward(self, input, target):
-        return F.l1_loss(input, target, self.reduction)
+        return F.l1_loss(input, target, reduction=self.reduction)
 
 
 class SmoothL1Loss(_Loss):
@@ -396,7 +393,7 @@ class SmoothL1Loss(_Loss):
         self.beta = beta
 
     def forward(self, input, target):
-        return F.smooth_l1_loss(input, target, self.reduction, self.beta)
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
 
 
 class HuberLoss(_Loss):
@@ -407,7 +404,7 @@ class HuberLoss(_Loss):
         self.delta = delta
 
     def forward(self, input, target):
-        return F.huber_loss(input, target, self.reduction, self.delta)
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
 
 
 class KLDivLoss(_Loss):

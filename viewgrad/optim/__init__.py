@@ -28,7 +28,7 @@ class _Required:
 required = _Required()
 
 
-def check_implementation_flags(differentiable=False, **_flags):
+def _check_implementation_flags(differentiable=False, **_flags):
     """PyTorch's implementation switches (``foreach``, ``fused``, ``capturable``) choose a
     kernel, not the numbers: viewgrad's one implementation gives what each gives, so they
     are taken and have no effect. ``differentiable=True`` is different: it asks for a
@@ -173,7 +173,7 @@ class SGD(Optimizer):
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
                  nesterov=False, *, maximize=False, foreach=None, differentiable=False,
                  fused=None):
-        check_implementation_flags(differentiable)
+        _check_implementation_flags(differentiable)
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
@@ -208,7 +208,7 @@ class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
-        check_implementation_flags(differentiable)
+        _check_implementation_flags(differentiable)
         if decoupled_weight_decay:   # PyTorch's Adam(..., decoupled_weight_decay=True) is AdamW
             self._decoupled = True
         if lr < 0.0:

@@ -9,7 +9,7 @@ the last bit that float arithmetic allows.
 from __future__ import annotations
 
 from ..ops.factories import full_like, zeros_like
-from . import Optimizer, check_implementation_flags
+from . import Optimizer, _check_implementation_flags
 
 __all__ = ["RMSprop", "Adagrad", "Adadelta"]
 
@@ -31,7 +31,7 @@ class RMSprop(Optimizer):
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
                  centered=False, capturable=False, foreach=None, maximize=False,
                  differentiable=False):
-        check_implementation_flags(differentiable)
+        _check_implementation_flags(differentiable)
         _check("learning rate", lr)
         _check("epsilon value", eps)
         _check("momentum value", momentum)
@@ -78,7 +78,7 @@ class Adagrad(Optimizer):
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0,
                  initial_accumulator_value=0, eps=1e-10, foreach=None, *, maximize=False,
                  differentiable=False, fused=None):
-        check_implementation_flags(differentiable)
+        _check_implementation_flags(differentiable)
         _check("learning rate", lr)
         _check("lr_decay value", lr_decay)
         _check("weight_decay value", weight_decay)
@@ -113,7 +113,7 @@ class Adadelta(Optimizer):
 
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
                  capturable=False, maximize=False, differentiable=False):
-        check_implementation_flags(differentiable)
+        _check_implementation_flags(differentiable)
         _check("learning rate", lr)
         _check("epsilon value", eps)
         _check("weight_decay value", weight_decay)
