@@ -201,7 +201,7 @@ class _BatchNorm(Module):
     _dims = (2,)
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
-                 track_running_stats=True, device=None, dtype=None):
+                 track_running_stats=True, device=None, dtype=None, *, bias=True):
         super().__init__()
         self.num_features = num_features
         self.eps = eps
@@ -210,9 +210,11 @@ class _BatchNorm(Module):
         self.track_running_stats = track_running_stats
         if affine:
             self.weight = Parameter(Fa.ones(num_features, device=device, dtype=dtype))
-            self.bias = Parameter(Fa.zeros(num_features, device=device, dtype=dtype))
         else:
             self.register_parameter("weight", None)
+        if affine and bias:   # (bias=False: a scale without a shift, as PyTorch's)
+            self.bias = Parameter(Fa.zeros(num_features, device=device, dtype=dtype))
+        else:
             self.register_parameter("bias", None)
         if track_running_stats:
             self.register_buffer("running_mean", Fa.zeros(num_features, device=device,
@@ -234,7 +236,8 @@ class _BatchNorm(Module):
         self.reset_running_stats()
         if self.affine:
             init.ones_(self.weight)
-            init.zeros_(self.bias)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def reset_running_stats(self):
         if self.track_running_stats:

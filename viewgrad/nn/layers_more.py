@@ -196,7 +196,7 @@ class GroupNorm(Module):
     """Normalise groups of channels per sample, then a per-channel affine."""
 
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None,
-                 dtype=None):
+                 dtype=None, *, bias=True):
         super().__init__()
         if num_channels % num_groups:
             raise ValueError("num_channels must be divisible by num_groups")
@@ -204,16 +204,19 @@ class GroupNorm(Module):
                                                                      eps, affine)
         if affine:
             self.weight = Parameter(Fa.ones(num_channels, device=device, dtype=dtype))
-            self.bias = Parameter(Fa.zeros(num_channels, device=device, dtype=dtype))
         else:
             self.register_parameter("weight", None)
+        if affine and bias:   # (bias=False: a scale without a shift, as PyTorch's)
+            self.bias = Parameter(Fa.zeros(num_channels, device=device, dtype=dtype))
+        else:
             self.register_parameter("bias", None)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+                f"bias={self.bias is not None}")
 
 
 # -- containers ----------------------------------------------------------------------------
