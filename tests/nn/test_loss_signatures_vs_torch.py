@@ -10,6 +10,8 @@ import viewgrad as vg
 import viewgrad.nn.functional as VF
 from tests.helpers import torch_or_skip
 
+pytestmark = pytest.mark.host_only("compared with torch CPU tensors through .numpy()")
+
 FUNCTIONS = ["mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "nll_loss",
              "cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits"]
 MODULES = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "BCELoss",

@@ -36,6 +36,7 @@ def test_module_structure_is_torchs(name, args, kw):
     assert repr(v) == repr(t)
 
 
+@pytest.mark.host_only("compared with torch CPU tensors through .numpy()")
 @pytest.mark.parametrize("name,kw,shape", [
     ("BatchNorm1d", {"bias": False}, (5, 3)), ("BatchNorm2d", {"bias": False}, (2, 3, 4, 4)),
     ("GroupNorm", {"bias": False}, (2, 4, 3))])

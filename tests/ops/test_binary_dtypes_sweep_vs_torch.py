@@ -15,6 +15,8 @@ import pytest
 import viewgrad as vg
 from tests.helpers import torch_or_skip
 
+pytestmark = pytest.mark.host_only("compared with torch CPU tensors through .numpy()")
+
 DATA = {"int64": [3, -2, 1], "int32": [3, -2, 1], "int8": [3, -2, 1], "uint8": [3, 2, 1],
         "bool": [True, False, True], "float64": [0.5, -1.5, 2.0],
         "float16": [0.5, -1.5, 2.0], "float32": [0.5, -1.5, 2.0]}

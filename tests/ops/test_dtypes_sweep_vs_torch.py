@@ -11,6 +11,8 @@ import viewgrad as vg
 from tests.helpers import torch_or_skip
 from viewgrad.ops.table import METHODS
 
+pytestmark = pytest.mark.host_only("compared with torch CPU tensors through .numpy()")
+
 DATA = {"int64": [3, -2, 0], "int32": [3, -2, 0], "uint8": [3, 2, 0], "int8": [3, -2, 0],
         "bool": [True, False, True], "float64": [0.5, -1.5, 2.0], "float16": [0.5, -1.5, 2.0]}
 

@@ -8,6 +8,8 @@ import pytest
 import viewgrad as vg
 from tests.helpers import torch_or_skip
 
+pytestmark = pytest.mark.host_only("compared with torch CPU tensors through .numpy()")
+
 
 def cases(m):
     ag = m.autograd
