@@ -289,6 +289,22 @@ def cuda_unavailable_reason() -> str | None:
         return str(e)
 
 
+def python_scalar(x):
+    """A NumPy scalar (``np.float64(2.5)``, ``np.int32(3)``) as an operand: the Python
+    number it holds; anything else unchanged. PyTorch takes a NumPy scalar operand as a Python number — a
+    weak scalar that keeps the tensor's dtype — where NumPy's own rules would make
+    ``float32 * np.float64`` a float64."""
+    if isinstance(x, np.generic):
+        # (a NumPy bool PyTorch reads as the float 1.0 or 0.0: np.True_ - t is 1.0 - t)
+        return float(x) if isinstance(x, np.bool_) else x.item()
+    return x
+
+
+def is_numpy_scalar(x) -> bool:
+    """``np.float64(2.5)`` and friends: ``tensor()`` keeps their dtype, as PyTorch does."""
+    return isinstance(x, np.generic)
+
+
 def is_array(x) -> bool:
     """True when ``x`` is an array of any registered backend that is already created."""
     if isinstance(x, np.ndarray):

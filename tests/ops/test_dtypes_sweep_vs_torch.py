@@ -145,3 +145,32 @@ def test_mean_takes_a_dtype(dtype):
     x = vg.tensor([1.0, 2.0], requires_grad=True)
     x.mean(dtype=vg.float64).backward()
     assert x.grad.dtype == vg.float32 and x.grad.tolist() == [0.5, 0.5]
+
+
+NUMPY_SCALARS = [np.float32(2.0), np.float64(2.5), np.int64(3), np.int32(-1), np.bool_(True)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int64", "int32"])
+@pytest.mark.parametrize("i", range(len(NUMPY_SCALARS)))
+def test_numpy_scalar_operands_are_weak_as_in_torch(dtype, i):
+    """A NumPy scalar operand is a Python number to PyTorch (float32 * np.float64 stays
+    float32; ** np.float32 is PowBackward0, a number exponent); NumPy's own rules made
+    float64 results and tensor exponents."""
+    torch = torch_or_skip()
+    s = NUMPY_SCALARS[i]
+    data = [1.0, 2.0, 4.0] if dtype.startswith("float") else [1, 2, 4]
+    res = []
+    for M in (torch, vg):
+        t = M.tensor(data, dtype=getattr(M, dtype))
+        out = []
+        for f in (lambda: t * s, lambda: s * t, lambda: t + s, lambda: t - s, lambda: t / s,
+                  lambda: t > s, lambda: M.maximum(t, M.tensor(s))):
+            try:
+                r = f()
+                out.append((str(r.dtype).replace("torch.", ""), r.tolist()))
+            except (RuntimeError, TypeError) as e:
+                out.append(type(e).__name__)
+        res.append(out)
+    assert res[1] == res[0]
+    w = vg.tensor([1.0, 2.0], requires_grad=True) * 1.0
+    assert (w ** np.float32(2)).grad_fn.name() == "PowBackward0"

@@ -45,6 +45,8 @@ def _shape(size):
 def tensor(data, dtype=None, device=None, requires_grad=False):
     """Build a tensor from Python data (copies), inferring float32/int64/bool like PyTorch."""
     dev = B.device(device)
+    if B.is_numpy_scalar(data):   # np.float64(2.5): a 0-d array of its dtype (PyTorch)
+        data = B.host_array(data)
     if isinstance(data, Tensor):
         arr = data._device.to_host(data._data)
         dt = B.to_dtype(dtype) or arr.dtype

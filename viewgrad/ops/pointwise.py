@@ -258,7 +258,11 @@ WHERE = defop("where", "WhereBackward0", _where_fwd, inputs=("self", "other"),
 # -- the public functions -----------------------------------------------------------------
 
 def _coerce(x, like):
-    """Turn array-likes (lists, numpy arrays) into tensors on like's device."""
+    """Turn array-likes (lists, numpy arrays) into tensors on like's device; a NumPy scalar
+    is the Python number it holds (``B.python_scalar``: PyTorch's weak-scalar rule)."""
+    if type(x) is Tensor or type(x) is float or type(x) is int or type(x) is bool:
+        return x
+    x = B.python_scalar(x)
     if isinstance(x, (Tensor, int, float, bool)):
         return x
     from .factories import tensor
