@@ -79,3 +79,32 @@ def test_the_same_mistake_gets_the_same_answer(name):
             except Exception as e:  # noqa: BLE001 - the type is what is compared
                 outcome.append(type(e).__name__)
     assert outcome[1] == outcome[0], f"torch: {outcome[0]}, viewgrad: {outcome[1]}"
+
+
+# Where the words knowingly differ: PyTorch names itself ("torch.cat()"), and its argument
+# parser's wording for sizes is not viewgrad's.
+WORDING_DIFFERS = {"cat empty", "zeros float size"}
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if n not in WORDING_DIFFERS])
+def test_the_same_mistake_gets_torchs_words(name):
+    """The message starts with PyTorch's words (viewgrad may name the op first, "mul_: ",
+    and add what to do after them)."""
+    torch = torch_or_skip()
+    words = []
+    for m in (torch, vg):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                cases(m)[name]()
+                words.append(None)
+            except Exception as e:  # noqa: BLE001 - the words are what is compared
+                words.append(str(e).split("\n")[0])
+    if words[0] is None:
+        assert words[1] is None
+        return
+    ours, theirs = words[1], words[0][:40]
+    head, _, rest = (ours or "").partition(": ")
+    # viewgrad may name the op first ("mm: ", "mul_: "): one word, no spaces
+    assert ours is not None and (ours.startswith(theirs) or (
+        " " not in head and rest.startswith(theirs))), words

@@ -22,6 +22,10 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty"
 def _finish(data, dev, requires_grad):
     t = Tensor._make(data, dev)
     if requires_grad:
+        if data.dtype.kind not in "fc":   # the constructors' wording (requires_grad_ has its own)
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients "
+                f"(got {B.dtype_name(data.dtype)}); pass a float dtype, e.g. dtype=float32")
         t.requires_grad_(True)
     return t
 

@@ -407,7 +407,7 @@ def _scatter_reduce(self, d, index, src, reduce, inplace):
 
 def _scatter_inplace(self, dim, index, src, op_name, reduce=None):
     from . import reduce as R
-    d = R._check_index(self, dim, index)
+    d = R._check_index(self, dim, index, "scatter")
     if reduce is not None:
         return _scatter_reduce(self, d, index, src, reduce, True)
     if op_name == "scatter_add_":

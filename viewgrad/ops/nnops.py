@@ -6,6 +6,7 @@ from __future__ import annotations
 from .. import backend as B
 from ..tensor import Tensor, _wrap_dim
 from .linalg import addmm, matmul
+from .args import torch_type_name
 from .table import defop, dispatch, method
 
 __all__ = ["softmax", "log_softmax", "linear", "mse_loss", "nll_loss", "cross_entropy"]
@@ -256,8 +257,11 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     if isinstance(target, Tensor) and target._data.dtype.kind == "f":
         # class probabilities
         if tuple(target.shape) != tuple(input.shape):
-            raise RuntimeError(f"cross_entropy: probability targets must have the input's shape "
-                               f"{list(input.shape)}, got {list(target.shape)}")
+            raise RuntimeError(
+                f"expected target dtype to be Long or Byte, but got "
+                f"{torch_type_name(target.dtype)} (class-index targets are integers; "
+                f"probability targets have the input's shape {list(input.shape)}, got "
+                f"{list(target.shape)})")
         loss = -(logp * target).sum(cdim)
         return _reduce(loss, reduction)
     if label_smoothing:

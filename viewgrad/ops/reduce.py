@@ -311,10 +311,10 @@ def _no_bool(self, name):
                            f"x.int().{name}()")
 
 
-def _check_index(self, dim, index):
+def _check_index(self, dim, index, name="gather"):
     if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu":
-        raise RuntimeError(f"gather/scatter(): Expected dtype int64 for index (got "
-                           f"{type(index).__name__ if not isinstance(index, Tensor) else B.dtype_name(index.dtype)})")
+        got = B.dtype_name(index.dtype) if isinstance(index, Tensor) else type(index).__name__
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index (got {got})")
     if index.dim() != self.dim():
         raise RuntimeError("Index tensor must have the same number of dimensions as input "
                            f"tensor ({index.dim()} vs {self.dim()})")
@@ -329,7 +329,7 @@ def gather(self, dim, index):
 
 @method("scatter")
 def scatter(self, dim, index, src=None, *, value=None, reduce=None):
-    d = _check_index(self, dim, index)
+    d = _check_index(self, dim, index, "scatter")
     if reduce is not None:  # PyTorch's deprecated form, without a derivative
         from .index_ops import _scatter_reduce
         return _scatter_reduce(self, d, index, value if src is None else src, reduce, False)
@@ -340,5 +340,5 @@ def scatter(self, dim, index, src=None, *, value=None, reduce=None):
 
 @method("scatter_add")
 def scatter_add(self, dim, index, src):
-    d = _check_index(self, dim, index)
+    d = _check_index(self, dim, index, "scatter")
     return dispatch(SCATTER_ADD, (self, index, src), (d,))

@@ -413,8 +413,8 @@ def permute(self, *dims):
                            f"{len(dims)}")
     dims = tuple(_wrap_dim(d, self.dim()) for d in dims)
     if sorted(dims) != list(range(self.dim())):
-        raise RuntimeError(f"permute(): dims {list(dims)} are not a permutation of the "
-                           f"{self.dim()} dims of the input")
+        raise RuntimeError(f"permute(): duplicate dims are not allowed. (dims {list(dims)} "
+                           f"must be a permutation of the {self.dim()} dims of the input)")
     return dispatch_view(PERMUTE, self, (dims,), (permute, (dims,)))
 
 
