@@ -112,10 +112,13 @@ def _dim_list(self, dims, name):
 
 
 @method("flip")
-def flip(self, *dims):
+def flip(self, *dims, **kw):
     """A copy with the order of elements reversed along ``dims`` (``torch.flip``; NumPy's
     ``flip`` returns a view, PyTorch and viewgrad copy). Node ``FlipBackward0``."""
-    dims = _dim_list(self, unpack_args(dims), "flip")
+    if kw.keys() - {"dims"}:
+        raise TypeError(f"flip() got an unexpected keyword argument "
+                        f"'{sorted(kw.keys() - {'dims'})[0]}'")
+    dims = _dim_list(self, unpack_args(dims, kw.get("dims"), "dims", "flip"), "flip")
     if not self.dim():
         return dispatch(FLIP, (self,), ((),))
     return dispatch(FLIP, (self,), (dims,))
@@ -157,11 +160,11 @@ def roll(self, shifts, dims=None):
 
 
 @method("repeat")
-def repeat(self, *sizes):
+def repeat(self, *sizes, repeats=None):
     """A copy made of ``self`` tiled ``sizes[k]`` times along each dim (extra leading
     sizes add dims): ``torch.Tensor.repeat`` — NumPy's ``tile``, not NumPy's ``repeat``
     (that one is ``repeat_interleave``). Node ``RepeatBackward0`` sums the copies' grads."""
-    reps = tuple(operator.index(s) for s in unpack_args(sizes))
+    reps = tuple(operator.index(s) for s in unpack_args(sizes, repeats, "repeats", "repeat"))
     if len(reps) < self.dim():
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than "
                            "number of dimensions of tensor")

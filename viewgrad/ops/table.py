@@ -209,8 +209,13 @@ def _wrapped_int_inputs(inputs):
     return out if any(a is not b for a, b in zip(out, inputs)) else None
 
 
-def unpack_args(args):
-    """Allow f(a, b) and f((a, b)) / f([a, b]) for shape-like varargs."""
+def unpack_args(args, keyword=None, name=None, fname=None):
+    """Allow f(a, b) and f((a, b)) / f([a, b]) for shape-like varargs — and, as PyTorch,
+    the keyword form ``f(size=(a, b))`` (``keyword``: its value, ``name``: its name)."""
+    if keyword is not None:
+        if args:
+            raise TypeError(f"{fname}() got multiple values for argument '{name}'")
+        args = (keyword,)
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         return tuple(args[0])
     return tuple(args)

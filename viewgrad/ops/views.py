@@ -78,8 +78,8 @@ UNSAFE_VIEW = defop("_unsafe_view", "UnsafeViewBackward0",
 
 
 @method("view")
-def view(self, *shape):
-    shape = unpack_args(shape)
+def view(self, *shape, size=None):
+    shape = unpack_args(shape, size, "size", "view")
     if len(shape) == 1 and not isinstance(shape[0], int):  # view(dtype) is not supported
         raise TypeError(f"view(): expected a shape, got {shape[0]!r}")
     shape = _infer_shape(shape, self.numel())
@@ -87,8 +87,11 @@ def view(self, *shape):
 
 
 @method("reshape")
-def reshape(self, *shape):
-    shape = _infer_shape(unpack_args(shape), self.numel())
+def reshape(self, *shape, **kw):
+    if kw.keys() - {"shape"}:
+        raise TypeError(f"reshape() got an unexpected keyword argument "
+                        f"'{sorted(kw.keys() - {'shape'})[0]}'")
+    shape = _infer_shape(unpack_args(shape, kw.get("shape"), "shape", "reshape"), self.numel())
     if B.reshape_view(self._data, shape) is not None:
         return dispatch_view(VIEW if self.is_contiguous() else RESHAPE_ALIAS, self, (shape,),
                              (view, (shape,)))
@@ -404,8 +407,11 @@ def t(self):
 
 
 @method("permute")
-def permute(self, *dims):
-    dims = unpack_args(dims)
+def permute(self, *dims, **kw):
+    if kw.keys() - {"dims"}:
+        raise TypeError(f"permute() got an unexpected keyword argument "
+                        f"'{sorted(kw.keys() - {'dims'})[0]}'")
+    dims = unpack_args(dims, kw.get("dims"), "dims", "permute")
     if len(dims) != self.dim():
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input "
                            f"does not match the length of the desired ordering of dimensions "
@@ -436,8 +442,8 @@ def movedim(self, source, destination):
 
 
 @method("expand")
-def expand(self, *sizes):
-    sizes = list(unpack_args(sizes))
+def expand(self, *sizes, size=None):
+    sizes = list(unpack_args(sizes, size, "size", "expand"))
     nd = self.dim()
     if len(sizes) < nd:
         raise RuntimeError(
