@@ -83,6 +83,19 @@ def _plain(v):
     return v
 
 
+def raised(fn):
+    """What ``fn()`` raised, warnings silenced: (exception type name, its first line), or
+    None when it returned."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            fn()
+        except Exception as e:  # noqa: BLE001 - we compare exceptions
+            return type(e).__name__, str(e).split("\n")[0]
+    return None
+
+
 def outcome(M, fn, warn_filter=None):
     """Run ``fn(M)`` (M = viewgrad or torch) and describe what happened as plain data:
     ("raise", exception type name, message) or ("ok", value) where tensors become

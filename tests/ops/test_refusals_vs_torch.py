@@ -1,12 +1,10 @@
 """Common mistakes, made in viewgrad and in PyTorch: both refuse, with the same exception
 type (or both accept). A sweep of what a user coming from PyTorch types wrong — shapes,
 dtypes, leaves, freed graphs, empty lists, bad ranges."""
-import warnings
-
 import pytest
 
 import viewgrad as vg
-from tests.helpers import torch_or_skip
+from tests.helpers import raised, torch_or_skip
 
 pytestmark = pytest.mark.host_only("compared with torch CPU tensors through .numpy()")
 
@@ -69,16 +67,8 @@ NAMES = sorted(cases(vg))
 @pytest.mark.parametrize("name", NAMES)
 def test_the_same_mistake_gets_the_same_answer(name):
     torch = torch_or_skip()
-    outcome = []
-    for m in (torch, vg):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                cases(m)[name]()
-                outcome.append(None)
-            except Exception as e:  # noqa: BLE001 - the type is what is compared
-                outcome.append(type(e).__name__)
-    assert outcome[1] == outcome[0], f"torch: {outcome[0]}, viewgrad: {outcome[1]}"
+    theirs, ours = (raised(cases(m)[name]) for m in (torch, vg))
+    assert (ours and ours[0]) == (theirs and theirs[0]), f"torch: {theirs}, viewgrad: {ours}"
 
 
 # Where the words knowingly differ: PyTorch names itself ("torch.cat()"), and its argument
@@ -91,15 +81,7 @@ def test_the_same_mistake_gets_torchs_words(name):
     """The message starts with PyTorch's words (viewgrad may name the op first, "mul_: ",
     and add what to do after them)."""
     torch = torch_or_skip()
-    words = []
-    for m in (torch, vg):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                cases(m)[name]()
-                words.append(None)
-            except Exception as e:  # noqa: BLE001 - the words are what is compared
-                words.append(str(e).split("\n")[0])
+    words = [r and r[1] for r in (raised(cases(m)[name]) for m in (torch, vg))]
     if words[0] is None:
         assert words[1] is None
         return
