@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from .. import backend as B
 from ..tensor import Tensor, _wrap_dim
-from .linalg import addmm, matmul
+from . import nn_fast as _nnf
+from .linalg import ADDMM, addmm, matmul
+from .views import T as _T, t as _t
 from .args import torch_type_name
 from .table import defop, dispatch, method
 
@@ -58,6 +60,10 @@ def log_softmax(input, dim):
 
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias`` (AddmmBackward0 for 2-D input with bias, as PyTorch)."""
+    if bias is not None:   # addmm(bias, input, weight.t()) in one body: Note [lean linear]
+        out = _nnf.lean_linear(input, weight, bias, _T, ADDMM, _t)
+        if out is not None:
+            return out
     if input.shape[-1] != weight.shape[-1]:
         raise RuntimeError(
             f"linear: mat1 and mat2 shapes cannot be multiplied ({'x'.join(map(str, input.shape))}"
@@ -124,6 +130,8 @@ def _nll_terms(xp, self, target, weight, ignore_index):
 
 def _nll_fwd(self, target, weight, reduction, ignore_index):
     xp = _xp(self)
+    if _every_target_counted(self, target, weight, reduction, ignore_index):
+        return _nll_fwd_counted(xp, self, target, reduction)  # Note [nll_loss, every target counted]
     safe_t, w = _nll_terms(xp, self, target, weight, ignore_index)
     picked = self[xp.arange(self.shape[0]), safe_t]
     losses = -picked * w
@@ -137,6 +145,9 @@ def _nll_fwd(self, target, weight, reduction, ignore_index):
 def _nll_grad_array(grad, target, self_shape, weight, reduction, ignore_index):
     """d(nll)/d(input) on arrays: -w[t] (scaled) at each row's target column."""
     xp = _xp(grad)
+    if grad.ndim == 0 and _every_target_counted(grad, target, weight, reduction, ignore_index,
+                                                 self_shape[0]):
+        return _nll_grad_counted(xp, grad, target, self_shape, reduction)  # Note [nll_loss, every target counted]
     safe_t, w = _nll_terms(xp, xp.zeros(self_shape[:1], dtype=grad.dtype), target, weight,
                            ignore_index)
     scale = -w.astype(grad.dtype)
@@ -242,6 +253,8 @@ def _warray(weight, input):
 def _check_targets(target, c, ignore_index):
     if target.numel():
         t = target._data
+        if _nnf._enabled[0] and 0 <= t.min() and t.max() < c:   # Note [nll_loss, every target counted]
+            return
         bad = (t >= c) | ((t < 0) & (t != ignore_index))
         if bool(bad.any()):
             v = int(t[bad].reshape(-1)[0])
@@ -279,3 +292,38 @@ def _reduce(x, reduction):
     if reduction == "sum":
         return x.sum()
     return x
+
+
+# Note [nll_loss, every target counted]
+# A speed trick for the common call (cross_entropy's default: no class weights, no target
+# equal to ignore_index, reduction "mean" or "sum", float32/float64 scores): every weight
+# is 1, so ``_nll_terms``' arrays (the valid mask, the safe targets, the ones and their
+# product) are not built. The arithmetic that reaches the result is kept op for op:
+# ``-picked * 1`` (a NaN comes out as the teaching path's), the sum, and the division by
+# ``w.sum()``, which is n exactly; in backward, ``grad * ((-1) / n)`` (``-w / w.sum()``,
+# the same division in the same dtype) written at each row's target. ``_check_targets``
+# likewise asks min and max first. tests/ops/test_nn_fast_paths.py compares both ways.
+
+def _every_target_counted(x, target, weight, reduction, ignore_index, n=None):
+    return (weight is None and reduction != "none" and _nnf._enabled[0] and x.dtype.char in "fd"
+            and (x.shape[0] if n is None else n) > 0
+            and not bool((target == ignore_index).any()))
+
+
+def _nll_fwd_counted(xp, self, target, reduction):
+    n = self.shape[0]
+    losses = -self[xp.arange(n), target]
+    losses *= 1.0   # the teaching path's ``* w``
+    if reduction == "sum":
+        return xp.asarray(losses.sum(), dtype=self.dtype)
+    return xp.asarray(losses.sum() / xp.asarray(n, dtype=self.dtype), dtype=self.dtype)
+
+
+def _nll_grad_counted(xp, grad, target, self_shape, reduction):
+    dt = grad.dtype
+    scale = xp.asarray(-1.0, dtype=dt)
+    if reduction == "mean":
+        scale = scale / xp.asarray(self_shape[0], dtype=dt)
+    z = xp.zeros(self_shape, dtype=dt)
+    z[xp.arange(self_shape[0]), target] = grad * scale
+    return z

@@ -11,6 +11,7 @@ from __future__ import annotations
 from .. import backend as B
 from ..tensor import Tensor
 from .args import torch_type_name
+from . import nn_fast as _nnf
 from .lean import unary as _unary, with_number as _with_number   # Note [lean ops]
 from .table import (HALF_OPMATH, _device_of, defop, dispatch, method, promoted_arrays,
                     promoted_dtype)
@@ -215,8 +216,9 @@ THRESHOLD_BACKWARD = defop(
     grad_output=lambda grad, self, threshold: dispatch(THRESHOLD_BACKWARD, (grad, self),
                                                        (threshold,)),
     self=lambda grad: grad * 0)
-RELU = defop("relu", "ReluBackward0", _relu_fwd,
+RELU = defop("relu", "ReluBackward0", _relu_fwd, cls=_nnf.ReluNode,  # Note [relu's backward in place]
              self=lambda grad, result: dispatch(THRESHOLD_BACKWARD, (grad, result), (0,)))
+RELU.host = lambda x: _nnf.relu_host(x, _relu_fwd)   # Note [relu on host arrays]
 
 
 def _clamp_fwd(x, min, max):
@@ -535,7 +537,7 @@ def sigmoid(self):
 def relu(self):
     if self._data.dtype.kind == "b":
         raise RuntimeError("Boolean inputs not supported for relu")
-    return dispatch(RELU, (self,))
+    return _unary(RELU, self)   # dispatch(RELU, (self,)): Note [lean ops]
 
 
 @method("clamp", "clip")

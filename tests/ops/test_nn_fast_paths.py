@@ -1,0 +1,368 @@
+"""The speed tricks of a training step's layers (ops/nn_fast.py: Note [lean linear],
+Note [relu on host arrays], Note [relu's backward in place]; nnops.py: Note [nll_loss,
+every target counted]) against the teaching path: every program runs both ways
+(``set_nn_fast(False)`` turns them off) and everything observable is compared — values
+and gradients bit for bit, node names, edges, saved values, sequence order, the view
+``weight.t()`` makes, version counters, and the errors (words included) — and against
+PyTorch where it has the same call."""
+import contextlib
+
+import numpy as np
+import pytest
+
+import viewgrad as vg
+from viewgrad.ops import nn_fast
+from viewgrad.ops.nnops import cross_entropy, linear, nll_loss
+
+from ..helpers import short, torch_or_skip
+
+
+@contextlib.contextmanager
+def _way(fast):
+    prev = nn_fast.set_nn_fast(fast)
+    try:
+        yield
+    finally:
+        nn_fast.set_nn_fast(prev)
+
+
+def _bits(t):
+    a = np.asarray(t.detach().cpu().numpy())
+    return a.dtype.str, a.shape, a.tobytes()
+
+
+def _describe(t, names=()):
+    """Everything observable about t's graph, node by node (newest first); ``names``:
+    the program's tensors, by which a saved view's base is named."""
+    names = {id(v): k for k, v in dict(names).items()}
+    out, stack, seen = [], [t.grad_fn], set()
+    while stack:
+        fn = stack.pop()
+        if fn is None or fn in seen:
+            continue
+        seen.add(fn)
+        saved = {}
+        for name in sorted(dir(type(fn))):
+            if name.startswith("_saved_"):
+                try:
+                    v = getattr(fn, name)
+                except AttributeError:
+                    continue
+                if isinstance(v, vg.Tensor):
+                    vi = v._view_info
+                    v = (_bits(v), v.is_leaf, v.requires_grad, v._version,
+                         None if v._base is None else names.get(id(v._base), "other"),
+                         None if vi is None else (vi.creation_meta, vi.made_by,
+                                                  [f.__name__ for f, _ in vi.view_fns]))
+                elif hasattr(v, "dtype"):   # an array attribute (nll_loss's weight)
+                    v = repr(v)
+                saved[name] = v
+        out.append((fn.name(), [(None if f is None else f.name(), nr)
+                                for f, nr in fn.next_functions], saved,
+                    getattr(fn, "_shapes", None), getattr(fn, "_dtypes", None)))
+        stack.extend(f for f, _ in fn.next_functions)
+    return out
+
+
+def _seq(t):
+    """The nodes' sequence numbers, relative to the newest."""
+    out, stack, seen = [], [t.grad_fn], set()
+    while stack:
+        fn = stack.pop()
+        if fn is None or fn in seen or fn.name() == "AccumulateGrad":
+            continue
+        seen.add(fn)
+        out.append(fn._sequence_nr)
+        stack.extend(f for f, _ in fn.next_functions)
+    return [s - max(out) for s in out]
+
+
+def _err(fn):
+    try:
+        fn()
+    except Exception as e:   # noqa: BLE001 - compared, type and words
+        return type(e).__name__, str(e)
+    return None
+
+
+def _params(rng, dtype, rx, rw, rb, x_kind):
+    x = vg.tensor(rng.standard_normal((4, 3)), dtype=dtype, requires_grad=rx)
+    w = vg.tensor(rng.standard_normal((5, 3)), dtype=dtype, requires_grad=rw)
+    b = vg.tensor(rng.standard_normal(5), dtype=dtype, requires_grad=rb)
+    xin = {"leaf": lambda: x, "history": lambda: x * 1.0,
+           "view": lambda: (x * 1.0)[1:], "t_view": lambda: (x * 1.0).t().t()}[x_kind]()
+    return x, w, b, xin
+
+
+LINEAR_CASES = [(rx, rw, rb, k) for rx in (False, True) for rw in (False, True)
+                for rb in (False, True) for k in ("leaf", "history", "view", "t_view")
+                if not (k != "leaf" and not rx)]
+
+
+def _linear_run(fast, dtype, rx, rw, rb, x_kind):
+    rng = np.random.default_rng(7)
+    with _way(fast):
+        x, w, b, xin = _params(rng, dtype, rx, rw, rb, x_kind)
+        y = linear(xin, w, b)
+        h = y.relu()
+        tensors = {"x": x, "w": w, "b": b, "xin": xin}
+        out = {"y": _bits(y), "h": _bits(h),
+               "graph": _describe(h, tensors) if h.grad_fn else None,
+               "seq": _seq(h) if h.grad_fn else None, "rg": h.requires_grad,
+               "versions": (x._version, w._version, b._version)}
+        if h.requires_grad:
+            g = vg.tensor(rng.standard_normal(tuple(h.shape)), dtype=dtype)
+            h.backward(g, retain_graph=True)
+            out["grads"] = [None if p.grad is None else _bits(p.grad) for p in (x, w, b)]
+            h.backward(g)
+            out["twice"] = [None if p.grad is None else _bits(p.grad) for p in (x, w, b)]
+            out["freed"] = _err(lambda: h.backward(g))
+            # a saved operand modified in place: the version error, blame lines included
+            for p in (x, w, b):
+                p.grad = None
+            y2 = linear(xin, w, b).relu()
+            with vg.no_grad():
+                w.mul_(2.0)
+            out["modified"] = _err(lambda: y2.backward(g))
+    return out
+
+
+@pytest.mark.parametrize("dtype", [vg.float32, vg.float64])
+@pytest.mark.parametrize("rx,rw,rb,x_kind", LINEAR_CASES)
+def test_lean_linear_is_the_teaching_path(rx, rw, rb, x_kind, dtype):
+    assert _linear_run(True, dtype, rx, rw, rb, x_kind) == \
+        _linear_run(False, dtype, rx, rw, rb, x_kind)
+
+
+@pytest.mark.host_only("Note [lean linear] is for host arrays; other devices take addmm")
+def test_lean_linear_is_taken_and_hands_the_rest_on(monkeypatch):
+    seen = []
+    real = nn_fast.lean_linear
+    monkeypatch.setattr(nn_fast, "lean_linear",
+                        lambda *a: seen.append(r := real(*a)) or r)
+    x = vg.randn(4, 3, requires_grad=True)
+    w = vg.randn(5, 3, requires_grad=True)
+    b = vg.randn(5, requires_grad=True)
+    linear(x, w, b)
+    assert seen[-1] is not None
+    others = [lambda: linear(x, w.t().t(), b),                  # a view as the weight
+              lambda: linear(x.double(), w.double(), b),       # mixed dtypes: refused
+              lambda: linear(x, w, b.reshape(1, 5)),            # a 2-D bias
+              lambda: linear(x[0], w, b),                       # a 1-D input
+              lambda: linear(x.half(), w.half(), b.half()),
+              lambda: linear(vg.randn(4, 2), w, b)]             # mismatched features
+    for f in others:
+        n = len(seen)
+        _err(f)
+        assert seen[n:] in ([], [None])
+    with vg.no_grad():
+        linear(x, w, b)
+    with vg.autograd.detect_anomaly():
+        linear(x, w, b)
+    assert seen[-2:] == [None, None]
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_linear_errors_are_the_teaching_paths(fast):
+    x = vg.randn(4, 3, requires_grad=True)
+    w = vg.randn(5, 3, requires_grad=True)
+    with _way(fast):
+        errs = [_err(lambda: linear(x, vg.randn(5, 2), vg.randn(5))),
+                _err(lambda: linear(x, w, vg.randn(5, dtype=vg.float64))),
+                _err(lambda: linear(x, w, vg.randn(4)))]
+    with _way(not fast):
+        assert errs == [_err(lambda: linear(x, vg.randn(5, 2), vg.randn(5))),
+                        _err(lambda: linear(x, w, vg.randn(5, dtype=vg.float64))),
+                        _err(lambda: linear(x, w, vg.randn(4)))]
+    assert all(e is not None for e in errs)
+
+
+def test_linear_relu_matches_torch():
+    torch = torch_or_skip()
+    rng = np.random.default_rng(3)
+    a = [rng.standard_normal(s).astype(np.float32) for s in ((6, 4), (5, 4), (5,), (6, 5))]
+    vx, vw, vb = (vg.tensor(v, requires_grad=True) for v in a[:3])
+    tx, tw, tb = (torch.tensor(v, requires_grad=True) for v in a[:3])
+    vy = linear(vx, vw, vb).relu()
+    ty = torch.nn.functional.linear(tx, tw, tb).relu()
+    assert vy.grad_fn.name() == ty.grad_fn.name()
+    assert [f.name() for f, _ in vy.grad_fn.next_functions[0][0].next_functions] == \
+        [short(f.name()) for f, _ in ty.grad_fn.next_functions[0][0].next_functions]
+    vy.backward(vg.tensor(a[3]))
+    ty.backward(torch.tensor(a[3]))
+    for v, t in zip((vy, vx, vw, vb), (ty, tx, tw, tb)):
+        got = (v if v is vy else v.grad).detach().cpu().numpy()
+        np.testing.assert_allclose(got, (t if t is ty else t.grad).detach().numpy(),
+                                   rtol=1e-5, atol=1e-6)
+
+
+# -- relu ----------------------------------------------------------------------------------
+
+RELU_PROGRAMS = {
+    # the incoming gradient is a fresh product nobody else holds: masked in place
+    "mlp": lambda x, w: (x @ w).relu() @ w.t(),
+    # the same gradient reaches two relus (AddBackward0 hands it to both)
+    "shared": lambda x, w: (x @ w).relu() + (x @ w * 2.0).relu(),
+    "sum": lambda x, w: (x @ w).relu().sum(),
+    "mean_expand": lambda x, w: (x @ w).relu().mean(0),
+    "relu_of_leafish": lambda x, w: x.relu() * w[0],
+    "twice": lambda x, w: (x @ w).relu().relu() @ w.t(),
+    "inplace": lambda x, w: (x @ w * 1.0).relu_() @ w.t(),
+    "hooked": lambda x, w: _hooked((x @ w).relu()) @ w.t(),
+    "retained": lambda x, w: _retained((x @ w).relu()) @ w.t(),
+    "zero_dim": lambda x, w: (x @ w)[0, 0].relu() * 3.0,
+}
+
+
+def _hooked(t):
+    t.register_hook(lambda g: g * 2.0)
+    return t
+
+
+def _retained(t):
+    t.retain_grad()
+    return t
+
+
+def _relu_run(fast, name, dtype):
+    rng = np.random.default_rng(11)
+    with _way(fast):
+        x = vg.tensor(rng.standard_normal((4, 3)), dtype=dtype, requires_grad=True)
+        w = vg.tensor(rng.standard_normal((3, 3)), dtype=dtype, requires_grad=True)
+        y = RELU_PROGRAMS[name](x, w)
+        g = vg.tensor(rng.standard_normal(tuple(y.shape)), dtype=dtype)
+        out = [_bits(y), _describe(y, {"x": x, "w": w}), _seq(y)]
+        y.backward(g, retain_graph=True)
+        out += [_bits(x.grad), _bits(w.grad)]
+        # the saved result modified in place: the version error, words and blame included
+        y2 = RELU_PROGRAMS[name](x, w)
+        r = y2.grad_fn
+        while r is not None and r.name() != "ReluBackward0":
+            r = r.next_functions[0][0]
+        if r is not None:
+            with vg.no_grad():
+                r._saved_result.add_(1.0)
+            out.append(_err(lambda: y2.backward(g)))
+    return out
+
+
+@pytest.mark.parametrize("dtype", [vg.float32, vg.float64])
+@pytest.mark.parametrize("name", sorted(RELU_PROGRAMS))
+def test_relu_fast_paths_are_the_teaching_path(name, dtype):
+    assert _relu_run(True, name, dtype) == _relu_run(False, name, dtype)
+
+
+@pytest.mark.host_only("Note [relu's backward in place] is for host arrays")
+def test_relu_backward_writes_into_an_unshared_gradient(monkeypatch):
+    """The gradient a ReluBackward0 returns is the array it was given when nobody else
+    holds it (the array of ``h @ w.t()``'s backward); a shared one is left alone."""
+    got = []
+    real = nn_fast.ReluNode.apply_arrays
+
+    def spy(self, grads):
+        a = id(grads[0])   # (an id: a reference would keep it from being written into)
+        r = real(self, grads)
+        got.append(id(r[0]) == a)
+        return r
+    monkeypatch.setattr(nn_fast.ReluNode, "apply_arrays", spy)
+    x = vg.randn(4, 3, requires_grad=True)
+    w = vg.randn(3, 3, requires_grad=True)
+    ((x @ w).relu() @ w.t()).sum().backward()
+    assert got == [True]
+    # AddBackward0 hands one gradient to both relus: neither may write into it
+    ((x @ w).relu() + (x @ w).relu()).sum().backward()
+    assert got[1:] == [False, False]
+    with _way(False):
+        ((x @ w).relu() @ w.t()).sum().backward()
+    assert got[3:] == [False]
+
+
+def test_relu_matches_torch():
+    torch = torch_or_skip()
+    a = np.array([[-1.5, 0.0, 2.0], [3.0, -0.0, -2.0]], dtype=np.float32)
+    v = vg.tensor(a, requires_grad=True)
+    t = torch.tensor(a, requires_grad=True)
+    vy, ty = (v * 1.0).relu(), (t * 1.0).relu()
+    assert vy.grad_fn.name() == ty.grad_fn.name()
+    np.testing.assert_array_equal(vy.detach().cpu().numpy(), ty.detach().numpy())
+    (vy * 2.0).sum().backward()
+    (ty * 2.0).sum().backward()
+    np.testing.assert_array_equal(v.grad.cpu().numpy(), t.grad.numpy())
+
+
+# -- cross_entropy / nll_loss ---------------------------------------------------------------
+
+CE_CASES = {
+    "default": dict(),
+    "sum": dict(reduction="sum"),
+    "none": dict(reduction="none"),
+    "ignored": dict(ignore_index=2),
+    "ignore_unused": dict(ignore_index=7),
+    "weighted": dict(weight=True),
+    "smoothing": dict(label_smoothing=0.1),
+}
+
+
+def _ce_run(fast, case, dtype, fn):
+    rng = np.random.default_rng(5)
+    kw = dict(CE_CASES[case])
+    with _way(fast):
+        if kw.pop("weight", None):
+            kw["weight"] = vg.tensor(rng.random(4) + 0.5, dtype=dtype)
+        z = vg.tensor(rng.standard_normal((6, 4)) * 3, dtype=dtype, requires_grad=True)
+        t = vg.tensor([0, 2, 3, 1, 2, 0])
+        logits = z * 1.0
+        if fn == "nll":
+            kw.pop("label_smoothing", None)
+            loss = nll_loss(logits.log_softmax(1), t, **kw)
+        else:
+            loss = cross_entropy(logits, t, **kw)
+        out = [_bits(loss), _describe(loss), _seq(loss)]
+        g = vg.tensor(rng.standard_normal(tuple(loss.shape)), dtype=dtype)
+        loss.backward(g)
+        out.append(_bits(z.grad))
+        z.grad = None
+        loss = cross_entropy(z * 0.0, t, **kw) if fn == "ce" else None
+        if loss is not None:   # a zero incoming gradient, and an all-zero input
+            loss.backward(g * 0.0)
+            out.append(_bits(z.grad))
+        out.append(_err(lambda: cross_entropy(z, vg.tensor([0, 4, 1, 1, 1, 1]))))
+        out.append(_err(lambda: cross_entropy(z, vg.tensor([0, -3, 1, 1, 1, 1]))))
+    return out
+
+
+@pytest.mark.parametrize("fn", ["ce", "nll"])
+@pytest.mark.parametrize("dtype", [vg.float32, vg.float64])
+@pytest.mark.parametrize("case", sorted(CE_CASES))
+def test_nll_counted_is_the_teaching_path(case, dtype, fn):
+    assert _ce_run(True, case, dtype, fn) == _ce_run(False, case, dtype, fn)
+
+
+def test_nll_counted_keeps_a_nan_as_the_teaching_path_does():
+    z = vg.tensor([[np.nan, 1.0], [2.0, -np.inf]], requires_grad=True)
+    t = vg.tensor([0, 1])
+    res = []
+    for fast in (True, False):
+        with _way(fast):
+            loss = nll_loss(z * 1.0, t)
+            loss.backward()
+            res.append((_bits(loss), _bits(z.grad)))
+            z.grad = None
+    assert res[0] == res[1]
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_cross_entropy_matches_torch(reduction):
+    torch = torch_or_skip()
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((8, 5)).astype(np.float32)
+    y = rng.integers(0, 5, 8)
+    v = vg.tensor(a, requires_grad=True)
+    t = torch.tensor(a, requires_grad=True)
+    vl = cross_entropy(v * 1.0, vg.tensor(y), reduction=reduction)
+    tl = torch.nn.functional.cross_entropy(t * 1.0, torch.tensor(y), reduction=reduction)
+    assert vl.grad_fn.name() == tl.grad_fn.name()
+    vl.backward()
+    tl.backward()
+    np.testing.assert_allclose(vl.item(), tl.item(), rtol=1e-6)
+    np.testing.assert_allclose(v.grad.cpu().numpy(), t.grad.numpy(), rtol=1e-5, atol=1e-7)

@@ -1,0 +1,199 @@
+"""The speed tricks of a training step's layers (linear, ReLU), fenced off here.
+
+A multi-layer perceptron's step is a few big matrix products and, around them, a few
+dozen Python calls and elementwise passes. The teaching paths (``nnops.linear``: ``t()``
+then ``addmm``; ``pointwise.relu``: ``dispatch``; ReluBackward0's ``grad * (result > 0)``)
+stay what the table says. What makes them cheap lives here, each trick named in a Note:
+
+* Note [lean linear]: ``linear(x, W, b)``'s two nodes (TBackward0, AddmmBackward0)
+  recorded in one body, without the checks that cannot fail and the calls between them;
+* Note [relu on host arrays]: ReLU's forward without its Python (a host ufunc);
+* Note [relu's backward in place]: the incoming gradient, when nobody else holds it, is
+  masked in its own memory instead of into a new array.
+
+Nothing here changes what is computed: each trick gives the bits, nodes, saved values
+and errors the teaching path gives, and hands every other case to it.
+``tests/ops/test_nn_fast_paths.py`` compares both ways.
+"""
+from __future__ import annotations
+
+import sys
+
+from .. import backend as B
+from ..autograd import blame as _blame
+from ..autograd.graph import (SavedTensor, _NO_EDGE, _new_saved_tensor,
+                              next_sequence_nr as _next_seq)
+from ..autograd.nodes import FnNode, _NOTHING_SAVED, _edge_of
+from ..autograd.state import state as _st
+from ..autograd.views import DEFAULT, ViewChain, ViewInfo
+from ..autograd.views_fast import alias_tensor
+from ..tensor import Tensor, new_result
+
+__all__ = ["lean_linear", "relu_host", "ReluNode", "set_nn_fast"]
+
+_Tensor = Tensor
+_new = object.__new__
+
+_HOST = B.HOST_ARRAY
+_maximum, _greater, _multiply = (B.host_ufunc(n) for n in ("maximum", "greater", "multiply"))
+_enabled = [True]
+
+
+def set_nn_fast(enabled: bool) -> bool:
+    """Turn this module's tricks on or off (tests compare both); returns the previous
+    setting."""
+    prev = _enabled[0]
+    _enabled[0] = bool(enabled)
+    return prev
+
+
+# -- Note [relu on host arrays] -----------------------------------------------------------
+# ``_relu_fwd`` (pointwise.py) is ``maximum(x, 0 as x's dtype)``: two Python calls and a
+# fresh 0-d zero per call. On a float32/float64 host array the same ufunc runs with a
+# cached read-only zero of that dtype (the same bits): the row's ``host`` (Note [host
+# ufuncs] in table.py), so ``relu`` can take ``lean.unary`` (Note [lean ops]).
+
+_ZERO = {}
+for _dt in ("float32", "float64"):
+    _z = _HOST((), _dt)
+    _z[()] = 0
+    _z.flags.writeable = False
+    _ZERO[_z.dtype] = _z
+
+
+def relu_host(x, _fallback=None):
+    z = _ZERO.get(x.dtype)
+    if z is None:
+        return _fallback(x)
+    return _maximum(x, z)
+
+
+# -- Note [relu's backward in place] -----------------------------------------------------
+# ReluBackward0's array kernel (ops/fast.py) is ``grad * (result > 0)``: a new array the
+# size of the layer. In a plain backward the incoming gradient is usually a fresh array
+# that only this node's input list holds (the product ``grad @ W`` of the layer above):
+# then the same multiply writes into it (``out=grad``: the same ufunc loop, the same bits),
+# as a hand-written step does. Whether anything else holds it is asked as AccumulateGrad
+# asks it (Note [CopySlices on arrays], views_fast.py): the list slot is cleared first, and
+# then the only references are the local name and getrefcount's argument. It must also be
+# writeable memory of its own (not a broadcast view, not a view of another array), of the
+# result's dtype. Every other case (a shared gradient, hooks on the saved result, a result
+# modified in place, which must raise) is FnNode's apply_arrays, untouched.
+
+def _own_writeable(a):
+    if not a.flags.writeable or not a.flags.c_contiguous:
+        return False
+    return a.base is None
+
+
+class ReluNode(FnNode):
+    """ReluBackward0's class (the table makes ``ReluBackward0`` a subclass of it)."""
+
+    __slots__ = ()
+
+    def apply_arrays(self, grads):
+        g = grads[0]
+        saved = self._saved
+        if type(g) is _HOST and saved is not None and _enabled[0]:
+            v = saved.get("result")
+            if (type(v) is SavedTensor and v.tensor is None and v.hooks is None
+                    and v.version_counter.version == v.saved_version):
+                r = v.data
+                grads[0] = None
+                if (sys.getrefcount(g) == 2 and type(r) is _HOST and g.dtype == r.dtype
+                        and g.shape == r.shape and _own_writeable(g)):
+                    _multiply(g, _greater(r, 0), out=g)
+                    return [g]
+                grads[0] = g
+        return FnNode.apply_arrays(self, grads)
+
+
+# -- Note [lean linear] ------------------------------------------------------------------
+# ``linear(x, W, b)`` with a 2-D x and a bias is ``addmm(b, x, W.t())`` (nnops.py): t()
+# makes a view of W with a TBackward0 node (make_view, record), then addmm checks its
+# operands and dispatch runs ADDMM's forward and records AddmmBackward0 (record, _save).
+# For host float32/float64 tensors of one dtype and device, shapes that fit (x (n, k),
+# W (m, k), b (m,)), W and b plain tensors (no view, no base, not inference tensors),
+# grad mode on, no inference mode, anomaly mode, saved-tensor hooks or view observer,
+# ``lean_linear`` does the same in one body: the same view Tensor and ViewInfo, the same
+# two nodes with the same edges, sequence numbers (T's first), saved values (``_save``'s
+# loop, blame marks included) and ``_shapes`` (the bias is broadcast), and the same
+# forward (ADDMM's own); the blame mark is taken from the caller's frame, where _save
+# finds it. Every other call returns None and takes the teaching path, which
+# also raises every error.
+
+def lean_linear(input, weight, bias, T, ADDMM, t_fn):
+    """``addmm(bias, input, weight.t())`` (Note [lean linear]), or None."""
+    if (type(input) is not _Tensor or type(weight) is not _Tensor or type(bias) is not _Tensor
+            or not _enabled[0]):
+        return None
+    xd = input._data
+    wd = weight._data
+    bd = bias._data
+    dev = input._device
+    st = _st
+    if (type(xd) is not _HOST or type(wd) is not _HOST or type(bd) is not _HOST
+            or xd.ndim != 2 or wd.ndim != 2 or bd.ndim != 1
+            or xd.shape[1] != wd.shape[1] or bd.shape[0] != wd.shape[0]
+            or xd.dtype != wd.dtype or bd.dtype != wd.dtype or wd.dtype.char not in "fd"
+            or weight._device is not dev or bias._device is not dev
+            or weight._view_info is not None or weight._base is not None
+            or bias._view_info is not None
+            or weight._version_counter.inference or input._version_counter.inference
+            or bias._version_counter.inference
+            or not st.grad_enabled or st.inference or st.anomaly or st.saved_tensors_hooks
+            or st.view_observer is not None):
+        return None
+    # weight.t(): make_view's steps for a plain tensor in grad mode
+    wt = alias_tensor(weight, wd.T)
+    vc = wt._version_counter
+    wt._base = weight
+    wt._view_info = ViewInfo(weight, ViewChain(None, (t_fn, ())), vc.version, DEFAULT,
+                             (T.node_name, 0), None)
+    ew = _edge_of(weight)
+    if ew is not None:
+        tn = _new(T.node_cls)
+        tn.next_functions = (ew,)
+        tn._sequence_nr = _next_seq()
+        tn._saved = _NOTHING_SAVED
+        tn._releasable = False
+        wt._grad_fn = tn
+        ew = (tn, 0)
+    # addmm(bias, input, wt): dispatch's steps
+    out = new_result(ADDMM.forward(bd, xd, wt._data, 1, 1), dev)
+    eb = _edge_of(bias)
+    ei = _edge_of(input)
+    if eb is None and ei is None and ew is None:
+        return out
+    node = _new(ADDMM.node_cls)
+    node.next_functions = (_NO_EDGE if eb is None else eb, _NO_EDGE if ei is None else ei,
+                           _NO_EDGE if ew is None else ew)
+    node._sequence_nr = _next_seq()
+    needs = (eb is not None, ei is not None, ew is not None)
+    plan = ADDMM._plans.get(needs) or ADDMM.save_plan(needs)
+    inputs = (bias, input, wt)
+    if plan:   # _save's loop for ADDMM's plans (tensors, attributes, mat2_transposed)
+        saved = {}
+        where = None
+        releasable = False
+        for name, kind, idx in plan:
+            if kind == 0:
+                s = _new_saved_tensor(inputs[idx], False)
+                if where is None and st.blame:   # the user's line, as _save finds it
+                    where = (ADDMM.node_name, _blame.user_frame(3))
+                s.where = where
+                saved[name] = s
+                releasable = True
+            elif kind == 2:
+                saved[name] = 1   # beta, alpha
+            else:
+                f = inputs[idx]._data.flags
+                saved[name] = bool(f.f_contiguous and not f.c_contiguous)
+        node._saved = saved
+        node._releasable = releasable
+    else:
+        node._saved = _NOTHING_SAVED
+        node._releasable = False
+    node._shapes = (bd.shape, xd.shape, wt._data.shape)   # the bias is broadcast
+    out._grad_fn = node
+    return out
