@@ -366,3 +366,83 @@ def test_cross_entropy_matches_torch(reduction):
     tl.backward()
     np.testing.assert_allclose(vl.item(), tl.item(), rtol=1e-6)
     np.testing.assert_allclose(v.grad.cpu().numpy(), t.grad.numpy(), rtol=1e-5, atol=1e-7)
+
+
+# -- sub_ / add_ with alpha under no_grad (inplace.py) -------------------------------------
+
+def _update_way(fast):
+    from viewgrad.ops import inplace
+    return inplace.set_fast_update(fast)
+
+
+UPDATE_CASES = {
+    "sgd": lambda p, g: p.sub_(g, alpha=1e-3),
+    "add": lambda p, g: p.add_(g, alpha=-0.5),
+    "int_alpha": lambda p, g: p.sub_(g, alpha=2),
+    "broadcast": lambda p, g: p.sub_(g[0], alpha=0.25),
+    "self_view": lambda p, g: p[1:].sub_(g[1:], alpha=0.25),
+    "aliased": lambda p, g: p.sub_(p, alpha=0.5),
+    "overlap": lambda p, g: p[1:].sub_(p[:-1], alpha=0.5),
+    "float64_other": lambda p, g: p.sub_(g.double(), alpha=0.5),
+    "int_self": lambda p, g: p.long().sub_(g.long(), alpha=0.5),
+    "number": lambda p, g: p.sub_(2.0, alpha=0.5),
+    "grad_mode": lambda p, g: p.sub_(g, alpha=0.5),
+    "inference": lambda p, g: p.sub_(g, alpha=0.5),
+    "expanded": lambda p, g: p[0:1].expand(3, 4).sub_(g, alpha=0.5),
+}
+
+
+def _update_run(fast, case, dtype):
+    from viewgrad.autograd import blame
+    rng = np.random.default_rng(2)
+    prev = _update_way(fast)
+    try:
+        p = vg.tensor(rng.standard_normal((3, 4)) * 1e3, dtype=dtype, requires_grad=True)
+        g = vg.tensor(rng.standard_normal((3, 4)), dtype=dtype)
+        p.grad = g
+        ctx = (contextlib.nullcontext() if case == "grad_mode" else vg.inference_mode()
+               if case == "inference" else vg.no_grad())
+        with ctx:
+            err = _err(lambda: UPDATE_CASES[case](p, p.grad))
+        bumps = [(op, blame._resolve(w) if w else None, v)
+                 for op, w, _, v in (p._version_counter.bumps or [])]
+        return err, _bits(p), _bits(g), p._version, g._version, bumps
+    finally:
+        _update_way(prev)
+
+
+@pytest.mark.parametrize("dtype", [vg.float32, vg.float64])
+@pytest.mark.parametrize("case", sorted(UPDATE_CASES))
+def test_update_with_alpha_is_the_teaching_path(case, dtype):
+    assert _update_run(True, case, dtype) == _update_run(False, case, dtype)
+
+
+@pytest.mark.host_only("Note [an update with alpha, under no_grad] is for host arrays")
+def test_update_with_alpha_is_taken(monkeypatch):
+    from viewgrad.ops import inplace
+    seen = []
+    real = inplace.apply_inplace
+    monkeypatch.setattr(inplace, "apply_inplace", lambda *a, **k: seen.append(a[0].name)
+                        or real(*a, **k))
+    p = vg.randn(3, 4, requires_grad=True)
+    with vg.no_grad():
+        p.sub_(vg.randn(3, 4), alpha=0.1)
+        p.add_(vg.randn(3, 4), alpha=0.1)
+        assert seen == []
+        p.sub_(vg.randn(4), alpha=0.1)
+    assert seen == ["sub_alpha"]
+
+
+def test_sgd_update_matches_torch():
+    torch = torch_or_skip()
+    rng = np.random.default_rng(4)
+    a, b = (rng.standard_normal((5, 3)).astype(np.float32) for _ in range(2))
+    v, t = vg.tensor(a), torch.tensor(a)
+    with vg.no_grad():
+        v.sub_(vg.tensor(b), alpha=1e-3)
+        v.add_(vg.tensor(b), alpha=0.5)
+    with torch.no_grad():
+        t.sub_(torch.tensor(b), alpha=1e-3)
+        t.add_(torch.tensor(b), alpha=0.5)
+    assert v._version == t._version
+    np.testing.assert_allclose(v.cpu().numpy(), t.numpy(), rtol=1e-6)

@@ -13,6 +13,7 @@ import warnings
 
 from .. import backend as B
 from ..autograd.inplace_lean import lean_binary_
+from ..autograd.state import state as _st
 from ..tensor import Tensor
 from . import pointwise as P
 from .args import check_result_cast, checked_scalar
@@ -20,6 +21,9 @@ from .indexing import INDEX_PUT, normalize_key, _basic_steps
 from .table import _LOW, apply_inplace, defop, dispatch, method, sum_to
 
 __all__ = ["copy_", "fill_", "zero_", "masked_fill_", "masked_fill", "setitem"]
+
+_HOST = B.HOST_ARRAY
+_add, _subtract = B.host_ufunc("add"), B.host_ufunc("subtract")
 
 
 def _other(x, self):
@@ -46,8 +50,54 @@ def _integer_inplace(f, name, self, other):
     return apply_inplace(COPY, self, (r,), (r.dtype,), name=name)
 
 
+# Note [an update with alpha, under no_grad]
+# A speed trick, fenced off here: an optimizer's step is ``p.sub_(g, alpha=lr)`` (or
+# ``add_``) under no_grad, with ``p`` and ``g`` host float tensors of one dtype, shape and
+# device, in different memory. For that call apply_inplace's checks all pass and record
+# nothing (the stride-0 and partial-overlap checks, the devices, no node in no_grad), and
+# _compute_into writes ``g * alpha`` into p with the ufunc (Note [in-place ufuncs] in
+# views_fast.py): ``_update_`` runs that same multiply and ufunc and the same version bump
+# (blame mark included) without the calls between them. Every other call — grad mode on,
+# inference mode, a tracer's in-place observer, integers, broadcasting, a Tensor or
+# non-float alpha, shared memory — takes the teaching path. set_fast_update(False) turns
+# it off; tests/ops/test_nn_fast_paths.py compares both ways.
+
+_fast_update = [True]
+
+
+def set_fast_update(enabled: bool) -> bool:
+    """Turn Note [an update with alpha, under no_grad] on or off; returns the previous
+    setting."""
+    prev = _fast_update[0]
+    _fast_update[0] = bool(enabled)
+    return prev
+
+
+def _update_(self, other, alpha, ufunc, name):
+    """``self.<name>(other, alpha=alpha)`` for the common optimizer call, or None."""
+    st = _st
+    if (st.grad_enabled or st.inference or st.inplace_observer is not None
+            or type(self) is not Tensor or type(other) is not Tensor or type(alpha) is not float
+            or not _fast_update[0]):
+        return None
+    d = self._data
+    o = other._data
+    if (type(d) is not _HOST or type(o) is not _HOST or d.dtype != o.dtype
+            or d.dtype.char not in "fd" or d.shape != o.shape or 0 in d.strides
+            or self._device is not other._device or self._storage is other._storage
+            or self._version_counter.inference):
+        return None
+    ufunc(d, o * alpha, out=d)
+    self._version_counter.bump(name)
+    return self
+
+
 @method("add_", "__iadd__")
 def add_(self, other, alpha=1):
+    if alpha != 1:   # Note [an update with alpha, under no_grad]
+        done = _update_(self, other, alpha, _add, "add_")
+        if done is not None:
+            return done
     if type(other) is not Tensor and type(other) is not float:
         other = _other(other, self)
     if alpha == 1:   # Note [lean in-place] (autograd/inplace_lean.py)
@@ -67,6 +117,10 @@ def add_(self, other, alpha=1):
 
 @method("sub_", "__isub__", "subtract_")
 def sub_(self, other, alpha=1):
+    if alpha != 1:   # Note [an update with alpha, under no_grad]
+        done = _update_(self, other, alpha, _subtract, "sub_")
+        if done is not None:
+            return done
     other = _other(other, self)
     if self._data.dtype.kind in "iub" or type(other) is bool or (
             isinstance(other, Tensor) and other._data.dtype.kind == "b"):
