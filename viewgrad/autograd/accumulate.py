@@ -23,6 +23,7 @@ from __future__ import annotations
 import sys
 import weakref
 
+from .. import backend as B
 from ..tensor import Tensor
 from .graph import Node, check_hook_result
 from .state import state as _st
@@ -56,6 +57,13 @@ class AccumulateGrad(Node):
             return []
         shared = sys.getrefcount(a) > 2
         var = self.variable
+        if (not shared and var._grad is None and type(a) is _HOST and _keeps_as_is(a, var)
+                and not self._hooks_ran and not var._hooks and not var._post_acc_hooks
+                and not _st.grad_enabled and _enabled[0]):
+            # Note [the first gradient of a step, kept]
+            var._grad = Tensor._make(a, var._device)
+            self.last_action = "stole"
+            return []
         box = [Tensor._make(a, var._device)]
         a = None
         return self._accumulate_from(box, shared)
@@ -100,6 +108,43 @@ class AccumulateGrad(Node):
 
     def __repr__(self):
         return f"<AccumulateGrad object at {id(self):#x}>"
+
+
+# Note [the first gradient of a step, kept]
+# A speed trick for a plain backward (apply_arrays): the commonest call is a leaf's first
+# gradient of the step (``.grad`` is None: the optimizer set it to None), a fresh host
+# array nobody else holds, of the leaf's dtype and shape, both row-major. ``accumulate``
+# would STEAL it (every test of its first case passes: not shared, grad mode off, its
+# array writeable memory of its own, the layout contract); ``_keeps_as_is`` asks those
+# questions of the bare array, and the Tensor is made once, as ``.grad``. A leaf with
+# tensor hooks or post-accumulate hooks, an existing ``.grad``, any other array: the
+# teaching path (``_accumulate_from``). set_lean_accumulate(False) turns it off
+# (tests/autograd/test_accumulate.py compares both ways).
+
+_HOST = B.HOST_ARRAY
+_enabled = [True]
+
+
+def set_lean_accumulate(enabled: bool) -> bool:
+    """Turn Note [the first gradient of a step, kept] on or off; returns the previous
+    setting."""
+    prev = _enabled[0]
+    _enabled[0] = bool(enabled)
+    return prev
+
+
+def _keeps_as_is(a, var):
+    """Whether ``accumulate`` would steal host array ``a`` (held only by the caller's
+    local) as ``var.grad``: owns_memory, obeys_layout_contract's common case, writeable,
+    the leaf's dtype."""
+    v = var._data
+    if (not a.flags.writeable or a.dtype != v.dtype or a.shape != v.shape
+            or not a.flags.c_contiguous or type(v) is not _HOST or not v.flags.c_contiguous):
+        return False
+    if a.flags.owndata:
+        return True
+    base = a.base   # a view (a transpose) of an array only that view holds
+    return (type(base) is _HOST and base.base is None and sys.getrefcount(base) <= 3)
 
 
 def owns_memory(t) -> bool:

@@ -7,7 +7,7 @@ stay what the table says. What makes them cheap lives here, each trick named in 
 
 * Note [lean linear]: ``linear(x, W, b)``'s two nodes (TBackward0, AddmmBackward0)
   recorded in one body, without the checks that cannot fail and the calls between them;
-* Note [relu on host arrays]: ReLU's forward without its Python (a host ufunc);
+* Note [relu on host arrays]: ReLU's forward with a cached zero;
 * Note [relu's backward in place]: the incoming gradient, when nobody else holds it, is
   masked in its own memory instead of into a new array.
 
@@ -50,8 +50,9 @@ def set_nn_fast(enabled: bool) -> bool:
 # -- Note [relu on host arrays] -----------------------------------------------------------
 # ``_relu_fwd`` (pointwise.py) is ``maximum(x, 0 as x's dtype)``: two Python calls and a
 # fresh 0-d zero per call. On a float32/float64 host array the same ufunc runs with a
-# cached read-only zero of that dtype (the same bits): the row's ``host`` (Note [host
-# ufuncs] in table.py), so ``relu`` can take ``lean.unary`` (Note [lean ops]).
+# cached read-only zero of that dtype (the same bits). (It stays the row's forward, not
+# its ``host``: the profiler times a row's forward, and Note [host ufuncs] rows are not
+# timed.)
 
 _ZERO = {}
 for _dt in ("float32", "float64"):
