@@ -380,8 +380,7 @@ class Tensor:
     # -- backward and hooks ------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (see autograd/engine.py)."""
-        from .autograd.engine import backward
-        backward((self,), gradient, retain_graph, create_graph, inputs)
+        _engine.backward((self,), gradient, retain_graph, create_graph, inputs)
 
     def register_hook(self, hook):
         """``hook(grad) -> grad | None`` runs when this tensor's gradient is computed.
@@ -548,3 +547,4 @@ def _wrap_dim(dim, ndim):
 from .autograd import blame as _blame  # noqa: E402
 from .autograd.accumulate import grad_accumulator as _grad_accumulator  # noqa: E402
 from .autograd.views import regenerate_grad_fn as _regenerate_grad_fn  # noqa: E402
+from .autograd import engine as _engine  # noqa: E402

@@ -26,6 +26,7 @@ from __future__ import annotations
 import heapq
 import sys
 
+from .. import backend as B
 from ..tensor import Tensor
 from . import anomaly as _anomaly
 from .accumulate import AccumulateGrad, accumulate as _accumulate
@@ -34,6 +35,9 @@ from .saved_hooks import GradientEdge, GraphTask
 from .state import state as _st
 
 __all__ = ["backward", "grad", "run_backward", "GraphRoot"]
+
+_HOST = B.HOST_ARRAY
+_np_ones = B.cpu.xp.ones   # the host array module
 
 
 class GraphRoot(Node):
@@ -61,7 +65,11 @@ def _make_root_grads(tensors, grad_tensors):
                     "grad can be implicitly created only for scalar outputs (output "
                     f"{i} has shape {list(t.shape)}); pass gradient=... with the same shape, "
                     "e.g. y.backward(viewgrad.ones_like(y)), or reduce first: y.sum().backward()")
-            g = t.new_ones(t.shape)
+            d = t._data
+            if type(d) is _HOST:   # t.new_ones(t.shape), without the trip through ops
+                g = Tensor._make(_np_ones(d.shape, d.dtype), t._device)
+            else:
+                g = t.new_ones(t.shape)
         if tuple(g.shape) != tuple(t.shape):
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
@@ -343,14 +351,28 @@ def _run_plain(root, deps, keep_graph):
         if node._hooked:
             outs = _hooked_arrays(node, ins)
         else:
-            outs = node.apply_arrays(ins)
+            outs = node._lean_apply(ins)   # Note [lean apply] (apply_lean.py)
+            if outs is None:
+                outs = node.apply_arrays(ins)
         ins = None
         if not keep_graph:
             node.release_variables()
+        edges = node.next_functions
+        if not heap and edges:
+            # Note [chain fast path]: one gradient on, to a node that nothing else feeds
+            fn, nr = edges[0]
+            if (fn is not None and nr == 0 and deps[fn] == 1
+                    and (len(edges) == 1 or (len(edges) == 2 and edges[1][0] is None))
+                    and fn not in buffers and not fn._n_outputs):
+                deps[fn] = 0
+                ins = [outs[0] if outs else None]
+                outs = None
+                node = fn
+                continue
         nxt = nxt_ins = None
         n_outs = len(outs)
         i = -1
-        for fn, nr in node.next_functions:
+        for fn, nr in edges:
             i += 1
             if fn is None:
                 continue

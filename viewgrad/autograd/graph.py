@@ -92,6 +92,11 @@ class Node:
         self.next_functions = next_functions
         self._sequence_nr = next_sequence_nr()
 
+    def _lean_apply(self, grads):
+        """A table row's specialized plain step (Note [lean apply], apply_lean.py): its
+        answer, or None — always None here: the general ``apply_arrays`` runs."""
+        return None
+
     # -- PyTorch's public Node API ---------------------------------------------------
     def name(self) -> str:
         return type(self).__name__

@@ -24,6 +24,7 @@ from . import anomaly as _anomaly
 from . import blame as _blame
 from .graph import (Node, SavedTensor, ERR_FREED, _NO_EDGE, next_sequence_nr as _next_seq,
                     _new_saved_tensor)
+from .apply_lean import install as _install_lean_apply
 from .state import state as _st
 
 __all__ = ["OpDef", "defop", "OPS", "FnNode", "record", "sum_to"]
@@ -284,6 +285,7 @@ class OpDef:
         self.fast1 = None                 # the kernel of a one-input row (set_fast)
         self.fast2 = None                 # the first kernel of a two-input row (set_fast)
         self.host = None                  # the forward's NumPy ufunc (ops/table.py)
+        self.lean1 = self.lean2 = None    # what ops/lean.py needs of this row (Note [lean ops])
         self.promote = False              # cast inputs per PyTorch's type promotion first
         # formulas: tuple aligned with inputs of (fn or None, deps, uses_result)
         fl = []
@@ -370,6 +372,8 @@ class OpDef:
         # (still version-checked, as _check_saved does)
         self.fast2 = (fl[0] + (self.formulas[1][1],)) if (
             len(fl) == 2 and fl[0][0] is not None and not self.nondiff) else None
+        if self.node_cls.__bases__ == (FnNode,):   # Note [lean apply] (apply_lean.py)
+            _install_lean_apply(self)
 
     def __repr__(self):
         return f"<op {self.name} -> {self.node_name}>"

@@ -26,6 +26,8 @@ import json
 import threading
 import time
 
+from .apply_lean import set_lean_apply
+
 __all__ = ["profile", "record_function", "EventList", "FunctionEventAvg", "FunctionEvent",
            "ProfilerActivity"]
 
@@ -241,9 +243,13 @@ def _install():
     from .nodes import OPS     # (the table ops fill: autograd never imports ops)
     saved_fwd = {}
     for op in OPS.values():
-        saved_fwd[op] = op.forward
+        saved_fwd[op] = (op.forward, op.host, op.lean1, op.lean2)
         op.forward = _timed_forward(op, op.forward)
-    saved_apply = []
+        # every forward through the timed one: not the host ufunc (Note [host ufuncs]), not
+        # the lean calls (Note [lean ops]), which run the same numbers without it
+        op.host = None
+        op.lean1 = op.lean2 = False
+    saved_apply = [set_lean_apply(False)]   # every node through apply_arrays (timed)
     for cls in [Node] + _node_classes():
         for meth in ("apply", "apply_arrays"):  # (a plain backward runs apply_arrays)
             if meth in cls.__dict__:   # subclasses inherit the wrapper (named by node)
@@ -255,9 +261,10 @@ def _install():
 
 def _uninstall(saved):
     saved_fwd, saved_apply = saved
-    for op, f in saved_fwd.items():
-        op.forward = f
-    for cls, meth, own in saved_apply:
+    for op, (f, host, lean1, lean2) in saved_fwd.items():
+        op.forward, op.host, op.lean1, op.lean2 = f, host, lean1, lean2
+    set_lean_apply(saved_apply[0])
+    for cls, meth, own in saved_apply[1:]:
         setattr(cls, meth, own)
 
 

@@ -30,6 +30,8 @@ named beside each, which also restore them on exit):
   saved_tensors_hooks_disabled  the message of ``disable_saved_tensors_hooks`` (or None)
   graph_task        the backward running in this thread (which nodes it will execute), for
                     ``register_multi_grad_hook``; None outside backward
+  plain             derived, never set by hand: grad mode on, and no inference mode, no
+                    anomaly mode, no saved-tensor hooks (Note [one plain flag])
 
 Why a ``threading.local`` subclass with class attributes: each thread sees the class
 defaults until it sets a field, so a new thread needs no set-up, and the hot path pays one
@@ -56,6 +58,24 @@ class AutogradState(threading.local):
     saved_tensors_hooks = ()         # stack of (pack, unpack): autograd/saved_hooks.py
     saved_tensors_hooks_disabled = None   # the error message while disabled
     graph_task = None                # the running backward's GraphTask (saved_hooks.py)
+    plain = True                     # Note [one plain flag]
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        if name in _PLAIN_FIELDS:
+            super().__setattr__("plain", bool(self.grad_enabled and not self.inference
+                                              and not self.anomaly
+                                              and not self.saved_tensors_hooks))
+
+
+# Note [one plain flag]
+# A speed trick: the lean recording paths (ops/lean.py) may run only when grad mode is
+# on and inference mode, anomaly mode and saved-tensor hooks are all off. Each read of a
+# field of this thread-local object costs ~55 ns, so asking four questions per op costs
+# more than the op's bookkeeping. ``plain`` is the answer to all four, recomputed
+# whenever one of them is set (a setting is rare: a ``no_grad`` block, a backward), so
+# the hot path asks once. Reading the four fields themselves is unchanged.
+_PLAIN_FIELDS = frozenset(("grad_enabled", "inference", "anomaly", "saved_tensors_hooks"))
 
 
 state = AutogradState()

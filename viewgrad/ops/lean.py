@@ -1,42 +1,60 @@
-"""The two commonest calls, run in one function each (Note [lean ops]).
+"""The three commonest calls, run in one function each (Note [lean ops]).
 
 Note [lean ops]
 A speed trick, fenced off here. The teaching path of an op is ``dispatch``
 (ops/table.py: forward, result Tensor) then ``record_one`` (autograd/record_lean.py:
-node, edges, saved values). Most nodes of a small-op program come from two call shapes:
+node, edges, saved values). Most nodes of a small-op program come from three call shapes:
 
 * ``unary(op, y)``: a one-input row whose forward is a NumPy ufunc (``y.tanh()``,
   ``y.exp()``, ``y.sigmoid()``: Note [host ufuncs] in table.py);
 * ``with_number(op, y, 2.5)``: ``y <op> a Python float`` (``y * 1.01``, ``y - 1.65``);
+* ``with_constant(op, y, c)``: ``y <op> c``, ``c`` a constant Tensor (no history, not
+  requiring grad, not a view) of ``y``'s shape, dtype and device (``y * c``);
 
-with ``y`` a host float tensor that has a history and is not a view, grad mode on, and
-no inference mode, anomaly mode or saved-tensor hooks. For those, the function below
-runs what dispatch and record_one run — the same forward, the same result Tensor, the
-same node with the same edges, sequence number, saved values and blame mark — in one
-body, without the calls between them (the result Tensor is ``tensor.new_result``'s, as
-dispatch's: Note [dispatch in line]). A row that saves anything else than its result
-(or, with a number, the number), and every other case, go to ``dispatch`` untouched,
-which also raises every error.
+with ``y`` a host float tensor that has a history and is not a view, and the autograd
+state plain (grad mode on; no inference mode, anomaly mode or saved-tensor hooks: Note
+[one plain flag] in autograd/state.py). For those, the functions below run what dispatch
+and record_one run — the same forward, the same result Tensor, the same node with the
+same edges, sequence number, saved values and blame mark — in one body, without the
+calls between them. The result Tensor and the saved result are built in line, field for
+field as ``tensor.new_result`` and ``graph._new_saved_tensor`` build them (a function
+call costs as much as the fields), and so is blame's mark when the method's caller is
+user code (``blame.user_frame``'s first question; it answers every other case). What a row may save is decided once per op
+(``_row``): nothing, its result, the Python number, or the constant Tensor; any other
+row, and every other case, go to ``dispatch`` untouched, which also raises every error.
 
 tests/autograd/test_lean_record.py runs every program both ways (``set_lean_ops(False)``
 turns this off) and compares everything observable.
 """
 from __future__ import annotations
 
+import operator
+import sys
+
 from .. import backend as B
 from ..autograd import blame as _blame
-from ..autograd.graph import _NO_EDGE, _new_saved_tensor, next_sequence_nr as _next_seq
+from ..autograd.graph import _NO_EDGE, SavedTensor, next_sequence_nr as _next_seq
 from ..autograd.nodes import _NOTHING_SAVED
 from ..autograd.state import state as _st
-from ..tensor import Tensor, new_result
+from ..tensor import Tensor, VersionCounter
 from .table import dispatch
 
-__all__ = ["unary", "with_number", "set_lean_ops"]
+__all__ = ["unary", "with_number", "with_constant", "set_lean_ops"]
 
 _HOST = B.HOST_ARRAY
 _Tensor = Tensor
+_VC = VersionCounter
+_ST = SavedTensor
 _new = object.__new__
 _enabled = [True]
+_user_frame = _blame.user_frame
+_getframe = sys._getframe
+_INSIDE = _blame._INSIDE   # file name -> inside viewgrad? (Note [blame marks])
+# the cached 0-d operands of float32/float64 (Note [cached scalar operands], backend.py)
+_SCALARS = B._SCALAR_CACHE
+# the array operator of the binary rows that take this path
+_BINARY = {"mul": operator.mul, "sub": operator.sub, "add": operator.add,
+           "add_scalar": operator.add, "div": operator.truediv}
 
 
 def set_lean_ops(enabled: bool) -> bool:
@@ -46,32 +64,76 @@ def set_lean_ops(enabled: bool) -> bool:
     return prev
 
 
+def _row(op, n):
+    """What the lean path needs of ``op`` with ``n`` inputs, or False when a row must go
+    through dispatch: (array function, node class, name of the one saved value or None,
+    what that value is: 'result' | 'number' | 'input')."""
+    row = False
+    if not op.nondiff:
+        if n == 1:
+            plan, fwd = op.plan1, op.host
+        else:
+            plan, fwd = op.plan_scalar, _BINARY.get(op.name)
+        if fwd is not None:
+            if not plan:
+                row = (fwd, op.node_cls, None, None)
+            elif len(plan) == 1 and n == 1 and plan[0][1] == 1:
+                row = (fwd, op.node_cls, plan[0][0], "result")
+            elif len(plan) == 1 and n == 2 and plan[0][1] == 0 and plan[0][2] == 1:
+                row = (fwd, op.node_cls, plan[0][0], "input")
+    if n == 1:
+        op.lean1 = row
+    else:
+        op.lean2 = row
+    return row
+
+
 def unary(op, x):
     """``dispatch(op, (x,))`` for a row with a host ufunc (Note [lean ops])."""
     fn = x._grad_fn
     data = x._data
-    st = _st
-    plan = op.plan1
-    if (fn is None or type(data) is not _HOST or x._view_info is not None or op.host is None
-            or op.nondiff or not _enabled[0] or not st.grad_enabled or st.inference
-            or st.anomaly or (plan and (len(plan) != 1 or plan[0][1] != 1
-                                        or st.saved_tensors_hooks))):
+    row = op.lean1
+    if row is None:
+        row = _row(op, 1)
+    if (fn is None or not row or type(data) is not _HOST or x._view_info is not None
+            or not _st.plain or not _enabled[0]):
         return dispatch(op, (x,))
-    r = op.host(data)
+    ufunc, cls, name, _ = row
+    r = ufunc(data)
     if type(r) is not _HOST:   # a 0-d input gives a NumPy scalar
         r = x._device.xp.asarray(r)
-    out = new_result(r, x._device)
-    node = _new(op.node_cls)
+    out = _new(_Tensor)
+    out._data = r
+    out._device = x._device
+    out._version_counter = vc = _new(_VC)
+    vc.version = 0
+    vc.bumps = None
+    out._base = None
+    out._view_info = None
+    out._output_nr = 0
+    node = _new(cls)
     node.next_functions = ((fn, x._output_nr),)
     node._sequence_nr = _next_seq()
-    if plan:   # the result
-        s = _new_saved_tensor(out, True)
-        if st.blame:
-            s.where = (op.node_name, _blame.user_frame(3))
-        node._saved = {plan[0][0]: s}
-    else:
+    if name is None:
         node._saved = _NOTHING_SAVED
-    node._releasable = bool(plan)
+        node._releasable = False
+    else:   # the result
+        s = _new(_ST)
+        s.version_counter = vc
+        s.saved_version = 0
+        s.output_nr = 0
+        s.tensor = None
+        s.data = r
+        s.had_grad_fn = False
+        if _st.blame:
+            f = _getframe(2)   # the method's caller: user_frame(3)'s answer when outside
+            co = f.f_code
+            s.where = (op.node_name, (co, f.f_lasti) if _INSIDE.get(co.co_filename) is False
+                       else _user_frame(3))
+        else:
+            s.where = None
+        node._saved = {name: s}
+        node._releasable = True
     out._grad_fn = node
     return out
 
@@ -82,24 +144,91 @@ def with_number(op, x, other):
         return dispatch(op, (x, other))
     fn = x._grad_fn
     data = x._data
-    st = _st
-    plan = op.plan_scalar
-    if (fn is None or type(data) is not _HOST or x._view_info is not None
-            or data.dtype.char not in "fd" or op.nondiff or not _enabled[0] or not st.grad_enabled
-            or st.inference or st.anomaly
-            or (plan and (len(plan) != 1 or plan[0][1] != 0 or plan[0][2] != 1))):
+    row = op.lean2
+    if row is None:
+        row = _row(op, 2)
+    if (fn is None or not row or type(data) is not _HOST or x._view_info is not None
+            or not _st.plain or not _enabled[0]):
         return dispatch(op, (x, other))
-    r = op.forward(data, other)
-    if type(r) is not _HOST:
-        r = x._device.xp.asarray(r)
-    if r.dtype != data.dtype:   # (never for float tensors; dispatch casts gradients back)
+    cache = _SCALARS.get(data.dtype)   # float32 and float64 only
+    if cache is None:
         return dispatch(op, (x, other))
-    out = new_result(r, x._device)
-    node = _new(op.node_cls)
+    f, cls, name, _ = row
+    z = cache.get(other)
+    r = f(data, z if z is not None else B.scalar_operand(data, other))
+    out = _new(_Tensor)
+    out._data = r
+    out._device = x._device
+    out._version_counter = vc = _new(_VC)
+    vc.version = 0
+    vc.bumps = None
+    out._base = None
+    out._view_info = None
+    out._output_nr = 0
+    node = _new(cls)
     node.next_functions = ((fn, x._output_nr), _NO_EDGE)
     node._sequence_nr = _next_seq()
-    # the number itself, as PyTorch saves it too (or nothing: x - 1.65)
-    node._saved = {plan[0][0]: other} if plan else _NOTHING_SAVED
-    node._releasable = bool(plan)
+    if name is None:   # x - 1.65 saves nothing
+        node._saved = _NOTHING_SAVED
+        node._releasable = False
+    else:   # the number itself, as PyTorch saves it too
+        node._saved = {name: other}
+        node._releasable = True
+    out._grad_fn = node
+    return out
+
+
+def with_constant(op, x, c):
+    """``dispatch(op, (x, c))`` for ``c`` a constant Tensor shaped, typed and placed like
+    ``x`` (Note [lean ops]); None when that is not the case (the caller dispatches)."""
+    fn = x._grad_fn
+    data = x._data
+    cd = c._data
+    row = op.lean2
+    if row is None:
+        row = _row(op, 2)
+    if (fn is None or not row or type(data) is not _HOST or type(cd) is not _HOST
+            or x._view_info is not None or c._grad_fn is not None or c._requires_grad
+            or c._view_info is not None or cd.dtype is not data.dtype
+            or cd.shape != data.shape or data.dtype.char not in "fd" or not _st.plain
+            or not _enabled[0] or c._device is not x._device or c._version_counter.inference):
+        return None
+    f, cls, name, _ = row
+    r = f(data, cd)
+    if type(r) is not _HOST:
+        r = x._device.xp.asarray(r)
+    out = _new(_Tensor)
+    out._data = r
+    out._device = x._device
+    out._version_counter = vc = _new(_VC)
+    vc.version = 0
+    vc.bumps = None
+    out._base = None
+    out._view_info = None
+    out._output_nr = 0
+    node = _new(cls)
+    node.next_functions = ((fn, x._output_nr), _NO_EDGE)
+    node._sequence_nr = _next_seq()
+    if name is None:   # y + c saves nothing
+        node._saved = _NOTHING_SAVED
+        node._releasable = False
+    else:   # the constant, as an input is saved: the Tensor itself
+        cvc = c._version_counter
+        s = _new(_ST)
+        s.version_counter = cvc
+        s.saved_version = cvc.version
+        s.output_nr = c._output_nr
+        s.tensor = c
+        s.data = None
+        s.had_grad_fn = False
+        if _st.blame:
+            f = _getframe(2)   # the method's caller: user_frame(3)'s answer when outside
+            co = f.f_code
+            s.where = (op.node_name, (co, f.f_lasti) if _INSIDE.get(co.co_filename) is False
+                       else _user_frame(3))
+        else:
+            s.where = None
+        node._saved = {name: s}
+        node._releasable = True
     out._grad_fn = node
     return out

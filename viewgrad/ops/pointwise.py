@@ -13,6 +13,7 @@ from ..tensor import Tensor
 from .args import torch_type_name
 from . import nn_fast as _nnf
 from .lean import unary as _unary, with_number as _with_number   # Note [lean ops]
+from .lean import with_constant as _with_constant
 from .table import (HALF_OPMATH, _device_of, defop, dispatch, method, promoted_arrays,
                     promoted_dtype)
 
@@ -353,6 +354,10 @@ def rsub(self, other):
 def mul(self, other):
     if type(other) is float:
         return _with_number(MUL, self, other)   # dispatch(MUL, ...): Note [lean ops]
+    if type(other) is Tensor and type(self) is Tensor:
+        out = _with_constant(MUL, self, other)   # dispatch(MUL, ...): Note [lean ops]
+        if out is not None:
+            return out
     other = _coerce(other, self)
     try:
         return dispatch(MUL, (self, other))

@@ -1,0 +1,139 @@
+"""Note [lean apply] (autograd/apply_lean.py): a row's specialized plain-backward step
+computes what the general step ``FnNode.apply_arrays`` computes. Every program runs its
+backward both ways (``set_lean_apply(False)`` gives every node class the general step
+back) and the gradients (bit for bit) and errors (word for word) are compared, in the
+cases the specialized steps hand back to the general one too: a saved value modified in
+place, freed by an earlier backward, under saved-tensor hooks, a broadcast or cast input,
+a hooked node."""
+import numpy as np
+import pytest
+
+import viewgrad as vg
+from viewgrad.autograd import apply_lean
+from viewgrad.ops.pointwise import MUL, SUB, TANH
+
+from .test_lean_record import PROGRAMS, _const
+
+
+def _both_ways(run):
+    """run() under the lean steps and under the general ones."""
+    out = []
+    for lean in (True, False):
+        prev = apply_lean.set_lean_apply(lean)
+        try:
+            out.append(run())
+        finally:
+            apply_lean.set_lean_apply(prev)
+    return out
+
+
+def _grad_or_error(fn):
+    try:
+        g = fn()
+        return ("ok", None if g is None else (g.dtype, np.asarray(g.tolist()).tobytes()))
+    except RuntimeError as e:
+        return ("error", str(e))
+
+
+def _x(dtype):
+    return vg.tensor(np.linspace(-1.5, 2.0, 6), dtype=dtype, requires_grad=True)
+
+
+CASES = {
+    # the plain backward, twice with retain_graph, then once more through a freed graph
+    "plain": lambda p, x: p(x * 1.0).sum().backward(),
+    "freed": lambda p, x: [z.sum().backward(), z.sum().backward()]
+    if (z := p(x * 1.0)) is not None else None,
+    "retained": lambda p, x: [z.sum().backward(retain_graph=True), z.sum().backward()]
+    if (z := p(x * 1.0)) is not None else None,
+    # the input modified in place after the op saved it (or its result)
+    "modified_input": lambda p, x: [z := p(y := x * 1.0), y.mul_(2),
+                                    z.sum().backward()],
+    "modified_result": lambda p, x: [z := p(x * 1.0), z.add_(1), z.sum().backward()],
+    "saved_hooks": lambda p, x: _with_hooks(lambda: p(x * 1.0).sum().backward()),
+    "hooked_node": lambda p, x: [z := p(x * 1.0), z.register_hook(lambda g: g * 2),
+                                 z.sum().backward()],
+    "retain_grad": lambda p, x: [z := p(x * 1.0), z.retain_grad(), z.sum().backward()],
+    "broadcast": lambda p, x: p(x.reshape(2, 3) * vg.ones(4, 1, 3, dtype=x.dtype))
+    .sum().backward(),
+}
+
+
+def _with_hooks(fn):
+    with vg.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda t: t):
+        return fn()
+
+
+@pytest.mark.parametrize("dtype", [vg.float32, vg.float64])
+@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_lean_apply_is_the_general_step(name, case, dtype):
+    program = PROGRAMS[name]
+
+    def run():
+        x = _x(dtype)
+        try:
+            CASES[case](program, x)
+        except RuntimeError as e:
+            return ("error", str(e))
+        return _grad_or_error(lambda: x.grad)
+
+    lean, general = _both_ways(run)
+    assert lean == general
+
+
+def test_a_constant_modified_in_place_raises_both_ways():
+    def run():
+        x = _x(vg.float32)
+        c = _const(x, 1.5)
+        z = (x * 1.0) * c
+        c.add_(1)
+        return _grad_or_error(lambda: z.sum().backward())
+    lean, general = _both_ways(run)
+    assert lean == general and lean[0] == "error" and "inplace" in lean[1]
+
+
+def test_a_detached_constant_raises_both_ways():
+    def run():
+        x = _x(vg.float32)
+        w = _x(vg.float32)
+        c = w * 1.0
+        z = (x * 1.0) * c
+        c.detach_()
+        return _grad_or_error(lambda: z.sum().backward(inputs=[x]))
+    lean, general = _both_ways(run)
+    assert lean == general
+
+
+@pytest.mark.host_only("the lean steps are installed per row; checked on host tensors")
+def test_the_lean_steps_are_installed_and_taken(monkeypatch):
+    for op in (TANH, MUL, SUB):
+        assert "_lean_apply" in op.node_cls.__dict__, op
+    calls = []
+    for op in (TANH, MUL, SUB):
+        real = op.node_cls.__dict__["_lean_apply"]
+        monkeypatch.setattr(op.node_cls, "_lean_apply",
+                            lambda self, g, real=real: calls.append(self.name()) or real(self, g))
+    x = _x(vg.float32)
+    ((x * 1.0).tanh() * _const(x, 2.0) - 1.0).sum().backward()
+    assert calls == ["SubBackward0", "MulBackward0", "TanhBackward0", "MulBackward0"]
+    prev = apply_lean.set_lean_apply(False)
+    try:
+        assert all("_lean_apply" not in op.node_cls.__dict__ for op in (TANH, MUL, SUB))
+    finally:
+        apply_lean.set_lean_apply(prev)
+
+
+def test_the_profiler_sees_every_op_and_node_the_lean_ways_run():
+    """The profiler times ``op.forward`` and ``apply_arrays``: while it runs, the lean
+    calls and steps hand everything to them (and come back after)."""
+    P = vg.autograd.profiler
+    x = _x(vg.float32)
+    with P.profile() as prof:
+        ((x * 1.0).tanh() * _const(x, 2.0) - 1.0).sigmoid().sum().backward()
+    rows = {r.key: r.count for r in prof.key_averages()}
+    for key in ("tanh", "mul", "sub", "sigmoid", "TanhBackward0", "MulBackward0",
+                "SubBackward0", "SigmoidBackward0"):
+        assert rows.get(key), (key, rows)
+    assert rows["mul"] == 2 and rows["MulBackward0"] == 2
+    assert all(op.node_cls.__dict__.get("_lean_apply") for op in (TANH, MUL, SUB))

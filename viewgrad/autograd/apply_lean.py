@@ -1,0 +1,134 @@
+"""A row's plain-backward step, specialized once per row (Note [lean apply]).
+
+Note [lean apply]
+A speed trick, fenced off here. ``FnNode.apply_arrays`` (nodes.py) is the general plain
+backward step of a table row: it asks, every time a node runs, which of its shapes the
+row has (one input or two, which kernel, what the kernel takes) before it calls the
+row's array kernel (ops/fast.py). The answer depends only on the row, so for the two
+commonest shapes it is given once, when the row gets its kernels (``OpDef.set_fast``),
+as the node class's ``_lean_apply``, which the plain backward loop (engine.py) tries first:
+
+* ``one_result``: a one-input row whose kernel takes the saved result (tanh, exp,
+  sigmoid, sqrt...);
+* ``first_of_two``: a two-input row whose second input needs no gradient (``y * 1.01``,
+  ``y - 1.65``, ``y * c``), the first input's kernel alone.
+
+Each asks what the general step would ask — freed saved values, a saved tensor modified
+in place (its version), saved-tensor hooks, a broadcast or cast input — and answers
+None for every case it does not cover: the loop then runs the general step itself,
+which raises every error from where it always did (the same frames in a traceback), so
+a node computes exactly what ``FnNode.apply_arrays`` computes.
+tests/autograd/test_lean_apply.py runs programs both ways (``set_lean_apply(False)``
+gives every node class the general step back) and compares gradients and errors.
+"""
+from __future__ import annotations
+
+from .. import backend as B
+from .graph import SavedTensor
+
+__all__ = ["specialize", "install", "set_lean_apply"]
+
+_HOST = B.HOST_ARRAY
+_ARRAYS = B.ARRAY_TYPES
+_ST = SavedTensor
+
+
+def _as_array(r, g):
+    """A kernel's answer as an array (a 0-d computation gives a NumPy scalar)."""
+    return r if type(r) in _ARRAYS else B.xp_of(g).asarray(r)
+
+
+def one_result(kernel, name):
+    """The lean step of a one-input row whose kernel takes its saved result ``name``."""
+    def lean_apply(self, grads):
+        saved = self._saved
+        g = grads[0]
+        if saved is not None and g is not None:
+            v = saved[name]
+            # a saved result with no hooks, unmodified: Note [one saved result] (nodes.py)
+            if v.version_counter.version == v.saved_version and v.hooks is None:
+                r = kernel(g, v.data)
+                return [r if type(r) is _HOST else _as_array(r, g)]
+        return None
+    return lean_apply
+
+
+def first_of_two(kernel, names, other_names):
+    """The lean step of a two-input row whose second input needs no gradient: the first
+    input's ``kernel`` (taking ``names``), then the version checks of what the second
+    input's formula would take (``other_names``)."""
+    name = names[0] if len(names) == 1 else None
+
+    def lean_apply(self, grads):
+        saved = self._saved
+        g = grads[0]
+        edges = self.next_functions
+        if (saved is None or g is None or edges[1][0] is not None or edges[0][0] is None
+                or self._shapes is not None or self._dtypes is not None):
+            return None
+        if name is None:
+            r = kernel(g)
+        else:
+            v = saved[name]
+            if type(v) is _ST:
+                # a saved input, unmodified, no hooks, still attached: the checks of
+                # Note [kernel arguments in line] (nodes.py)
+                t = v.tensor
+                if (v.hooks is not None or v.version_counter.version != v.saved_version
+                        or t is None or (v.had_grad_fn and t._grad_fn is None)):
+                    return None
+                v = t._data
+            r = kernel(g, v)
+            if type(r) is not _HOST:
+                r = _as_array(r, g)
+        for d in other_names:   # _check_saved, in line: a stale one raises all the same
+            v = saved.get(d)
+            if type(v) is _ST:
+                v.unpack_data()
+        return [r, None]
+    return lean_apply
+
+
+def specialize(op):
+    """The lean step for ``op``'s node class, or None (the general one runs)."""
+    if op.nondiff:
+        return None
+    if op.fast1 is not None:
+        kernel, names = op.fast1
+        plan = op.plan1
+        if names == ("result",) and plan == (("result", 1, 0),):
+            return one_result(kernel, "result")
+        return None
+    if op.fast2 is not None and len(op.inputs) == 2:
+        kernel, names, other_names = op.fast2
+        if len(names) > 1:
+            return None
+        return first_of_two(kernel, names, other_names)
+    return None
+
+
+_INSTALLED = {}   # node class -> its lean step
+_enabled = [True]
+
+
+def install(op):
+    """Give ``op``'s node class its lean step when it has a shape above."""
+    lean = specialize(op)
+    if lean is None:
+        _INSTALLED.pop(op.node_cls, None)
+        return
+    _INSTALLED[op.node_cls] = lean
+    if _enabled[0]:
+        op.node_cls._lean_apply = lean
+
+
+def set_lean_apply(enabled: bool) -> bool:
+    """Turn the lean steps on or off (tests compare both); returns the previous setting."""
+    prev = _enabled[0]
+    _enabled[0] = bool(enabled)
+    for cls, lean in _INSTALLED.items():
+        if enabled:
+            cls._lean_apply = lean
+        elif "_lean_apply" in cls.__dict__:
+            del cls._lean_apply   # Node's: always None
+    return prev
