@@ -7,7 +7,7 @@ stay what the table says. What makes them cheap lives here, each trick named in 
 
 * Note [lean linear]: ``linear(x, W, b)``'s two nodes (TBackward0, AddmmBackward0)
   recorded in one body, without the checks that cannot fail and the calls between them;
-* Note [relu on host arrays]: ReLU's forward with a cached zero;
+* Note [relu on host arrays]: ReLU's forward with a cached zero, as a host ufunc;
 * Note [relu's backward in place]: the incoming gradient, when nobody else holds it, is
   masked in its own memory instead of into a new array.
 
@@ -50,9 +50,8 @@ def set_nn_fast(enabled: bool) -> bool:
 # -- Note [relu on host arrays] -----------------------------------------------------------
 # ``_relu_fwd`` (pointwise.py) is ``maximum(x, 0 as x's dtype)``: two Python calls and a
 # fresh 0-d zero per call. On a float32/float64 host array the same ufunc runs with a
-# cached read-only zero of that dtype (the same bits). (It stays the row's forward, not
-# its ``host``: the profiler times a row's forward, and Note [host ufuncs] rows are not
-# timed.)
+# cached read-only zero of that dtype (the same bits); it is also the row's ``host``
+# (Note [host ufuncs] in table.py), so ``relu`` takes ``lean.unary`` (Note [lean ops]).
 
 _ZERO = {}
 for _dt in ("float32", "float64"):
@@ -62,11 +61,16 @@ for _dt in ("float32", "float64"):
     _ZERO[_z.dtype] = _z
 
 
-def relu_host(x, _fallback=None):
-    z = _ZERO.get(x.dtype)
-    if z is None:
-        return _fallback(x)
-    return _maximum(x, z)
+def relu_host(fallback):
+    """ReLU's forward on a host array: ``maximum`` with the cached zero of a float32 or
+    float64 array, ``fallback(x)`` for any other dtype."""
+    zeros = _ZERO
+    maximum = _maximum
+
+    def relu(x):
+        z = zeros.get(x.dtype)
+        return fallback(x) if z is None else maximum(x, z)
+    return relu
 
 
 # -- Note [relu's backward in place] -----------------------------------------------------

@@ -202,12 +202,15 @@ SIGMOID.host = _sigmoid_host
 def _relu_fwd(x):
     # maximum, not x * (x > 0): that gives -0. for negative x (PyTorch prints 0.)
     if type(x) is B.HOST_ARRAY:
-        return _nnf.relu_host(x, _relu_max)   # Note [relu on host arrays]
+        return _relu_host(x)   # Note [relu on host arrays]
     return _relu_max(x)
 
 
 def _relu_max(x):
     return _xp(x).maximum(x, _xp(x).asarray(0, dtype=x.dtype))
+
+
+_relu_host = _nnf.relu_host(_relu_max)
 
 
 def _threshold_backward_fwd(grad, self, threshold):
@@ -225,6 +228,7 @@ THRESHOLD_BACKWARD = defop(
     self=lambda grad: grad * 0)
 RELU = defop("relu", "ReluBackward0", _relu_fwd, cls=_nnf.ReluNode,  # Note [relu's backward in place]
              self=lambda grad, result: dispatch(THRESHOLD_BACKWARD, (grad, result), (0,)))
+RELU.host = _relu_host   # Note [relu on host arrays]
 
 
 def _clamp_fwd(x, min, max):
@@ -547,7 +551,7 @@ def sigmoid(self):
 def relu(self):
     if self._data.dtype.kind == "b":
         raise RuntimeError("Boolean inputs not supported for relu")
-    return dispatch(RELU, (self,))
+    return _unary(RELU, self)   # dispatch(RELU, (self,)): Note [lean ops]
 
 
 @method("clamp", "clip")
