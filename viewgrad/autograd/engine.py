@@ -352,11 +352,16 @@ def _run_plain(root, deps, keep_graph):
             outs = _hooked_arrays(node, ins)
         else:
             outs = node._lean_apply(ins)   # Note [lean apply] (apply_lean.py)
-            if outs is None:
+            if outs is not None:
+                ins = None
+                if not keep_graph and node._releasable:   # FnNode.release_variables
+                    node._saved = None
+            else:
                 outs = node.apply_arrays(ins)
-        ins = None
-        if not keep_graph:
-            node.release_variables()
+        if ins is not None:
+            ins = None
+            if not keep_graph:
+                node.release_variables()
         edges = node.next_functions
         if not heap and edges:
             # Note [chain fast path]: one gradient on, to a node that nothing else feeds

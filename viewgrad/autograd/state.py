@@ -63,9 +63,16 @@ class AutogradState(threading.local):
     def __setattr__(self, name, value):
         super().__setattr__(name, value)
         if name in _PLAIN_FIELDS:
-            super().__setattr__("plain", bool(self.grad_enabled and not self.inference
-                                              and not self.anomaly
-                                              and not self.saved_tensors_hooks))
+            self._update_plain()
+
+    def __delattr__(self, name):   # (back to the class default)
+        super().__delattr__(name)
+        if name in _PLAIN_FIELDS:
+            self._update_plain()
+
+    def _update_plain(self):
+        super().__setattr__("plain", bool(self.grad_enabled and not self.inference
+                                          and not self.anomaly and not self.saved_tensors_hooks))
 
 
 # Note [one plain flag]

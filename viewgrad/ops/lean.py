@@ -16,10 +16,9 @@ state plain (grad mode on; no inference mode, anomaly mode or saved-tensor hooks
 [one plain flag] in autograd/state.py). For those, the functions below run what dispatch
 and record_one run — the same forward, the same result Tensor, the same node with the
 same edges, sequence number, saved values and blame mark — in one body, without the
-calls between them. The result Tensor and the saved result are built in line, field for
-field as ``tensor.new_result`` and ``graph._new_saved_tensor`` build them (a function
-call costs as much as the fields), and so is blame's mark when the method's caller is
-user code (``blame.user_frame``'s first question; it answers every other case). What a row may save is decided once per op
+calls between them: the result Tensor is ``tensor.new_result``'s, as dispatch's; the saved
+value is built in line, field for field as ``graph._new_saved_tensor`` builds it (a
+function call costs as much as the fields). What a row may save is decided once per op
 (``_row``): nothing, its result, the Python number, or the constant Tensor; any other
 row, and every other case, go to ``dispatch`` untouched, which also raises every error.
 
@@ -29,27 +28,23 @@ turns this off) and compares everything observable.
 from __future__ import annotations
 
 import operator
-import sys
 
 from .. import backend as B
 from ..autograd import blame as _blame
 from ..autograd.graph import _NO_EDGE, SavedTensor, next_sequence_nr as _next_seq
 from ..autograd.nodes import _NOTHING_SAVED
 from ..autograd.state import state as _st
-from ..tensor import Tensor, VersionCounter
+from ..tensor import Tensor, new_result
 from .table import dispatch
 
 __all__ = ["unary", "with_number", "with_constant", "set_lean_ops"]
 
 _HOST = B.HOST_ARRAY
 _Tensor = Tensor
-_VC = VersionCounter
 _ST = SavedTensor
 _new = object.__new__
 _enabled = [True]
 _user_frame = _blame.user_frame
-_getframe = sys._getframe
-_INSIDE = _blame._INSIDE   # file name -> inside viewgrad? (Note [blame marks])
 # the cached 0-d operands of float32/float64 (Note [cached scalar operands], backend.py)
 _SCALARS = B._SCALAR_CACHE
 # the array operator of the binary rows that take this path
@@ -102,15 +97,7 @@ def unary(op, x):
     r = ufunc(data)
     if type(r) is not _HOST:   # a 0-d input gives a NumPy scalar
         r = x._device.xp.asarray(r)
-    out = _new(_Tensor)
-    out._data = r
-    out._device = x._device
-    out._version_counter = vc = _new(_VC)
-    vc.version = 0
-    vc.bumps = None
-    out._base = None
-    out._view_info = None
-    out._output_nr = 0
+    out = new_result(r, x._device)
     node = _new(cls)
     node.next_functions = ((fn, x._output_nr),)
     node._sequence_nr = _next_seq()
@@ -119,19 +106,13 @@ def unary(op, x):
         node._releasable = False
     else:   # the result
         s = _new(_ST)
-        s.version_counter = vc
+        s.version_counter = out._version_counter
         s.saved_version = 0
         s.output_nr = 0
         s.tensor = None
         s.data = r
         s.had_grad_fn = False
-        if _st.blame:
-            f = _getframe(2)   # the method's caller: user_frame(3)'s answer when outside
-            co = f.f_code
-            s.where = (op.node_name, (co, f.f_lasti) if _INSIDE.get(co.co_filename) is False
-                       else _user_frame(3))
-        else:
-            s.where = None
+        s.where = (op.node_name, _user_frame(3)) if _st.blame else None
         node._saved = {name: s}
         node._releasable = True
     out._grad_fn = node
@@ -156,15 +137,7 @@ def with_number(op, x, other):
     f, cls, name, _ = row
     z = cache.get(other)
     r = f(data, z if z is not None else B.scalar_operand(data, other))
-    out = _new(_Tensor)
-    out._data = r
-    out._device = x._device
-    out._version_counter = vc = _new(_VC)
-    vc.version = 0
-    vc.bumps = None
-    out._base = None
-    out._view_info = None
-    out._output_nr = 0
+    out = new_result(r, x._device)
     node = _new(cls)
     node.next_functions = ((fn, x._output_nr), _NO_EDGE)
     node._sequence_nr = _next_seq()
@@ -197,15 +170,7 @@ def with_constant(op, x, c):
     r = f(data, cd)
     if type(r) is not _HOST:
         r = x._device.xp.asarray(r)
-    out = _new(_Tensor)
-    out._data = r
-    out._device = x._device
-    out._version_counter = vc = _new(_VC)
-    vc.version = 0
-    vc.bumps = None
-    out._base = None
-    out._view_info = None
-    out._output_nr = 0
+    out = new_result(r, x._device)
     node = _new(cls)
     node.next_functions = ((fn, x._output_nr), _NO_EDGE)
     node._sequence_nr = _next_seq()
@@ -221,13 +186,7 @@ def with_constant(op, x, c):
         s.tensor = c
         s.data = None
         s.had_grad_fn = False
-        if _st.blame:
-            f = _getframe(2)   # the method's caller: user_frame(3)'s answer when outside
-            co = f.f_code
-            s.where = (op.node_name, (co, f.f_lasti) if _INSIDE.get(co.co_filename) is False
-                       else _user_frame(3))
-        else:
-            s.where = None
+        s.where = (op.node_name, _user_frame(3)) if _st.blame else None
         node._saved = {name: s}
         node._releasable = True
     out._grad_fn = node
