@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from .. import backend as B
 from ..tensor import Tensor
+from . import nn_fast as _nnf
 from .args import torch_type_name
 from .table import apply_inplace, defop, dispatch, method
 
@@ -46,6 +47,7 @@ def _addmm_fwd(self, mat1, mat2, beta, alpha):
 
 ADDMM = defop("addmm", "AddmmBackward0", _addmm_fwd, inputs=("self", "mat1", "mat2"),
               attrs=("beta", "alpha"), broadcast=True,
+              cls=_nnf.AddmmNode,   # Note [AddmmBackward0 on arrays] (nn_fast.py)
               self=lambda grad, beta: grad if beta == 1 else grad * beta,
               mat1=lambda grad, mat2, alpha: _scale(grad.mm(mat2.t()), alpha),
               mat2=lambda grad, mat1, alpha, mat2_transposed:

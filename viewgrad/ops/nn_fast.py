@@ -7,6 +7,8 @@ stay what the table says. What makes them cheap lives here, each trick named in 
 
 * Note [lean linear]: ``linear(x, W, b)``'s two nodes (TBackward0, AddmmBackward0)
   recorded in one body, without the checks that cannot fail and the calls between them;
+* Note [AddmmBackward0 on arrays]: a linear layer's backward step without the general
+  step's bookkeeping;
 * Note [relu on host arrays]: ReLU's forward with a cached zero, as a host ufunc;
 * Note [relu's backward in place]: the incoming gradient, when nobody else holds it, is
   masked in its own memory instead of into a new array.
@@ -23,13 +25,13 @@ from .. import backend as B
 from ..autograd import blame as _blame
 from ..autograd.graph import (SavedTensor, _NO_EDGE, _new_saved_tensor,
                               next_sequence_nr as _next_seq)
-from ..autograd.nodes import FnNode, _NOTHING_SAVED, _edge_of
+from ..autograd.nodes import FnNode, _NOTHING_SAVED, _edge_of, _sum_to_array
 from ..autograd.state import state as _st
 from ..autograd.views import DEFAULT, ViewChain, ViewInfo
 from ..autograd.views_fast import alias_tensor
 from ..tensor import Tensor, new_result
 
-__all__ = ["lean_linear", "relu_host", "ReluNode", "set_nn_fast"]
+__all__ = ["lean_linear", "relu_host", "ReluNode", "AddmmNode", "set_nn_fast"]
 
 _Tensor = Tensor
 _new = object.__new__
@@ -202,3 +204,64 @@ def lean_linear(input, weight, bias, T, ADDMM, t_fn):
     node._shapes = (bd.shape, xd.shape, wt._data.shape)   # the bias is broadcast
     out._grad_fn = node
     return out
+
+
+# -- Note [AddmmBackward0 on arrays] -------------------------------------------------------
+# FnNode.apply_arrays (nodes.py) is the general plain-backward step of a row: per input,
+# its kernel's saved arguments (``_kernel_args``), the kernel, a sum back to a broadcast
+# input's shape, the check that an array came back. For AddmmBackward0 (every linear
+# layer) the steps are known: per input that needs a gradient, the row's own kernel
+# (ops/fast.py) with its saved values by name, then the sum back to a broadcast input's
+# shape (the bias: ``_sum_to_array``). ``AddmmNode.apply_arrays`` runs them directly once it has
+# found every saved matrix it needs unmodified, with no hooks and still attached
+# (``_kernel_args``' questions); anything else (a cast input, a stale saved tensor, which
+# must raise the general step's error) is FnNode.apply_arrays itself.
+
+def _saved_array(v):
+    """The array of SavedTensor ``v`` when ``_kernel_args`` would hand it over as is, else
+    None."""
+    if type(v) is not SavedTensor or v.hooks is not None or \
+            v.version_counter.version != v.saved_version:
+        return None
+    t = v.tensor
+    if t is None:
+        return v.data
+    if not v.had_grad_fn or t._grad_fn is not None:
+        return t._data
+    return None
+
+
+class AddmmNode(FnNode):
+    """AddmmBackward0's class (the table makes ``AddmmBackward0`` a subclass of it)."""
+
+    __slots__ = ()
+
+    def apply_arrays(self, grads):
+        g = grads[0]
+        saved = self._saved
+        fast = self.OP.fast
+        if (type(g) is _HOST and saved is not None and self._dtypes is None and _enabled[0]
+                and fast is not None):
+            e0, e1, e2 = self.next_functions
+            m1 = m2 = None
+            if e1[0] is not None:
+                m2 = _saved_array(saved["mat2"])
+            if e2[0] is not None:
+                m1 = _saved_array(saved["mat1"])
+            if (e1[0] is None or type(m2) is _HOST) and (e2[0] is None or type(m1) is _HOST):
+                shapes = self._shapes
+                out = [None, None, None]
+                if e0[0] is not None:
+                    out[0] = fast[0][0](g, saved["beta"])
+                if m2 is not None:
+                    out[1] = fast[1][0](g, m2, saved["alpha"])
+                if m1 is not None:
+                    out[2] = fast[2][0](g, m1, saved["alpha"], saved["mat2_transposed"])
+                for i in (0, 1, 2):
+                    r = out[i]
+                    if r is not None:
+                        if shapes is not None and r.shape != shapes[i]:
+                            r = _sum_to_array(r, shapes[i])
+                        out[i] = r if type(r) is _HOST else B.xp_of(g).asarray(r)
+                return out
+        return FnNode.apply_arrays(self, grads)
