@@ -31,7 +31,7 @@ from ..autograd.views import DEFAULT, ViewChain, ViewInfo
 from ..autograd.views_fast import alias_tensor
 from ..tensor import Tensor, new_result
 
-__all__ = ["lean_linear", "relu_host", "ReluNode", "AddmmNode", "set_nn_fast"]
+__all__ = ["lean_linear", "relu_host", "ReluNode", "AddmmNode", "saved_array", "set_nn_fast"]
 
 _Tensor = Tensor
 _new = object.__new__
@@ -217,7 +217,7 @@ def lean_linear(input, weight, bias, T, ADDMM, t_fn):
 # (``_kernel_args``' questions); anything else (a cast input, a stale saved tensor, which
 # must raise the general step's error) is FnNode.apply_arrays itself.
 
-def _saved_array(v):
+def saved_array(v):
     """The array of SavedTensor ``v`` when ``_kernel_args`` would hand it over as is, else
     None."""
     if type(v) is not SavedTensor or v.hooks is not None or \
@@ -245,9 +245,9 @@ class AddmmNode(FnNode):
             e0, e1, e2 = self.next_functions
             m1 = m2 = None
             if e1[0] is not None:
-                m2 = _saved_array(saved["mat2"])
+                m2 = saved_array(saved["mat2"])
             if e2[0] is not None:
-                m1 = _saved_array(saved["mat1"])
+                m1 = saved_array(saved["mat1"])
             if (e1[0] is None or type(m2) is _HOST) and (e2[0] is None or type(m1) is _HOST):
                 shapes = self._shapes
                 out = [None, None, None]

@@ -13,7 +13,7 @@ from . import nn_fast as _nnf
 from .linalg import ADDMM, addmm, matmul
 from .views import T as _T, t as _t
 from .args import torch_type_name
-from .table import defop, dispatch, method
+from .table import FnNode, defop, dispatch, method
 
 __all__ = ["softmax", "log_softmax", "linear", "mse_loss", "nll_loss", "cross_entropy"]
 
@@ -177,8 +177,27 @@ def _nll_bwd(grad, target, self_shape, weight, reduction, ignore_index):
     return z.scatter(1, idx, g.unsqueeze(1))
 
 
+class _NllNode(FnNode):
+    """NllLossBackward0's class: Note [lean cross_entropy]'s backward step."""
+
+    __slots__ = ()
+    _counted = False   # set by _lean_cross_entropy: every target counted, at its version
+
+    def apply_arrays(self, grads):
+        g = grads[0]
+        saved = self._saved
+        if (self._counted and type(g) is _HOST and g.ndim == 0 and g.dtype.char in "fd"
+                and saved is not None):
+            t = _nnf.saved_array(saved["target"])   # unmodified since the forward's check
+            if type(t) is _HOST and _nnf._enabled[0]:
+                r = _nll_grad_counted(_xp(g), g, t, saved["self_shape"], saved["reduction"])
+                dt = self._dtypes[0]
+                return [r if r.dtype == dt else r.astype(dt)]
+        return FnNode.apply_arrays(self, grads)
+
+
 NLL = defop("nll_loss", "NllLossBackward0", _nll_fwd, inputs=("self", "target"),
-            attrs=("weight", "reduction", "ignore_index"),
+            attrs=("weight", "reduction", "ignore_index"), cls=_NllNode,
             self=_nll_bwd)
 NLL.set_fast(self=_nll_grad_array)
 
@@ -349,7 +368,10 @@ def _nll_grad_counted(xp, grad, target, self_shape, reduction):
 # forward (``_nll_fwd_counted``), the same node with its one edge, sequence number, saved
 # values (the target, with the blame mark of the user's line, its shape, the attributes)
 # and ``_dtypes``. Every other call returns None and takes the teaching path, which also
-# raises every error. tests/ops/test_nn_fast_paths.py compares both ways.
+# raises every error. Its node remembers that every target counted (``_counted``): its
+# backward step (``_NllNode``) then goes straight to ``_nll_grad_counted`` while the saved
+# target is unmodified (its version, as ``_kernel_args`` asks; anything else is the
+# general step, which raises). tests/ops/test_nn_fast_paths.py compares both ways.
 
 def _lean_cross_entropy(input, target, ignore_index, reduction):
     if type(input) is not Tensor or type(target) is not Tensor or not _nnf._enabled[0]:
@@ -388,6 +410,7 @@ def _lean_cross_entropy(input, target, ignore_index, reduction):
     node._saved = saved
     node._releasable = True
     node._dtypes = (lp.dtype, t.dtype)
+    node._counted = True
     out._grad_fn = node
     return out
 
