@@ -7,6 +7,8 @@ from .. import backend as B
 from .. import return_types as _RT
 from ..tensor import Tensor, _wrap_dim
 from .table import defop, dispatch, method
+from .args import torch_type_name
+from ..autograd.state import state as _st
 
 __all__ = ["sum", "mean", "max", "min", "amax", "amin", "gather", "scatter", "scatter_add",
            "argmax", "argmin"]
@@ -53,6 +55,20 @@ SUM_DIM = defop("sum_dim", "SumBackward1", _sum_fwd, attrs=("dim", "keepdim"),
                 _restore(grad, self_shape, dim, keepdim).expand(self_shape))
 
 
+# ``sum(dtype=)`` / ``mean(dtype=)`` to a floating dtype: PyTorch's one node (SumBackward0,
+# MeanBackward1...) computes in that dtype and its input's gradient comes back in the
+# input's dtype — no ToCopyBackward0 between. The forward casts first (the numbers of
+# ``x.to(dtype).sum()``); the node casts the gradient back (FnNode._dtypes).
+def _cast_first(fwd):
+    return lambda self, dims, keepdim, dtype: fwd(self.astype(dtype), dims, keepdim)
+
+
+SUM_CAST = defop("sum_cast", "SumBackward0", _cast_first(_sum_fwd),
+                 attrs=("dim", "keepdim", "dtype"), self=SUM.formulas[0][0])
+SUM_DIM_CAST = defop("sum_dim_cast", "SumBackward1", _cast_first(_sum_fwd),
+                     attrs=("dim", "keepdim", "dtype"), self=SUM_DIM.formulas[0][0])
+
+
 def _count(shape, dims):
     n = 1
     for i, s in enumerate(shape):
@@ -71,6 +87,44 @@ MEAN_DIM = defop("mean_dim", "MeanBackward1", _mean_fwd, attrs=("dim", "keepdim"
                  self=lambda grad, self_shape, dim, keepdim:
                  _restore(grad, self_shape, dim, keepdim).expand(self_shape)
                  / _count(self_shape, dim))
+MEAN_CAST = defop("mean_cast", "MeanBackward0", _cast_first(_mean_fwd),
+                  attrs=("dim", "keepdim", "dtype"), self=MEAN.formulas[0][0])
+MEAN_DIM_CAST = defop("mean_dim_cast", "MeanBackward1", _cast_first(_mean_fwd),
+                      attrs=("dim", "keepdim", "dtype"), self=MEAN_DIM.formulas[0][0])
+
+
+def _reduce_cast(rows, self, dims, keepdim, dtype):
+    """``sum``/``mean`` computed in the floating ``dtype``, one node (see _cast_first).
+    ``rows``: (whole-tensor row, per-dim row)."""
+    dt = self._data.dtype
+    if dims is None and not keepdim:
+        out = dispatch(rows[0], (self,), (None, False, dtype))
+    else:
+        out = dispatch(rows[1], (self,), (tuple(range(self.dim())) if dims is None else dims,
+                                          keepdim, dtype))
+    fn = out._grad_fn
+    if fn is not None:
+        fn._dtypes = (dt,)   # the gradient back in the input's dtype
+    return out
+
+
+def _casts(self, dtype, name):
+    """The backend dtype ``sum``/``mean`` cast to in one node, or None (no cast, or
+    ``sum`` to an integer dtype outside autograd: ``self.to(dtype)`` first)."""
+    if dtype is None:
+        return None
+    dt = B.to_dtype(dtype)
+    if dt.kind not in "fc":
+        if name == "mean":
+            raise RuntimeError(
+                "mean(): could not infer output dtype. Optional dtype must be either a "
+                f"floating point or complex dtype. Got: {torch_type_name(dt)}; pass a "
+                "floating dtype (e.g. dtype=viewgrad.float64), or sum() for an integer total")
+        if _st.grad_enabled and self.requires_grad:
+            # an integer result cannot carry a gradient (PyTorch's words)
+            raise RuntimeError(f"Autograd not support dtype: {torch_type_name(dt)}")
+        return None
+    return None if dt == self._data.dtype else dt
 
 
 def _evenly(grad, self, result):
@@ -192,6 +246,10 @@ SCATTER_ADD = defop("scatter_add", "ScatterAddBackward0", _scatter_add_fwd,
 
 @method("sum")
 def sum(self, dim=None, keepdim=False, dtype=None):
+    cast = _casts(self, dtype, "sum")
+    if cast is not None:
+        return _reduce_cast((SUM_CAST, SUM_DIM_CAST), self, _dims(dim, self.dim()), keepdim,
+                            cast)
     if dtype is not None:
         self = self.to(dtype)
     elif self._data.dtype.kind in "biu" and self._data.dtype != B.int64:
@@ -206,6 +264,10 @@ def sum(self, dim=None, keepdim=False, dtype=None):
 
 @method("mean")
 def mean(self, dim=None, keepdim=False, *, dtype=None):
+    cast = _casts(self, dtype, "mean")
+    if cast is not None:
+        return _reduce_cast((MEAN_CAST, MEAN_DIM_CAST), self, _dims(dim, self.dim()),
+                            keepdim, cast)
     if dtype is not None:
         self = self.to(dtype)   # computed in dtype (PyTorch casts the input first too)
     if self._data.dtype.kind not in "fc":
