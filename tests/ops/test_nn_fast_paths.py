@@ -257,14 +257,14 @@ def test_relu_backward_writes_into_an_unshared_gradient(monkeypatch):
     """The gradient a ReluBackward0 returns is the array it was given when nobody else
     holds it (the array of ``h @ w.t()``'s backward); a shared one is left alone."""
     got = []
-    real = nn_fast.ReluNode.apply_arrays
+    real = nn_fast.ReluNode._lean_apply
 
     def spy(self, grads):
         a = id(grads[0])   # (an id: a reference would keep it from being written into)
         r = real(self, grads)
-        got.append(id(r[0]) == a)
+        got.append(r is not None and id(r[0]) == a)
         return r
-    monkeypatch.setattr(nn_fast.ReluNode, "apply_arrays", spy)
+    monkeypatch.setattr(nn_fast.ReluNode, "_lean_apply", spy)
     x = vg.randn(4, 3, requires_grad=True)
     w = vg.randn(3, 3, requires_grad=True)
     ((x @ w).relu() @ w.t()).sum().backward()

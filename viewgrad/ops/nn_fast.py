@@ -22,6 +22,7 @@ from __future__ import annotations
 import sys
 
 from .. import backend as B
+from ..autograd import apply_lean as _apply_lean
 from ..autograd import blame as _blame
 from ..autograd.graph import (SavedTensor, _NO_EDGE, _new_saved_tensor,
                               next_sequence_nr as _next_seq)
@@ -84,8 +85,10 @@ def relu_host(fallback):
 # asks it (Note [CopySlices on arrays], views_fast.py): the list slot is cleared first, and
 # then the only references are the local name and getrefcount's argument. It must also be
 # writeable memory of its own (not a broadcast view, not a view of another array), of the
-# result's dtype. Every other case (a shared gradient, hooks on the saved result, a result
-# modified in place, which must raise) is FnNode's apply_arrays, untouched.
+# result's dtype. It is the node's lean step (Note [lean apply], autograd/apply_lean.py,
+# off with ``set_lean_apply(False)``): a shared gradient gets the row's kernel, a new
+# array; every other case (hooks on the saved result, a result modified in place, which
+# must raise) answers None, and the loop runs FnNode's apply_arrays, untouched.
 
 def _own_writeable(a):
     if not a.flags.writeable or not a.flags.c_contiguous:
@@ -98,21 +101,27 @@ class ReluNode(FnNode):
 
     __slots__ = ()
 
-    def apply_arrays(self, grads):
+    def _lean_apply(self, grads):
+        """The plain backward loop's first try (Note [lean apply], autograd/apply_lean.py):
+        the masked gradient, or None (then the general ``apply_arrays`` runs)."""
         g = grads[0]
         saved = self._saved
-        if type(g) is _HOST and saved is not None and _enabled[0]:
+        if type(g) is _HOST and saved is not None and _enabled[0] and _lean_on[0]:
             v = saved.get("result")
             if (type(v) is SavedTensor and v.tensor is None and v.hooks is None
                     and v.version_counter.version == v.saved_version):
                 r = v.data
-                grads[0] = None
-                if (sys.getrefcount(g) == 2 and type(r) is _HOST and g.dtype == r.dtype
-                        and g.shape == r.shape and _own_writeable(g)):
-                    _multiply(g, _greater(r, 0), out=g)
-                    return [g]
-                grads[0] = g
-        return FnNode.apply_arrays(self, grads)
+                if type(r) is _HOST and g.dtype == r.dtype and g.shape == r.shape:
+                    grads[0] = None
+                    if sys.getrefcount(g) == 2 and _own_writeable(g):
+                        _multiply(g, _greater(r, 0), out=g)
+                        return [g]
+                    grads[0] = g
+                    return [self.OP.fast1[0](g, r)]   # the row's kernel, a new array
+        return None
+
+
+_lean_on = _apply_lean._enabled   # the lean steps' switch (the profiler turns it off)
 
 
 # -- Note [lean linear] ------------------------------------------------------------------
@@ -212,10 +221,12 @@ def lean_linear(input, weight, bias, T, ADDMM, t_fn):
 # input's shape, the check that an array came back. For AddmmBackward0 (every linear
 # layer) the steps are known: per input that needs a gradient, the row's own kernel
 # (ops/fast.py) with its saved values by name, then the sum back to a broadcast input's
-# shape (the bias: ``_sum_to_array``). ``AddmmNode.apply_arrays`` runs them directly once it has
-# found every saved matrix it needs unmodified, with no hooks and still attached
+# shape (the bias: ``_sum_to_array``). ``AddmmNode._lean_apply`` runs them directly once
+# it has found every saved matrix it needs unmodified, with no hooks and still attached
 # (``_kernel_args``' questions); anything else (a cast input, a stale saved tensor, which
-# must raise the general step's error) is FnNode.apply_arrays itself.
+# must raise the general step's error) answers None, and the loop runs FnNode's step
+# itself (the same frames in a traceback as always). Like every lean step it is off
+# while ``set_lean_apply(False)`` is (the profiler times every node's apply_arrays).
 
 def saved_array(v):
     """The array of SavedTensor ``v`` when ``_kernel_args`` would hand it over as is, else
@@ -236,12 +247,14 @@ class AddmmNode(FnNode):
 
     __slots__ = ()
 
-    def apply_arrays(self, grads):
+    def _lean_apply(self, grads):
+        """The plain backward loop's first try (Note [lean apply], autograd/apply_lean.py):
+        the three gradients, or None (then the general ``apply_arrays`` runs)."""
         g = grads[0]
         saved = self._saved
         fast = self.OP.fast
         if (type(g) is _HOST and saved is not None and self._dtypes is None and _enabled[0]
-                and fast is not None):
+                and _lean_on[0] and fast is not None):
             e0, e1, e2 = self.next_functions
             m1 = m2 = None
             if e1[0] is not None:
@@ -264,4 +277,4 @@ class AddmmNode(FnNode):
                             r = _sum_to_array(r, shapes[i])
                         out[i] = r if type(r) is _HOST else B.xp_of(g).asarray(r)
                 return out
-        return FnNode.apply_arrays(self, grads)
+        return None

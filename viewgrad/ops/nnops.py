@@ -183,17 +183,19 @@ class _NllNode(FnNode):
     __slots__ = ()
     _counted = False   # set by _lean_cross_entropy: every target counted, at its version
 
-    def apply_arrays(self, grads):
+    def _lean_apply(self, grads):
+        """The plain backward loop's first try (Note [lean apply], autograd/apply_lean.py):
+        the counted gradient, or None (then the general ``apply_arrays`` runs)."""
         g = grads[0]
         saved = self._saved
         if (self._counted and type(g) is _HOST and g.ndim == 0 and g.dtype.char in "fd"
-                and saved is not None):
+                and saved is not None and _nnf._lean_on[0]):
             t = _nnf.saved_array(saved["target"])   # unmodified since the forward's check
             if type(t) is _HOST and _nnf._enabled[0]:
                 r = _nll_grad_counted(_xp(g), g, t, saved["self_shape"], saved["reduction"])
                 dt = self._dtypes[0]
                 return [r if r.dtype == dt else r.astype(dt)]
-        return FnNode.apply_arrays(self, grads)
+        return None
 
 
 NLL = defop("nll_loss", "NllLossBackward0", _nll_fwd, inputs=("self", "target"),
