@@ -32,7 +32,8 @@ from ..autograd.views import DEFAULT, ViewChain, ViewInfo
 from ..autograd.views_fast import alias_tensor
 from ..tensor import Tensor, new_result
 
-__all__ = ["lean_linear", "relu_host", "ReluNode", "AddmmNode", "saved_array", "set_nn_fast"]
+__all__ = ["lean_linear", "relu_host", "relu_grad", "ReluNode", "AddmmNode", "saved_array",
+           "set_nn_fast"]
 
 _Tensor = Tensor
 _new = object.__new__
@@ -90,6 +91,14 @@ def relu_host(fallback):
 # array; every other case (hooks on the saved result, a result modified in place, which
 # must raise) answers None, and the loop runs FnNode's apply_arrays, untouched.
 
+def relu_grad(grad, result, out=None):
+    """ReluBackward0's array kernel (ops/fast.py), ``grad * (result > 0)``; ``out=grad``
+    writes into grad (a host array nobody else holds: the same ufunc loop, the same bits)."""
+    if out is None:
+        return grad * (result > 0)
+    return _multiply(grad, _greater(result, 0), out=out)
+
+
 def _own_writeable(a):
     if not a.flags.writeable or not a.flags.c_contiguous:
         return False
@@ -114,8 +123,7 @@ class ReluNode(FnNode):
                 if type(r) is _HOST and g.dtype == r.dtype and g.shape == r.shape:
                     grads[0] = None
                     if sys.getrefcount(g) == 2 and _own_writeable(g):
-                        _multiply(g, _greater(r, 0), out=g)
-                        return [g]
+                        return [relu_grad(g, r, out=g)]   # fast.py's kernel, into g
                     grads[0] = g
                     return [self.OP.fast1[0](g, r)]   # the row's kernel, a new array
         return None
