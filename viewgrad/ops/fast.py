@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .. import backend as B
 from .reduce import _count
+from .nn_fast import relu_grad
 from .table import OPS
 
 _xp = B.xp_of
@@ -106,7 +107,7 @@ FAST = {
     "sqrt": dict(self=lambda grad, result: grad / (2 * result)),
     "tanh": dict(self=lambda grad, result: grad * (_one(result) - result * result)),
     "sigmoid": dict(self=lambda grad, result: grad * result * (_one(result) - result)),
-    "relu": dict(self=lambda grad, result: grad * (result > 0)),
+    "relu": dict(self=lambda grad, result: relu_grad(grad, result)),   # (nn_fast.py)
     "sum": dict(self=lambda grad, self_shape: _expand(grad, self_shape)),
     "sum_dim": dict(self=lambda grad, self_shape, dim, keepdim:
                     _expand(_restore(grad, self_shape, dim, keepdim), self_shape)),
