@@ -119,4 +119,7 @@ SAMPLES = {
     "elu_": [(lambda x: F.elu_(x * 1.0, 1.5), [(3, 4)])],
     "selu_": [(lambda x: F.selu(x * 1.0, inplace=True), [(3, 4)])],
     "celu_": [(lambda x: F.celu_(x * 1.0, 0.7), [(3, 4)])],
+    "threshold": [(lambda x: F.threshold(x, 0.1, 2.5), [(3, 4)])],
+    "threshold_": [(lambda x: F.threshold(x * 1.0, 0.1, 2.5, inplace=True), [(3, 4)]),
+                   (lambda x: F.threshold_(x * 1.0, -0.2, -1.5), [(3, 4)])],
 }

@@ -70,7 +70,7 @@ def _make_root_grads(tensors, grad_tensors):
                 g = Tensor._make(_np_ones(d.shape, d.dtype), t._device)
             else:
                 g = t.new_ones(t.shape)
-        if tuple(g.shape) != tuple(t.shape):
+        if g._data.shape != t._data.shape:
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
                 f"output[{i}] has a shape of {t.shape}.")

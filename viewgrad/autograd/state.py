@@ -44,6 +44,10 @@ import threading
 __all__ = ["state", "AutogradState"]
 
 
+_set = threading.local.__setattr__
+_del = threading.local.__delattr__
+
+
 class AutogradState(threading.local):
     grad_enabled = True
     inference = False
@@ -61,18 +65,15 @@ class AutogradState(threading.local):
     plain = True                     # Note [one plain flag]
 
     def __setattr__(self, name, value):
-        super().__setattr__(name, value)
+        _set(self, name, value)
         if name in _PLAIN_FIELDS:
-            self._update_plain()
+            _set(self, "plain", bool(self.grad_enabled and not self.inference
+                                     and not self.anomaly and not self.saved_tensors_hooks))
 
     def __delattr__(self, name):   # (back to the class default)
-        super().__delattr__(name)
+        _del(self, name)
         if name in _PLAIN_FIELDS:
-            self._update_plain()
-
-    def _update_plain(self):
-        super().__setattr__("plain", bool(self.grad_enabled and not self.inference
-                                          and not self.anomaly and not self.saved_tensors_hooks))
+            self.__setattr__(name, getattr(self, name))
 
 
 # Note [one plain flag]

@@ -20,6 +20,7 @@ import struct
 import warnings
 
 from ..autograd.grad_mode import no_grad
+from ..ops import activations as _Fact
 from ..ops import factories as Fa
 from ..ops.joining import cat, stack
 from ..ops.pointwise import where
@@ -282,11 +283,14 @@ def prelu(input, weight):
 
 
 def threshold(input, threshold, value, inplace=False):
-    """``x if x > threshold else value``."""
+    """``value`` where ``x <= threshold``, ``x`` elsewhere (a NaN stays NaN, as torch's)."""
+    if isinstance(input, Tensor) and input._data.dtype.kind == "f":
+        # ThresholdBackward0 / ThresholdBackward1, as PyTorch records them
+        return _Fact.threshold(input, threshold, value, inplace=inplace)
     if inplace:   # the elements at or below the threshold overwritten (torch's threshold_)
         return input.masked_fill_(input <= threshold, value)
-    return where(input > threshold, input, Fa.full((), value, dtype=input.dtype,
-                                                   device=input.device))
+    return where(input <= threshold, Fa.full((), value, dtype=input.dtype,
+                                             device=input.device), input)
 
 
 _threshold = threshold   # (threshold_'s parameter of the same name hides the function)

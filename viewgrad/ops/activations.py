@@ -21,7 +21,7 @@ from .table import apply_inplace, defop, dispatch
 
 __all__ = ["leaky_relu", "elu", "gelu", "softplus", "silu", "hardtanh", "selu", "celu",
            "mish", "hardsigmoid", "hardswish", "logsigmoid", "glu", "leaky_relu_", "elu_",
-           "hardtanh_", "selu_", "celu_"]
+           "hardtanh_", "selu_", "celu_", "threshold"]
 
 _xp = B.xp_of
 _SQRT_HALF = 1.0 / math.sqrt(2.0)
@@ -254,7 +254,32 @@ SELU_ = defop("selu_", "EluBackward1", SELU.forward,
 CELU_ = defop("celu_", "CeluBackward1", _celu_fwd, attrs=("alpha",),
               self=lambda grad, result, alpha: _elu_result_bwd(grad, result, alpha, 1.0,
                                                                1.0 / _f32(alpha)))
-_IN_PLACE = {"leaky_relu": LEAKY_RELU_, "elu": ELU_, "selu": SELU_, "celu": CELU_}
+
+
+# threshold: ``value`` where x <= threshold, x elsewhere — a NaN is not <= anything, so it
+# stays NaN and its gradient passes (PyTorch's ``x <= threshold ? value : x``). The in-place
+# form's node (ThresholdBackward1) reads the input as it was (apply_inplace saves it first).
+def _threshold_fwd(self, threshold, value):
+    xp = _xp(self)
+    return xp.where(self <= threshold, xp.asarray(value, dtype=self.dtype), self)
+
+
+def _threshold_bwd(grad, self, threshold):
+    from .pointwise import THRESHOLD_BACKWARD   # (pointwise imports this module's rows)
+    return dispatch(THRESHOLD_BACKWARD, (grad, self), (threshold,))
+
+
+THRESHOLD = defop("threshold", "ThresholdBackward0", _threshold_fwd,
+                  attrs=("threshold", "value"), self=_threshold_bwd)
+THRESHOLD_ = defop("threshold_", "ThresholdBackward1", _threshold_fwd,
+                   attrs=("threshold", "value"), self=_threshold_bwd)
+_IN_PLACE = {"leaky_relu": LEAKY_RELU_, "elu": ELU_, "selu": SELU_, "celu": CELU_,
+             "threshold": THRESHOLD_}
+
+
+def threshold(input, threshold, value, inplace=False):
+    """``value`` where ``x <= threshold``, ``x`` elsewhere (as torch's threshold)."""
+    return _run(THRESHOLD, input, (threshold, value), "threshold", inplace)
 
 
 def _gelu_tanh_fwd(self):

@@ -200,22 +200,25 @@ SIGMOID.host = _sigmoid_host
 
 
 def _relu_fwd(x):
-    # maximum, not x * (x > 0): that gives -0. for negative x (PyTorch prints 0.)
+    # PyTorch's clamp_min: x unless x < 0 — so -0. stays -0. and NaN stays NaN (not
+    # x * (x > 0): that gives -0. for negative x, where PyTorch prints 0.)
     if type(x) is B.HOST_ARRAY:
         return _relu_host(x)   # Note [relu on host arrays]
     return _relu_max(x)
 
 
 def _relu_max(x):
-    return _xp(x).maximum(x, _xp(x).asarray(0, dtype=x.dtype))
+    xp = _xp(x)
+    return xp.where(x < 0, xp.asarray(0, dtype=x.dtype), x)
 
 
 _relu_host = _nnf.relu_host(_relu_max)
 
 
 def _threshold_backward_fwd(grad, self, threshold):
+    # PyTorch's ``self <= threshold ? 0 : grad``: where self is NaN the gradient passes
     xp = _xp(grad)
-    return xp.where(self > threshold, grad, xp.zeros((), dtype=grad.dtype))
+    return xp.where(self <= threshold, xp.zeros((), dtype=grad.dtype), grad)
 
 
 # relu's backward is itself an op (as in PyTorch's derivatives.yaml), so double backward
