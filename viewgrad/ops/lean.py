@@ -7,7 +7,8 @@ node, edges, saved values). Most nodes of a small-op program come from three cal
 
 * ``unary(op, y)``: a one-input row whose forward is a NumPy ufunc (``y.tanh()``,
   ``y.exp()``, ``y.sigmoid()``: Note [host ufuncs] in table.py);
-* ``with_number(op, y, 2.5)``: ``y <op> a Python float`` (``y * 1.01``, ``y - 1.65``);
+* ``with_number(op, y, 2.5)``: ``y <op> a Python float`` (``y * 1.01``, ``y - 1.65``,
+  ``y + 2.5``, ``y / 3.0``);
 * ``with_constant(op, y, c)``: ``y <op> c``, ``c`` a constant Tensor (no history, not
   requiring grad, not a view) of ``y``'s shape, dtype and device (``y * c``);
 

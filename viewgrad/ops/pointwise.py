@@ -286,6 +286,8 @@ def _coerce(x, like):
 
 @method("add", "__add__")
 def add(self, other, alpha=1):
+    if type(other) is float and alpha == 1 and type(self) is Tensor:
+        return _with_number(ADD_SCALAR, self, other)   # dispatch(ADD_SCALAR...): Note [lean ops]
     if alpha != 1:
         if isinstance(self, Tensor) and isinstance(other, Tensor):
             if self._data.dtype.kind in "iub" or other._data.dtype.kind in "iub":
@@ -382,6 +384,8 @@ def div(self, other, *, rounding_mode=None):
     if rounding_mode is not None:   # 'trunc' / 'floor': DivBackward2 (ops/elementwise.py)
         from .elementwise import div_rounding
         return div_rounding(self, other, rounding_mode)
+    if type(other) is float and type(self) is Tensor and self._data.dtype.kind == "f":
+        return _with_number(DIV, self, other)   # dispatch(DIV, ...): Note [lean ops]
     other = _coerce(other, self)
     if self._data.dtype.kind in "iub" and (
             not isinstance(other, Tensor) or other._data.dtype.kind in "iub"):
