@@ -44,13 +44,19 @@ LEAKY_RELU = defop("leaky_relu", "LeakyReluBackward0", _leaky_fwd, attrs=("negat
 
 def _elu_fwd(self, alpha):
     xp = _xp(self)
-    neg = alpha * xp.expm1(xp.minimum(self, 0))
+    # minimum(0, x): NumPy answers its second operand on a tie, so -0. stays -0. and
+    # expm1(-0.) is -0. — PyTorch's elu(-0.) (its x <= 0 branch); NaN stays NaN
+    neg = alpha * xp.expm1(xp.minimum(_zero_like(self), self))
     return xp.where(self > 0, self, neg).astype(self.dtype, copy=False)
 
 
 def _elu_bwd(grad, self, alpha):
     pos = _float_mask(self > 0, grad)
     return grad * (pos + (1 - pos) * alpha * self.clamp(max=0).exp())
+
+
+def _zero_like(a):
+    return _xp(a).zeros((), dtype=a.dtype)
 
 
 ELU = defop("elu", "EluBackward0", _elu_fwd, attrs=("alpha",), self=_elu_bwd)
@@ -120,9 +126,11 @@ def _hardtanh_fwd(self, min_val, max_val):
     return _xp(self).clip(self, min_val, max_val).astype(self.dtype, copy=False)
 
 
+# grad inside (min, max), +0. outside (``grad * mask`` gave -0. for a negative grad); a NaN
+# input gets 0, as PyTorch's float64 kernel (its float32 one lets the gradient pass)
 HARDTANH = defop("hardtanh", "HardtanhBackward0", _hardtanh_fwd, attrs=("min_val", "max_val"),
-                 self=lambda grad, self, min_val, max_val: grad * _float_mask(
-                     (self > min_val) & (self < max_val), grad))
+                 self=lambda grad, self, min_val, max_val: _where(
+                     (self > min_val) & (self < max_val), grad, 0.0))
 
 
 def _check(input, name):
@@ -211,8 +219,9 @@ SELU = defop("selu", "EluBackward0",
 
 def _celu_fwd(self, alpha):
     xp = _xp(self)
-    return _cast(xp.maximum(self, 0) + xp.minimum(0, alpha * xp.expm1(
-        xp.minimum(self, 0) / alpha)), self)
+    # (minimum(0, x): -0. stays -0., as in _elu_fwd)
+    return _cast(xp.where(self > 0, self, xp.minimum(0, alpha * xp.expm1(
+        xp.minimum(_zero_like(self), self) / alpha))), self)
 
 
 def _celu_bwd(grad, self, alpha):

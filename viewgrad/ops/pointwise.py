@@ -237,10 +237,12 @@ RELU.host = _relu_host   # Note [relu on host arrays]
 def _clamp_fwd(x, min, max):
     xp = _xp(x)
     out = x
+    # the bound first: NumPy answers its second operand on a tie, so clamp(-0., min=0.)
+    # is -0., as PyTorch's max(x, min) keeps x unless x < min
     if min is not None:
-        out = xp.maximum(out, xp.asarray(min, dtype=x.dtype))
+        out = xp.maximum(xp.asarray(min, dtype=x.dtype), out)
     if max is not None:
-        out = xp.minimum(out, xp.asarray(max, dtype=x.dtype))
+        out = xp.minimum(xp.asarray(max, dtype=x.dtype), out)
     return out if out is not x else x.copy()
 
 
@@ -251,7 +253,9 @@ def _clamp_bwd(grad, self, min, max):
     if max is not None:
         m2 = self <= max
         mask = m2 if mask is None else mask & m2
-    return grad * mask.to(grad.dtype)
+    # PyTorch's where(mask, grad, 0): zeros are +0. (grad * mask gives -0. for a negative
+    # grad), and a NaN input gets 0
+    return where(mask, grad, 0.0)
 
 
 CLAMP = defop("clamp", "ClampBackward1", _clamp_fwd, attrs=("min", "max"), self=_clamp_bwd)
