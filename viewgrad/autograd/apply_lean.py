@@ -17,7 +17,9 @@ Each asks what the general step would ask — freed saved values, a saved tensor
 in place (its version), saved-tensor hooks, a broadcast or cast input — and answers
 None for every case it does not cover: the loop then runs the general step itself,
 which raises every error from where it always did (the same frames in a traceback), so
-a node computes exactly what ``FnNode.apply_arrays`` computes.
+a node computes exactly what ``FnNode.apply_arrays`` computes. A node whose step answered
+has its saved values released by the loop in line, as ``FnNode.release_variables`` does:
+only FnNode classes may have a step (ops/nn_fast.py's relu/addmm/nll nodes are too).
 tests/autograd/test_lean_apply.py runs programs both ways (``set_lean_apply(False)``
 gives every node class the general step back) and compares gradients and errors.
 """

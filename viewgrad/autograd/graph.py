@@ -94,7 +94,9 @@ class Node:
 
     def _lean_apply(self, grads):
         """A table row's specialized plain step (Note [lean apply], apply_lean.py): its
-        answer, or None — always None here: the general ``apply_arrays`` runs."""
+        answer, or None — always None here: the general ``apply_arrays`` runs. A class
+        that answers is an FnNode: the loop then releases its saved values as
+        ``FnNode.release_variables`` does (``_releasable``, ``_saved``)."""
         return None
 
     # -- PyTorch's public Node API ---------------------------------------------------
