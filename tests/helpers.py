@@ -12,6 +12,28 @@ def torch_or_skip():
     return torch
 
 
+def graph_nodes(t):
+    """The nodes of ``t``'s graph, each once, newest first (a depth-first walk)."""
+    stack, seen = [t.grad_fn], set()
+    while stack:
+        fn = stack.pop()
+        if fn is None or fn in seen:
+            continue
+        seen.add(fn)
+        yield fn
+        stack.extend(f for f, _ in fn.next_functions)
+
+
+def saved_values(fn):
+    """``(name, value)`` of every ``_saved_*`` attribute ``fn`` has, by name."""
+    for name in sorted(dir(type(fn))):
+        if name.startswith("_saved_"):
+            try:
+                yield name, getattr(fn, name)
+            except AttributeError:
+                continue
+
+
 def short(name):
     """PyTorch's C++ nodes are named 'torch::autograd::CopySlices'; viewgrad's 'CopySlices'."""
     return name.rsplit("::", 1)[-1]

@@ -12,6 +12,8 @@ from viewgrad.autograd.graph import _NO_EDGE
 from viewgrad.autograd.nodes import record
 from viewgrad.ops import lean, table
 
+from ..helpers import graph_nodes, saved_values
+
 
 def _teaching_record_one(op, inputs, out, attrs, x):
     e = (x._grad_fn, x._output_nr)
@@ -49,24 +51,10 @@ def _const(y, v):
 
 def _describe(t):
     """Everything observable about t's graph, node by node (newest first)."""
-    out, stack, seen = [], [t.grad_fn], set()
-    while stack:
-        fn = stack.pop()
-        if fn is None or fn in seen:
-            continue
-        seen.add(fn)
-        saved = {}
-        for name in dir(type(fn)):
-            if name.startswith("_saved_"):
-                try:
-                    v = getattr(fn, name)
-                except AttributeError:
-                    continue
-                saved[name] = v.tolist() if isinstance(v, vg.Tensor) else v
-        out.append((fn.name(), [(None if f is None else f.name(), nr)
-                                for f, nr in fn.next_functions], saved))
-        stack.extend(f for f, _ in fn.next_functions)
-    return out
+    return [(fn.name(), [(None if f is None else f.name(), nr) for f, nr in fn.next_functions],
+             {name: v.tolist() if isinstance(v, vg.Tensor) else v
+              for name, v in saved_values(fn)})
+            for fn in graph_nodes(t)]
 
 
 def _run(program, lean_way, monkeypatch, dtype):

@@ -14,7 +14,7 @@ import viewgrad as vg
 from viewgrad.ops import nn_fast
 from viewgrad.ops.nnops import cross_entropy, linear, nll_loss
 
-from ..helpers import short, torch_or_skip
+from ..helpers import graph_nodes, saved_values, short, torch_or_skip
 
 
 @contextlib.contextmanager
@@ -35,45 +35,28 @@ def _describe(t, names=()):
     """Everything observable about t's graph, node by node (newest first); ``names``:
     the program's tensors, by which a saved view's base is named."""
     names = {id(v): k for k, v in dict(names).items()}
-    out, stack, seen = [], [t.grad_fn], set()
-    while stack:
-        fn = stack.pop()
-        if fn is None or fn in seen:
-            continue
-        seen.add(fn)
+    out = []
+    for fn in graph_nodes(t):
         saved = {}
-        for name in sorted(dir(type(fn))):
-            if name.startswith("_saved_"):
-                try:
-                    v = getattr(fn, name)
-                except AttributeError:
-                    continue
-                if isinstance(v, vg.Tensor):
-                    vi = v._view_info
-                    v = (_bits(v), v.is_leaf, v.requires_grad, v._version,
-                         None if v._base is None else names.get(id(v._base), "other"),
-                         None if vi is None else (vi.creation_meta, vi.made_by,
-                                                  [f.__name__ for f, _ in vi.view_fns]))
-                elif hasattr(v, "dtype"):   # an array attribute (nll_loss's weight)
-                    v = repr(v)
-                saved[name] = v
+        for name, v in saved_values(fn):
+            if isinstance(v, vg.Tensor):
+                vi = v._view_info
+                v = (_bits(v), v.is_leaf, v.requires_grad, v._version,
+                     None if v._base is None else names.get(id(v._base), "other"),
+                     None if vi is None else (vi.creation_meta, vi.made_by,
+                                              [f.__name__ for f, _ in vi.view_fns]))
+            elif hasattr(v, "dtype"):   # an array attribute (nll_loss's weight)
+                v = repr(v)
+            saved[name] = v
         out.append((fn.name(), [(None if f is None else f.name(), nr)
                                 for f, nr in fn.next_functions], saved,
                     getattr(fn, "_shapes", None), getattr(fn, "_dtypes", None)))
-        stack.extend(f for f, _ in fn.next_functions)
     return out
 
 
 def _seq(t):
     """The nodes' sequence numbers, relative to the newest."""
-    out, stack, seen = [], [t.grad_fn], set()
-    while stack:
-        fn = stack.pop()
-        if fn is None or fn in seen or fn.name() == "AccumulateGrad":
-            continue
-        seen.add(fn)
-        out.append(fn._sequence_nr)
-        stack.extend(f for f, _ in fn.next_functions)
+    out = [fn._sequence_nr for fn in graph_nodes(t) if fn.name() != "AccumulateGrad"]
     return [s - max(out) for s in out]
 
 

@@ -16,6 +16,7 @@ import math
 import struct
 
 from .. import backend as B
+from . import pointwise as _P
 from . import special
 from .table import apply_inplace, defop, dispatch
 
@@ -208,8 +209,7 @@ def _cast(x, like):
 
 
 def _where(cond, a, b):
-    from .pointwise import where
-    return where(cond, a, b)
+    return _P.where(cond, a, b)
 
 
 SELU = defop("selu", "EluBackward0",
@@ -274,8 +274,7 @@ def _threshold_fwd(self, threshold, value):
 
 
 def _threshold_bwd(grad, self, threshold):
-    from .pointwise import THRESHOLD_BACKWARD   # (pointwise imports this module's rows)
-    return dispatch(THRESHOLD_BACKWARD, (grad, self), (threshold,))
+    return dispatch(_P.THRESHOLD_BACKWARD, (grad, self), (threshold,))
 
 
 THRESHOLD = defop("threshold", "ThresholdBackward0", _threshold_fwd,
