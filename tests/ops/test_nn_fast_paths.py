@@ -424,17 +424,18 @@ UPDATE_CASES = {
     "number": lambda p, g: p.sub_(2.0, alpha=0.5),
     "grad_mode": lambda p, g: p.sub_(g, alpha=0.5),
     "inference": lambda p, g: p.sub_(g, alpha=0.5),
-    "expanded": lambda p, g: p[0:1].expand(3, 4).sub_(g, alpha=0.5),
+    "expanded": lambda p, g: p[0:1].expand(*p.shape).sub_(g, alpha=0.5),
+    "transposed_grad": lambda p, g: p.sub_(g.t().contiguous().t(), alpha=0.5),
 }
 
 
-def _update_run(fast, case, dtype):
+def _update_run(fast, case, dtype, shape=(3, 4)):
     from viewgrad.autograd import blame
     rng = np.random.default_rng(2)
     prev = _update_way(fast)
     try:
-        p = vg.tensor(rng.standard_normal((3, 4)) * 1e3, dtype=dtype, requires_grad=True)
-        g = vg.tensor(rng.standard_normal((3, 4)), dtype=dtype)
+        p = vg.tensor(rng.standard_normal(shape) * 1e3, dtype=dtype, requires_grad=True)
+        g = vg.tensor(rng.standard_normal(shape), dtype=dtype)
         p.grad = g
         ctx = (contextlib.nullcontext() if case == "grad_mode" else vg.inference_mode()
                if case == "inference" else vg.no_grad())
@@ -451,6 +452,58 @@ def _update_run(fast, case, dtype):
 @pytest.mark.parametrize("case", sorted(UPDATE_CASES))
 def test_update_with_alpha_is_the_teaching_path(case, dtype):
     assert _update_run(True, case, dtype) == _update_run(False, case, dtype)
+
+
+@pytest.mark.parametrize("dtype", [vg.float32, vg.float64])
+@pytest.mark.parametrize("case", ["sgd", "add", "int_alpha", "transposed_grad", "aliased"])
+def test_update_with_alpha_in_the_scratch_buffer_is_the_teaching_path(case, dtype):
+    # 128 x 160 floats: 80 / 160 KiB, inside Note [a scratch buffer for the scaled update]
+    fast = _update_run(True, case, dtype, (128, 160))
+    assert fast == _update_run(False, case, dtype, (128, 160))
+    assert fast[0] is None
+
+
+@pytest.mark.host_only("Note [a scratch buffer for the scaled update] is for host arrays")
+def test_scaled_update_reuses_one_bounded_buffer_per_thread(monkeypatch):
+    import threading
+    from viewgrad.ops import inplace
+    monkeypatch.setattr(inplace, "_SCRATCH", threading.local())
+    g = np.arange(20000, dtype=np.float32).reshape(100, 200)   # 80,000 bytes
+    r = inplace._scaled(g, 0.5)
+    buf = inplace._SCRATCH.buf
+    assert buf.nbytes == g.nbytes and np.shares_memory(r, buf)
+    assert r.dtype == g.dtype and r.shape == g.shape
+    assert _bits(vg.tensor(r)) == _bits(vg.tensor(g * 0.5))
+    small = np.ones((45, 200), np.float64)   # 72,000 bytes: reused, not regrown
+    r2 = inplace._scaled(small, 0.25)
+    assert inplace._SCRATCH.buf is buf and np.shares_memory(r2, buf)
+    assert not np.shares_memory(inplace._scaled(np.ones(10, np.float32), 2.0), buf)
+    monkeypatch.setattr(inplace, "_SCRATCH_MAX", 100_000)   # above the bound: a temporary
+    big = np.ones((200, 200), np.float32)
+    assert not np.shares_memory(inplace._scaled(big, 2.0), buf)
+    assert inplace._SCRATCH.buf is buf
+    other = []
+    t = threading.Thread(target=lambda: (inplace._scaled(g, 0.5),
+                                         other.append(inplace._SCRATCH.buf)))
+    t.start()
+    t.join()
+    assert other[0] is not buf   # each thread its own: no race between two updates
+
+
+@pytest.mark.host_only("Note [a scratch buffer for the scaled update] is for host arrays")
+def test_sgd_step_takes_the_scratch_buffer_and_keeps_the_grad(monkeypatch):
+    import threading
+    from viewgrad.ops import inplace
+    monkeypatch.setattr(inplace, "_SCRATCH", threading.local())
+    rng = np.random.default_rng(5)
+    w = vg.tensor(rng.standard_normal((64, 300)).astype(np.float32), requires_grad=True)
+    (w * w).sum().backward()
+    g = w.grad.numpy().copy()
+    before = w.detach().numpy().copy()
+    vg.optim.SGD([w], lr=0.1).step()
+    assert inplace._SCRATCH.buf.nbytes == w.numel() * 4
+    np.testing.assert_array_equal(w.grad.numpy(), g)   # p.grad untouched
+    np.testing.assert_array_equal(w.detach().numpy(), before - g * np.float32(0.1))
 
 
 @pytest.mark.host_only("Note [an update with alpha, under no_grad] is for host arrays")
