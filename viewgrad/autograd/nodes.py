@@ -431,7 +431,19 @@ def _save(node, plan, inputs, out, attrs):
                 saved[name] = t
             releasable = True
         elif kind == 2:
-            saved[name] = attrs[idx]
+            a = attrs[idx]
+            if isinstance(a, _Tensor):
+                # a Tensor attribute (where's condition, a loss's weight): saved as PyTorch
+                # saves it, a SavedTensor whose version backward checks — kept as is, a
+                # condition modified in place would give a wrong gradient silently
+                st = _new_saved_tensor(a, False)
+                if where is None and _st.blame:
+                    where = (node.OP.node_name, _blame.user_frame(5))
+                st.where = where
+                saved[name] = st
+                releasable = True
+            else:
+                saved[name] = a
         elif kind == 3:
             x = inputs[idx]
             saved[name] = tuple(x._data.shape) if isinstance(x, _Tensor) else ()

@@ -144,9 +144,9 @@ FAST = {
                     (grad - (grad * result).sum(axis=dim, keepdims=True)) * result),
     "log_softmax": dict(self=lambda grad, result, dim:
                         grad - _xp(result).exp(result) * grad.sum(axis=dim, keepdims=True)),
-    # (where's condition is an attribute, kept as the Tensor)
-    "where": dict(self=lambda grad, condition: _xp(grad).where(condition._data, grad, 0),
-                  other=lambda grad, condition: _xp(grad).where(condition._data, 0, grad)),
+    # (where's condition is an attribute, saved as a SavedTensor: its array comes here)
+    "where": dict(self=lambda grad, condition: _xp(grad).where(condition, grad, 0),
+                  other=lambda grad, condition: _xp(grad).where(condition, 0, grad)),
 }
 
 
