@@ -19,8 +19,10 @@ from .ops.tensortypes import (FloatTensor, DoubleTensor, HalfTensor, LongTensor,
 from .ops.random import (Generator, default_generator, seed, initial_seed, get_rng_state,
                          set_rng_state, randperm, normal, bernoulli, multinomial, poisson,
                          randint_like)
-from .ops.pointwise import (add, sub, mul, div, neg, pow, abs, sqrt, exp, log, tanh, sigmoid,
-                            relu, clamp, where, sign, reciprocal, square)
+from .ops.pointwise import (neg, abs, sqrt, exp, log, tanh, sigmoid, relu, clamp, where, sign,
+                            reciprocal, square)
+from .ops.pointwise import FUNCTIONS as _ARITH
+add, sub, mul, div, pow = (_ARITH[n] for n in ("add", "sub", "mul", "div", "pow"))
 from .ops.reduce import sum, mean, max, min, amax, amin, gather, scatter, scatter_add, argmax, argmin
 from .ops.linalg import mm, bmm, dot, mv, addmm, matmul, baddbmm, addmv, addr
 from .ops.einsum import einsum, outer, outer as ger

@@ -5,15 +5,19 @@
 ``promote_types``, ``can_cast``, ``is_signed``, ``is_complex``, ``is_nonzero``,
 ``is_same_size``, ``scalar_tensor``; ``isin``.
 
-Each alias IS the op it names (``vg.greater is vg.gt``), so the graph records the same
-node as the original (``multiply`` records ``MulBackward0``, as in PyTorch).
+Each alias runs the op it names, so the graph records the same node as the original
+(``multiply`` records ``MulBackward0``, as in PyTorch); only a refusal names the alias
+("greater() received an invalid combination of arguments", as PyTorch words it).
 """
 from __future__ import annotations
+
+import functools
 
 from .. import backend as B
 from ..tensor import Tensor
 from . import pointwise as P
 from .args import with_out
+from .operands import F_OTHER, OTHER, function_form, method_form
 from .table import METHODS, method
 
 __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less",
@@ -23,18 +27,16 @@ __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less
            "is_same_size", "scalar_tensor", "isin"]
 
 
-def _compare(name, dunder):
-    op = METHODS[name]
+def _compare(name, dunder, op_name=None):
+    # the operator: it answers NotImplemented for an operand it does not take
+    op = METHODS[f"__{op_name or name}__"]
 
     def fn(input, other, *, out=None):
-        if not isinstance(input, Tensor):
-            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                            f"{type(input).__name__}")
         return with_out(op(input, other), out, name)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"``input {dunder} other`` elementwise (broadcast; ``other`` may be a "
                   f"number): a bool tensor, as ``torch.{name}``. Not differentiable.")
-    return fn
+    return function_form(fn, name, F_OTHER, number_input=False)
 
 
 eq = _compare("eq", "==")
@@ -43,21 +45,34 @@ lt = _compare("lt", "<")
 le = _compare("le", "<=")
 gt = _compare("gt", ">")
 ge = _compare("ge", ">=")
-greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
-for _alias, _fn in (("greater", gt), ("greater_equal", ge), ("less", lt),
-                    ("less_equal", le), ("not_equal", ne)):
-    method(_alias)(_fn)
+greater = _compare("greater", ">", "gt")
+greater_equal = _compare("greater_equal", ">=", "ge")
+less = _compare("less", "<", "lt")
+less_equal = _compare("less_equal", "<=", "le")
+not_equal = _compare("not_equal", "!=", "ne")
+for _alias, _name in (("greater", "gt"), ("greater_equal", "ge"), ("less", "lt"),
+                      ("less_equal", "le"), ("not_equal", "ne")):
+    method(_alias)(method_form(METHODS[f"__{_name}__"], _alias, OTHER))
 
 
+@functools.partial(function_form, name="multiply",
+                   overloads=("Tensor input, Tensor other, *, Tensor out = None",
+                              "Tensor input, Number other"))
 def multiply(input, other, *, out=None):
     """``torch.multiply``: the alias of ``mul`` (``MulBackward0``)."""
     return with_out(P.mul(input, other), out, "multiply")
 
 
-@method("subtract")
-def subtract(input, other, *, alpha=1, out=None):
+def _subtract(input, other, *, alpha=1, out=None):
     """``torch.subtract``: the alias of ``sub`` (``input - alpha * other``)."""
     return with_out(P.sub(input, other, alpha=alpha), out, "subtract")
+
+
+subtract = function_form(_subtract, "subtract", (
+    "Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None",
+    "Tensor input, Number other, Number alpha = 1"))
+method("subtract")(method_form(_subtract, "subtract", ("Tensor other, *, Number alpha = 1",
+                                                       "Number other, Number alpha = 1")))
 
 
 def negative(input, *, out=None):

@@ -15,12 +15,14 @@ them with PyTorch's "not implemented for 'Long'".
 """
 from __future__ import annotations
 
+import functools
 import math
 
 from .. import backend as B
 from ..tensor import Tensor
 from . import pointwise as P
 from .args import check_result_cast, float_input, with_out
+from .operands import function_form
 from .table import (METHODS, apply_inplace, defop, dispatch, method, promoted_arrays,
                     promoted_dtype)
 
@@ -491,12 +493,18 @@ def div_rounding(input, other, rounding_mode):
         raise P._bshape_err("div", input, other) from None
 
 
+@functools.partial(function_form, name="true_divide", overloads=(
+    "Tensor dividend, Tensor divisor, *, Tensor out = None", "Tensor input, Number other"))
 def true_divide(input, other, *, out=None):
     """``input / other``, always true division (integers give floats), as
     ``torch.true_divide`` — the same as ``div`` without ``rounding_mode``."""
     return with_out(P.div(input, other), out, "true_divide")
 
 
+@functools.partial(function_form, name="divide", overloads=(
+    "Tensor input, Tensor other, *, Tensor out = None",
+    "Tensor input, Tensor other, *, str rounding_mode, Tensor out = None",
+    "Tensor input, Number other", "Tensor input, Number other, *, str rounding_mode"))
 def divide(input, other, *, rounding_mode=None, out=None):
     """``torch.divide``: the alias of ``div`` (true division, or ``rounding_mode='trunc'``
     / ``'floor'``)."""

@@ -19,6 +19,7 @@ from ..tensor import Tensor
 from . import pointwise as P
 from .args import check_result_cast, checked_scalar
 from .indexing import INDEX_PUT, normalize_key, _basic_steps
+from .operands import EXPONENT, OTHER, check_alpha, method_form, operand
 from .table import _LOW, apply_inplace, defop, dispatch, method, sum_to
 
 __all__ = ["copy_", "fill_", "zero_", "masked_fill_", "masked_fill", "setitem"]
@@ -29,7 +30,10 @@ _multiply = B.host_ufunc("multiply")
 
 
 def _other(x, self):
-    return P._coerce(x, self)
+    """``x`` as the operand of an in-place op, NotImplemented when PyTorch does not take it
+    (Note [operators answer NotImplemented], operands.py: ``x += "a"`` then raises
+    Python's error, ``x.add_("a")`` PyTorch's)."""
+    return operand(x, self)
 
 
 def _half_inplace(op, name, self, other):
@@ -126,14 +130,17 @@ def _scaled(o, alpha):
     return _multiply(o, alpha, buf[:n].view(o.dtype).reshape(o.shape))
 
 
-@method("add_", "__iadd__")
+@method("__iadd__")
 def add_(self, other, alpha=1):
     if alpha != 1:   # Note [an update with alpha, under no_grad]
         done = _update_(self, other, alpha, _add, "add_")
         if done is not None:
             return done
+        check_alpha("add_", alpha)
     if type(other) is not Tensor and type(other) is not float:
         other = _other(other, self)
+        if other is NotImplemented:
+            return other
     if alpha == 1:   # Note [lean in-place] (autograd/inplace_lean.py)
         done = lean_binary_(P.ADD if type(other) is Tensor else P.ADD_SCALAR, self, other,
                             "add_")
@@ -149,13 +156,16 @@ def add_(self, other, alpha=1):
     return apply_inplace(op, self, (other,), name="add_")
 
 
-@method("sub_", "__isub__", "subtract_")
+@method("__isub__")
 def sub_(self, other, alpha=1):
     if alpha != 1:   # Note [an update with alpha, under no_grad]
         done = _update_(self, other, alpha, _subtract, "sub_")
         if done is not None:
             return done
+        check_alpha("sub_", alpha)
     other = _other(other, self)
+    if other is NotImplemented:
+        return other
     if self._data.dtype.kind in "iub" or type(other) is bool or (
             isinstance(other, Tensor) and other._data.dtype.kind == "b"):
         P._check_bool_sub(self, other)   # PyTorch's words for a bool operand
@@ -170,10 +180,12 @@ def sub_(self, other, alpha=1):
     return done if done is not None else apply_inplace(P.SUB, self, (other,), name="sub_")
 
 
-@method("mul_", "__imul__", "multiply_")
+@method("__imul__")
 def mul_(self, other):
     if type(other) is not Tensor and type(other) is not float:
         other = _other(other, self)
+        if other is NotImplemented:
+            return other
     done = lean_binary_(P.MUL, self, other, "mul_")   # Note [lean in-place]
     if done is not None:
         return done
@@ -184,12 +196,14 @@ def mul_(self, other):
     return apply_inplace(P.MUL, self, (other,), name="mul_")
 
 
-@method("div_", "__itruediv__", "divide_", "true_divide_")
+@method("__itruediv__")
 def div_(self, other, *, rounding_mode=None):
+    other = _other(other, self)
+    if other is NotImplemented:
+        return other
     if rounding_mode is not None:   # DivBackward2 (ops/elementwise.py)
         from .elementwise import div_rounding_
         return div_rounding_(self, other, rounding_mode)
-    other = _other(other, self)
     done = lean_binary_(P.DIV, self, other, "div_")   # Note [lean in-place]
     if done is not None:
         return done
@@ -200,9 +214,11 @@ def div_(self, other, *, rounding_mode=None):
     return apply_inplace(P.DIV, self, (other,), name="div_")
 
 
-@method("pow_", "__ipow__")
+@method("__ipow__")
 def pow_(self, exponent):
     exponent = _other(exponent, self)
+    if exponent is NotImplemented:
+        return exponent
     d = self._data.dtype
     if d.kind in "iub":
         return _integer_inplace(P.pow, "pow_", self, exponent)
@@ -211,6 +227,17 @@ def pow_(self, exponent):
     if isinstance(exponent, Tensor):
         return apply_inplace(P.POW_T, self, (exponent,), name="pow_")
     return apply_inplace(P.POW, self, (), (exponent,), name="pow_")
+
+
+# the named in-place methods: PyTorch's TypeError for an operand they do not take
+for _f, _name, _sigs in (
+        (add_, "add_", None), (sub_, "sub_", None), (mul_, "mul_", None), (div_, "div_", None),
+        (sub_, "subtract_", ("Tensor other, *, Number alpha = 1", "Number other, Number alpha = 1")),
+        (mul_, "multiply_", OTHER), (div_, "true_divide_", OTHER),
+        (div_, "divide_", ("Tensor other", "Tensor other, *, str rounding_mode", "Number other",
+                           "Number other, *, str rounding_mode"))):
+    method(_name)(method_form(_f, _name, _sigs))
+method("pow_")(method_form(pow_, "pow_", EXPONENT, "exponent"))
 
 
 def _unary_(op, name):

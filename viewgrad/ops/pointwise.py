@@ -11,6 +11,8 @@ from __future__ import annotations
 from .. import backend as B
 from ..tensor import Tensor
 from .args import torch_type_name
+from .operands import (EXPONENT, F_EXPONENT, OTHER, check_alpha, function_form, method_form,
+                       operand as _operand)
 from . import nn_fast as _nnf
 from .lean import unary as _unary, with_number as _with_number   # Note [lean ops]
 from .lean import with_constant as _with_constant
@@ -288,11 +290,18 @@ def _coerce(x, like):
     return tensor(x, device=like.device if isinstance(like, Tensor) else None)
 
 
-@method("add", "__add__")
+@method("__add__")
 def add(self, other, alpha=1):
+    """``self + alpha * other`` (broadcast), as ``torch.add``; NotImplemented for an
+    operand PyTorch does not take (Note [operators answer NotImplemented], operands.py)."""
     if type(other) is float and alpha == 1 and type(self) is Tensor:
         return _with_number(ADD_SCALAR, self, other)   # dispatch(ADD_SCALAR...): Note [lean ops]
+    if type(other) is not Tensor:
+        other = _operand(other, self)
+        if other is NotImplemented:
+            return other
     if alpha != 1:
+        check_alpha("add", alpha)
         if isinstance(self, Tensor) and isinstance(other, Tensor):
             if self._data.dtype.kind in "iub" or other._data.dtype.kind in "iub":
                 alpha = _integer_alpha(self, other, alpha)
@@ -302,9 +311,7 @@ def add(self, other, alpha=1):
                 raise _bshape_err("add", self, other) from None
         other = other * alpha
     if not isinstance(other, Tensor):
-        other = _coerce(other, self)
-        if not isinstance(other, Tensor):
-            return dispatch(ADD_SCALAR, (self, other))
+        return dispatch(ADD_SCALAR, (self, other))
     if not isinstance(self, Tensor):
         return dispatch(ADD_SCALAR, (other, self))
     try:
@@ -315,7 +322,13 @@ def add(self, other, alpha=1):
 
 @method("__radd__")
 def radd(self, other):
-    return add(self, other)
+    # ndarray + x: refused, as PyTorch's reflected operators refuse it (x + ndarray is
+    # computed: operands.operand)
+    other = _operand(other)
+    return other if other is NotImplemented else add(self, other)
+
+
+method("add")(method_form(add, "add"))
 
 
 def _check_bool_sub(a, b):
@@ -332,9 +345,16 @@ def _check_bool_sub(a, b):
                            "`logical_not()` operator instead.")
 
 
-@method("sub", "__sub__")
+@method("__sub__")
 def sub(self, other, alpha=1):
+    """``self - alpha * other`` (broadcast), as ``torch.sub``; NotImplemented for an
+    operand PyTorch does not take (Note [operators answer NotImplemented])."""
+    if type(other) is not Tensor and type(other) is not float:
+        other = _operand(other, self)
+        if other is NotImplemented:
+            return other
     if alpha != 1:
+        check_alpha("sub", alpha)
         if isinstance(self, Tensor) and isinstance(other, Tensor):
             if self._data.dtype.kind in "iub" or other._data.dtype.kind in "iub":
                 alpha = _integer_alpha(self, other, alpha)
@@ -344,7 +364,6 @@ def sub(self, other, alpha=1):
                 raise _bshape_err("sub", self, other) from None
         other = other * alpha
     if type(other) is not float or type(self) is not Tensor or self._data.dtype.kind == "b":
-        other = _coerce(other, self)
         _check_bool_sub(self, other)
     elif type(other) is float:
         return _with_number(SUB, self, other)   # dispatch(SUB, ...): Note [lean ops]
@@ -356,22 +375,31 @@ def sub(self, other, alpha=1):
 
 @method("__rsub__")
 def rsub(self, other):
-    other = _coerce(other, self)
+    other = _operand(other)   # (as radd)
+    if other is NotImplemented:
+        return other
     _check_bool_sub(other, self)
     if isinstance(other, Tensor):
         return sub(other, self)
     return dispatch(RSUB, (self, other))
 
 
-@method("mul", "__mul__", "multiply")
+method("sub")(method_form(sub, "sub"))
+
+
+@method("__mul__")
 def mul(self, other):
+    """``self * other`` (broadcast), as ``torch.mul``; NotImplemented for an operand
+    PyTorch does not take (Note [operators answer NotImplemented])."""
     if type(other) is float:
         return _with_number(MUL, self, other)   # dispatch(MUL, ...): Note [lean ops]
     if type(other) is Tensor and type(self) is Tensor:
         out = _with_constant(MUL, self, other)   # dispatch(MUL, ...): Note [lean ops]
         if out is not None:
             return out
-    other = _coerce(other, self)
+    other = _operand(other, self)
+    if other is NotImplemented:
+        return other
     try:
         return dispatch(MUL, (self, other))
     except ValueError:
@@ -380,17 +408,29 @@ def mul(self, other):
 
 @method("__rmul__")
 def rmul(self, other):
-    return mul(self, other)
+    other = _operand(other)   # (as radd)
+    return other if other is NotImplemented else mul(self, other)
 
 
-@method("div", "__truediv__", "divide", "true_divide")
+method("mul")(method_form(mul, "mul"))
+method("multiply")(method_form(mul, "multiply", OTHER))
+
+
+@method("__truediv__")
 def div(self, other, *, rounding_mode=None):
+    """``self / other`` (broadcast), as ``torch.div``; NotImplemented for an operand
+    PyTorch does not take (Note [operators answer NotImplemented])."""
+    if type(other) is not Tensor and type(other) is not float:
+        other = _operand(other, self)
+        if other is NotImplemented:
+            return other
     if rounding_mode is not None:   # 'trunc' / 'floor': DivBackward2 (ops/elementwise.py)
         from .elementwise import div_rounding
         return div_rounding(self, other, rounding_mode)
     if type(other) is float and type(self) is Tensor and self._data.dtype.kind == "f":
         return _with_number(DIV, self, other)   # dispatch(DIV, ...): Note [lean ops]
-    other = _coerce(other, self)
+    if not isinstance(self, Tensor):   # viewgrad.div(2.5, x): the number as a 0-d tensor
+        return _div_number_by(self, other)
     if self._data.dtype.kind in "iub" and (
             not isinstance(other, Tensor) or other._data.dtype.kind in "iub"):
         self = self.to(B.default_float())  # true division of integers gives floats (PyTorch)
@@ -400,11 +440,35 @@ def div(self, other, *, rounding_mode=None):
         raise _bshape_err("div", self, other) from None
 
 
+method("div")(method_form(div, "div"))
+method("divide")(method_form(div, "divide", ("Tensor other", "Tensor other, *, str rounding_mode",
+                                             "Number other",
+                                             "Number other, *, str rounding_mode")))
+method("true_divide")(method_form(div, "true_divide", OTHER))
+
+
+def _div_number_by(number, other):
+    """``viewgrad.div(2.5, x)``: PyTorch wraps the number in a 0-d tensor of the result's
+    dtype (x's floating dtype, the default float for an integer x) and records
+    DivBackward0."""
+    dtype = promoted_dtype((number, other))
+    if dtype.kind not in "fc":
+        dtype = B.default_float()
+    if other._data.dtype != dtype:
+        other = other.to(dtype)
+    dev = other._device
+    return dispatch(DIV, (Tensor._make(dev.xp.asarray(number, dtype=dtype), dev), other))
+
+
 @method("__rtruediv__")
 def rdiv(self, other):
     # PyTorch's ``Tensor.__rtruediv__`` is ``self.reciprocal() * other``, for a tensor
-    # other too (so int64 tensor .__rtruediv__(float16 tensor) is float32)
-    return mul(reciprocal(self), _coerce(other, self))
+    # other too (so int64 tensor .__rtruediv__(float16 tensor) is float32); unlike the
+    # other reflected operators it takes an ndarray too, as PyTorch's does
+    other = _operand(other, self)
+    if other is NotImplemented:
+        return other
+    return mul(reciprocal(self), other)
 
 
 @method("reciprocal")
@@ -430,11 +494,15 @@ def pos(self):
     return self
 
 
-@method("pow", "__pow__")
+@method("__pow__")
 def pow(self, exponent):
+    """``self ** exponent``, as ``torch.pow``; NotImplemented for an exponent PyTorch
+    does not take (Note [operators answer NotImplemented])."""
+    exponent = _operand(exponent, self)
+    if exponent is NotImplemented:
+        return exponent
     if not isinstance(self, Tensor):
         return dispatch(POW_S, (self, exponent))
-    exponent = _coerce(exponent, self)
     d = self._data.dtype
     if d.kind != "f" or d == _F16:   # integers, bools, float16: PyTorch's checks
         if d.kind == "b" and (isinstance(exponent, bool) or isinstance(
@@ -498,12 +566,23 @@ def _integer_alpha(self, other, alpha):
 
 @method("__rpow__")
 def rpow(self, other):
-    other = _coerce(other, self)
+    other = _operand(other)   # (as radd)
+    if other is NotImplemented:
+        return other
     if isinstance(other, Tensor):
         return pow(other, self)
     if isinstance(other, bool) and self._data.dtype.kind == "b":
         raise NotImplementedError('"pow" not implemented for \'Bool\'')
     return dispatch(POW_S, (other, self))
+
+
+method("pow")(method_form(pow, "pow", EXPONENT, "exponent"))
+
+# ``viewgrad.add(input, other)`` & co.: the ops above as functions, with PyTorch's words
+# for an operand they do not take (Note [operators answer NotImplemented], operands.py)
+FUNCTIONS = {"add": function_form(add, "add"), "sub": function_form(sub, "sub"),
+             "mul": function_form(mul, "mul"), "div": function_form(div, "div"),
+             "pow": function_form(pow, "pow", F_EXPONENT, "exponent")}
 
 
 @method("square")
@@ -618,7 +697,10 @@ def _where_method(self, condition, other):
 
 def _cmp(name, f):
     def op(self, other):
-        other = _coerce(other, self)
+        if type(other) is not Tensor:
+            other = _operand(other, self)   # Note [operators answer NotImplemented]
+            if other is NotImplemented:
+                return other
         dev = _device_of((self, other))   # mixing devices: the same error as every op
         # PyTorch compares in the promoted dtype: int64 with 2.5 in float32, uint8 with -1
         # as 255 (Note [wrapped integer scalars] in backend.py), float32 with a 0-d float64
@@ -647,7 +729,8 @@ for _n, _dn, _f in [
         ("lt", "__lt__", lambda a, b: a < b), ("le", "__le__", lambda a, b: a <= b),
         ("gt", "__gt__", lambda a, b: a > b), ("ge", "__ge__", lambda a, b: a >= b),
         ("eq", "__eq__", lambda a, b: a == b), ("ne", "__ne__", lambda a, b: a != b)]:
-    method(_n, _dn)(_cmp(_n, _f))
+    method(_dn)(_cmp(_n, _f))
+    method(_n)(method_form(_cmp(_n, _f), _n, OTHER))
 # logical_* and bitwise_* (& | ^ ~) live in ops/logic.py
 
 

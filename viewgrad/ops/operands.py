@@ -1,0 +1,149 @@
+"""What arithmetic and comparisons take as their other operand, and PyTorch's words when
+they are given something else.
+
+PyTorch's ``add``/``sub``/``mul``/``div``/``pow`` and the comparisons take a Tensor or a
+number — a Python bool, int, float or complex, or a NumPy number (read as the Python
+number it holds) — and nothing else: not a list, a tuple, an ndarray, a string or None.
+How a refusal reads depends on the form of the call, and viewgrad answers each form as
+PyTorch does:
+
+* an operator (``x + "a"``, ``x * [1, 2]``, ``x == None``): the op answers
+  ``NotImplemented``, so Python asks the other operand and then raises its own
+  "unsupported operand type(s) for +: 'Tensor' and 'str'" — and ``==``/``!=`` fall back
+  to identity, ``x == None`` is False;
+* a method (``x.add("a")``): "add(): argument 'other' (position 1) must be Tensor, not
+  str";
+* a function (``viewgrad.add(x, "a")``): the same at position 2, and "argument 'input'
+  (position 1)" for a first argument that is neither a Tensor nor a number.
+
+Ops with several PyTorch signatures (``pow``, the comparisons, the aliases ``multiply``,
+``subtract``, ``divide``, ``true_divide``) word it as PyTorch's argument parser words
+those: "eq() received an invalid combination of arguments - got (str), but expected one
+of: ...".
+
+Note [operators answer NotImplemented]
+The ops themselves (``pointwise.add`` and friends, ``inplace.add_``...) are the operators:
+they answer NotImplemented for an operand they do not take, found only after their fast
+cases (a float, a Tensor), so ``y * 1.01`` pays nothing for the check. The named forms
+are the wrappers below, which ask first and raise the TypeError.
+
+An operator given a NumPy array (``x * np.arange(3)``) computes: PyTorch hands that call
+to NumPy, which computes the same numbers (viewgrad keeps the graph through it). The
+reflected forms refuse it as PyTorch's do (``np.arange(3) * x``), except ``/``, which
+PyTorch's ``__rtruediv__`` takes. Known difference: a 0-d float64 array keeps x's dtype
+here (a 0-d operand is weak), where NumPy's fallback in PyTorch gives float64.
+"""
+from __future__ import annotations
+
+import functools
+
+from .. import backend as B
+from ..tensor import Tensor
+
+__all__ = ["operand", "type_name", "method_form", "function_form", "check_alpha",
+           "OTHER", "EXPONENT", "F_OTHER", "F_EXPONENT"]
+
+# the signatures PyTorch lists for a method with one operand (``x.eq(...)``) and for the
+# function (``torch.eq(x, ...)``)
+OTHER = ("Tensor other", "Number other")
+EXPONENT = ("Tensor exponent", "Number exponent")
+F_OTHER = ("Tensor input, Tensor other, *, Tensor out = None",
+           "Tensor input, Number other, *, Tensor out = None")
+F_EXPONENT = ("Tensor input, Tensor exponent, *, Tensor out = None",
+              "Number self, Tensor exponent, *, Tensor out = None",
+              "Tensor input, Number exponent, *, Tensor out = None")
+
+_HEAPTYPE = 1 << 9   # Py_TPFLAGS_HEAPTYPE: a class made by a class statement
+
+
+def type_name(x) -> str:
+    """The type's name as PyTorch's messages print it (CPython's ``tp_name``): ``str``,
+    ``list``, ``NoneType``, ``Foo`` for a class of the user's, ``numpy.ndarray``."""
+    t = type(x)
+    if t.__flags__ & _HEAPTYPE or t.__module__ == "builtins":
+        return t.__name__
+    return f"{t.__module__}.{t.__name__}"
+
+
+def _is_number(x) -> bool:
+    if B.is_numpy_scalar(x):   # (np.float64 is a float too; np.str_ a str)
+        return x.dtype.kind in "biufc"
+    return isinstance(x, (int, float, complex))
+
+
+def operand(x, like=None):
+    """``x`` as an arithmetic operand: a Tensor or a Python number as it is, a NumPy
+    number as the Python number it holds (``B.python_scalar``), anything else
+    NotImplemented (Note [operators answer NotImplemented]). ``like``: the Tensor of an
+    operator (``x * np.arange(3)``), for which a NumPy array becomes a Tensor on its
+    device — PyTorch hands that case to NumPy, which computes the same numbers — while
+    the named forms refuse it ("must be Tensor, not numpy.ndarray")."""
+    if isinstance(x, Tensor):
+        return x
+    if B.is_numpy_scalar(x):   # before float: np.float64 is a float
+        return B.python_scalar(x) if x.dtype.kind in "biufc" else NotImplemented
+    if isinstance(x, (int, float, complex)):
+        return x
+    if isinstance(like, Tensor) and type(x) is B.np.ndarray and x.dtype.kind in "biufc":
+        from .factories import tensor
+        return tensor(x, device=like.device)
+    return NotImplemented
+
+
+def check_alpha(name, alpha):
+    """PyTorch's refusal of an ``alpha=`` that is not a number."""
+    if not _is_number(alpha):
+        raise TypeError(f"{name}(): argument 'alpha' must be Number, not {type_name(alpha)}")
+
+
+def _refusal(name, args, given, pos, arg, overloads):
+    if overloads is None:
+        where = f" (position {pos})" if pos else ""
+        return TypeError(f"{name}(): argument '{arg}'{where} must be Tensor, not "
+                         f"{type_name(given)}")
+    got = ", ".join("Tensor" if isinstance(a, Tensor) else type_name(a) for a in args)
+    lines = [f"{name}() received an invalid combination of arguments - got ({got}), but "
+             "expected one of:"]
+    lines += [f" * ({sig})" for sig in overloads]
+    return TypeError("\n".join(lines))
+
+
+def _other(args, kwargs, first, arg):
+    """(the operand, its position or 0 when given by keyword), or (None, None)."""
+    if len(args) > first:
+        return args[first], first + 1
+    if arg in kwargs:
+        return kwargs[arg], 0
+    return None, None
+
+
+def method_form(op, name, overloads=None, arg="other"):
+    """``Tensor.<name>``: ``op`` (which answers NotImplemented for an operand it does not
+    take), with PyTorch's TypeError asked first (``overloads``: the signatures PyTorch
+    lists, for an op it words as an invalid combination of arguments)."""
+    @functools.wraps(op)
+    def method(self, *args, **kwargs):
+        other, pos = _other(args, kwargs, 0, arg)
+        if pos is not None and operand(other) is NotImplemented:
+            raise _refusal(name, (other,), other, pos, arg, overloads)
+        return op(self, *args, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+def function_form(op, name, overloads=None, arg="other", number_input=True):
+    """``viewgrad.<name>(input, other)``: ``op`` with PyTorch's TypeError for an input
+    that is not a Tensor (nor a number, where ``number_input``: ``viewgrad.add(2, x)``
+    is taken) at position 1, or an ``other`` it does not take at position 2."""
+    @functools.wraps(op)
+    def function(*args, **kwargs):
+        x = args[0] if args else kwargs.get("input")
+        if not isinstance(x, Tensor) and not (number_input and _is_number(x)):
+            other, _ = _other(args, kwargs, 1, arg)
+            raise _refusal(name, (x, other), x, 1 if args else 0, "input", overloads)
+        other, pos = _other(args, kwargs, 1, arg)
+        if pos is not None and operand(other) is NotImplemented:
+            raise _refusal(name, (x, other), other, pos, arg, overloads)
+        return op(*args, **kwargs)
+    function.__name__ = function.__qualname__ = name
+    return function
