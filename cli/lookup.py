@@ -290,12 +290,26 @@ def signature_of(obj):
         obj = types.MethodType(type(obj).__call__, obj)
     elif not (_isa(obj, _PLAIN_CALLABLES) or type(obj) is type):
         return None
+    bound = None
+    if _isa(obj, types.MethodType) and _isa(obj.__func__, types.FunctionType) and \
+            _isa(_instance_dict(obj.__func__).get("__wrapped__"), _PLAIN_CALLABLES):
+        # a bound method whose function wraps another (``functools.wraps``, as viewgrad's
+        # ``Tensor.add`` wraps the operator): the inner one's signature, self left out
+        bound, obj = obj, obj.__func__
     for _ in range(100):
         inner = _instance_dict(obj).get("__wrapped__") if _isa(obj, types.FunctionType) \
             else None
         if not _isa(inner, _PLAIN_CALLABLES):
             break
         obj = inner
+    if bound is not None and _isa(obj, types.FunctionType) and \
+            "__signature__" not in _instance_dict(obj):
+        try:
+            sig = inspect.signature(obj, follow_wrapped=False)
+        except (TypeError, ValueError):
+            return None
+        params = list(sig.parameters.values())[1:]
+        return sig.replace(parameters=params)
     if _isa(obj, types.FunctionType) and "__signature__" in _instance_dict(obj):
         return None   # a signature someone set by hand: reading it could run code
     try:

@@ -83,11 +83,21 @@ def _apply() -> None:
         attr = inspect.getattr_static(Tensor, name, None)
         if attr is None:
             continue  # not (or no longer) a method: tests/test_docstrings.py says so
-        add_docstr(attr if isinstance(attr, property) else getattr(Tensor, name), doc)
+        target = attr if isinstance(attr, property) else getattr(Tensor, name)
+        add_docstr(target, doc)
+        if inspect.isfunction(target) and inspect.isfunction(getattr(target, "__wrapped__",
+                                                                     None)):
+            add_docstr(target.__wrapped__, doc)   # the op a named form wraps (below)
     for name, doc in FUNCTIONS.items():
         obj = getattr(vg, name, None)
         if obj is not None:
             add_docstr(obj, doc)
+    # the named forms of an op (ops/operands.py: ``Tensor.divide_`` wraps ``div_``): the
+    # op's docstring, once it has one
+    for obj in [*vars(Tensor).values(), *vars(vg).values()]:
+        inner = getattr(obj, "__wrapped__", None) if inspect.isfunction(obj) else None
+        if inner is not None and getattr(inner, "__doc__", None):
+            add_docstr(obj, inner.__doc__)
 
 
 _apply()

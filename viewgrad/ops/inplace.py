@@ -19,7 +19,7 @@ from ..tensor import Tensor
 from . import pointwise as P
 from .args import check_result_cast, checked_scalar
 from .indexing import INDEX_PUT, normalize_key, _basic_steps
-from .operands import EXPONENT, OTHER, check_alpha, method_form, operand
+from .operands import EXPONENT, OTHER, check_alpha, method_form, operand, operator_form, refusal
 from .table import _LOW, apply_inplace, defop, dispatch, method, sum_to
 
 __all__ = ["copy_", "fill_", "zero_", "masked_fill_", "masked_fill", "setitem"]
@@ -29,11 +29,14 @@ _add, _subtract = B.host_ufunc("add"), B.host_ufunc("subtract")
 _multiply = B.host_ufunc("multiply")
 
 
-def _other(x, self):
-    """``x`` as the operand of an in-place op, NotImplemented when PyTorch does not take it
-    (Note [operators answer NotImplemented], operands.py: ``x += "a"`` then raises
-    Python's error, ``x.add_("a")`` PyTorch's)."""
-    return operand(x, self)
+def _other(x, self, name, overloads=None, arg="other"):
+    """``x`` as the operand of in-place op ``name``; PyTorch's TypeError when it does not
+    take it (``x.add_("a")``). The operators (``x += "a"``) ask first and answer
+    NotImplemented (Note [operators answer NotImplemented], operands.py)."""
+    r = operand(x)
+    if r is NotImplemented:
+        raise refusal(name, x, overloads, arg)
+    return r
 
 
 def _half_inplace(op, name, self, other):
@@ -130,7 +133,7 @@ def _scaled(o, alpha):
     return _multiply(o, alpha, buf[:n].view(o.dtype).reshape(o.shape))
 
 
-@method("__iadd__")
+@method("add_")
 def add_(self, other, alpha=1):
     if alpha != 1:   # Note [an update with alpha, under no_grad]
         done = _update_(self, other, alpha, _add, "add_")
@@ -138,9 +141,7 @@ def add_(self, other, alpha=1):
             return done
         check_alpha("add_", alpha)
     if type(other) is not Tensor and type(other) is not float:
-        other = _other(other, self)
-        if other is NotImplemented:
-            return other
+        other = _other(other, self, "add_")
     if alpha == 1:   # Note [lean in-place] (autograd/inplace_lean.py)
         done = lean_binary_(P.ADD if type(other) is Tensor else P.ADD_SCALAR, self, other,
                             "add_")
@@ -156,16 +157,14 @@ def add_(self, other, alpha=1):
     return apply_inplace(op, self, (other,), name="add_")
 
 
-@method("__isub__")
+@method("sub_")
 def sub_(self, other, alpha=1):
     if alpha != 1:   # Note [an update with alpha, under no_grad]
         done = _update_(self, other, alpha, _subtract, "sub_")
         if done is not None:
             return done
         check_alpha("sub_", alpha)
-    other = _other(other, self)
-    if other is NotImplemented:
-        return other
+    other = _other(other, self, "sub_")
     if self._data.dtype.kind in "iub" or type(other) is bool or (
             isinstance(other, Tensor) and other._data.dtype.kind == "b"):
         P._check_bool_sub(self, other)   # PyTorch's words for a bool operand
@@ -180,12 +179,10 @@ def sub_(self, other, alpha=1):
     return done if done is not None else apply_inplace(P.SUB, self, (other,), name="sub_")
 
 
-@method("__imul__")
+@method("mul_")
 def mul_(self, other):
     if type(other) is not Tensor and type(other) is not float:
-        other = _other(other, self)
-        if other is NotImplemented:
-            return other
+        other = _other(other, self, "mul_")
     done = lean_binary_(P.MUL, self, other, "mul_")   # Note [lean in-place]
     if done is not None:
         return done
@@ -196,11 +193,9 @@ def mul_(self, other):
     return apply_inplace(P.MUL, self, (other,), name="mul_")
 
 
-@method("__itruediv__")
+@method("div_")
 def div_(self, other, *, rounding_mode=None):
-    other = _other(other, self)
-    if other is NotImplemented:
-        return other
+    other = _other(other, self, "div_")
     if rounding_mode is not None:   # DivBackward2 (ops/elementwise.py)
         from .elementwise import div_rounding_
         return div_rounding_(self, other, rounding_mode)
@@ -214,11 +209,9 @@ def div_(self, other, *, rounding_mode=None):
     return apply_inplace(P.DIV, self, (other,), name="div_")
 
 
-@method("__ipow__")
+@method("pow_")
 def pow_(self, exponent):
-    exponent = _other(exponent, self)
-    if exponent is NotImplemented:
-        return exponent
+    exponent = _other(exponent, self, "pow_", EXPONENT, "exponent")
     d = self._data.dtype
     if d.kind in "iub":
         return _integer_inplace(P.pow, "pow_", self, exponent)
@@ -229,15 +222,16 @@ def pow_(self, exponent):
     return apply_inplace(P.POW, self, (), (exponent,), name="pow_")
 
 
-# the named in-place methods: PyTorch's TypeError for an operand they do not take
+# the operators (``x += y``) and the aliases of the in-place methods
+for _f, _name in ((add_, "__iadd__"), (sub_, "__isub__"), (mul_, "__imul__"),
+                  (div_, "__itruediv__"), (pow_, "__ipow__")):
+    method(_name)(operator_form(_f))
 for _f, _name, _sigs in (
-        (add_, "add_", None), (sub_, "sub_", None), (mul_, "mul_", None), (div_, "div_", None),
         (sub_, "subtract_", ("Tensor other, *, Number alpha = 1", "Number other, Number alpha = 1")),
         (mul_, "multiply_", OTHER), (div_, "true_divide_", OTHER),
         (div_, "divide_", ("Tensor other", "Tensor other, *, str rounding_mode", "Number other",
                            "Number other, *, str rounding_mode"))):
     method(_name)(method_form(_f, _name, _sigs))
-method("pow_")(method_form(pow_, "pow_", EXPONENT, "exponent"))
 
 
 def _unary_(op, name):

@@ -40,7 +40,8 @@ import functools
 from .. import backend as B
 from ..tensor import Tensor
 
-__all__ = ["operand", "type_name", "method_form", "function_form", "check_alpha",
+__all__ = ["operand", "type_name", "method_form", "function_form", "operator_form",
+           "refusal", "check_alpha",
            "OTHER", "EXPONENT", "F_OTHER", "F_EXPONENT"]
 
 # the signatures PyTorch lists for a method with one operand (``x.eq(...)``) and for the
@@ -106,6 +107,25 @@ def _refusal(name, args, given, pos, arg, overloads):
              "expected one of:"]
     lines += [f" * ({sig})" for sig in overloads]
     return TypeError("\n".join(lines))
+
+
+def refusal(name, given, overloads=None, arg="other", pos=1):
+    """The TypeError of method ``name`` given ``given`` as its operand."""
+    return _refusal(name, (given,), given, pos, arg, overloads)
+
+
+def operator_form(op):
+    """``x += y`` for an in-place op that raises PyTorch's TypeError itself
+    (``x.add_("a")``): NotImplemented instead, so Python raises its own error. (The
+    in-place methods are the ops and the operators wrap them — the other way round from
+    ``+``: a traceback through ``x.add_`` shows the frames it always did.)"""
+    @functools.wraps(op)
+    def operator(self, other):
+        other = operand(other, self)   # (an ndarray becomes a Tensor: x += np.ones(3))
+        if other is NotImplemented:
+            return other
+        return op(self, other)
+    return operator
 
 
 def _other(args, kwargs, first, arg):

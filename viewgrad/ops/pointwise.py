@@ -729,8 +729,9 @@ for _n, _dn, _f in [
         ("lt", "__lt__", lambda a, b: a < b), ("le", "__le__", lambda a, b: a <= b),
         ("gt", "__gt__", lambda a, b: a > b), ("ge", "__ge__", lambda a, b: a >= b),
         ("eq", "__eq__", lambda a, b: a == b), ("ne", "__ne__", lambda a, b: a != b)]:
-    method(_dn)(_cmp(_n, _f))
-    method(_n)(method_form(_cmp(_n, _f), _n, OTHER))
+    _op = _cmp(_n, _f)
+    method(_dn)(_op)
+    method(_n)(method_form(_op, _n, OTHER))
 # logical_* and bitwise_* (& | ^ ~) live in ops/logic.py
 
 
