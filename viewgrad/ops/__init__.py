@@ -23,6 +23,8 @@ from . import sorting, extrema  # noqa: F401  (sort, topk, kthvalue, median, mod
 from . import compare  # noqa: F401  (isclose, allclose, equal, count_nonzero, all, any)
 from . import fast  # noqa: F401  (array kernels for plain backward; after the table rows)
 
+from .operands import install_methods  # noqa: E402  (every op's refusals, in PyTorch's words)
+install_methods(METHODS)
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
 

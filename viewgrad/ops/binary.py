@@ -13,6 +13,7 @@ from ..tensor import Tensor
 from . import inplace as I
 from . import pointwise as P
 from .args import check_result_cast, float_input, torch_type_name, with_out
+from .operands import need_tensor
 from .table import (_device_of, apply_inplace, defop, dispatch, method, promoted_arrays,
                     promoted_dtype)
 
@@ -54,10 +55,8 @@ REMAINDER_S = defop("remainder_scalar", "RemainderBackward0", lambda self, other
 
 
 def _need_tensor(name, input, other):
-    for arg, pos, x in (("input", 1, input), ("other", 2, other)):
-        if not isinstance(x, Tensor):
-            raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, "
-                            f"not {type(x).__name__}")
+    need_tensor(name, input, 1, "input")
+    need_tensor(name, other)
 
 
 def _not_float_pair(input, other):

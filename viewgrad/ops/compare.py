@@ -8,18 +8,13 @@ from .. import backend as B
 from ..autograd.nodes import _device_of
 from ..tensor import Tensor, _wrap_dim
 from .args import torch_type_name
+from .operands import need_tensor
 from .pointwise import _bshape_err
 from .table import method
 
 __all__ = ["isclose", "allclose", "equal", "count_nonzero", "all", "any"]
 
 _make = Tensor._make
-
-
-def _need_tensor(name, other, pos=2, arg="other"):
-    if not isinstance(other, Tensor):
-        raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not "
-                        f"{type(other).__name__}")
 
 
 def _reduce_dims(dim, ndim):
@@ -38,7 +33,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     broadcasting), as ``torch.isclose``; infinities are close to themselves, NaN only with
     ``equal_nan=True``. Both tensors must have the same dtype (PyTorch's rule: cast one
     with ``.to(other.dtype)`` first)."""
-    _need_tensor("isclose", other)
+    need_tensor("isclose", other)
     if input._data.dtype != other._data.dtype:
         raise RuntimeError(f"{torch_type_name(input.dtype)} did not match "
                            f"{torch_type_name(other.dtype)}: cast one with .to(other.dtype)")
@@ -62,7 +57,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """True when every element of ``input`` is close to ``other`` (``isclose(...).all()``,
     a Python bool), as ``torch.allclose``: same dtype required, shapes broadcast."""
-    _need_tensor("allclose", other)
+    need_tensor("allclose", other)
     return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
 
 
@@ -70,7 +65,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 def equal(input, other):
     """True when both tensors have the same shape and the same values (a Python bool), as
     ``torch.equal``: NaN is never equal to NaN; values compare across dtypes."""
-    _need_tensor("equal", other)
+    need_tensor("equal", other)
     dev = _device_of((input, other))
     if tuple(input.shape) != tuple(other.shape):
         return False

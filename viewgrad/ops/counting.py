@@ -7,7 +7,7 @@ from __future__ import annotations
 from .. import backend as B
 from ..tensor import Tensor, _wrap_dim
 from .args import with_out
-from .elementwise import torch_type_name
+from .args import torch_type_name
 from .table import method
 
 __all__ = ["unique", "unique_consecutive", "bincount", "histc", "searchsorted", "bucketize"]

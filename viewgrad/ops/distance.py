@@ -14,7 +14,7 @@ import math
 
 from .. import backend as B
 from ..tensor import Tensor
-from .elementwise import torch_type_name
+from .args import torch_type_name
 from .pointwise import where
 from .table import defop, dispatch
 

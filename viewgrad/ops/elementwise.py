@@ -21,8 +21,8 @@ import math
 from .. import backend as B
 from ..tensor import Tensor
 from . import pointwise as P
-from .args import check_result_cast, float_input, with_out
-from .operands import function_form
+from .args import check_result_cast, float_input, torch_type_name, with_out
+from .operands import function_form, need_tensor
 from .table import (METHODS, apply_inplace, defop, dispatch, method, promoted_arrays,
                     promoted_dtype)
 
@@ -33,22 +33,6 @@ __all__ = ["maximum", "minimum", "fmax", "fmin", "copysign", "xlogy", "logaddexp
 
 _xp = B.xp_of
 _where = P.where
-
-_TYPE_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
-               "uint8": "Byte", "bool": "Bool", "float32": "Float", "float64": "Double",
-               "float16": "Half"}
-
-
-def torch_type_name(dtype):
-    """PyTorch's C++ name of a dtype ('Long' for int64), as its kernel errors print it."""
-    return _TYPE_NAMES.get(B.dtype_name(dtype), B.dtype_name(dtype))
-
-
-def _need_tensor(fname, argname, pos, x):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Tensor, "
-                        f"not {type(x).__name__}")
-
 
 def _binary(op, a, b, name):
     try:
@@ -114,7 +98,7 @@ FMIN = defop("fmin", "FminBackward0", lambda self, other: _xp(self).fmin(self, o
 
 def _extremum(op, name, doc):
     def fn(input, other, *, out=None):
-        _need_tensor(name, "other", 2, other)
+        need_tensor(name, other, 2, "other")
         return with_out(_binary(op, input, other, name), out, name)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
@@ -214,7 +198,7 @@ def xlogy(input, other, *, out=None):
     input, grad·input/other for other (``XlogyBackward0``; 1 and 2 for a number self /
     other)."""
     if not isinstance(input, Tensor):
-        _need_tensor("xlogy", "other", 2, other)
+        need_tensor("xlogy", other, 2, "other")
         (o,) = _floats("xlogy", other)
         return with_out(dispatch(XLOGY_S1, (o,), (float(input),)), out, "xlogy")
     other = P._coerce(other, input)
@@ -251,7 +235,7 @@ LOGADDEXP2 = defop("logaddexp2", "Logaddexp2Backward0", lambda self, other: _xp(
 
 def _logadd(op, name, doc):
     def fn(input, other, *, out=None):
-        _need_tensor(name, "other", 2, other)
+        need_tensor(name, other, 2, "other")
         _refuse_ints(name, input, other)
         return with_out(_binary(op, input, other, name), out, name)
     fn.__name__ = fn.__qualname__ = name
@@ -293,7 +277,7 @@ def heaviside(input, values, *, out=None):
     == 0, as ``torch.heaviside`` (``values`` must be a tensor of input's dtype). Like
     PyTorch it has no derivative: its node is ``NotImplemented`` and backward through it
     raises."""
-    _need_tensor("heaviside", "values", 2, values)
+    need_tensor("heaviside", values, 2, "values")
     if input.dtype != values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different "
                            "dtypes.")
@@ -319,7 +303,7 @@ def nextafter(input, other, *, out=None):
     ``torch.nextafter`` (float tensors only): ``nextafter(x, inf) - x`` is one ulp.
     Backward (``NextafterBackward0``): grad for input (0 where input == other), none for
     other."""
-    _need_tensor("nextafter", "other", 2, other)
+    need_tensor("nextafter", other, 2, "other")
     _refuse_ints("nextafter", input, other)
     return with_out(_binary(NEXTAFTER, input, other, "nextafter"), out, "nextafter")
 

@@ -20,7 +20,7 @@ import math
 from .. import backend as B
 from ..tensor import Tensor
 from .. import return_types as RT
-from .elementwise import torch_type_name
+from .args import torch_type_name
 from .linalg import matmul, mm
 from .pointwise import where
 from .table import defop, dispatch

@@ -15,6 +15,7 @@ from .. import backend as B
 from .. import return_types as RT
 from .linalg import matmul
 from .linalg_solve import _out, check_float, check_matrix, multi_dot
+from .operands import need_tensor
 from .pointwise import where
 from .shaping import tensordot
 from ..tensor import Tensor
@@ -246,9 +247,7 @@ def dist(input, other, p=2):
     """The p-norm of ``input - other`` (broadcast), as ``torch.dist`` (p = 2: the
     Euclidean distance). Backward (``DistBackward0``): the norm's gradient, with the
     subgradient 0 where the distance is 0."""
-    if not isinstance(other, Tensor):
-        raise TypeError(f"dist(): argument 'other' (position 2) must be Tensor, not "
-                        f"{type(other).__name__}")
+    need_tensor("dist", other)
     if input._data.dtype.kind in "iub" or (isinstance(other, Tensor)
                                            and other._data.dtype.kind in "iub"):
         _dist_integer_check(input, other)

@@ -15,7 +15,8 @@ from ..tensor import Tensor
 from . import inplace as I
 from . import pointwise as P
 from .args import check_result_cast, with_out
-from .elementwise import torch_type_name
+from .args import torch_type_name
+from .operands import need_tensor
 from .table import _device_of, apply_inplace, method, promoted_arrays, promoted_dtype
 
 __all__ = ["isinf", "isfinite", "isposinf", "isneginf", "signbit", "logical_and",
@@ -62,9 +63,7 @@ def _truth(x, xp):
 
 def _logical(name, f, doc):
     def fn(input, other, *, out=None):
-        if not isinstance(other, Tensor):
-            raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
-                            f"{type(other).__name__}")
+        need_tensor(name, other)
         dev = _device_of((input, other))
         xp = dev.xp
         try:

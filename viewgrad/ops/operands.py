@@ -41,7 +41,7 @@ from .. import backend as B
 from ..tensor import Tensor
 
 __all__ = ["operand", "type_name", "method_form", "function_form", "operator_form",
-           "refusal", "check_alpha",
+           "refusal", "need_tensor", "check_alpha", "install_methods", "install_functions",
            "OTHER", "EXPONENT", "F_OTHER", "F_EXPONENT"]
 
 # the signatures PyTorch lists for a method with one operand (``x.eq(...)``) and for the
@@ -105,8 +105,18 @@ def _refusal(name, args, given, pos, arg, overloads):
     got = ", ".join("Tensor" if isinstance(a, Tensor) else type_name(a) for a in args)
     lines = [f"{name}() received an invalid combination of arguments - got ({got}), but "
              "expected one of:"]
-    lines += [f" * ({sig})" for sig in overloads]
+    for sig in overloads:
+        lines.append(f" * ({sig})")
+        if len(args) == 1 and "," not in sig:   # a one-operand signature it failed
+            lines.append("      didn't match because some of the arguments have invalid "
+                         f"types: (!{type_name(given)}!)")
     return TypeError("\n".join(lines))
+
+
+def need_tensor(name, x, pos=2, arg="other"):
+    """PyTorch's refusal of a non-Tensor ``x`` as argument ``arg`` of function ``name``."""
+    if not isinstance(x, Tensor):
+        raise _refusal(name, (x,), x, pos, arg, None)
 
 
 def refusal(name, given, overloads=None, arg="other", pos=1):
@@ -114,14 +124,15 @@ def refusal(name, given, overloads=None, arg="other", pos=1):
     return _refusal(name, (given,), given, pos, arg, overloads)
 
 
-def operator_form(op):
+def operator_form(op, arrays=True):
     """``x += y`` for an in-place op that raises PyTorch's TypeError itself
     (``x.add_("a")``): NotImplemented instead, so Python raises its own error. (The
     in-place methods are the ops and the operators wrap them — the other way round from
     ``+``: a traceback through ``x.add_`` shows the frames it always did.)"""
     @functools.wraps(op)
     def operator(self, other):
-        other = operand(other, self)   # (an ndarray becomes a Tensor: x += np.ones(3))
+        # (an ndarray becomes a Tensor: x += np.ones(3); not for the reflected forms)
+        other = operand(other, self if arrays else None)
         if other is NotImplemented:
             return other
         return op(self, other)
@@ -167,3 +178,90 @@ def function_form(op, name, overloads=None, arg="other", number_input=True):
         return op(*args, **kwargs)
     function.__name__ = function.__qualname__ = name
     return function
+
+
+def tensor_method(fn, name, arg="other"):
+    """``Tensor.<name>`` of an op whose operand must be a Tensor (``x.maximum(2.0)``
+    is refused, as in PyTorch), with PyTorch's words at position 1."""
+    @functools.wraps(fn)
+    def method(self, *args, **kwargs):
+        other, pos = _other(args, kwargs, 0, arg)
+        if pos is not None and not isinstance(other, Tensor):
+            raise _refusal(name, (other,), other, pos, arg, None)
+        return fn(self, *args, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+def tensor_function(fn, name, arg="other"):
+    """``viewgrad.<name>(input, other)`` of an op whose operands must be Tensors."""
+    @functools.wraps(fn)
+    def function(*args, **kwargs):
+        x = args[0] if args else kwargs.get("input")
+        if not isinstance(x, Tensor):
+            raise _refusal(name, (x,), x, 1 if args else 0, "input", None)
+        other, pos = _other(args, kwargs, 1, arg)
+        if pos is not None and not isinstance(other, Tensor):
+            raise _refusal(name, (x, other), other, pos, arg, None)
+        return fn(*args, **kwargs)
+    function.__name__ = function.__qualname__ = name
+    return function
+
+
+# -- the rest of the binary ops: their named forms and operators, in PyTorch's words --------
+# (an op's own module defines it once, as method and function; ``install`` gives each form
+# its refusal, and answers NotImplemented from the operators)
+
+# the operand must be a Tensor: name -> the operand's name
+_TENSOR_ONLY = {"maximum": "other", "minimum": "other", "fmax": "other", "fmin": "other",
+                "atan2": "other", "arctan2": "other", "hypot": "other", "isclose": "other",
+                "allclose": "other", "equal": "other", "nextafter": "other",
+                "logaddexp": "other", "logaddexp2": "other", "logical_and": "other",
+                "logical_or": "other", "logical_xor": "other", "dist": "other",
+                "heaviside": "values", "mm": "mat2", "bmm": "mat2", "matmul": "other",
+                "dot": "tensor", "vdot": "other", "inner": "other", "outer": "vec2",
+                "ger": "vec2", "mv": "vec", "cross": "other", "kron": "other"}
+_TENSOR_ONLY_INPLACE = ("atan2_", "arctan2_", "hypot_", "nextafter_", "heaviside_",
+                        "logical_and_", "logical_or_", "logical_xor_")
+# a Tensor or a number: PyTorch words a refusal as an invalid combination of arguments
+_TENSOR_OR_NUMBER = ("xlogy", "copysign", "remainder", "fmod", "floor_divide", "bitwise_and",
+                     "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift")
+_TENSOR_OR_NUMBER_INPLACE = ("xlogy_", "copysign_", "remainder_", "fmod_", "floor_divide_",
+                             "bitwise_and_", "bitwise_or_", "bitwise_xor_",
+                             "bitwise_left_shift_", "bitwise_right_shift_")
+_OPERATORS = ("__mod__", "__floordiv__", "__and__", "__or__", "__xor__", "__lshift__",
+              "__rshift__", "__imod__", "__ifloordiv__", "__iand__", "__ior__", "__ixor__",
+              "__ilshift__", "__irshift__")
+_REFLECTED = ("__rmod__", "__rfloordiv__", "__rand__", "__ror__", "__rxor__", "__rlshift__",
+              "__rrshift__")
+
+
+def install_methods(methods):
+    """Give the ops above their method forms and operators (``methods``: ops/table.py's
+    METHODS, before they are set on Tensor)."""
+    for name, arg in _TENSOR_ONLY.items():
+        if name in methods:
+            methods[name] = tensor_method(methods[name], name, arg)
+    for name in _TENSOR_ONLY_INPLACE:
+        methods[name] = tensor_method(methods[name], name,
+                                      "values" if name == "heaviside_" else "other")
+    for name in _TENSOR_OR_NUMBER + _TENSOR_OR_NUMBER_INPLACE:
+        methods[name] = method_form(methods[name], name, OTHER)
+    for name in ("float_power", "float_power_"):
+        methods[name] = method_form(methods[name], name, EXPONENT, "exponent")
+    for name in _OPERATORS:
+        methods[name] = operator_form(methods[name])
+    for name in _REFLECTED:
+        methods[name] = operator_form(methods[name], arrays=False)
+
+
+def install_functions(namespace):
+    """Give the ops above their function forms (``namespace``: viewgrad's globals)."""
+    for name, arg in _TENSOR_ONLY.items():
+        if name in namespace:
+            namespace[name] = tensor_function(namespace[name], name, arg)
+    for name in _TENSOR_OR_NUMBER + ("xlogy_",):
+        if name in namespace:
+            namespace[name] = function_form(namespace[name], name, F_OTHER)
+    namespace["float_power"] = function_form(namespace["float_power"], "float_power",
+                                             F_EXPONENT, "exponent")
