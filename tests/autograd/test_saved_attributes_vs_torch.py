@@ -1,5 +1,6 @@
 """A Tensor that a node keeps without taking its gradient — ``where``'s condition, the
-``weight``/``pos_weight`` of the binary cross-entropies — is saved as PyTorch saves it: a
+``weight``/``pos_weight`` of the binary cross-entropies, the class ``weight`` of
+``nll_loss``/``cross_entropy`` — is saved as PyTorch saves it: a
 SavedTensor whose version backward checks. Before, it was kept as a plain attribute, and
 a condition modified in place between forward and backward gave a wrong gradient that
 raised nothing. Each case runs in viewgrad and in torch and must end the same way: the
@@ -172,7 +173,59 @@ def bce_weights_unmodified(lib):
     return x
 
 
-CASES = [where_cond_modified, where_cond_modified_other_needs_no_grad,
+def _scores(lib):
+    return lib.tensor([[0.2, 0.7, 0.1], [0.5, 0.3, 0.9]], requires_grad=True)
+
+
+def nll_weight_modified(lib):
+    x = _scores(lib)
+    w = lib.tensor([1.0, 2.0, 3.0])
+    loss = _F(lib).nll_loss(x, lib.tensor([2, 0]), weight=w)
+    w.fill_(1.0)   # (not proportional: a mean over weights would hide a scaling)
+    loss.backward()
+    return x
+
+
+def cross_entropy_weight_modified(lib):
+    x = _scores(lib)
+    w = lib.tensor([1.0, 2.0, 3.0])
+    loss = _F(lib).cross_entropy(x, lib.tensor([2, 0]), weight=w, reduction="sum")
+    w[0] = 5.0
+    loss.backward()
+    return x
+
+
+def nll2d_weight_modified(lib):
+    x = lib.tensor([[[0.2, 0.7], [0.1, 0.5]], [[0.3, 0.9], [0.4, 0.6]]]).reshape(1, 2, 2, 2)
+    x.requires_grad_()
+    w = lib.tensor([1.0, 3.0])
+    loss = _F(lib).nll_loss(x, lib.tensor([[[0, 1], [1, 0]]]), weight=w)
+    w.add_(1.0)
+    loss.backward()
+    return x
+
+
+def nll_weight_create_graph(lib):
+    x = _scores(lib)
+    w = lib.tensor([1.0, 2.0, 3.0])
+    loss = _F(lib).cross_entropy(x, lib.tensor([2, 0]), weight=w)
+    g, = lib.autograd.grad(loss, x, create_graph=True)
+    w.fill_(2.0)
+    (g * g).sum().backward()
+    return x
+
+
+def nll_weight_unmodified(lib):
+    x = _scores(lib)
+    w = lib.tensor([1.0, 2.0, 3.0])
+    loss = _F(lib).cross_entropy(x, lib.tensor([2, 0]), weight=w)
+    g, = lib.autograd.grad(loss, x, create_graph=True)
+    (g * g).sum().backward()
+    return x
+
+
+CASES = [nll_weight_modified, cross_entropy_weight_modified, nll2d_weight_modified,
+         nll_weight_unmodified, where_cond_modified, where_cond_modified_other_needs_no_grad,
          where_cond_modified_self_needs_no_grad, where_cond_base_modified,
          where_cond_modified_method, where_cond_modified_then_restored_value,
          where_cond_unmodified, where_cond_modified_after_backward,
@@ -223,3 +276,12 @@ def test_raw_saved_condition_is_a_saved_tensor():
     tc = t.detach() > 0
     assert type(torch.where(tc, t, 0.0).grad_fn._raw_saved_condition).__name__ == \
         "SavedTensor"
+
+
+def test_weights_modified_after_a_create_graph_backward_keep_that_backwards_values():
+    # The first backward turned the weights into constants of the graph it built, so the
+    # second one differentiates what the first computed (PyTorch's double-backward node
+    # saves the weight again and refuses; no wrong gradient either way)
+    got = _outcome(vg, nll_weight_create_graph)
+    assert got == _outcome(vg, nll_weight_unmodified)
+    assert got == _outcome(torch, nll_weight_unmodified)

@@ -193,6 +193,8 @@ def _saved_property(key, raw):
         if type(v) is SavedTensor:
             v._set_node(self)
             return v if raw else v.unpack(self)
+        if _saved_tuple(v):   # IndexBackward0's indices
+            return v if raw else tuple(s.unpack(self) for s in v)
         return v
     return property(get)
 
@@ -237,6 +239,15 @@ def _check_saved(saved, deps):
         v = saved.get(d)
         if type(v) is SavedTensor:
             v.unpack_data()
+        elif _saved_tuple(v):
+            for s in v:
+                s.unpack_data()
+
+
+def _saved_tuple(v):
+    """Whether ``v`` is a tuple of SavedTensors (an attribute that was a tuple of Tensors:
+    the index tensors of ``x[idx]``, Note [saved index tensors])."""
+    return type(v) is tuple and len(v) > 0 and type(v[0]) is SavedTensor
 
 
 def _cast_to_inputs(grads, dtypes):
@@ -246,11 +257,15 @@ def _cast_to_inputs(grads, dtypes):
 
 
 def _unpack(v, node):
-    return v.unpack(node) if type(v) is SavedTensor else v
+    if type(v) is SavedTensor:
+        return v.unpack(node)
+    return tuple(s.unpack(node) for s in v) if _saved_tuple(v) else v
 
 
 def _unpack_data(v, node):
-    return v.unpack_data(node) if type(v) is SavedTensor else v
+    if type(v) is SavedTensor:
+        return v.unpack_data(node)
+    return tuple(s.unpack_data(node) for s in v) if _saved_tuple(v) else v
 
 
 def _sum_to_array(a, shape):
@@ -432,15 +447,20 @@ def _save(node, plan, inputs, out, attrs):
             releasable = True
         elif kind == 2:
             a = attrs[idx]
-            if isinstance(a, _Tensor):
-                # a Tensor attribute (where's condition, a loss's weight): saved as PyTorch
-                # saves it, a SavedTensor whose version backward checks — kept as is, a
-                # condition modified in place would give a wrong gradient silently
-                st = _new_saved_tensor(a, False)
+            if isinstance(a, _Tensor) or (type(a) is tuple and a and all(
+                    isinstance(v, _Tensor) for v in a)):
+                # a Tensor attribute (where's condition, a loss's weight; a tuple of them:
+                # the index tensors of x[idx]): saved as PyTorch saves it, SavedTensors
+                # whose version backward checks — kept as is, a condition or an index
+                # modified in place would give a wrong gradient silently
                 if where is None and _st.blame:
                     where = (node.OP.node_name, _blame.user_frame(5))
-                st.where = where
-                saved[name] = st
+                sts = []
+                for v in (a,) if isinstance(a, _Tensor) else a:
+                    st = _new_saved_tensor(v, False)
+                    st.where = where
+                    sts.append(st)
+                saved[name] = sts[0] if isinstance(a, _Tensor) else tuple(sts)
                 releasable = True
             else:
                 saved[name] = a

@@ -20,17 +20,36 @@ __all__ = ["getitem", "index_put", "alias", "normalize_key"]
 _builtin_slice = _builtins.slice
 
 
-def _index_fwd(self, key):
+# Note [saved index tensors]
+# ``x[idx]`` keeps the index's array in its key, not a copy. PyTorch's IndexBackward0 and
+# IndexPutBackward0 save the index tensors themselves and check their versions at
+# backward, so an index modified in place in between is refused ("modified by an inplace
+# operation") instead of scattering the gradient to the wrong places. The index tensors
+# of the key ride along as the attribute ``indices``, which the node saves as a tuple of
+# SavedTensors (nodes.py ``_save``); the formulas take it, so it is checked when they run.
+# (A NumPy array or a list in the key is copied: PyTorch makes a tensor of it.)
+
+def _index_fwd(self, key, indices=()):
     return self[key]
 
 
-def _index_bwd(grad, self_shape, key):
+def _index_bwd(grad, self_shape, key, indices=()):
     from .factories import zeros
     return index_put(zeros(self_shape, dtype=grad.dtype, device=grad.device), key, grad,
                      accumulate=True)
 
 
-def _index_put_fwd(self, values, key, accumulate):
+def index_tensors(key):
+    """The index Tensors of a ``__getitem__``/``__setitem__`` key (Note [saved index
+    tensors])."""
+    if isinstance(key, Tensor):
+        return (key,)
+    if isinstance(key, tuple):
+        return tuple(k for k in key if isinstance(k, Tensor))
+    return ()
+
+
+def _index_put_fwd(self, values, key, accumulate, indices=()):
     out = self.copy()
     if accumulate:
         B.add_at(out, key, values)
@@ -39,20 +58,22 @@ def _index_put_fwd(self, values, key, accumulate):
     return out
 
 
-INDEX = defop("index", "IndexBackward0", _index_fwd, attrs=("key",), self=_index_bwd)
+INDEX = defop("index", "IndexBackward0", _index_fwd, attrs=("key", "indices"),
+              self=_index_bwd)
 INDEX_PUT = defop("index_put", "IndexPutBackward0", _index_put_fwd,
-                  inputs=("self", "values"), attrs=("key", "accumulate"),
-                  self=lambda grad, key, accumulate: grad if accumulate else index_put(
-                      grad, key, 0.0, False),
-                  values=lambda grad, values, key: sum_to(
-                      dispatch(INDEX, (grad,), (key,)),
+                  inputs=("self", "values"), attrs=("key", "accumulate", "indices"),
+                  self=lambda grad, key, accumulate, indices: grad if accumulate else
+                  index_put(grad, key, 0.0, False),
+                  values=lambda grad, values, key, indices: sum_to(
+                      dispatch(INDEX, (grad,), (key, ())),
                       tuple(values.shape) if isinstance(values, Tensor) else ()))
 
 
 def index_put(self, key, values, accumulate=False):
     if not isinstance(key, tuple):
         key = (key,)
-    return dispatch(INDEX_PUT, (self, values), (_key_on_device(self, key), bool(accumulate)))
+    return dispatch(INDEX_PUT, (self, values), (_key_on_device(self, key), bool(accumulate),
+                                                index_tensors(key)))
 
 
 def _is_advanced(k):
@@ -85,8 +106,8 @@ def _key_on_device(self, key):
                 k = k._data
         elif isinstance(k, list):
             k = dev.xp.asarray(k)
-        elif B.is_host_array(k) and dev is not B.cpu:
-            k = dev.from_host(k)
+        elif B.is_host_array(k):   # a copy, as PyTorch makes a tensor of it
+            k = dev.from_host(k) if dev is not B.cpu else k.copy()
         out.append(k)
     return tuple(out)
 
@@ -165,6 +186,6 @@ def getitem(self, key):
     if kind == "single-slice":
         return _single_slice(self, k)
     try:
-        return dispatch(INDEX, (self,), (k,))
+        return dispatch(INDEX, (self,), (k, index_tensors(key)))
     except IndexError as e:
         raise IndexError(f"index out of range: {e}") from None

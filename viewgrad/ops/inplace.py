@@ -18,7 +18,7 @@ from ..autograd.state import state as _st
 from ..tensor import Tensor
 from . import pointwise as P
 from .args import check_result_cast, checked_scalar
-from .indexing import INDEX_PUT, normalize_key, _basic_steps
+from .indexing import INDEX_PUT, index_tensors, normalize_key, _basic_steps
 from .operands import EXPONENT, OTHER, check_alpha, method_form, operand, operator_form, refusal
 from .table import _LOW, apply_inplace, defop, dispatch, method, sum_to
 
@@ -434,10 +434,12 @@ def setitem(self, key, value):
         value = P._coerce(value, self)
         if not isinstance(value, Tensor) and self._data.dtype.kind in "iu":
             value = P.number_as(value, self._data.dtype)
-    apply_inplace(INDEX_PUT, self, (value,), (k, False), name="__setitem__")
+    apply_inplace(INDEX_PUT, self, (value,), (k, False, index_tensors(key)), name="__setitem__")
 
 
 @method("index_put_")
 def index_put_(self, indices, values, accumulate=False):
     kind, k = normalize_key(self, tuple(indices))
-    return apply_inplace(INDEX_PUT, self, (values,), (k, bool(accumulate)), name="index_put_")
+    return apply_inplace(INDEX_PUT, self, (values,), (k, bool(accumulate),
+                                                      index_tensors(tuple(indices))),
+                         name="index_put_")

@@ -124,6 +124,8 @@ def mse_loss(input, target, reduction="mean"):
 # nll_loss on (N, C) scores; higher-rank inputs (N, C, d1, ...) are moved to (N*d, C).
 
 def _nll_terms(xp, self, target, weight, ignore_index):
+    if isinstance(weight, Tensor):   # the weight attribute (Note [the class weights, saved])
+        weight = weight._data
     n = self.shape[0]
     valid = target != ignore_index
     safe_t = xp.where(valid, target, 0)
@@ -261,9 +263,16 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     return dispatch(NLL, (input, target), (_warray(weight, input), reduction, ignore_index))
 
 
+# Note [the class weights, saved]
+# nll_loss's ``weight`` is an attribute of the node, not an input (PyTorch gives it no
+# gradient either), but PyTorch saves it as a tensor and checks its version at backward:
+# weights modified in place in between are refused. So the attribute is the Tensor itself,
+# which the node saves as a SavedTensor (nodes.py ``_save``); the kernels read its array.
+# (It was its array: the backward used the modified weights, a wrong gradient, silently.)
+
 def _warray(weight, input):
-    """The class weights as an array on input's device (an op attribute, not an input:
-    like PyTorch, nll_loss gives no gradient for the weights)."""
+    """The class weights, checked: a Tensor of one weight per class on input's device
+    (Note [the class weights, saved])."""
     if weight is None:
         return None
     if not isinstance(weight, Tensor) or tuple(weight.shape) != (input.shape[1],):
@@ -272,7 +281,7 @@ def _warray(weight, input):
     if weight._device is not input._device:
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least "
                            f"two devices, {input.device.type} and {weight.device.type}!")
-    return weight._data
+    return weight
 
 
 def _check_targets(target, c, ignore_index):

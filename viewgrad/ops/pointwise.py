@@ -12,7 +12,7 @@ from .. import backend as B
 from ..tensor import Tensor
 from .args import torch_type_name
 from .operands import (EXPONENT, F_EXPONENT, OTHER, check_alpha, function_form, method_form,
-                       operand as _operand)
+                       operand as _operand, type_name)
 from . import nn_fast as _nnf
 from .lean import unary as _unary, with_number as _with_number   # Note [lean ops]
 from .lean import with_constant as _with_constant
@@ -663,16 +663,43 @@ def clamp_min(self, min):
     return clamp(self, min=min)
 
 
-def where(condition, self, other):
-    """``where(cond, a, b)``: a where cond is True, else b (a, b may be scalars)."""
-    if not isinstance(condition, Tensor):
-        condition = _coerce(condition, self if isinstance(self, Tensor) else other)
+_WHERE_SIGS = ("Tensor condition", "Tensor condition, Tensor input, Tensor other, *, Tensor out = None",
+               "Tensor condition, Number self, Tensor other",
+               "Tensor condition, Tensor input, Number other",
+               "Tensor condition, Number self, Number other")
+
+
+def _where_args(condition, values, sigs, refuse=False):
+    """PyTorch's refusal of a condition that is not a Tensor, or of a value that is
+    neither a Tensor nor a number (a list, an ndarray, None: its argument parser's
+    words), or of any call when ``refuse``; the values as operands."""
+    ops = tuple(_operand(v) for v in values)
+    if refuse or not isinstance(condition, Tensor) or NotImplemented in ops:
+        got = ", ".join("Tensor" if isinstance(a, Tensor) else type_name(a)
+                        for a in (condition, *values))
+        raise TypeError(f"where() received an invalid combination of arguments - got ({got}), "
+                        "but expected one of:\n" + "\n".join(f" * ({s})" for s in sigs))
+    return ops
+
+
+_ONE_ARGUMENT = object()
+
+
+def where(condition, self=_ONE_ARGUMENT, other=_ONE_ARGUMENT):
+    """``where(cond, a, b)``: a where cond is True, else b (a, b may be scalars);
+    ``where(cond)`` alone is ``cond.nonzero(as_tuple=True)``, as in PyTorch."""
+    if self is _ONE_ARGUMENT and other is _ONE_ARGUMENT:
+        _where_args(condition, (), _WHERE_SIGS)
+        return condition.nonzero(as_tuple=True)
+    if self is _ONE_ARGUMENT or other is _ONE_ARGUMENT:   # two arguments: PyTorch's words
+        _where_args(condition, (self,) if other is _ONE_ARGUMENT else (other,), _WHERE_SIGS,
+                    refuse=True)
+    self, other = _where_args(condition, (self, other), _WHERE_SIGS)
     if condition._data.dtype.kind != "b" and condition._data.dtype != "uint8":
         # (PyTorch still takes a uint8 condition, with a deprecation warning)
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a "
                            f"tensor with dtype {torch_type_name(condition.dtype)}; compare "
                            "first, e.g. where(x > 0, a, b)")
-    self, other = _coerce(self, condition), _coerce(other, condition)
     _device_of((condition, self, other))  # the condition is no node input: check it here
     # PyTorch's promotion of self and other (0-d tensors and Python scalars are weaker)
     dtype = promoted_dtype((self, other))
@@ -690,6 +717,8 @@ def where(condition, self, other):
 
 @method("where")
 def _where_method(self, condition, other):
+    _where_args(condition, (other,), ("Tensor condition, Tensor other",
+                                      "Tensor condition, Number other"))
     return where(condition, self, other)
 
 
