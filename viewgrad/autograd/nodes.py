@@ -239,7 +239,7 @@ def _check_saved(saved, deps):
         v = saved.get(d)
         if type(v) is SavedTensor:
             v.unpack_data()
-        elif _saved_tuple(v):
+        elif type(v) is tuple and v and type(v[0]) is SavedTensor:   # _saved_tuple
             for s in v:
                 s.unpack_data()
 
@@ -259,13 +259,17 @@ def _cast_to_inputs(grads, dtypes):
 def _unpack(v, node):
     if type(v) is SavedTensor:
         return v.unpack(node)
-    return tuple(s.unpack(node) for s in v) if _saved_tuple(v) else v
+    if type(v) is tuple and v and type(v[0]) is SavedTensor:   # _saved_tuple, in line
+        return tuple(s.unpack(node) for s in v)
+    return v
 
 
 def _unpack_data(v, node):
     if type(v) is SavedTensor:
         return v.unpack_data(node)
-    return tuple(s.unpack_data(node) for s in v) if _saved_tuple(v) else v
+    if type(v) is tuple and v and type(v[0]) is SavedTensor:   # _saved_tuple, in line
+        return tuple(s.unpack_data(node) for s in v)
+    return v
 
 
 def _sum_to_array(a, shape):
@@ -447,8 +451,8 @@ def _save(node, plan, inputs, out, attrs):
             releasable = True
         elif kind == 2:
             a = attrs[idx]
-            if isinstance(a, _Tensor) or (type(a) is tuple and a and all(
-                    isinstance(v, _Tensor) for v in a)):
+            if isinstance(a, _Tensor) or (type(a) is tuple and a and isinstance(
+                    a[0], _Tensor) and all(isinstance(v, _Tensor) for v in a)):
                 # a Tensor attribute (where's condition, a loss's weight; a tuple of them:
                 # the index tensors of x[idx]): saved as PyTorch saves it, SavedTensors
                 # whose version backward checks — kept as is, a condition or an index
