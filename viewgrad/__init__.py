@@ -59,7 +59,7 @@ from .ops.clamping import clip_
 from .ops.logic import (isinf, isfinite, isposinf, isneginf, signbit, logical_and,
                         logical_or, logical_xor, logical_not, bitwise_and, bitwise_or,
                         bitwise_xor, bitwise_not, bitwise_left_shift, bitwise_right_shift)
-from .ops.pointwise import isnan
+from .ops.compare import isnan
 from .ops.dtypeinfo import finfo, iinfo, set_default_dtype, get_default_dtype
 from .ops.shaping import (atleast_1d, atleast_2d, atleast_3d, hstack, vstack, row_stack,
                           column_stack, dstack, diff, kron, tensordot, meshgrid,

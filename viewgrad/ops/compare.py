@@ -1,6 +1,7 @@
-"""Whole-tensor comparisons and logical reductions: isclose, allclose, equal,
-count_nonzero, all, any — as PyTorch's, with its argument checks and messages. None of
-them is differentiable (they record no graph): their results are booleans or counts.
+"""Comparisons: elementwise (``<``, ``<=``, ``>``, ``>=``, ``==``, ``!=`` and lt/le/gt/ge/eq/ne,
+isnan) and whole-tensor (isclose, allclose, equal, count_nonzero, all, any) — as PyTorch's,
+with its argument checks and messages. None of them is differentiable (they record no
+graph): their results are booleans or counts.
 """
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ from .. import backend as B
 from ..autograd.nodes import _device_of
 from ..tensor import Tensor, _wrap_dim
 from .args import torch_type_name
-from .operands import need_tensor
+from .operands import OTHER, method_form, need_tensor, operand as _operand
 from .pointwise import _bshape_err
-from .table import method
+from .table import method, promoted_arrays
 
-__all__ = ["isclose", "allclose", "equal", "count_nonzero", "all", "any"]
+__all__ = ["isclose", "allclose", "equal", "count_nonzero", "all", "any", "isnan"]
+
+_F32 = B.float32
 
 _make = Tensor._make
 
@@ -106,3 +109,50 @@ def any(input, dim=None, keepdim=False):
     non-zero, as ``torch.any``: a bool tensor (uint8 for a uint8 input). An empty input
     has none: False."""
     return _logical("any", input, dim, keepdim)
+
+
+# -- elementwise comparisons (not differentiable: they build no graph) -----------------------
+
+def _cmp(name, f):
+    def op(self, other):
+        if type(other) is not Tensor:
+            other = _operand(other, self)   # Note [operators answer NotImplemented]
+            if other is NotImplemented:
+                return other
+        dev = _device_of((self, other))   # mixing devices: the same error as every op
+        # PyTorch compares in the promoted dtype: int64 with 2.5 in float32, uint8 with -1
+        # as 255 (Note [wrapped integer scalars] in backend.py), float32 with a 0-d float64
+        # tensor in float32
+        sd = self._data
+        if isinstance(other, Tensor):
+            od = other._data
+            if od.dtype is not sd.dtype and od.dtype != sd.dtype:
+                sd, od = promoted_arrays((self, other))
+        else:
+            od = other
+            if sd.dtype is not _F32 and sd.dtype.kind != "f":
+                if type(od) is int and sd.dtype.kind in "iu":
+                    od = B.wrap_int_scalar(od, sd.dtype)   # the tensor's dtype is the result's
+                else:
+                    sd, od = promoted_arrays((self, other))
+        try:
+            return Tensor._make(f(sd, od), dev)
+        except ValueError:
+            raise _bshape_err(name, self, other) from None
+    op.__name__ = name
+    return op
+
+
+for _n, _dn, _f in [
+        ("lt", "__lt__", lambda a, b: a < b), ("le", "__le__", lambda a, b: a <= b),
+        ("gt", "__gt__", lambda a, b: a > b), ("ge", "__ge__", lambda a, b: a >= b),
+        ("eq", "__eq__", lambda a, b: a == b), ("ne", "__ne__", lambda a, b: a != b)]:
+    _op = _cmp(_n, _f)
+    method(_dn)(_op)
+    method(_n)(method_form(_op, _n, OTHER))
+# logical_* and bitwise_* (& | ^ ~) live in ops/logic.py
+
+
+@method("isnan")
+def isnan(self):
+    return Tensor._make(self._device.xp.isnan(self._data), self._device)

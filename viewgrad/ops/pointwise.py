@@ -1,5 +1,6 @@
 """Pointwise ops: arithmetic with broadcasting (and reflected forms), pow, abs, sqrt, exp,
-log, tanh, sigmoid, relu, clamp, where, comparisons.
+log, tanh, sigmoid, relu, clamp. (``where`` is in ops/where.py, the elementwise
+comparisons in ops/compare.py; what an operand may be, in ops/operands.py.)
 
 Each differentiable op is one ``defop`` row: forward on arrays, backward formula per input
 in viewgrad ops, node name as in PyTorch. What a formula names is what gets saved: exp,
@@ -10,14 +11,12 @@ from __future__ import annotations
 
 from .. import backend as B
 from ..tensor import Tensor
-from .args import torch_type_name
 from .operands import (EXPONENT, F_EXPONENT, OTHER, check_alpha, function_form, method_form,
-                       operand as _operand, type_name)
+                       operand as _operand)
 from . import nn_fast as _nnf
 from .lean import unary as _unary, with_number as _with_number   # Note [lean ops]
 from .lean import with_constant as _with_constant
-from .table import (HALF_OPMATH, _device_of, defop, dispatch, method, promoted_arrays,
-                    promoted_dtype)
+from .table import HALF_OPMATH, defop, dispatch, method, promoted_dtype
 
 __all__ = ["add", "sub", "mul", "div", "neg", "pow", "abs", "sqrt", "exp", "log", "tanh",
            "sigmoid", "relu", "clamp", "where", "sign", "reciprocal", "rsub", "square"]
@@ -261,19 +260,6 @@ def _clamp_bwd(grad, self, min, max):
 
 
 CLAMP = defop("clamp", "ClampBackward1", _clamp_fwd, attrs=("min", "max"), self=_clamp_bwd)
-
-
-def _where_fwd(self, other, condition, dtype):
-    out = _xp(condition._data).where(condition._data, self, other)
-    return out if out.dtype == dtype else out.astype(dtype)
-
-
-# As PyTorch's: the condition is no input of the node (next_functions has one entry per
-# value, self and other), and the result has the promoted dtype of self and other.
-WHERE = defop("where", "WhereBackward0", _where_fwd, inputs=("self", "other"),
-              attrs=("condition", "dtype"), broadcast=True,
-              self=lambda grad, condition: where(condition, grad, 0.0),
-              other=lambda grad, condition: where(condition, 0.0, grad))
 
 
 # -- the public functions -----------------------------------------------------------------
@@ -663,107 +649,7 @@ def clamp_min(self, min):
     return clamp(self, min=min)
 
 
-_WHERE_SIGS = ("Tensor condition", "Tensor condition, Tensor input, Tensor other, *, Tensor out = None",
-               "Tensor condition, Number self, Tensor other",
-               "Tensor condition, Tensor input, Number other",
-               "Tensor condition, Number self, Number other")
-
-
-def _where_args(condition, values, sigs, refuse=False):
-    """PyTorch's refusal of a condition that is not a Tensor, or of a value that is
-    neither a Tensor nor a number (a list, an ndarray, None: its argument parser's
-    words), or of any call when ``refuse``; the values as operands."""
-    ops = tuple(_operand(v) for v in values)
-    if refuse or not isinstance(condition, Tensor) or NotImplemented in ops:
-        got = ", ".join("Tensor" if isinstance(a, Tensor) else type_name(a)
-                        for a in (condition, *values))
-        raise TypeError(f"where() received an invalid combination of arguments - got ({got}), "
-                        "but expected one of:\n" + "\n".join(f" * ({s})" for s in sigs))
-    return ops
-
-
-_ONE_ARGUMENT = object()
-
-
-def where(condition, self=_ONE_ARGUMENT, other=_ONE_ARGUMENT):
-    """``where(cond, a, b)``: a where cond is True, else b (a, b may be scalars);
-    ``where(cond)`` alone is ``cond.nonzero(as_tuple=True)``, as in PyTorch."""
-    if self is _ONE_ARGUMENT and other is _ONE_ARGUMENT:
-        _where_args(condition, (), _WHERE_SIGS)
-        return condition.nonzero(as_tuple=True)
-    if self is _ONE_ARGUMENT or other is _ONE_ARGUMENT:   # two arguments: PyTorch's words
-        _where_args(condition, (self,) if other is _ONE_ARGUMENT else (other,), _WHERE_SIGS,
-                    refuse=True)
-    self, other = _where_args(condition, (self, other), _WHERE_SIGS)
-    if condition._data.dtype.kind != "b" and condition._data.dtype != "uint8":
-        # (PyTorch still takes a uint8 condition, with a deprecation warning)
-        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a "
-                           f"tensor with dtype {torch_type_name(condition.dtype)}; compare "
-                           "first, e.g. where(x > 0, a, b)")
-    _device_of((condition, self, other))  # the condition is no node input: check it here
-    # PyTorch's promotion of self and other (0-d tensors and Python scalars are weaker)
-    dtype = promoted_dtype((self, other))
-    if dtype.kind in "iu":   # a number converted as PyTorch does (-1 is 255 for uint8)
-        self, other = (number_as(v, dtype) if isinstance(v, (int, float)) else v
-                       for v in (self, other))
-    if not isinstance(self, Tensor) and not isinstance(other, Tensor):
-        from .factories import tensor  # two scalars: a tensor on the condition's device
-        self = tensor(self, dtype=dtype, device=condition.device)
-    try:
-        return dispatch(WHERE, (self, other), (condition, dtype))
-    except ValueError:
-        raise _bshape_err("where", self, other) from None
-
-
-@method("where")
-def _where_method(self, condition, other):
-    _where_args(condition, (other,), ("Tensor condition, Tensor other",
-                                      "Tensor condition, Number other"))
-    return where(condition, self, other)
-
-
-# -- comparisons and logic (not differentiable: they build no graph) -----------------------
-
-def _cmp(name, f):
-    def op(self, other):
-        if type(other) is not Tensor:
-            other = _operand(other, self)   # Note [operators answer NotImplemented]
-            if other is NotImplemented:
-                return other
-        dev = _device_of((self, other))   # mixing devices: the same error as every op
-        # PyTorch compares in the promoted dtype: int64 with 2.5 in float32, uint8 with -1
-        # as 255 (Note [wrapped integer scalars] in backend.py), float32 with a 0-d float64
-        # tensor in float32
-        sd = self._data
-        if isinstance(other, Tensor):
-            od = other._data
-            if od.dtype is not sd.dtype and od.dtype != sd.dtype:
-                sd, od = promoted_arrays((self, other))
-        else:
-            od = other
-            if sd.dtype is not _F32 and sd.dtype.kind != "f":
-                if type(od) is int and sd.dtype.kind in "iu":
-                    od = B.wrap_int_scalar(od, sd.dtype)   # the tensor's dtype is the result's
-                else:
-                    sd, od = promoted_arrays((self, other))
-        try:
-            return Tensor._make(f(sd, od), dev)
-        except ValueError:
-            raise _bshape_err(name, self, other) from None
-    op.__name__ = name
-    return op
-
-
-for _n, _dn, _f in [
-        ("lt", "__lt__", lambda a, b: a < b), ("le", "__le__", lambda a, b: a <= b),
-        ("gt", "__gt__", lambda a, b: a > b), ("ge", "__ge__", lambda a, b: a >= b),
-        ("eq", "__eq__", lambda a, b: a == b), ("ne", "__ne__", lambda a, b: a != b)]:
-    _op = _cmp(_n, _f)
-    method(_dn)(_op)
-    method(_n)(method_form(_op, _n, OTHER))
-# logical_* and bitwise_* (& | ^ ~) live in ops/logic.py
-
-
-@method("isnan")
-def isnan(self):
-    return Tensor._make(self._device.xp.isnan(self._data), self._device)
+# where (its row, the function and the method) lives in ops/where.py and the elementwise
+# comparisons in ops/compare.py; imported here for the formulas above that use them and
+# for the modules that import them from here
+from .where import WHERE, where  # noqa: E402,F401
