@@ -17,6 +17,12 @@ weighted sum of every live tensor. Steps:
                                (mul_ saved it: backward refuses; add_ did not)
   ("dirty", i, variant)        live.append(a custom Function that modifies its input in
                                place and says so with ctx.mark_dirty, applied to live[i])
+  ("index_operand", i, op, modify)
+                               live.append(op of live[i] with an index, mask or condition
+                               q made for its shape: x[q], x[mask], where, gather,
+                               index_select, masked_fill, take); then, if ``modify``, q is
+                               changed in place -- what the node saved of q must refuse
+                               (Note [saved index tensors], where's condition)
   ("multi_after_inplace", i, make, args, k)
                                outs = live[i].unbind/split/chunk(*args); live[i].mul_(2);
                                live.append(outs[k]) -- multi-output views used after their
@@ -42,6 +48,7 @@ MULTI = ["unbind", "split", "chunk"]
 DIRTY = ["plain", "save"]
 VIEW_KINDS = ("view", "nograd_view", "inference_view")
 OPS = ["mul2", "tanh", "clone"]
+INDEX_OPS = ["index0", "mask", "where", "gather", "index_select", "masked_fill", "take"]
 
 # The documented errors a random program may legitimately hit (message parts, the most
 # specific first: a multi-output view's message also contains "is a view and").
@@ -128,6 +135,43 @@ def dirty_function(M, variant):
     return fn
 
 
+def _mask(M, shape):
+    return M.tensor((np.arange(int(np.prod(shape))) % 3 != 1).reshape(shape))
+
+
+def apply_index_op(M, t, op):
+    """(the result of ``op`` on t, the index/mask/condition it used)."""
+    shape = tuple(t.shape)
+    if op == "index0":
+        q = M.tensor([shape[0] - 1, 0, shape[0] // 2])
+        return t[q], q
+    if op == "index_select":
+        q = M.tensor([shape[0] // 2, shape[0] - 1])
+        return t.index_select(0, q), q
+    if op == "take":
+        q = M.tensor([t.numel() - 1, 0])
+        return t.take(q), q
+    if op == "gather":
+        d = len(shape) - 1
+        q = M.tensor((np.arange(int(np.prod(shape))) * 2 % shape[d]).reshape(shape))
+        return t.gather(d, q), q
+    q = _mask(M, shape)
+    if op == "mask":
+        return t[q], q
+    if op == "where":
+        return M.where(q, t, 0.0), q
+    return t.masked_fill(q, 0.5), q
+
+
+def modify_index(q):
+    if q.dtype.is_floating_point if hasattr(q.dtype, "is_floating_point") else False:
+        q.add_(1)
+    elif str(q.dtype).endswith("bool"):
+        q.logical_not_()
+    else:
+        q.fill_(0)
+
+
 def apply_multi(t, make, args):
     if make == "unbind":
         return t.unbind(args[0])
@@ -159,6 +203,12 @@ def apply_step(M, live, step, leaves):
     elif kind == "dirty":
         _, i, variant = step
         live.append(dirty_function(M, variant).apply(live[i]))
+    elif kind == "index_operand":
+        _, i, op, modify = step
+        out, q = apply_index_op(M, live[i], op)
+        live.append(out)
+        if modify:
+            modify_index(q)
     elif kind == "multi_after_inplace":
         _, i, make, args, k = step
         outs = apply_multi(live[i], make, args)
@@ -260,7 +310,7 @@ def draw_program(data, st, vg, max_steps=8, differentiable_only=False):
         return len(leaves) - 1
 
     kinds = ["view", "view", "inplace", "inplace", "setitem", "op", "modify_operand",
-             "dirty", "multi_after_inplace"]
+             "dirty", "multi_after_inplace", "index_operand"]
     if not differentiable_only:
         kinds += ["nograd_view", "inference_view"]
     for _ in range(n):
@@ -288,6 +338,9 @@ def draw_program(data, st, vg, max_steps=8, differentiable_only=False):
                     data.draw(st.sampled_from(["mul_", "add_"])))
         elif kind == "dirty":
             step = (kind, i, data.draw(st.sampled_from(DIRTY)))
+        elif kind == "index_operand":
+            ops = INDEX_OPS if nd else ["where", "masked_fill"]
+            step = (kind, i, data.draw(st.sampled_from(ops)), data.draw(st.booleans()))
         elif kind == "multi_after_inplace":
             if nd == 0:
                 continue

@@ -139,8 +139,11 @@ INDEX_FILL_T = defop("index_fill_tensor", "IndexFillBackward1", _index_fill_fwd,
                      inputs=("self", "index", "value"), attrs=("dim",),
                      self=lambda grad, index, dim: grad.index_fill(dim, index, 0.0),
                      value=lambda grad, index, dim: grad.index_select(dim, index).sum())
+# (``self`` saved as PyTorch's MaskedSelectBackward0 saves it: a version-checked input)
 MASKED_SELECT = defop("masked_select", "MaskedSelectBackward0", _masked_select_fwd,
-                      inputs=("self", "mask"), broadcast=True, self=_masked_select_bwd)
+                      inputs=("self", "mask"), broadcast=True,
+                      self=lambda grad, self, mask, self_shape: _masked_select_bwd(
+                          grad, mask, self_shape))
 MASKED_SCATTER = defop("masked_scatter", "MaskedScatterBackward0", _masked_scatter_fwd,
                        inputs=("self", "mask", "source"), broadcast=True,
                        self=lambda grad, mask: grad.masked_fill(mask, 0.0),

@@ -228,8 +228,11 @@ def _zeros_scatter_add(grad, index, self_shape, dim):
     return zeros(self_shape, dtype=grad.dtype, device=grad.device).scatter_add(dim, index, grad)
 
 
+# (``self`` is named so that it is saved, as PyTorch's GatherBackward0 saves it: modified in
+# place before the backward, it is refused there — the formula itself needs only its shape)
 GATHER = defop("gather", "GatherBackward0", _gather_fwd, inputs=("self", "index"),
-               attrs=("dim",), self=_zeros_scatter_add)
+               attrs=("dim",), self=lambda grad, self, index, self_shape, dim:
+               _zeros_scatter_add(grad, index, self_shape, dim))
 SCATTER = defop("scatter", "ScatterBackward0", _scatter_fwd, inputs=("self", "index", "src"),
                 attrs=("dim",),
                 self=lambda grad, index, dim: grad.scatter(dim, index, 0.0),
