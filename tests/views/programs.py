@@ -47,7 +47,9 @@ INPLACE = ["mul_", "add_leaf", "copy_", "tanh_", "sigmoid_", "zero_", "div_", "e
 MULTI = ["unbind", "split", "chunk"]
 DIRTY = ["plain", "save"]
 VIEW_KINDS = ("view", "nograd_view", "inference_view")
-OPS = ["mul2", "tanh", "clone"]
+OPS = ["mul2", "tanh", "clone", "exp", "sigmoid", "relu", "pow3", "abs", "softmax",
+       "log_softmax", "cumprod", "prod", "max_dim", "sort", "norm", "clamp", "div_self",
+       "matmul_t", "sum_keep", "expand_mul"]
 INDEX_OPS = ["index0", "mask", "where", "gather", "index_select", "masked_fill", "take"]
 
 # The documented errors a random program may legitimately hit (message parts, the most
@@ -135,6 +137,44 @@ def dirty_function(M, variant):
     return fn
 
 
+def apply_op(t, name):
+    """An out-of-place op of ``t``; what each saves differs (its input, its result, both,
+    indices), which is what an in-place op later in the program puts to the test."""
+    nd = t.dim()
+    last = nd - 1 if nd else 0
+    if name == "mul2":
+        return t * 2
+    if name == "tanh":
+        return t.tanh()
+    if name == "clone":
+        return t.clone()
+    if name in ("exp", "sigmoid", "relu", "abs"):
+        return getattr(t, name)()
+    if name == "pow3":
+        return t ** 3
+    if name in ("softmax", "log_softmax"):
+        return getattr(t, name)(last)
+    if name == "cumprod":
+        return t.cumprod(last)
+    if name == "prod":
+        return t.prod()
+    if name == "max_dim":
+        return t.max(last)[0] if nd else t * 1
+    if name == "sort":
+        return t.sort(last)[0] if nd else t * 1
+    if name == "norm":
+        return t.norm()
+    if name == "clamp":
+        return t.clamp(-0.3, 0.4)
+    if name == "div_self":
+        return t / (t.abs() + 1)
+    if name == "matmul_t":
+        return t @ t.transpose(-1, -2) if nd >= 2 else t * t
+    if name == "sum_keep":
+        return t.sum(last, keepdim=True) if nd else t.sum()
+    return t.unsqueeze(0).expand(2, *t.shape) * 1.5   # expand_mul
+
+
 def _mask(M, shape):
     return M.tensor((np.arange(int(np.prod(shape))) % 3 != 1).reshape(shape))
 
@@ -189,8 +229,7 @@ def apply_step(M, live, step, leaves):
             live.append(apply_view(live[i], name, args))
     elif kind == "op":
         _, i, name = step
-        t = live[i]
-        live.append(t * 2 if name == "mul2" else t.tanh() if name == "tanh" else t.clone())
+        live.append(apply_op(live[i], name))
     elif kind == "setitem":
         _, i, key, leaf = step
         live[i][key] = leaves[leaf]

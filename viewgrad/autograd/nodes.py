@@ -346,11 +346,19 @@ class OpDef:
         """What to save for a given tuple of 'input i needs grad' flags (cached)."""
         plan = self._plans.get(needs)
         if plan is None:
+            # Note [what a node saves]: what the formulas of the inputs that need a
+            # gradient take, as PyTorch saves (an input's value only for another input's
+            # formula that will run) — and, whatever needs a gradient, what no edge can
+            # carry: the attributes and the non-differentiable inputs (an index, a mask,
+            # where's condition), which PyTorch saves unconditionally and checks when the
+            # node runs (``x = nograd_view.gather(1, i); i.fill_(0)`` refuses at backward)
+            always = set(self.attrs) | {self.inputs[i] for i, (f, _, _) in
+                                        enumerate(self.formulas) if f is None}
             names = []
             for need, (f, deps, _) in zip(needs, self.formulas):
-                if need and f is not None:
+                if f is not None:
                     for d in deps:
-                        if d not in names:
+                        if (need or d in always) and d not in names:
                             names.append(d)
             plan = []
             for d in names:

@@ -188,7 +188,7 @@ def _sigmoid_host(x):
     """``_sigmoid_fwd`` on a float32/float64 host array, the same four ufuncs in the same
     order (the same bits), their Python around them left out (Note [host ufuncs])."""
     half = _HALF.get(x.dtype)
-    if half is None:
+    if half is None or not x.ndim:   # (a 0-d product is a NumPy scalar: no out= for it)
         return _sigmoid_fwd(x)
     y = _multiply(x, half)
     _tanh(y, y)

@@ -335,12 +335,17 @@ def _prod_dim_bwd(grad, self, dim, keepdim):
     return g * _prod_others(self, dim)
 
 
+# (``result`` is named so that it is saved, as PyTorch's ProdBackward0/1 save it: the
+# product modified in place before the backward is refused there, as in PyTorch; the
+# formulas themselves take the product of the others, which is exact with zeros)
 PROD = defop("prod", "ProdBackward0", lambda self: _xp(self).asarray(self.prod()),
-             self=_prod_all_bwd)
+             self=lambda grad, self, result: _prod_all_bwd(grad, self))
 PROD_DIM = defop("prod_dim", "ProdBackward1",
                  lambda self, dim, keepdim: _xp(self).asarray(
                      self.prod(axis=() if self.ndim == 0 else dim, keepdims=keepdim)),
-                 attrs=("dim", "keepdim"), self=_prod_dim_bwd)
+                 attrs=("dim", "keepdim"),
+                 self=lambda grad, self, result, dim, keepdim: _prod_dim_bwd(grad, self, dim,
+                                                                            keepdim))
 
 
 @method("prod")
