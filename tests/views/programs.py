@@ -17,6 +17,9 @@ weighted sum of every live tensor. Steps:
                                (mul_ saved it: backward refuses; add_ did not)
   ("dirty", i, variant)        live.append(a custom Function that modifies its input in
                                place and says so with ctx.mark_dirty, applied to live[i])
+  ("op2", i, j, name)           live.append(a binary op of live[i] and live[j], j's shape
+                               broadcasting into i's: mul, div, maximum, atan2, hypot,
+                               where, pow, lerp) -- what each saves of both
   ("index_operand", i, op, modify)
                                live.append(op of live[i] with an index, mask or condition
                                q made for its shape: x[q], x[mask], where, gather,
@@ -50,6 +53,8 @@ VIEW_KINDS = ("view", "nograd_view", "inference_view")
 OPS = ["mul2", "tanh", "clone", "exp", "sigmoid", "relu", "pow3", "abs", "softmax",
        "log_softmax", "cumprod", "prod", "max_dim", "sort", "norm", "clamp", "div_self",
        "matmul_t", "sum_keep", "expand_mul"]
+OPS2 = ["mul", "div", "maximum", "atan2", "hypot", "where", "pow", "lerp", "minimum",
+        "copysign"]
 INDEX_OPS = ["index0", "mask", "where", "gather", "index_select", "masked_fill", "take"]
 
 # The documented errors a random program may legitimately hit (message parts, the most
@@ -175,6 +180,20 @@ def apply_op(t, name):
     return t.unsqueeze(0).expand(2, *t.shape) * 1.5   # expand_mul
 
 
+def apply_op2(M, a, b, name):
+    if name == "mul":
+        return a * b
+    if name == "div":
+        return a / (b * b + 1)
+    if name in ("maximum", "minimum", "atan2", "hypot", "copysign"):
+        return getattr(M, name)(a, b)
+    if name == "where":
+        return M.where(a > b, a, b)
+    if name == "pow":
+        return (a * a + 1) ** b
+    return M.lerp(a, b, 0.25)
+
+
 def _mask(M, shape):
     return M.tensor((np.arange(int(np.prod(shape))) % 3 != 1).reshape(shape))
 
@@ -242,6 +261,9 @@ def apply_step(M, live, step, leaves):
     elif kind == "dirty":
         _, i, variant = step
         live.append(dirty_function(M, variant).apply(live[i]))
+    elif kind == "op2":
+        _, i, j, name = step
+        live.append(apply_op2(M, live[i], live[j], name))
     elif kind == "index_operand":
         _, i, op, modify = step
         out, q = apply_index_op(M, live[i], op)
@@ -349,7 +371,7 @@ def draw_program(data, st, vg, max_steps=8, differentiable_only=False):
         return len(leaves) - 1
 
     kinds = ["view", "view", "inplace", "inplace", "setitem", "op", "modify_operand",
-             "dirty", "multi_after_inplace", "index_operand"]
+             "dirty", "multi_after_inplace", "index_operand", "op2"]
     if not differentiable_only:
         kinds += ["nograd_view", "inference_view"]
     for _ in range(n):
@@ -377,6 +399,12 @@ def draw_program(data, st, vg, max_steps=8, differentiable_only=False):
                     data.draw(st.sampled_from(["mul_", "add_"])))
         elif kind == "dirty":
             step = (kind, i, data.draw(st.sampled_from(DIRTY)))
+        elif kind == "op2":
+            fits = [j for j, o in enumerate(live) if _broadcasts_into(tuple(o.shape), shape)]
+            # (finite differences: only the smooth ones; maximum, atan2 & co. have kinks
+            # where a program's zero_ or copy_ makes the operands tie)
+            names = ["mul", "div", "pow", "lerp"] if differentiable_only else OPS2
+            step = (kind, i, data.draw(st.sampled_from(fits)), data.draw(st.sampled_from(names)))
         elif kind == "index_operand":
             ops = INDEX_OPS if nd else ["where", "masked_fill"]
             step = (kind, i, data.draw(st.sampled_from(ops)), data.draw(st.booleans()))
