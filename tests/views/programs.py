@@ -46,7 +46,10 @@ INPLACE = ["mul_", "add_leaf", "copy_", "tanh_", "sigmoid_", "zero_", "div_", "e
            # aliasing operands (issue 14): what mul_ saves must be taken before the write
            "mul_self", "mul_detach", "add_self",
            # an operand that is another live tensor (perhaps a view of the written one)
-           "mul_live", "add_live"]
+           "mul_live", "add_live",
+           # more in-place ops: kinks (only against torch), a mask, an index
+           "relu_", "clamp_", "abs_", "pow2_", "masked_fill_", "index_fill_", "div_live"]
+KINKED = ("relu_", "clamp_", "abs_")
 MULTI = ["unbind", "split", "chunk"]
 DIRTY = ["plain", "save"]
 VIEW_KINDS = ("view", "nograd_view", "inference_view")
@@ -192,6 +195,11 @@ def apply_op2(M, a, b, name):
     if name == "pow":
         return (a * a + 1) ** b
     return M.lerp(a, b, 0.25)
+
+
+def _long(t):
+    import sys
+    return sys.modules[type(t).__module__.split(".")[0]].int64
 
 
 def _mask(M, shape):
@@ -418,13 +426,14 @@ def draw_program(data, st, vg, max_steps=8, differentiable_only=False):
             k = data.draw(st.integers(0, len(apply_multi(vg.empty(shape), make, args)) - 1))
             step = (kind, i, make, args, k)
         else:
-            name = data.draw(st.sampled_from(INPLACE))
+            names = [n for n in INPLACE if n not in KINKED] if differentiable_only else INPLACE
+            name = data.draw(st.sampled_from(names))
             arg = None
             if name in ("mul_", "div_"):
                 arg = data.draw(st.sampled_from([0.5, 2.0, -1.5]))
             elif name in ("add_leaf", "sub_leaf", "mul_leaf", "copy_"):
                 arg = new_leaf(shape[data.draw(st.integers(0, nd)):] if nd else ())
-            elif name in ("mul_live", "add_live"):
+            elif name in ("mul_live", "add_live", "div_live"):
                 fits = [j for j, o in enumerate(live) if _broadcasts_into(tuple(o.shape), shape)]
                 arg = data.draw(st.sampled_from(fits))  # i itself always fits
             step = ("inplace", i, name, arg)
@@ -462,5 +471,18 @@ def _apply_inplace(live, step, leaves):
         t.mul_(live[arg])
     elif name == "add_live":
         t.add_(live[arg])
+    elif name == "div_live":
+        t.div_(live[arg] * live[arg] + 1)
+    elif name == "clamp_":
+        t.clamp_(-0.2, 0.3)
+    elif name == "pow2_":
+        t.pow_(2)
+    elif name == "masked_fill_":
+        t.masked_fill_(t > 0, 0.5)
+    elif name == "index_fill_":
+        if t.dim():
+            t.index_fill_(0, t.new_zeros((1,), dtype=_long(t)), -0.25)
+        else:
+            t.mul_(0.5)
     else:
         getattr(t, name)()
