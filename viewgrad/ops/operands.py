@@ -22,10 +22,15 @@ those: "eq() received an invalid combination of arguments - got (str), but expec
 of: ...".
 
 Note [operators answer NotImplemented]
-The ops themselves (``pointwise.add`` and friends, ``inplace.add_``...) are the operators:
-they answer NotImplemented for an operand they do not take, found only after their fast
-cases (a float, a Tensor), so ``y * 1.01`` pays nothing for the check. The named forms
-are the wrappers below, which ask first and raise the TypeError.
+The ops themselves (``pointwise.add`` and friends) are the operators: they answer
+NotImplemented for an operand they do not take, found only after their fast cases (a
+float, a Tensor), so ``y * 1.01`` pays nothing for the check. The named forms are the
+wrappers below (``method_form``, ``function_form``), which ask first and raise the
+TypeError. The in-place ops are the other way round: ``inplace.add_`` & co. are the
+methods and raise the TypeError themselves, and their operators (``x += y``) wrap them
+(``operator_form``), so a traceback through ``x.mul_`` shows the frames it always did.
+The rest of the binary ops (maximum, atan2, remainder, bitwise_and...) get their forms
+from ``install_methods``/``install_functions`` at import.
 
 An operator given a NumPy array (``x * np.arange(3)``) computes: PyTorch hands that call
 to NumPy, which computes the same numbers (viewgrad keeps the graph through it). The
