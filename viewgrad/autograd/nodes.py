@@ -349,11 +349,12 @@ class OpDef:
             # Note [what a node saves]: what the formulas of the inputs that need a
             # gradient take, as PyTorch saves (an input's value only for another input's
             # formula that will run) — and, whatever needs a gradient, what no edge can
-            # carry: the attributes and the non-differentiable inputs (an index, a mask,
-            # where's condition), which PyTorch saves unconditionally and checks when the
-            # node runs (``x = nograd_view.gather(1, i); i.fill_(0)`` refuses at backward)
-            always = set(self.attrs) | {self.inputs[i] for i, (f, _, _) in
-                                        enumerate(self.formulas) if f is None}
+            # carry: the attributes, the non-differentiable inputs (an index, a mask,
+            # where's condition) and the result, which PyTorch saves unconditionally and
+            # checks when the node runs (``x = nograd_view.gather(1, i); i.fill_(0)``, or
+            # ``h = hypot(nograd_view, nograd_view); h.tanh_()``, refuse at backward)
+            always = set(self.attrs) | {"result"} | {self.inputs[i] for i, (f, _, _) in
+                                                     enumerate(self.formulas) if f is None}
             names = []
             for need, (f, deps, _) in zip(needs, self.formulas):
                 if f is not None:
