@@ -231,9 +231,7 @@ def apply_index_op(M, t, op):
 
 
 def modify_index(q):
-    if q.dtype.is_floating_point if hasattr(q.dtype, "is_floating_point") else False:
-        q.add_(1)
-    elif str(q.dtype).endswith("bool"):
+    if str(q.dtype).endswith("bool"):
         q.logical_not_()
     else:
         q.fill_(0)

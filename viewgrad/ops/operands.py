@@ -46,7 +46,7 @@ from .. import backend as B
 from ..tensor import Tensor
 
 __all__ = ["operand", "type_name", "method_form", "function_form", "operator_form",
-           "refusal", "need_tensor", "check_alpha", "install_methods", "install_functions",
+           "refusal", "need_tensor", "check_alpha", "invalid_combination", "install_methods", "install_functions",
            "OTHER", "EXPONENT", "F_OTHER", "F_EXPONENT"]
 
 # the signatures PyTorch lists for a method with one operand (``x.eq(...)``) and for the
@@ -102,14 +102,19 @@ def check_alpha(name, alpha):
         raise TypeError(f"{name}(): argument 'alpha' must be Number, not {type_name(alpha)}")
 
 
+def invalid_combination(name, args):
+    """The first line of PyTorch's argument-parser refusal, naming the types it got."""
+    got = ", ".join("Tensor" if isinstance(a, Tensor) else type_name(a) for a in args)
+    return (f"{name}() received an invalid combination of arguments - got ({got}), but "
+            "expected one of:")
+
+
 def _refusal(name, args, given, pos, arg, overloads):
     if overloads is None:
         where = f" (position {pos})" if pos else ""
         return TypeError(f"{name}(): argument '{arg}'{where} must be Tensor, not "
                          f"{type_name(given)}")
-    got = ", ".join("Tensor" if isinstance(a, Tensor) else type_name(a) for a in args)
-    lines = [f"{name}() received an invalid combination of arguments - got ({got}), but "
-             "expected one of:"]
+    lines = [invalid_combination(name, args)]
     for sig in overloads:
         lines.append(f" * ({sig})")
         if len(args) == 1 and "," not in sig:   # a one-operand signature it failed
@@ -153,24 +158,33 @@ def _other(args, kwargs, first, arg):
     return None, None
 
 
-def method_form(op, name, overloads=None, arg="other"):
-    """``Tensor.<name>``: ``op`` (which answers NotImplemented for an operand it does not
-    take), with PyTorch's TypeError asked first (``overloads``: the signatures PyTorch
-    lists, for an op it words as an invalid combination of arguments)."""
+def _refused(x, tensor_only):
+    """Whether ``x`` is refused as the operand: anything but a Tensor when ``tensor_only``
+    (``x.maximum(2.0)``), else anything ``operand`` does not take."""
+    return not isinstance(x, Tensor) if tensor_only else operand(x) is NotImplemented
+
+
+def method_form(op, name, overloads=None, arg="other", tensor_only=False):
+    """``Tensor.<name>``: ``op`` with PyTorch's TypeError asked first for an operand it
+    does not take (``tensor_only``: a Tensor only, as ``maximum``; ``overloads``: the
+    signatures PyTorch lists, for an op it words as an invalid combination of arguments)."""
     @functools.wraps(op)
     def method(self, *args, **kwargs):
         other, pos = _other(args, kwargs, 0, arg)
-        if pos is not None and operand(other) is NotImplemented:
+        if pos is not None and _refused(other, tensor_only):
             raise _refusal(name, (other,), other, pos, arg, overloads)
         return op(self, *args, **kwargs)
     method.__name__ = method.__qualname__ = name
     return method
 
 
-def function_form(op, name, overloads=None, arg="other", number_input=True):
+def function_form(op, name, overloads=None, arg="other", number_input=True,
+                  tensor_only=False):
     """``viewgrad.<name>(input, other)``: ``op`` with PyTorch's TypeError for an input
     that is not a Tensor (nor a number, where ``number_input``: ``viewgrad.add(2, x)``
     is taken) at position 1, or an ``other`` it does not take at position 2."""
+    number_input = number_input and not tensor_only
+
     @functools.wraps(op)
     def function(*args, **kwargs):
         x = args[0] if args else kwargs.get("input")
@@ -178,37 +192,9 @@ def function_form(op, name, overloads=None, arg="other", number_input=True):
             other, _ = _other(args, kwargs, 1, arg)
             raise _refusal(name, (x, other), x, 1 if args else 0, "input", overloads)
         other, pos = _other(args, kwargs, 1, arg)
-        if pos is not None and operand(other) is NotImplemented:
+        if pos is not None and _refused(other, tensor_only):
             raise _refusal(name, (x, other), other, pos, arg, overloads)
         return op(*args, **kwargs)
-    function.__name__ = function.__qualname__ = name
-    return function
-
-
-def tensor_method(fn, name, arg="other"):
-    """``Tensor.<name>`` of an op whose operand must be a Tensor (``x.maximum(2.0)``
-    is refused, as in PyTorch), with PyTorch's words at position 1."""
-    @functools.wraps(fn)
-    def method(self, *args, **kwargs):
-        other, pos = _other(args, kwargs, 0, arg)
-        if pos is not None and not isinstance(other, Tensor):
-            raise _refusal(name, (other,), other, pos, arg, None)
-        return fn(self, *args, **kwargs)
-    method.__name__ = method.__qualname__ = name
-    return method
-
-
-def tensor_function(fn, name, arg="other"):
-    """``viewgrad.<name>(input, other)`` of an op whose operands must be Tensors."""
-    @functools.wraps(fn)
-    def function(*args, **kwargs):
-        x = args[0] if args else kwargs.get("input")
-        if not isinstance(x, Tensor):
-            raise _refusal(name, (x,), x, 1 if args else 0, "input", None)
-        other, pos = _other(args, kwargs, 1, arg)
-        if pos is not None and not isinstance(other, Tensor):
-            raise _refusal(name, (x, other), other, pos, arg, None)
-        return fn(*args, **kwargs)
     function.__name__ = function.__qualname__ = name
     return function
 
@@ -246,10 +232,10 @@ def install_methods(methods):
     METHODS, before they are set on Tensor)."""
     for name, arg in _TENSOR_ONLY.items():
         if name in methods:
-            methods[name] = tensor_method(methods[name], name, arg)
+            methods[name] = method_form(methods[name], name, arg=arg, tensor_only=True)
     for name in _TENSOR_ONLY_INPLACE:
-        methods[name] = tensor_method(methods[name], name,
-                                      "values" if name == "heaviside_" else "other")
+        methods[name] = method_form(methods[name], name, tensor_only=True,
+                                    arg="values" if name == "heaviside_" else "other")
     for name in _TENSOR_OR_NUMBER + _TENSOR_OR_NUMBER_INPLACE:
         methods[name] = method_form(methods[name], name, OTHER)
     for name in ("float_power", "float_power_"):
@@ -264,7 +250,7 @@ def install_functions(namespace):
     """Give the ops above their function forms (``namespace``: viewgrad's globals)."""
     for name, arg in _TENSOR_ONLY.items():
         if name in namespace:
-            namespace[name] = tensor_function(namespace[name], name, arg)
+            namespace[name] = function_form(namespace[name], name, arg=arg, tensor_only=True)
     for name in _TENSOR_OR_NUMBER + ("xlogy_",):
         if name in namespace:
             namespace[name] = function_form(namespace[name], name, F_OTHER)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from .. import backend as B
 from ..tensor import Tensor
 from .args import torch_type_name
-from .operands import operand as _operand, type_name
+from .operands import invalid_combination, operand as _operand
 from .pointwise import _bshape_err, number_as
 from .table import _device_of, defop, dispatch, method, promoted_dtype
 
@@ -44,10 +44,8 @@ def _where_args(condition, values, sigs, refuse=False):
     words), or of any call when ``refuse``; the values as operands."""
     ops = tuple(_operand(v) for v in values)
     if refuse or not isinstance(condition, Tensor) or NotImplemented in ops:
-        got = ", ".join("Tensor" if isinstance(a, Tensor) else type_name(a)
-                        for a in (condition, *values))
-        raise TypeError(f"where() received an invalid combination of arguments - got ({got}), "
-                        "but expected one of:\n" + "\n".join(f" * ({s})" for s in sigs))
+        raise TypeError(invalid_combination("where", (condition, *values)) + "\n"
+                        + "\n".join(f" * ({s})" for s in sigs))
     return ops
 
 
