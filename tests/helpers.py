@@ -12,6 +12,20 @@ def torch_or_skip():
     return torch
 
 
+def torch_device_like(device):
+    """Where the torch oracle runs for a check whose answer is the kernel's own: a float
+    cast to an integer from NaN, inf or out of range is undefined in C, and CPU and GPU
+    kernels answer differently (in PyTorch as here). On the cuda pass that oracle is torch
+    on CUDA (skipped, saying why, when torch has none); everywhere else torch on the CPU."""
+    torch = torch_or_skip()
+    if device != "cuda":
+        return "cpu"
+    if not torch.cuda.is_available():
+        pytest.skip("on the cuda pass, undefined float-to-integer casts are compared with "
+                    "torch on CUDA, and this torch has no CUDA")
+    return "cuda"
+
+
 def graph_nodes(t):
     """The nodes of ``t``'s graph, each once, newest first (a depth-first walk)."""
     stack, seen = [t.grad_fn], set()

@@ -32,6 +32,8 @@ one (and the array backends) touches numpy.
 """
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 from numpy.lib.stride_tricks import as_strided as _np_as_strided
 
@@ -254,8 +256,14 @@ def _make_cuda():
     if n == 0:
         raise RuntimeError("CuPy is installed but no CUDA GPU is present")
     from cupy.lib.stride_tricks import as_strided as cp_as_strided
+
+    def from_host(h):
+        h = np.asarray(h)
+        if h.ndim == 0:   # CuPy makes a 0-d array by fill(): see exact_fill_value
+            return cupy.asarray(h.reshape(1)).reshape(())
+        return cupy.asarray(h)
     return Device("cuda", cupy, lambda a, shape, strides: cp_as_strided(a, shape, strides),
-                  cupy.asnumpy, cupy.asarray, lambda a: a.data.ptr, (cupy.ndarray,))
+                  cupy.asnumpy, from_host, lambda a: a.data.ptr, (cupy.ndarray,))
 
 
 _FACTORIES["cuda"] = _make_cuda
@@ -300,6 +308,23 @@ def python_scalar(x):
     return x
 
 
+def writeable(a) -> bool:
+    """Whether array ``a`` may be written to. NumPy says so per array (a broadcast view or
+    a cached scalar is read-only); CuPy's flags have no ``writeable``: every CuPy array
+    is writable."""
+    return getattr(a.flags, "writeable", True)
+
+
+def exact_fill_value(a, value):
+    """``value`` as it should be written into (or fill) arrays of ``a``'s device. CuPy
+    fills by memset when the value equals 0, so a -0. would come out +0. (PyTorch keeps
+    it): on a device, a negative zero goes as a 0-d array, copied bit for bit."""
+    if (type(a) is _ndarray or type(value) is not float or value != 0
+            or not np.signbit(value)):
+        return value
+    return device_of_array(a).from_host(np.array(value, dtype=a.dtype))
+
+
 def is_numpy_scalar(x) -> bool:
     """``np.float64(2.5)`` and friends: ``tensor()`` keeps their dtype, as PyTorch does."""
     return isinstance(x, np.generic)
@@ -333,8 +358,12 @@ def from_python(data, dtype, dev: Device):
 
 def cast(a, dtype):
     """``a.astype(dtype)`` as PyTorch casts: silently. NaN, inf and out-of-range floats cast
-    to integers as C does (numpy warns "invalid value encountered in cast"; PyTorch not)."""
+    to integers as C does (numpy warns "invalid value encountered in cast"; PyTorch not).
+    On a GPU a float goes to uint8 through int64, as PyTorch's CUDA kernels do
+    (-1.7 -> 255 there and on the CPU), where CuPy's own cast would saturate (-1.7 -> 0)."""
     with np.errstate(invalid="ignore", over="ignore"):
+        if type(a) is not _ndarray and a.dtype.kind == "f" and np.dtype(dtype) == np.uint8:
+            return a.astype(np.int64).astype(np.uint8)
         return a.astype(dtype)
 
 
@@ -604,17 +633,46 @@ def add_at(out, index, values):
 
 
 def multiply_at(out, index, values):
-    """out[index] *= values, repeated indices multiplying in turn (np.multiply.at)."""
+    """out[index] *= values, repeated indices multiplying in turn (np.multiply.at). ``index``
+    is a tuple of integer arrays (one per axis of ``out``, broadcasting together)."""
     if type(out) is _ndarray:
         np.multiply.at(out, index, values)
         return out
+    # CuPy has no multiply.at: the products go in rounds of plain fancy-index updates,
+    # round k taking the k-th occurrence of every target, so no round writes one element
+    # twice, and each target's factors still come in the order they were given
     xp = device_of_array(out).xp
-    at = getattr(getattr(xp, "multiply", None), "at", None)
-    if at is None:
-        raise RuntimeError("scatter(reduce='multiply') is not supported on this device (its "
-                           "array module has no multiply.at); scatter on the cpu instead")
-    at(out, index, values)
+    idx = xp.broadcast_arrays(*index)
+    shape = idx[0].shape
+    lin = xp.ravel_multi_index(tuple(xp.where(i < 0, i + n, i).ravel()
+                                     for i, n in zip(idx, out.shape)), out.shape)
+    vals = xp.broadcast_to(values, shape).ravel()
+    order = xp.argsort(lin, kind="stable")
+    ranked = lin[order]
+    rank = xp.arange(ranked.size) - xp.searchsorted(ranked, ranked, side="left")
+    flat = out.reshape(-1) if out.flags.c_contiguous else out.copy().reshape(-1)
+    for k in range(int(rank.max()) + 1 if rank.size else 0):
+        take = order[rank == k]
+        flat[lin[take]] *= vals[take]
+    if not out.flags.c_contiguous:
+        out[...] = flat.reshape(out.shape)
     return out
+
+
+def linalg_raises(a):
+    """A context in which the linear algebra of ``a``'s device raises ``LinAlgError`` for a
+    singular or non-positive-definite matrix: numpy does by itself, CuPy only when asked
+    (it returns inf/nan otherwise, where PyTorch raises)."""
+    if type(a) is _ndarray:
+        return _NO_CONTEXT
+    dev = device_of_array(a)
+    if dev is not None and dev.type == "cuda":
+        import cupyx
+        return cupyx.errstate(linalg="raise")
+    return _NO_CONTEXT
+
+
+_NO_CONTEXT = contextlib.nullcontext()
 
 
 def reshape_view(a, shape):

@@ -45,6 +45,22 @@ HOST_CONVERSION_ERROR = (
     "or copy to the host explicitly with tensor._device.to_host(arr) / tensor.cpu().")
 
 
+class _CupyFlags:
+    """What ``cupy.ndarray.flags`` has: three read-only booleans and their keys."""
+
+    __slots__ = ("c_contiguous", "f_contiguous", "owndata")
+    _KEYS = {"C_CONTIGUOUS": "c_contiguous", "F_CONTIGUOUS": "f_contiguous",
+             "OWNDATA": "owndata"}
+
+    def __init__(self, f):
+        self.c_contiguous = f.c_contiguous
+        self.f_contiguous = f.f_contiguous
+        self.owndata = f.owndata
+
+    def __getitem__(self, key):
+        return getattr(self, self._KEYS[key])
+
+
 class StrictArray:
     """A numpy array that refuses host numpy. One subclass per strict device."""
 
@@ -117,7 +133,9 @@ class StrictArray:
 
     @property
     def flags(self):
-        return self._a.flags
+        # CuPy's Flags: c_contiguous, f_contiguous and owndata, nothing else (no
+        # ``writeable``: a CuPy array is always writable), so host-only flags fail here
+        return _CupyFlags(self._a.flags)
 
     @property
     def T(self):
@@ -146,7 +164,10 @@ class StrictArray:
         attr = getattr(self._a, name)
         cls = type(self)
         if callable(attr):
+            a = self._a
+
             def method(*args, **kwargs):
+                _refuse_axis_of_0d(name, a, args, kwargs, 0)
                 return _wrap(attr(*_unwrap(args, cls), **_unwrap(kwargs, cls)), cls)
             method.__name__ = name
             return method
@@ -219,6 +240,26 @@ class StrictArray:
         self._a[_unwrap_key(key, cls)] = _unwrap(value, cls)
 
     __hash__ = None
+
+
+# Reductions and the like whose axis is their first argument as methods (a.sum(0)) and
+# their second as functions (xp.sum(a, 0)). numpy lets a 0-d array take axis 0 or -1
+# there, as if it were 1-d; CuPy refuses (AxisError), and so does this device.
+_AXIS_FIRST = frozenset({
+    "sum", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "mean", "std", "var",
+    "any", "all", "cumsum", "cumprod", "nansum", "nanprod", "nanmax", "nanmin", "nanmean",
+    "nanargmax", "nanargmin", "nanstd", "nanvar", "median", "nanmedian", "sort", "argsort",
+    "ptp", "count_nonzero", "cummax", "cummin", "flip", "logsumexp"})
+
+
+def _refuse_axis_of_0d(name, a, args, kwargs, first):
+    if getattr(a, "ndim", 1) != 0 or name not in _AXIS_FIRST:
+        return
+    axis = kwargs.get("axis", args[first] if len(args) > first else None)
+    if axis is None or axis == ():
+        return
+    raise np.exceptions.AxisError(f"axis {axis!r} is out of bounds for array of dimension 0 "
+                                  "(a 0-d array takes no axis on CuPy, as on this device)")
 
 
 _NOT_FORWARDED = frozenset({"ctypes", "base", "tobytes", "tofile", "dump", "dumps",
@@ -399,8 +440,11 @@ class StrictNamespace:
 
     def _wrap_callable(self, fn):
         cls = self._cls
+        name = getattr(fn, "__name__", "")
 
         def call(*args, **kwargs):
+            if args:
+                _refuse_axis_of_0d(name, args[0], args[1:], kwargs, 0)
             return _wrap(fn(*_unwrap(args, cls), **_unwrap(kwargs, cls)), cls)
         call.__name__ = getattr(fn, "__name__", "function")
         call.__doc__ = getattr(fn, "__doc__", None)
@@ -508,7 +552,13 @@ def _as_strided(cls):
     return as_strided
 
 
+def _cupy_indices(dimensions, dtype=int):
+    # CuPy's signature: numpy's ``sparse=`` is not there
+    return np.indices(dimensions, dtype=dtype)
+
+
 _SPECIAL = {
+    "indices": _special_fn(_cupy_indices),
     "asarray": _asarray,
     "array": _array,
     "asanyarray": _asarray,

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import viewgrad as vg
-from tests.helpers import torch_or_skip
+from tests.helpers import torch_device_like, torch_or_skip
 
 NASTY = [1.7, -1.7, 2.5, 0.0, -0.0, 0.1, 300.2, 255.9, -129.5, 3e9, 1e10, 1e40,
          float("nan"), float("inf"), -float("inf")]
@@ -21,11 +21,12 @@ def _same(a, b):
     return np.array_equal(np.asarray(a, dtype=float), np.asarray(b, dtype=float), equal_nan=True)
 
 
-def _copy(m, dst, src, values):
-    d = m.zeros(len(values), dtype=getattr(m, dst))
+def _copy(m, dst, src, values, device=None):
+    kw = {} if device is None else {"device": device}
+    d = m.zeros(len(values), dtype=getattr(m, dst), **kw)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # PyTorch casts silently: so must viewgrad
-        r = d.copy_(m.tensor(values, dtype=getattr(m, src)))
+        r = d.copy_(m.tensor(values, dtype=getattr(m, src), **kw))
     assert r is d
     return r.tolist(), _dt(r)
 
@@ -33,14 +34,13 @@ def _copy(m, dst, src, values):
 @pytest.mark.parametrize("src", ["float32", "float64", "float16"])
 @pytest.mark.parametrize("dst", ["float32", "float64", "float16", "int64", "int32", "int8",
                                  "uint8", "bool"])
-def test_copy_from_floats_casts_like_pytorch(src, dst):
+def test_copy_from_floats_casts_like_pytorch(src, dst, device):
     vals = [v for v in NASTY if src != "float16" or abs(v) < 6e4 or v != v]
     got, dtype = _copy(vg, dst, src, vals)
     assert dtype == dst
     if dst == "int64":  # truncation toward zero
         assert got[:3] == [1, -1, 2]
-    torch = torch_or_skip()
-    want, _ = _copy(torch, dst, src, vals)
+    want, _ = _copy(torch_or_skip(), dst, src, vals, torch_device_like(device))
     assert _same(got, want), (got, want)
 
 
@@ -137,14 +137,14 @@ def test_copy_from_non_tensors_is_refused(value):
 @pytest.mark.parametrize("value", [2.0, 3, True, np.float64(2.5), np.int64(3), np.True_,
                                    0.1, 2.7, -2.7, float("nan")])
 @pytest.mark.parametrize("dst", ["float32", "float64", "int64", "uint8", "bool"])
-def test_copy_from_numbers_casts_as_a_tensor_would(value, dst):
-    def run(m):
+def test_copy_from_numbers_casts_as_a_tensor_would(value, dst, device):
+    def run(m, **kw):
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            return m.zeros(2, dtype=getattr(m, dst)).copy_(value).tolist()
+            return m.zeros(2, dtype=getattr(m, dst), **kw).copy_(value).tolist()
     got = run(vg)
     torch = torch_or_skip()
-    assert _same(got, run(torch))
+    assert _same(got, run(torch, device=torch_device_like(device)))
 
 
 def test_copy_from_a_complex_number_warns_and_keeps_the_real_part():

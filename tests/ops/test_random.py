@@ -122,12 +122,14 @@ def test_in_place_samplers_go_through_the_choke_point():
     assert set(r.tolist()) == {0.0, 1.0, 2.0}
 
 
-def test_legacy_constructors_type_and_variable():
+def test_legacy_constructors_type_and_variable(device):
     x = vg.FloatTensor(2, 3)
     assert x.shape == (2, 3) and x.dtype == vg.float32
     assert vg.LongTensor([1, 2]).dtype == vg.int64 and vg.DoubleTensor([1]).dtype == vg.float64
     assert isinstance(vg.ones(2), vg.FloatTensor) and not isinstance(vg.ones(2), vg.LongTensor)
-    assert vg.ones(2).type() == "torch.FloatTensor"
+    # on a GPU PyTorch names the CUDA type: torch.ones(2, device="cuda").type()
+    assert vg.ones(2).type() == ("torch.cuda.FloatTensor" if device == "cuda"
+                                 else "torch.FloatTensor")
     assert vg.ones(2).type(vg.DoubleTensor).dtype == vg.float64
     assert vg.ones(2).type("torch.LongTensor").dtype == vg.int64
     assert vg.ones(2).type(vg.int32).dtype == vg.int32

@@ -32,6 +32,10 @@ CASES = {
 
 def _bits(t):
     a = np.asarray(t.tolist(), dtype=np.float64)
+    if t.device.type == "cuda":
+        # a GPU's NaN has its own payload (0x7fffffff in float32, in PyTorch's CUDA kernels
+        # as in CuPy's): compared there as NaN with its sign, the other bits exactly
+        a = np.where(np.isnan(a), np.copysign(np.nan, a), a)
     return a.tobytes(), np.signbit(a).tolist()
 
 

@@ -216,7 +216,7 @@ def accumulate(var, new, node=None, shared=False):
     if old is None:
         if (not shared and not _st.grad_enabled and sys.getrefcount(new) <= _STEAL_REFS
                 and sys.getrefcount(new._data) <= 2   # nor its array (a wrapped one may be)
-                and new._data.flags.writeable and new._base is None
+                and B.writeable(new._data) and new._base is None
                 and owns_memory(new)
                 and obeys_layout_contract(new, var)):
             var._grad = new.detach() if new._grad_fn is not None else new
@@ -225,7 +225,7 @@ def accumulate(var, new, node=None, shared=False):
             var._grad = clone_obey_contract(new, var)
             action = "copied"
     elif not _st.grad_enabled:
-        if old._data.flags.writeable and old._data.shape == new._data.shape:
+        if B.writeable(old._data) and old._data.shape == new._data.shape:
             old._data += new._data
             old._version_counter.bump()
             action = "accumulated in place"

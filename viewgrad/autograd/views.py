@@ -550,7 +550,7 @@ class CopySlices(Node):
         # or as empty_strided's buffer), with the base's strides.
         return (not _st.grad_enabled and sys.getrefcount(grad) <= 3
                 and sys.getrefcount(grad._data) <= 2 and grad._base is None
-                and grad._grad_fn is None and grad._data.flags.writeable
+                and grad._grad_fn is None and B.writeable(grad._data)
                 and owns_memory(grad)
                 and tuple(grad._data.shape) == self.base_sizes
                 and grad.stride() == self.base_strides

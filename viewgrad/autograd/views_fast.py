@@ -316,7 +316,7 @@ def _row_kernels(fn, op, region):
 
 def _writable_own_c_array(f):
     # one flags object (it holds the array: read the refcount before making it)
-    return f.owndata and f.c_contiguous and f.writeable
+    return f.owndata and f.c_contiguous and getattr(f, "writeable", True)
 
 
 def region_of(dev, a, sizes, strides, offset):

@@ -23,9 +23,9 @@ def _clamp_t_fwd(self, min, max):
     xp = _xp(self)
     out = self
     if min is not None:
-        out = xp.maximum(out, min)
+        out = P.at_least(xp, out, min)
     if max is not None:
-        out = xp.minimum(out, max)
+        out = P.at_most(xp, out, max)
     return out if out is not self else self.copy()
 
 
@@ -71,18 +71,18 @@ def clamp_tensor(input, min, max):
 
 # -- clamp_min / clamp_max ----------------------------------------------------------------
 
-CLAMP_MIN = defop("clamp_min", "ClampMinBackward0", lambda self, min: _xp(self).maximum(
-    self, _xp(self).asarray(min, dtype=self.dtype)), attrs=("min",),
+CLAMP_MIN = defop("clamp_min", "ClampMinBackward0", lambda self, min: P.at_least(
+    _xp(self), self, _xp(self).asarray(min, dtype=self.dtype)), attrs=("min",),
     self=lambda grad, self, min: _where(self >= min, grad, 0.0))
-CLAMP_MAX = defop("clamp_max", "ClampMaxBackward0", lambda self, max: _xp(self).minimum(
-    self, _xp(self).asarray(max, dtype=self.dtype)), attrs=("max",),
+CLAMP_MAX = defop("clamp_max", "ClampMaxBackward0", lambda self, max: P.at_most(
+    _xp(self), self, _xp(self).asarray(max, dtype=self.dtype)), attrs=("max",),
     self=lambda grad, self, max: _where(self <= max, grad, 0.0))
-CLAMP_MIN_T = defop("clamp_min_tensor", "ClampMinBackward1", lambda self, min: _xp(
-    self).maximum(self, min), promote=True, inputs=("self", "min"), broadcast=True,
+CLAMP_MIN_T = defop("clamp_min_tensor", "ClampMinBackward1", lambda self, min: P.at_least(
+    _xp(self, min), self, min), promote=True, inputs=("self", "min"), broadcast=True,
     self=lambda grad, self, min: _where(self >= min, grad, 0.0),
     min=lambda grad, self, min: _where(self < min, grad, 0.0))
-CLAMP_MAX_T = defop("clamp_max_tensor", "ClampMaxBackward1", lambda self, max: _xp(
-    self).minimum(self, max), promote=True, inputs=("self", "max"), broadcast=True,
+CLAMP_MAX_T = defop("clamp_max_tensor", "ClampMaxBackward1", lambda self, max: P.at_most(
+    _xp(self, max), self, max), promote=True, inputs=("self", "max"), broadcast=True,
     self=lambda grad, self, max: _where(self <= max, grad, 0.0),
     max=lambda grad, self, max: _where(self > max, grad, 0.0))
 

@@ -438,7 +438,7 @@ def _div_mode_fwd(self, other, rounding_mode):
     q = xp.floor_divide(self, safe) if rounding_mode == "floor" else xp.trunc(self / safe)
     if not bool(nz.all()):
         # x / 0: inf with the signs' product, NaN for 0 / 0 (without numpy's warnings)
-        inf = xp.copysign(math.inf, self) * xp.copysign(1, other)
+        inf = xp.where(xp.signbit(self) != xp.signbit(other), -math.inf, math.inf)
         q = xp.where(nz, q, xp.where(self == 0, math.nan, inf))
     return q.astype(self.dtype, copy=False)
 

@@ -150,6 +150,9 @@ def _fill(kind, size, dtype, device, requires_grad, value=None):
         a = xp.empty(shape, dtype=dt)
     else:
         a = xp.full(shape, value, dtype=dt)
+        v = B.exact_fill_value(a, value)
+        if v is not value:
+            a[...] = v
     return _finish(a, dev, requires_grad)
 
 

@@ -82,6 +82,11 @@ def _inv(dims):
     return tuple(inv)
 
 
+def _axis(a, dim):
+    # "dim 0" of a 0-d tensor, as PyTorch allows: CuPy's reductions take no axis there
+    return None if a.ndim == 0 else dim
+
+
 def _zeros_with(g, shape, region):
     z = _xp(g).zeros(shape, dtype=g.dtype)
     z[region] = g
@@ -141,9 +146,11 @@ FAST = {
     "slice": dict(self=lambda grad, self_shape, dim, start, end, step:
                   _zeros_with(grad, self_shape, _full_slices(dim) + (slice(start, end, step),))),
     "softmax": dict(self=lambda grad, result, dim:
-                    (grad - (grad * result).sum(axis=dim, keepdims=True)) * result),
+                    (grad - (grad * result).sum(axis=_axis(result, dim), keepdims=True))
+                    * result),
     "log_softmax": dict(self=lambda grad, result, dim:
-                        grad - _xp(result).exp(result) * grad.sum(axis=dim, keepdims=True)),
+                        grad - _xp(result).exp(result)
+                        * grad.sum(axis=_axis(result, dim), keepdims=True)),
     # (where's condition is an attribute, saved as a SavedTensor: its array comes here)
     "where": dict(self=lambda grad, condition: _xp(grad).where(condition, grad, 0),
                   other=lambda grad, condition: _xp(grad).where(condition, 0, grad)),

@@ -263,7 +263,8 @@ def _cast_like(src, self):
 # zeros_like, not self * 0: NaN * 0 is NaN (zero_ must clear uninitialised memory)
 ZERO = defop("zero", "ZeroBackward0", lambda self: B.xp_of(self).zeros_like(self),
              self=lambda grad: grad * 0)
-FILL = defop("fill", "FillBackward2", lambda self, value: value, attrs=("value",),
+FILL = defop("fill", "FillBackward2", lambda self, value: B.exact_fill_value(self, value),
+             attrs=("value",),
              self=lambda grad: grad * 0)
 FILL_T = defop("fill_tensor", "FillBackward3", lambda self, value: _cast_like(value, self),
                inputs=("self", "value"), self=lambda grad: grad * 0,

@@ -51,7 +51,8 @@ def _not_pd(name, a):
 
 def _cholesky_fwd(A, upper, name):
     try:
-        L = _xp(A).linalg.cholesky(A)
+        with B.linalg_raises(A):
+            L = _xp(A).linalg.cholesky(A)
     except B.LinAlgError:
         raise _not_pd(name, A) from None
     return _xp(A).swapaxes(L, -1, -2).copy() if upper else L

@@ -87,7 +87,8 @@ def _singular(name, a, dev, inverse):
 
 def _inv_fwd(A):
     try:
-        return _xp(A).linalg.inv(A)
+        with B.linalg_raises(A):
+            return _xp(A).linalg.inv(A)
     except B.LinAlgError:
         raise _singular("linalg.inv", A, B._dev_of(A), True) from None
 
@@ -179,15 +180,23 @@ def logdet(input):
 
 # -- solve -----------------------------------------------------------------------------------
 
+def batched_solve(xp, A, Bm):
+    """``xp.linalg.solve`` with the batch dims broadcasting against each other, as in
+    PyTorch and numpy (CuPy wants them equal)."""
+    batch = B.broadcast_shapes(A.shape[:-2], Bm.shape[:-2])
+    return xp.linalg.solve(xp.broadcast_to(A, batch + A.shape[-2:]),
+                           xp.broadcast_to(Bm, batch + Bm.shape[-2:]))
+
+
 def _solve_fwd(A, Bm, vec, left):
     xp = _xp(A, Bm)
     if not left:    # X A = B: Xᵀ = solve(Aᵀ, Bᵀ)
         return xp.swapaxes(_solve_fwd(xp.swapaxes(A, -1, -2), xp.swapaxes(Bm, -1, -2), vec,
                                       True), -1, -2)
     try:
-        if vec:
-            return xp.linalg.solve(A, Bm[..., None])[..., 0]
-        return xp.linalg.solve(A, Bm)
+        with B.linalg_raises(A):
+            X = batched_solve(xp, A, Bm[..., None] if vec else Bm)
+        return X[..., 0] if vec else X
     except B.LinAlgError:
         raise _singular("torch.linalg.solve", A, B._dev_of(A), False) from None
 

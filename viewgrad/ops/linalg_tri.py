@@ -14,7 +14,7 @@ import warnings
 from .. import backend as B
 from .. import return_types as RT
 from .linalg import matmul
-from .linalg_solve import _out, check_float, check_matrix, multi_dot
+from .linalg_solve import _out, batched_solve, check_float, check_matrix, multi_dot
 from .operands import need_tensor
 from .pointwise import where
 from .shaping import tensordot
@@ -43,8 +43,8 @@ def _tri_fwd(A, Bm, upper, left, unit):
     xp = _xp(A, Bm)
     T = _triangle(xp, A, upper, unit)
     if left:
-        return xp.linalg.solve(T, Bm)
-    return xp.swapaxes(xp.linalg.solve(xp.swapaxes(T, -1, -2), xp.swapaxes(Bm, -1, -2)),
+        return batched_solve(xp, T, Bm)
+    return xp.swapaxes(batched_solve(xp, xp.swapaxes(T, -1, -2), xp.swapaxes(Bm, -1, -2)),
                        -1, -2)
 
 
@@ -109,7 +109,7 @@ def _llt(xp, L, upper):
 
 def _chol_solve_fwd(Bm, L, upper):
     xp = _xp(Bm, L)
-    return xp.linalg.solve(_llt(xp, L, upper), Bm)
+    return batched_solve(xp, _llt(xp, L, upper), Bm)
 
 
 def _chol_solve_gB(grad, L, upper):

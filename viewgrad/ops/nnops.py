@@ -23,6 +23,8 @@ _xp = B.xp_of
 def _softmax_fwd(self, dim):
     if self.size == 0:   # nothing to normalise (the max below has no identity)
         return self.copy()
+    if self.ndim == 0:   # "dim 0" of a 0-d tensor: CuPy's reductions take no axis there
+        dim = None
     xp = _xp(self)
     e = xp.exp(self - self.max(axis=dim, keepdims=True))
     return e / e.sum(axis=dim, keepdims=True)
@@ -31,6 +33,8 @@ def _softmax_fwd(self, dim):
 def _log_softmax_fwd(self, dim):
     if self.size == 0:
         return self.copy()
+    if self.ndim == 0:
+        dim = None
     xp = _xp(self)
     z = self - self.max(axis=dim, keepdims=True)
     return z - xp.log(xp.exp(z).sum(axis=dim, keepdims=True))

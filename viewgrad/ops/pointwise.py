@@ -235,15 +235,25 @@ RELU = defop("relu", "ReluBackward0", _relu_fwd, cls=_nnf.ReluNode,  # Note [rel
 RELU.host = _relu_host   # Note [relu on host arrays]
 
 
+def at_least(xp, a, bound):
+    """max(a, bound) as PyTorch's clamp takes it: ``a`` unless it is below the bound (so
+    clamp(-0., min=0.) is -0.), NaN from either side. One formula on every device: a
+    GPU's max would give +0. there."""
+    return xp.where((a < bound) | (bound != bound), bound, a)
+
+
+def at_most(xp, a, bound):
+    """min(a, bound), the same way."""
+    return xp.where((a > bound) | (bound != bound), bound, a)
+
+
 def _clamp_fwd(x, min, max):
     xp = _xp(x)
     out = x
-    # the bound first: NumPy answers its second operand on a tie, so clamp(-0., min=0.)
-    # is -0., as PyTorch's max(x, min) keeps x unless x < min
     if min is not None:
-        out = xp.maximum(xp.asarray(min, dtype=x.dtype), out)
+        out = at_least(xp, out, xp.asarray(min, dtype=x.dtype))
     if max is not None:
-        out = xp.minimum(xp.asarray(max, dtype=x.dtype), out)
+        out = at_most(xp, out, xp.asarray(max, dtype=x.dtype))
     return out if out is not x else x.copy()
 
 

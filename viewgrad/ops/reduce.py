@@ -183,7 +183,11 @@ MIN_DIM = defop("min_dim", "MinBackward0", _select_fwd, inputs=("self", "indices
 
 
 def _full_index(xp, index, dim):
-    idx = list(xp.indices(index.shape, sparse=True))
+    # numpy's indices(sparse=True), which CuPy does not have: one broadcastable arange
+    # per axis
+    n = len(index.shape)
+    idx = [xp.arange(s).reshape((1,) * i + (s,) + (1,) * (n - i - 1))
+           for i, s in enumerate(index.shape)]
     idx[dim] = index
     return tuple(idx)
 
@@ -309,7 +313,9 @@ def _argext(self, dim, keepdim, kind):
         _check_dims_nonempty(self, (dim,), name)
     xp = self._device.xp
     f = xp.argmax if kind == "max" else xp.argmin
-    return Tensor._make(xp.asarray(f(self._data, axis=dim, keepdims=keepdim)).astype(B.int64),
+    a = self._data
+    axis = None if a.ndim == 0 else dim   # "dim 0" of a 0-d tensor: CuPy takes no axis
+    return Tensor._make(xp.asarray(f(a, axis=axis, keepdims=keepdim)).astype(B.int64),
                         self._device)
 
 

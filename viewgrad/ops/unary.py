@@ -150,8 +150,17 @@ fix = trunc
 def _round_fwd(self, decimals):
     if self.dtype.kind in "iub":
         return self.copy()
-    # numpy, like PyTorch, rounds halves to even: round(0.5) == 0, round(2.5) == 2
-    return _xp(self).round(self, decimals) if decimals else _xp(self).round(self)
+    # halves to even, as PyTorch: round(0.5) == 0, round(2.5) == 2. With decimals, PyTorch's
+    # formula in the tensor's own dtype (numpy's too; CuPy's differs in the last place:
+    # -2.675 in float32 is -2.68 in PyTorch, -2.67 in CuPy's round)
+    xp = _xp(self)
+    if not decimals:
+        return xp.rint(self)
+    if decimals > 0:
+        ten = 10.0 ** decimals
+        return xp.rint(self * ten) / ten
+    ten = 10.0 ** -decimals
+    return xp.rint(self / ten) * ten
 
 
 ROUND = defop("round", "RoundBackward0", _round_fwd, attrs=("decimals",),
