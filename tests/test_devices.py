@@ -237,6 +237,50 @@ def test_strict_arrays_refuse_host_numpy(dev):
     assert a.tolist() == [[0.0, 0.0, 2.0], [3.0, 0.0, 5.0]]
 
 
+@pytest.mark.parametrize("dev", ["strict", "strict_nostride"])
+def test_strict_arrays_have_cupys_api_where_numpys_is_wider(dev):
+    """What the first run on a GPU found (every backward failed on cuda): strict answers
+    as CuPy does where numpy accepts more, so the cpu-only CI catches such code."""
+    d = vg.device(dev)
+    a = d.xp.arange(6.0).reshape(2, 3)
+    f = a.flags   # CuPy's Flags: no writeable (a CuPy array is always writable)
+    assert (f.c_contiguous, f.f_contiguous, f.owndata, f["C_CONTIGUOUS"]) == (
+        True, False, False, True)
+    assert not hasattr(f, "writeable") and B.writeable(a) and not B.writeable(
+        np.broadcast_to(np.ones(1), (2,)))
+    with pytest.raises(TypeError):            # cupy.indices has no sparse=
+        d.xp.indices((2, 3), sparse=True)
+    z = d.xp.asarray(np.array(2.0))
+    for bad in (lambda: z.max(axis=0), lambda: z.argmax(0), lambda: d.xp.sum(z, 0),
+                lambda: d.xp.argmin(z, axis=-1)):
+        with pytest.raises(np.exceptions.AxisError, match="0-d array takes no axis"):
+            bad()
+    assert float(z.max()) == 2.0 and float(d.xp.sum(z, axis=())) == 2.0
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_zero_dim_reductions_negative_zero_and_multiply_scatter_on_device(dev):
+    """The ops the cuda pass found wrong, on every device, against the cpu's answers."""
+    x = vg.tensor(2.0, device=dev, requires_grad=True)
+    assert [x.argmax(0).item(), x.max(0).values.item(), x.softmax(0).item()] == [0, 2.0, 1.0]
+    x.log_softmax(-1).backward()
+    assert x.grad.item() == 0.0
+    for t in (vg.tensor(-0.0, device=dev), vg.full((2,), -0.0, device=dev),
+              vg.zeros(2, device=dev).fill_(-0.0), vg.tensor([-0.0, 1.0], device=dev)[:1]):
+        assert np.signbit(t.cpu().numpy()).all()
+    assert np.signbit(vg.tensor([-0.0], device=dev).clamp(min=0.0).cpu().numpy()).all()
+    out = vg.ones(2, 3, device=dev).scatter(0, vg.tensor([[0, 0, 1], [0, 1, 1]], device=dev),
+                                            vg.full((2, 3), 3.0, device=dev), reduce="multiply")
+    assert out.tolist() == [[9.0, 3.0, 1.0], [1.0, 3.0, 9.0]]
+    assert vg.tensor([-1.7, 300.2], device=dev).to(vg.uint8).tolist() == [255, 44]
+    assert vg.tensor([-2.675], device=dev).round(decimals=2).tolist() == pytest.approx([-2.68])
+    with pytest.raises(vg.linalg.LinAlgError, match="diagonal element 3 is zero"):
+        vg.linalg.inv(vg.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]],
+                                device=dev))
+    a = vg.eye(3, device=dev).expand(2, 3, 3)
+    assert vg.linalg.solve(a, vg.ones(3, 1, device=dev)).shape == (2, 3, 1)
+
+
 @ONCE
 def test_strict_device_catches_a_host_leak():
     """A forward that builds a host array (np.zeros) instead of using xp fails on strict,

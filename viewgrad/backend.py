@@ -675,6 +675,22 @@ def linalg_raises(a):
 _NO_CONTEXT = contextlib.nullcontext()
 
 
+def inv(a):
+    """``xp.linalg.inv(a)`` factorising ``a`` itself on every device (LU with partial
+    pivoting), as LAPACK and PyTorch's kernels do. CuPy hands a C-ordered matrix to
+    cuSOLVER as it lies in memory, that is transposed, and the pivots of the transpose
+    differ: a singular float32 matrix then meets no exactly zero pivot and comes back as a
+    huge finite "inverse" where PyTorch raises. So on CUDA: inv(A) = inv(Aᵀ laid out
+    C-ordered)ᵀ, whose factorisation is A's."""
+    if type(a) is not _ndarray:
+        dev = device_of_array(a)
+        if dev is not None and dev.type == "cuda":
+            xp = dev.xp
+            t = xp.ascontiguousarray(xp.swapaxes(a, -1, -2))
+            return xp.swapaxes(xp.linalg.inv(t), -1, -2)
+    return xp_of(a).linalg.inv(a)
+
+
 def reshape_view(a, shape):
     """``a`` reshaped WITHOUT copying, or None when its strides do not allow it."""
     try:

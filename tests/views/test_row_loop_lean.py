@@ -58,7 +58,10 @@ def view_signature(v, parent):
     return dict(
         base_is_parent_root=vi.base is (parent._base if parent._base is not None else parent),
         steps=[(fn.__name__, args) for fn, args in vi.view_fns],
-        version=vi.version, meta=str(vi.creation_meta), made_by=vi.made_by, where=vi.where,
+        version=vi.version, meta=str(vi.creation_meta), made_by=vi.made_by,
+        # the file and line (a mark's raw instruction offset may differ between two calls
+        # from one line: Python 3.12 specializes the instruction after the first)
+        where=None if vi.where is None else blame._resolve(vi.where),
         geom=vi.geom, storage=v._storage is parent._storage,
         own_storage_slot=v._storage_ is None,
         data=(_bits(v), _host(v._data).strides),
