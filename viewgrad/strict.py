@@ -12,7 +12,13 @@ same code as the CPU path (DESIGN §10). This device proves it. Its arrays
   * results are never numpy scalars: ``a.sum()`` or ``a[0, 1]`` is a 0-d strict array, as
     on CuPy (``float(x)``, ``x.item()``, ``bool(x)`` convert explicitly);
   * arrays of the two strict devices (``strict``, ``strict_nostride``) refuse to mix, like
-    arrays of two GPUs.
+    arrays of two GPUs;
+  * where numpy's API is wider than CuPy's, strict answers as CuPy: ``a.flags`` has only
+    ``c_contiguous``, ``f_contiguous`` and ``owndata`` (no ``writeable``: CuPy arrays are
+    always writable; ask ``backend.writeable(a)``), ``xp.indices`` takes no ``sparse=``,
+    and a 0-d array takes no axis in a reduction (numpy lets ``axis=0`` through). These
+    three are what the first run of the suite on a real GPU (an H100) found: every backward
+    on cuda failed on ``flags.writeable``, which no test without a GPU could see.
 
 The device's array module (``dev.xp``, a ``StrictNamespace``) is numpy's namespace wrapped
 so that every function unwraps strict arguments, rejects plain numpy arrays and wraps the
