@@ -19,7 +19,7 @@ from .ops.tensortypes import (FloatTensor, DoubleTensor, HalfTensor, LongTensor,
 from .ops.random import (Generator, default_generator, seed, initial_seed, get_rng_state,
                          set_rng_state, randperm, normal, bernoulli, multinomial, poisson,
                          randint_like)
-from .ops.pointwise import (neg, abs, sqrt, exp, log, tanh, sigmoid, relu, clamp, where, sign,
+from .ops.pointwise import (neg, abs, sqrt, exp, log, tanh, sigmoid, relu, where, sign,
                             reciprocal, square)
 from .ops.pointwise import FUNCTIONS as _ARITH
 add, sub, mul, div, pow = (_ARITH[n] for n in ("add", "sub", "mul", "div", "pow"))
@@ -54,7 +54,7 @@ from .ops.elementwise import (maximum, minimum, fmax, fmin, copysign, xlogy, log
                               logaddexp2, heaviside, nextafter, float_power, sinc, deg2rad,
                               rad2deg, nan_to_num, nan_to_num_, true_divide, divide, clip,
                               xlogy_, sinc_, deg2rad_, rad2deg_)
-from .ops.clamping import clamp_min, clamp_max, clamp_min_, clamp_max_
+from .ops.clamping import clamp, clamp_min, clamp_max, clamp_min_, clamp_max_
 from .ops.clamping import clip_
 from .ops.logic import (isinf, isfinite, isposinf, isneginf, signbit, logical_and,
                         logical_or, logical_xor, logical_not, bitwise_and, bitwise_or,

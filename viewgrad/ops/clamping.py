@@ -1,4 +1,4 @@
-"""Clamping with tensor bounds and the one-sided clamps: ``clamp(x, min_t, max_t)``
+"""Clamping: ``clamp(x, min, max)`` with numbers (``ClampBackward1``) or tensors
 (``ClampBackward0``), ``clamp_min`` / ``clamp_max`` (``ClampMinBackward0/1``,
 ``ClampMaxBackward0/1``) — rows of the derivatives table with PyTorch's names.
 
@@ -13,19 +13,75 @@ from . import pointwise as P
 from .args import check_result_cast, torch_type_name
 from .table import _LOW, apply_inplace, defop, dispatch, method, promoted_dtype
 
-__all__ = ["clamp_tensor", "clamp_min", "clamp_max", "clamp_min_", "clamp_max_", "clip_"]
+__all__ = ["clamp", "clamp_tensor", "clamp_min", "clamp_max", "clamp_min_", "clamp_max_", "clip_"]
 
 _xp = B.xp_of
 _where = P.where
+
+
+# -- clamp(x, min, max) with numbers: ClampBackward1 ------------------------------------------
+
+def at_least(xp, a, bound):
+    """max(a, bound) as PyTorch's clamp takes it: ``a`` unless it is below the bound (so
+    clamp(-0., min=0.) is -0.), NaN from either side. One formula on every device: a
+    GPU's max would give +0. there."""
+    return xp.where((a < bound) | (bound != bound), bound, a)
+
+
+def at_most(xp, a, bound):
+    """min(a, bound), the same way."""
+    return xp.where((a > bound) | (bound != bound), bound, a)
+
+
+def _clamp_fwd(x, min, max):
+    xp = _xp(x)
+    out = x
+    if min is not None:
+        out = at_least(xp, out, xp.asarray(min, dtype=x.dtype))
+    if max is not None:
+        out = at_most(xp, out, xp.asarray(max, dtype=x.dtype))
+    return out if out is not x else x.copy()
+
+
+def _clamp_bwd(grad, self, min, max):
+    mask = None
+    if min is not None:
+        mask = self >= min
+    if max is not None:
+        m2 = self <= max
+        mask = m2 if mask is None else mask & m2
+    # PyTorch's where(mask, grad, 0): zeros are +0. (grad * mask gives -0. for a negative
+    # grad), and a NaN input gets 0
+    return _where(mask, grad, 0.0)
+
+
+CLAMP = defop("clamp", "ClampBackward1", _clamp_fwd, attrs=("min", "max"), self=_clamp_bwd)
+
+
+@method("clamp", "clip")
+def clamp(self, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):   # ClampBackward0
+        return clamp_tensor(self, min, max)
+    if self._data.dtype.kind in "iub" and (isinstance(min, float) or isinstance(max, float)):
+        self = self.to(B.default_float())  # an integer tensor clamped to 1.5 is float (PyTorch)
+    elif self._data.dtype.kind in "iu":   # the bounds converted as PyTorch does (-1: 255)
+        min = None if min is None else P.number_as(min, self._data.dtype)
+        max = None if max is None else P.number_as(max, self._data.dtype)
+    return dispatch(CLAMP, (self,), (min, max))
+
+
+# -- clamp(x, min_t, max_t) with tensors: ClampBackward0 -------------------------------------
 
 
 def _clamp_t_fwd(self, min, max):
     xp = _xp(self)
     out = self
     if min is not None:
-        out = P.at_least(xp, out, min)
+        out = at_least(xp, out, min)
     if max is not None:
-        out = P.at_most(xp, out, max)
+        out = at_most(xp, out, max)
     return out if out is not self else self.copy()
 
 
@@ -58,7 +114,7 @@ CLAMP_T = defop("clamp_tensor", "ClampBackward0", _clamp_t_fwd, promote=True,
 
 
 def clamp_tensor(input, min, max):
-    """``clamp`` where a bound is a tensor (called by ``pointwise.clamp``)."""
+    """``clamp`` where a bound is a tensor (called by ``clamp``)."""
     if not all(b is None or isinstance(b, Tensor) for b in (min, max)):
         kinds = ", ".join(type(b).__name__ for b in (min, max))
         raise TypeError(f"clamp(): min and max must both be tensors or both be numbers "
@@ -71,17 +127,17 @@ def clamp_tensor(input, min, max):
 
 # -- clamp_min / clamp_max ----------------------------------------------------------------
 
-CLAMP_MIN = defop("clamp_min", "ClampMinBackward0", lambda self, min: P.at_least(
+CLAMP_MIN = defop("clamp_min", "ClampMinBackward0", lambda self, min: at_least(
     _xp(self), self, _xp(self).asarray(min, dtype=self.dtype)), attrs=("min",),
     self=lambda grad, self, min: _where(self >= min, grad, 0.0))
-CLAMP_MAX = defop("clamp_max", "ClampMaxBackward0", lambda self, max: P.at_most(
+CLAMP_MAX = defop("clamp_max", "ClampMaxBackward0", lambda self, max: at_most(
     _xp(self), self, _xp(self).asarray(max, dtype=self.dtype)), attrs=("max",),
     self=lambda grad, self, max: _where(self <= max, grad, 0.0))
-CLAMP_MIN_T = defop("clamp_min_tensor", "ClampMinBackward1", lambda self, min: P.at_least(
+CLAMP_MIN_T = defop("clamp_min_tensor", "ClampMinBackward1", lambda self, min: at_least(
     _xp(self, min), self, min), promote=True, inputs=("self", "min"), broadcast=True,
     self=lambda grad, self, min: _where(self >= min, grad, 0.0),
     min=lambda grad, self, min: _where(self < min, grad, 0.0))
-CLAMP_MAX_T = defop("clamp_max_tensor", "ClampMaxBackward1", lambda self, max: P.at_most(
+CLAMP_MAX_T = defop("clamp_max_tensor", "ClampMaxBackward1", lambda self, max: at_most(
     _xp(self, max), self, max), promote=True, inputs=("self", "max"), broadcast=True,
     self=lambda grad, self, max: _where(self <= max, grad, 0.0),
     max=lambda grad, self, max: _where(self > max, grad, 0.0))

@@ -20,6 +20,7 @@ import math
 
 from .. import backend as B
 from ..tensor import Tensor
+from . import clamping as C
 from . import pointwise as P
 from .args import check_result_cast, float_input, torch_type_name, with_out
 from .operands import function_form, need_tensor
@@ -495,7 +496,7 @@ def divide(input, other, *, rounding_mode=None, out=None):
     return with_out(P.div(input, other, rounding_mode=rounding_mode), out, "divide")
 
 
-clip = P.clamp
+clip = C.clamp
 sinc_ = METHODS["sinc_"]
 deg2rad_ = METHODS["deg2rad_"]
 rad2deg_ = METHODS["rad2deg_"]

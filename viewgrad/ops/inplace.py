@@ -16,6 +16,7 @@ from .. import backend as B
 from ..autograd.inplace_lean import lean_binary_
 from ..autograd.state import state as _st
 from ..tensor import Tensor
+from . import clamping as C
 from . import pointwise as P
 from .args import check_result_cast, checked_scalar
 from .indexing import INDEX_PUT, index_tensors, normalize_key, _basic_steps
@@ -251,7 +252,7 @@ for _op, _name in [(P.NEG, "neg_"), (P.EXP, "exp_"), (P.LOG, "log_"), (P.TANH, "
 def clamp_(self, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("clamp_: at least one of 'min' or 'max' must not be None")
-    return apply_inplace(P.CLAMP, self, (), (min, max), name="clamp_")
+    return apply_inplace(C.CLAMP, self, (), (min, max), name="clamp_")
 
 
 def _cast_like(src, self):

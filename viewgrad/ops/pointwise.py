@@ -1,6 +1,6 @@
 """Pointwise ops: arithmetic with broadcasting (and reflected forms), pow, abs, sqrt, exp,
-log, tanh, sigmoid, relu, clamp. (``where`` is in ops/where.py, the elementwise
-comparisons in ops/compare.py; what an operand may be, in ops/operands.py.)
+log, tanh, sigmoid, relu. (``where`` is in ops/where.py, clamp in ops/clamping.py, the
+elementwise comparisons in ops/compare.py; what an operand may be, in ops/operands.py.)
 
 Each differentiable op is one ``defop`` row: forward on arrays, backward formula per input
 in viewgrad ops, node name as in PyTorch. What a formula names is what gets saved: exp,
@@ -19,7 +19,7 @@ from .lean import with_constant as _with_constant
 from .table import HALF_OPMATH, defop, dispatch, method, promoted_dtype
 
 __all__ = ["add", "sub", "mul", "div", "neg", "pow", "abs", "sqrt", "exp", "log", "tanh",
-           "sigmoid", "relu", "clamp", "where", "sign", "reciprocal", "rsub", "square"]
+           "sigmoid", "relu", "where", "sign", "reciprocal", "rsub", "square"]
 
 
 def _bshape_err(op, a, b):
@@ -233,43 +233,6 @@ THRESHOLD_BACKWARD = defop(
 RELU = defop("relu", "ReluBackward0", _relu_fwd, cls=_nnf.ReluNode,  # Note [relu's backward in place]
              self=lambda grad, result: dispatch(THRESHOLD_BACKWARD, (grad, result), (0,)))
 RELU.host = _relu_host   # Note [relu on host arrays]
-
-
-def at_least(xp, a, bound):
-    """max(a, bound) as PyTorch's clamp takes it: ``a`` unless it is below the bound (so
-    clamp(-0., min=0.) is -0.), NaN from either side. One formula on every device: a
-    GPU's max would give +0. there."""
-    return xp.where((a < bound) | (bound != bound), bound, a)
-
-
-def at_most(xp, a, bound):
-    """min(a, bound), the same way."""
-    return xp.where((a > bound) | (bound != bound), bound, a)
-
-
-def _clamp_fwd(x, min, max):
-    xp = _xp(x)
-    out = x
-    if min is not None:
-        out = at_least(xp, out, xp.asarray(min, dtype=x.dtype))
-    if max is not None:
-        out = at_most(xp, out, xp.asarray(max, dtype=x.dtype))
-    return out if out is not x else x.copy()
-
-
-def _clamp_bwd(grad, self, min, max):
-    mask = None
-    if min is not None:
-        mask = self >= min
-    if max is not None:
-        m2 = self <= max
-        mask = m2 if mask is None else mask & m2
-    # PyTorch's where(mask, grad, 0): zeros are +0. (grad * mask gives -0. for a negative
-    # grad), and a NaN input gets 0
-    return where(mask, grad, 0.0)
-
-
-CLAMP = defop("clamp", "ClampBackward1", _clamp_fwd, attrs=("min", "max"), self=_clamp_bwd)
 
 
 # -- the public functions -----------------------------------------------------------------
@@ -638,25 +601,6 @@ def relu(self):
     if self._data.dtype.kind == "b":
         raise RuntimeError("Boolean inputs not supported for relu")
     return _unary(RELU, self)   # dispatch(RELU, (self,)): Note [lean ops]
-
-
-@method("clamp", "clip")
-def clamp(self, min=None, max=None):
-    if min is None and max is None:
-        raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
-    if isinstance(min, Tensor) or isinstance(max, Tensor):   # ClampBackward0
-        from .clamping import clamp_tensor
-        return clamp_tensor(self, min, max)
-    if self._data.dtype.kind in "iub" and (isinstance(min, float) or isinstance(max, float)):
-        self = self.to(B.default_float())  # an integer tensor clamped to 1.5 is float (PyTorch)
-    elif self._data.dtype.kind in "iu":   # the bounds converted as PyTorch does (-1: 255)
-        min = None if min is None else number_as(min, self._data.dtype)
-        max = None if max is None else number_as(max, self._data.dtype)
-    return dispatch(CLAMP, (self,), (min, max))
-
-
-def clamp_min(self, min):
-    return clamp(self, min=min)
 
 
 # where (its row, the function and the method) lives in ops/where.py and the elementwise
