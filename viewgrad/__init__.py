@@ -129,4 +129,6 @@ __version__ = "0.1.0"
 
 from .ops.operands import install_functions as _install_functions  # noqa: E402
 _install_functions(globals())   # PyTorch's words for an operand a function does not take
+from .ops.signatures import install_function_signatures as _install_signatures  # noqa: E402
+_install_signatures(globals())   # and for an argument of the wrong type (ops/signatures.py)
 from . import _docs  # noqa: E402,F401  (docstrings for the learner: x? and help(x) in the REPL)

@@ -14,6 +14,7 @@ from ..ops.nnops import log_softmax as _log_softmax, softmax as _softmax
 from ..ops.norm import batch_norm, dropout
 from ..ops.pointwise import relu as _relu, sigmoid, tanh
 from ..ops.pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
+from ..ops.signatures import SEQ_INTS, checked_function
 from ..tensor import Tensor
 from ..ops.activations import (celu, elu, gelu, glu, hardsigmoid, hardswish, hardtanh,  # noqa: F401
                                leaky_relu, logsigmoid, mish, selu, silu, softplus,
@@ -143,6 +144,9 @@ def pad(input, pad, mode="constant", value=None):
     """Pad the last ``len(pad) // 2`` dims: ``pad=(left, right, top, bottom, ...)``;
     ``mode`` 'constant' (with ``value``), 'reflect', 'replicate' or 'circular'."""
     return _more.pad(input, pad, mode, value)
+
+
+pad = checked_function(pad, "pad", (("pad", SEQ_INTS),))
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,

@@ -24,7 +24,9 @@ from . import sorting, extrema  # noqa: F401  (sort, topk, kthvalue, median, mod
 from . import fast  # noqa: F401  (array kernels for plain backward; after the table rows)
 
 from .operands import install_methods  # noqa: E402  (every op's refusals, in PyTorch's words)
+from .signatures import install_method_signatures  # noqa: E402  (typed arguments, checked)
 install_methods(METHODS)
+install_method_signatures(METHODS)
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
 

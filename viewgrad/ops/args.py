@@ -30,6 +30,19 @@ def torch_type_name(dtype) -> str:
     return _TORCH_TYPE_NAMES.get(name, name)
 
 
+# PyTorch's C++ spelling of the dtypes, as some of its kernels' messages print them
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>"}
+
+
+def cpp_type_name(dtype) -> str:
+    """The C++ type name of ``dtype`` ("float", "long int") in PyTorch's kernel messages."""
+    name = B.dtype_name(dtype)
+    return _CPP_NAMES.get(name, name)
+
+
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 
 

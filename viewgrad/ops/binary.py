@@ -12,7 +12,7 @@ from .. import backend as B
 from ..tensor import Tensor
 from . import inplace as I
 from . import pointwise as P
-from .args import check_result_cast, float_input, torch_type_name, with_out
+from .args import check_result_cast, cpp_type_name, float_input, torch_type_name, with_out
 from .operands import need_tensor
 from .table import (_device_of, apply_inplace, defop, dispatch, method, promoted_arrays,
                     promoted_dtype)
@@ -228,6 +228,9 @@ ADDCDIV = defop("addcdiv", "AddcdivBackward0",
 
 
 def _lerp_args(input, end, weight):
+    if end.dtype != input.dtype:
+        raise RuntimeError(f"expected dtype {cpp_type_name(input.dtype)} for `end` but got "
+                           f"dtype {cpp_type_name(end.dtype)}")
     weight = P._coerce(weight, input)
     if isinstance(weight, Tensor):
         return LERP_T, (input, end, weight), ()

@@ -10,7 +10,8 @@ from __future__ import annotations
 from .. import backend as B
 from ..tensor import Tensor
 from . import pointwise as P
-from .args import check_result_cast, torch_type_name
+from .args import check_result_cast, cpp_type_name, torch_type_name
+from .operands import invalid_combination
 from .table import _LOW, apply_inplace, defop, dispatch, method, promoted_dtype
 
 __all__ = ["clamp", "clamp_tensor", "clamp_min", "clamp_max", "clamp_min_", "clamp_max_", "clip_"]
@@ -61,9 +62,16 @@ CLAMP = defop("clamp", "ClampBackward1", _clamp_fwd, attrs=("min", "max"), self=
 @method("clamp", "clip")
 def clamp(self, min=None, max=None):
     if min is None and max is None:
-        raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
-    if isinstance(min, Tensor) or isinstance(max, Tensor):   # ClampBackward0
-        return clamp_tensor(self, min, max)
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        if all(b is None or isinstance(b, Tensor) for b in (min, max)):
+            return clamp_tensor(self, min, max)   # ClampBackward0
+        # a tensor and a number: PyTorch's parser takes a 0-d tensor that needs no
+        # gradient as a Number (the numbers' overload, ClampBackward1); else it refuses
+        if not all(not isinstance(b, Tensor) or (b.dim() == 0 and not b.requires_grad)
+                   for b in (min, max)):
+            raise TypeError(invalid_combination("clamp", (self, min, max)))
+        min, max = (b.item() if isinstance(b, Tensor) else b for b in (min, max))
     if self._data.dtype.kind in "iub" and (isinstance(min, float) or isinstance(max, float)):
         self = self.to(B.default_float())  # an integer tensor clamped to 1.5 is float (PyTorch)
     elif self._data.dtype.kind in "iu":   # the bounds converted as PyTorch does (-1: 255)
@@ -115,10 +123,6 @@ CLAMP_T = defop("clamp_tensor", "ClampBackward0", _clamp_t_fwd, promote=True,
 
 def clamp_tensor(input, min, max):
     """``clamp`` where a bound is a tensor (called by ``clamp``)."""
-    if not all(b is None or isinstance(b, Tensor) for b in (min, max)):
-        kinds = ", ".join(type(b).__name__ for b in (min, max))
-        raise TypeError(f"clamp(): min and max must both be tensors or both be numbers "
-                        f"(got {kinds}); make the number a tensor with torch.tensor(...)")
     try:
         return dispatch(CLAMP_T, (input, min, max))
     except ValueError:
@@ -144,8 +148,6 @@ CLAMP_MAX_T = defop("clamp_max_tensor", "ClampMaxBackward1", lambda self, max: a
 
 
 _C_NAMES = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}   # PyTorch's dtype categories
-_C_TYPE = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-           "uint8": "unsigned char", "bool": "bool", "float16": "c10::Half"}
 
 
 def _number_bound(name, input, b):
@@ -189,7 +191,7 @@ def _one_sided(name, row, row_t, bound, doc):
                 check_result_cast(rt, self._data.dtype)
             else:   # with a number PyTorch names self's C type ("long int")
                 raise RuntimeError(f"result type {torch_type_name(rt)} can't be cast to the "
-                                   f"desired output type {_C_TYPE[self._data.dtype.name]}")
+                                   f"desired output type {cpp_type_name(self._data.dtype)}")
             if isinstance(b, Tensor):
                 if rt.kind in "iu" and b._data.dtype != rt:
                     b = b.to(rt)   # uint8 with a 0-d int64 -2 compares with 254

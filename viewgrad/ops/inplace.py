@@ -251,7 +251,7 @@ for _op, _name in [(P.NEG, "neg_"), (P.EXP, "exp_"), (P.LOG, "log_"), (P.TANH, "
 @method("clamp_", "clip_")
 def clamp_(self, min=None, max=None):
     if min is None and max is None:
-        raise RuntimeError("clamp_: at least one of 'min' or 'max' must not be None")
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     return apply_inplace(C.CLAMP, self, (), (min, max), name="clamp_")
 
 

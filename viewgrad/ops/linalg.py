@@ -8,7 +8,7 @@ from __future__ import annotations
 from .. import backend as B
 from ..tensor import Tensor
 from . import nn_fast as _nnf
-from .args import torch_type_name
+from .args import cpp_type_name, torch_type_name
 from .table import apply_inplace, defop, dispatch, method
 
 __all__ = ["mm", "bmm", "dot", "mv", "addmm", "baddbmm", "addmv", "addr", "matmul"]
@@ -102,11 +102,6 @@ def _shape_err(op, a, b):
                         f"({'x'.join(map(str, a.shape))} and {'x'.join(map(str, b.shape))})")
 
 
-# PyTorch's C++ spelling of dtypes in the "m1 and m2" message ("float != double").
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-              "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
-              "complex128": "c10::complex<double>"}
 # the CPU kernel that refuses bool operands, per product
 _BOOL_KERNELS = {"mm": "addmm_impl_cpu_", "bmm": "bmm", "mv": "addmv_impl_cpu", "dot": "dot",
                  "baddbmm": "baddbmm"}
@@ -134,7 +129,7 @@ def _check(a, b, op):
         else:
             na, nb = B.dtype_name(da), B.dtype_name(db)
             msg = (f"expected m1 and m2 to have the same dtype, but got: "
-                   f"{_CPP_NAMES.get(na, na)} != {_CPP_NAMES.get(nb, nb)}")
+                   f"{cpp_type_name(na)} != {cpp_type_name(nb)}")
         raise RuntimeError(msg + ". Matrix products do not promote: convert one operand "
                            "first, e.g. a @ b.to(a.dtype)")
     if da.kind == "b" and op in _BOOL_KERNELS:
@@ -241,9 +236,9 @@ def _baddbmm_shape(input, batch1, batch2):
     """baddbmm's argument checks (PyTorch's order and wording); the result's shape."""
     if input._data.dtype != batch1._data.dtype:
         raise RuntimeError(f"Input dtypes must be the same, got: input "
-                           f"{_CPP_NAMES.get(B.dtype_name(input.dtype))}, batch1: "
-                           f"{_CPP_NAMES.get(B.dtype_name(batch1.dtype))}, batch2: "
-                           f"{_CPP_NAMES.get(B.dtype_name(batch2.dtype))}")
+                           f"{cpp_type_name(input.dtype)}, batch1: "
+                           f"{cpp_type_name(batch1.dtype)}, batch2: "
+                           f"{cpp_type_name(batch2.dtype)}")
     _check(batch1, batch2, "baddbmm")
     if batch1.dim() >= 2 and batch2.dim() >= 3:  # PyTorch checks input's expansion first
         _expandable(input, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))

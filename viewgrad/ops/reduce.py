@@ -406,10 +406,17 @@ def scatter(self, dim, index, src=None, *, value=None, reduce=None):
         return _scatter_reduce(self, d, index, value if src is None else src, reduce, False)
     if not isinstance(src, Tensor):
         return dispatch(SCATTER_VALUE, (self, index), (value if src is None else src, d))
+    _same_dtype(self, src)
     return dispatch(SCATTER, (self, index, src), (d,))
+
+
+def _same_dtype(self, src):
+    if src.dtype != self.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
 
 
 @method("scatter_add")
 def scatter_add(self, dim, index, src):
     d = _check_index(self, dim, index, "scatter")
+    _same_dtype(self, src)
     return dispatch(SCATTER_ADD, (self, index, src), (d,))

@@ -1,0 +1,129 @@
+"""An argument of the wrong kind is refused at the door, in PyTorch's words (Note [typed
+arguments, checked at the door], ops/signatures.py): the same exception type and the
+same first line as torch 2.13, for the method, keyword and function forms; and what
+PyTorch accepts (NumPy integers, 0-d tensors, a bool as a Number) is accepted."""
+import numpy as np
+import pytest
+
+import viewgrad as vg
+from tests.helpers import torch_or_skip
+
+
+def X(M):
+    return M.tensor([[1.0, 2.0], [3.0, 4.0]])
+
+
+def I(M):
+    return M.tensor([[0, 1], [1, 0]])
+
+
+# name -> call with the value under test in one argument's place
+CASES = {
+    "index_select": lambda M, v: X(M).index_select(0, v),
+    "index_select dim": lambda M, v: X(M).index_select(v, M.tensor([0])),
+    "index_select kw": lambda M, v: X(M).index_select(0, index=v),
+    "fn index_select": lambda M, v: M.index_select(X(M), 0, v),
+    "gather": lambda M, v: X(M).gather(0, v),
+    "fn gather": lambda M, v: M.gather(X(M), 0, v),
+    "scatter": lambda M, v: X(M).scatter(0, v, X(M)),
+    "scatter src": lambda M, v: X(M).scatter(0, I(M), v),
+    "scatter_add": lambda M, v: X(M).scatter_add(0, v, X(M)),
+    "scatter_add src": lambda M, v: X(M).scatter_add(0, I(M), v),
+    "index_add": lambda M, v: X(M).index_add(0, v, X(M)),
+    "index_add src": lambda M, v: X(M).index_add(0, M.tensor([0, 1]), v),
+    "index_copy": lambda M, v: X(M).index_copy(0, v, X(M)),
+    "index_fill": lambda M, v: X(M).index_fill(0, v, 1.0),
+    "take": lambda M, v: X(M).take(v),
+    "masked_fill": lambda M, v: X(M).masked_fill(v, 0.0),
+    "masked_fill value": lambda M, v: X(M).masked_fill(X(M) > 2, v),
+    "masked_fill value kw": lambda M, v: X(M).masked_fill(X(M) > 2, value=v),
+    "masked_select": lambda M, v: X(M).masked_select(v),
+    "masked_scatter": lambda M, v: X(M).masked_scatter(v, X(M)),
+    "expand_as": lambda M, v: X(M).expand_as(v),
+    "expand_as kw": lambda M, v: X(M).expand_as(other=v),
+    "view_as": lambda M, v: X(M).view_as(v),
+    "reshape_as": lambda M, v: X(M).reshape_as(v),
+    "type_as": lambda M, v: X(M).type_as(v),
+    "clamp": lambda M, v: X(M).clamp(v),
+    "clamp max": lambda M, v: X(M).clamp(max=v),
+    "fn clamp": lambda M, v: M.clamp(X(M), v, 3.0),
+    "clamp_min": lambda M, v: X(M).clamp_min(v),
+    "clamp_max": lambda M, v: X(M).clamp_max(v),
+    "clamp_": lambda M, v: X(M).clamp_(v),
+    "lerp end": lambda M, v: X(M).lerp(v, 0.5),
+    "lerp weight": lambda M, v: X(M).lerp(X(M), v),
+    "lerp weight kw": lambda M, v: X(M).lerp(X(M), weight=v),
+    "lerp_": lambda M, v: X(M).lerp_(v, 0.5),
+    "addcmul": lambda M, v: X(M).addcmul(v, X(M)),
+    "addcdiv": lambda M, v: X(M).addcdiv(X(M), v),
+    "cumsum": lambda M, v: X(M).cumsum(v),
+    "cumsum kw": lambda M, v: X(M).cumsum(dim=v),
+    "fn cumsum": lambda M, v: M.cumsum(X(M), v),
+    "sum": lambda M, v: X(M).sum(v),
+    "transpose": lambda M, v: X(M).transpose(v, 1),
+    "transpose dim1": lambda M, v: X(M).transpose(0, v),
+    "fn transpose": lambda M, v: M.transpose(X(M), 0, v),
+    "repeat": lambda M, v: X(M).repeat(v),
+    "flip": lambda M, v: X(M).flip(v),
+    "roll": lambda M, v: X(M).roll(v),
+    "narrow": lambda M, v: X(M).narrow(0, v, 1),
+    "select": lambda M, v: X(M).select(0, v),
+    "unsqueeze": lambda M, v: X(M).unsqueeze(v),
+    "unsqueeze kw": lambda M, v: X(M).unsqueeze(dim=v),
+    "fn unsqueeze": lambda M, v: M.unsqueeze(X(M), v),
+    "topk": lambda M, v: X(M).topk(v),
+    "pad": lambda M, v: M.nn.functional.pad(X(M), v),
+    "bucketize": lambda M, v: M.bucketize(X(M), v),
+    "searchsorted": lambda M, v: M.searchsorted(v, X(M)),
+    "tril": lambda M, v: X(M).tril(v),
+    "triu": lambda M, v: X(M).triu(v),
+    "diagonal": lambda M, v: X(M).diagonal(v),
+    "diagonal kw": lambda M, v: X(M).diagonal(offset=v),
+    "fill_": lambda M, v: X(M).fill_(v),
+    "copysign": lambda M, v: X(M).copysign(v),
+    "new_full": lambda M, v: X(M).new_full((2,), v),
+    "full": lambda M, v: M.full((2,), v),
+}
+VALUES = {
+    "list": lambda M: [[0, 1], [1, 0]],
+    "str": lambda M: "a",
+    "None": lambda M: None,
+    "float": lambda M: 1.5,
+    "tuple": lambda M: (0, 1),
+    "bool": lambda M: True,
+    "np_int": lambda M: np.int64(1),
+    "0d_int": lambda M: M.tensor(1),
+}
+
+
+def _outcome(M, f, v):
+    try:
+        f(M, VALUES[v](M))
+        return ("ok",)
+    except Exception as e:   # the exception type and its first line
+        return ("raise", type(e).__name__, str(e).split("\n")[0])
+
+
+@pytest.mark.parametrize("value", sorted(VALUES))
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_argument_kinds_are_checked_as_torch_checks_them(case, value):
+    torch = torch_or_skip()
+    ours = _outcome(vg, CASES[case], value)
+    theirs = _outcome(torch, CASES[case], value)
+    if theirs[0] == "ok":
+        # accepted there: accepted here (or refused for a VALUE, as a RuntimeError or
+        # IndexError of the op itself, never a TypeError of the argument's kind)
+        assert ours[0] == "ok" or ours[1] not in ("TypeError", "AttributeError"), ours
+    elif theirs[1] == "TypeError":
+        assert ours == theirs
+    else:   # a value error of the op: the same type, and no internal error
+        assert ours[0] == "raise" and ours[1] == theirs[1], (ours, theirs)
+
+
+def test_the_wrappers_keep_names_docs_and_the_fast_path():
+    assert vg.Tensor.index_select.__name__ == "index_select"
+    assert vg.Tensor.index_select.__doc__ and vg.index_select.__doc__
+    assert vg.Tensor.unsqueeze.__wrapped__ is not None   # REPL signature help follows it
+    # arithmetic, indexing and the in-place updates stay unwrapped (the hot paths)
+    for name in ("__mul__", "__getitem__", "mul_", "add_", "sub_", "tanh", "sigmoid", "exp"):
+        assert not hasattr(getattr(vg.Tensor, name), "_checked_kinds"), name

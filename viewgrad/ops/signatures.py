@@ -1,0 +1,293 @@
+"""PyTorch's argument parser, for the arguments whose type it checks before anything runs.
+
+``x.index_select(0, [0])`` in PyTorch is refused at the door: "index_select(): argument
+'index' (position 2) must be Tensor, not list". Without this module viewgrad got further
+and failed somewhere inside (``'list' object has no attribute 'dtype'``), or worse took
+the value (``x.tril(1.5)``, ``vg.full((2,), None)``, ``x.clamp([0, 1])``) where PyTorch
+refuses it. Here each such method and function gets a wrapper that checks its typed
+arguments first and words a refusal as PyTorch does:
+
+* one signature: ``name(): argument 'arg' (position N) must be Kind, not type``, where N
+  counts from 1 after ``self`` for a method and from the input for a function, and a
+  keyword argument has no position;
+* an op PyTorch overloads (``clamp``, ``masked_fill``, ``lerp``, ``sum``...): the first
+  line of "received an invalid combination of arguments - got (...)".
+
+What PyTorch accepts, this accepts: for an ``int``, a Python or NumPy integer or a 0-d
+integer tensor (``__index__``), not a bool; for a ``Number``, any Python or NumPy number
+or a 0-d tensor; for ``tuple of ints``, one int or a list/tuple of them.
+
+Note [typed arguments, checked at the door]: only the argument kinds are checked here
+(what the parser checks); values (a dim out of range, a negative size) stay with each op,
+which words them as PyTorch does. The wrappers stay off the hot paths (arithmetic,
+indexing, in-place updates, the ops the benchmarks time), whose operands ops/operands.py
+checks after the fast cases.
+"""
+from __future__ import annotations
+
+import functools
+
+from .. import backend as B
+from ..tensor import Tensor
+from .operands import invalid_combination, type_name
+
+__all__ = ["install_method_signatures", "install_function_signatures", "checked_function",
+           "SEQ_INTS"]
+
+INT, TENSOR, NUMBER, INTS, BOOL = "int", "Tensor", "Number", "tuple of ints", "bool"
+SEQ_INTS = "tuple of ints "   # a sequence only (pad): PyTorch takes no single int there
+# an overloaded argument: (kinds it may be); a refusal is then an invalid combination
+NUM_OR_T = (NUMBER, TENSOR)
+DIM_OR_NONE = (INT, INTS, None)
+
+
+def _is_int(v) -> bool:
+    t = type(v)
+    if t is int:
+        return True
+    if t is bool:
+        return False
+    if B.is_numpy_scalar(v):
+        return v.dtype.kind in "iu"
+    if isinstance(v, Tensor):
+        return v.dim() == 0 and v._data.dtype.kind in "iu"
+    return False
+
+
+def _is_number(v) -> bool:
+    if isinstance(v, (int, float, complex)):
+        return True
+    if B.is_numpy_scalar(v):
+        return v.dtype.kind in "biufc"
+    return isinstance(v, Tensor) and v.dim() == 0
+
+
+def _bad_element(v):
+    """For a ``tuple of ints``: None when ``v`` is one, else (position, element) of the
+    first element that is not an int (position None: ``v`` is not a sequence at all)."""
+    if _is_int(v):
+        return None
+    if isinstance(v, (list, tuple)):
+        for i, e in enumerate(v):
+            if not _is_int(e):
+                return i, e
+        return None
+    return None, v
+
+
+def _accepts(kind, v) -> bool:
+    if kind is None:
+        return v is None
+    if kind == INT:
+        return _is_int(v)
+    if kind == TENSOR:
+        return isinstance(v, Tensor)
+    if kind == NUMBER:
+        return _is_number(v)
+    if kind == INTS:
+        return _bad_element(v) is None
+    if kind == SEQ_INTS:
+        return isinstance(v, (list, tuple)) and _bad_element(v) is None
+    if kind == BOOL:
+        return type(v) is bool or (B.is_numpy_scalar(v) and v.dtype.kind == "b")
+    return any(_accepts(k, v) for k in kind)   # an overloaded argument
+
+
+def _words(name, arg, kind, v, pos):
+    where = f" (position {pos})" if pos else ""
+    kind = INTS if kind == SEQ_INTS else kind
+    if kind == INTS and isinstance(v, (list, tuple)):
+        at, e = _bad_element(v)
+        if at is not None:
+            return (f"{name}(): argument '{arg}'{where} must be tuple of ints, but found "
+                    f"element of type {type_name(e)} at pos {at}")
+    return f"{name}(): argument '{arg}'{where} must be {kind}, not {type_name(v)}"
+
+
+def _combination(name, args, kwargs):
+    got = invalid_combination(name, args)
+    if kwargs:
+        kw = ", ".join(f"{k}={'Tensor' if isinstance(v, Tensor) else type_name(v)}"
+                       for k, v in kwargs.items())
+        head, _, tail = got.partition("got (")
+        given, _, rest = tail.partition(")")
+        # PyTorch's own quirk: with no positional argument it ends the list with ", "
+        given = f"{given}, {kw}" if given else f"{kw}, "
+        got = f"{head}got ({given}){rest}"
+    return got
+
+
+def _check(name, params, args, kwargs, first_pos, shown_args):
+    """Raise PyTorch's TypeError for the first typed argument of the wrong kind; else
+    (args, kwargs) with NumPy integers and 0-d integer tensors given as ints made Python
+    ints, as PyTorch's parser reads them."""
+    fixed = None
+    for i, v in enumerate(args):
+        if i >= len(params):
+            break
+        arg, kind = params[i]
+        if kind is None or type(v) is int:
+            continue
+        if not _accepts(kind, v):
+            _refuse(name, arg, kind, v, first_pos + i, shown_args, kwargs)
+        w = _as_ints(kind, v)
+        if w is not v:
+            fixed = list(args) if fixed is None else fixed
+            fixed[i] = w
+    if kwargs:
+        kinds = dict(params)
+        for k, v in kwargs.items():
+            kind = kinds.get(k)
+            if kind is None or type(v) is int:
+                continue
+            if not _accepts(kind, v):
+                _refuse(name, k, kind, v, 0, shown_args, kwargs)
+            w = _as_ints(kind, v)
+            if w is not v:
+                kwargs[k] = w
+    return args if fixed is None else tuple(fixed), kwargs
+
+
+def _as_ints(kind, v):
+    """``v`` (accepted as ``kind``) with its integers as Python ints."""
+    ints = kind in (INT, INTS) or (isinstance(kind, tuple) and (INT in kind or INTS in kind))
+    if not ints or isinstance(v, (bool, float, complex, str)) or v is None:
+        return v
+    if _is_int(v):
+        return int(v)
+    if isinstance(v, (list, tuple)) and not all(type(e) is int for e in v) and all(
+            _is_int(e) for e in v):
+        return tuple(int(e) for e in v)
+    return v
+
+
+def _refuse(name, arg, kind, v, pos, shown_args, kwargs):
+    if isinstance(kind, tuple) or name.rstrip("_") in OVERLOADED:
+        raise TypeError(_combination(name, shown_args, kwargs))
+    raise TypeError(_words(name, arg, kind, v, pos))
+
+
+def _method(fn, name, params):
+    @functools.wraps(fn)
+    def method(self, *args, **kwargs):
+        args, kwargs = _check(name, params, args, kwargs, 1, args)
+        return fn(self, *args, **kwargs)
+    method._checked_kinds = params
+    return method
+
+
+def _function(fn, name, params):
+    @functools.wraps(fn)
+    def function(input, *args, **kwargs):
+        args, kwargs = _check(name, params, args, kwargs, 2, (input,) + args)
+        return fn(input, *args, **kwargs)
+    function._checked_kinds = params
+    return function
+
+
+# The arguments after self (methods) / after input (functions), in order: (name, kind);
+# kind None: not checked here (the op checks it).
+SIGNATURES = {
+    "index_select": (("dim", INT), ("index", TENSOR)),
+    "gather": (("dim", INT), ("index", TENSOR), ("sparse_grad", BOOL)),
+    "scatter": (("dim", INT), ("index", TENSOR), ("src", NUM_OR_T)),
+    "scatter_add": (("dim", INT), ("index", TENSOR), ("src", TENSOR)),
+    "index_add": (("dim", INT), ("index", TENSOR), ("source", TENSOR)),
+    "index_copy": (("dim", INT), ("index", TENSOR), ("source", TENSOR)),
+    "index_fill": (("dim", INT), ("index", TENSOR), ("value", NUM_OR_T)),
+    "take": (("index", TENSOR),),
+    "masked_fill": (("mask", TENSOR), ("value", NUM_OR_T)),
+    "masked_select": (("mask", TENSOR),),
+    "masked_scatter": (("mask", TENSOR), ("source", TENSOR)),
+    "expand_as": (("other", TENSOR),),
+    "view_as": (("other", TENSOR),),
+    "reshape_as": (("other", TENSOR),),
+    "type_as": (("other", TENSOR),),
+    "clamp": (("min", (NUMBER, TENSOR, None)), ("max", (NUMBER, TENSOR, None))),
+    "clamp_": (("min", (NUMBER, TENSOR, None)), ("max", (NUMBER, TENSOR, None))),
+    "clip": (("min", (NUMBER, TENSOR, None)), ("max", (NUMBER, TENSOR, None))),
+    "clamp_min": (("min", NUM_OR_T),),
+    "clamp_max": (("max", NUM_OR_T),),
+    "clamp_min_": (("min", NUM_OR_T),),
+    "clamp_max_": (("max", NUM_OR_T),),
+    "lerp": (("end", TENSOR), ("weight", NUM_OR_T)),
+    "lerp_": (("end", TENSOR), ("weight", NUM_OR_T)),
+    "addcmul": (("tensor1", TENSOR), ("tensor2", TENSOR)),
+    "addcdiv": (("tensor1", TENSOR), ("tensor2", TENSOR)),
+    "cumsum": (("dim", INT),),
+    "cumprod": (("dim", INT),),
+    "sum": (("dim", DIM_OR_NONE), ("keepdim", BOOL)),
+    "mean": (("dim", DIM_OR_NONE), ("keepdim", BOOL)),
+    "transpose": (("dim0", INT), ("dim1", INT)),
+    "swapdims": (("dim0", INT), ("dim1", INT)),
+    "swapaxes": (("axis0", INT), ("axis1", INT)),
+    "flip": (("dims", INTS),),
+    "roll": (("shifts", INTS), ("dims", (INTS, None))),
+    "narrow": (("dim", INT), ("start", INT), ("length", INT)),
+    "select": (("dim", INT), ("index", INT)),
+    "unsqueeze": (("dim", INT),),
+    "topk": (("k", INT), ("dim", INT), ("largest", BOOL), ("sorted", BOOL)),
+    "tril": (("diagonal", INT),),
+    "triu": (("diagonal", INT),),
+    "diagonal": (("offset", INT), ("dim1", INT), ("dim2", INT)),
+    "fill_": (("value", NUM_OR_T),),
+    "new_full": (("size", INTS), ("fill_value", NUMBER)),
+}
+# ops PyTorch overloads: any refusal is worded as an invalid combination of arguments
+OVERLOADED = {"scatter", "index_fill", "masked_fill", "clamp", "clip", "clamp_min",
+              "clamp_max", "lerp", "sum", "mean", "fill", "bucketize", "searchsorted",
+              "narrow"}
+# methods whose PyTorch form takes its arguments as *sizes (x.repeat(2, 3)): the first
+# checked as a tuple of ints when it is the only one
+_VARARG_SIZES = {"repeat": "repeats"}
+# functions whose first argument is not a tensor: (the names, their kinds)
+FUNCTIONS = {
+    "full": (("size", INTS), ("fill_value", NUMBER)),
+    "bucketize": (("input", NUM_OR_T), ("boundaries", TENSOR)),
+    "searchsorted": (("sorted_sequence", TENSOR), ("input", NUM_OR_T)),
+}
+
+
+def _varargs_method(fn, name, arg):
+    @functools.wraps(fn)
+    def method(self, *sizes, **kwargs):
+        if len(sizes) == 1 and not _accepts(INTS, sizes[0]):
+            raise TypeError(_words(name, arg, INTS, sizes[0], 1))
+        return fn(self, *sizes, **kwargs)
+    return method
+
+
+def _plain_function(fn, name, params):
+    @functools.wraps(fn)
+    def function(*args, **kwargs):
+        args, kwargs = _check(name, params, args, kwargs, 1, args)
+        return fn(*args, **kwargs)
+    return function
+
+
+def install_method_signatures(methods):
+    """Wrap the methods of the table above (``methods``: ops/table.py's METHODS, before
+    they are set on Tensor)."""
+    for name, params in SIGNATURES.items():
+        if name in methods:
+            methods[name] = _method(methods[name], name, params)
+    for name, arg in _VARARG_SIZES.items():
+        if name in methods:
+            methods[name] = _varargs_method(methods[name], name, arg)
+
+
+def checked_function(fn, name, params):
+    """``fn(input, ...)`` with the kinds of its arguments after ``input`` checked first (for
+    a module's own functions: ``nn.functional.pad``)."""
+    return _function(fn, name, params)
+
+
+def install_function_signatures(namespace):
+    """Wrap the functions of the tables above (``namespace``: viewgrad's globals)."""
+    for name, params in SIGNATURES.items():
+        fn = namespace.get(name)
+        if fn is not None and not name.endswith("_"):
+            namespace[name] = _function(fn, name, params)
+    for name, params in FUNCTIONS.items():
+        if name in namespace:
+            namespace[name] = _plain_function(namespace[name], name, params)
