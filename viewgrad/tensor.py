@@ -275,9 +275,17 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if type(value) is not bool:
+            raise RuntimeError("requires_grad must be a bool")
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad=True):
+        if type(requires_grad) is not bool and type(requires_grad).__name__ != "bool_":
+            t = type(requires_grad)
+            name = t.__name__ if t.__module__ in ("builtins", __name__) else \
+                f"{t.__module__}.{t.__name__}"
+            raise TypeError("requires_grad_(): argument 'requires_grad' (position 1) must be "
+                            f"bool, not {name}")
         if self._grad_fn is not None and not requires_grad:
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to "

@@ -14,7 +14,7 @@ from ..ops.nnops import log_softmax as _log_softmax, softmax as _softmax
 from ..ops.norm import batch_norm, dropout
 from ..ops.pointwise import relu as _relu, sigmoid, tanh
 from ..ops.pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
-from ..ops.signatures import SEQ_INTS, checked_function
+from ..ops.signatures import BOOL, INT, NUMBER, SEQ_INTS, TENSOR, checked_function
 from ..tensor import Tensor
 from ..ops.activations import (celu, elu, gelu, glu, hardsigmoid, hardswish, hardtanh,  # noqa: F401
                                leaky_relu, logsigmoid, mish, selu, silu, softplus,
@@ -277,3 +277,13 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """``x - logsumexp(x, dim)`` (LogSoftmaxBackward0); ``dtype`` casts the input first."""
     input, dim = _softmax_args(input, dim, dtype)
     return _log_softmax(input, dim)
+
+
+# PyTorch's argument parser for these (Note [typed arguments, checked at the door])
+softmax = checked_function(softmax, "softmax", (("dim", "int?"),), as_method=True)
+log_softmax = checked_function(log_softmax, "log_softmax", (("dim", "int?"),), as_method=True)
+linear = checked_function(linear, "linear", (("weight", TENSOR), ("bias", "Tensor?")))
+cross_entropy = checked_function(cross_entropy, "cross_entropy_loss", (("target", TENSOR),))
+leaky_relu = checked_function(leaky_relu, "leaky_relu", (("negative_slope", NUMBER),
+                                                          ("inplace", BOOL)))
+one_hot = checked_function(one_hot, "one_hot", (("num_classes", INT),), input_kind=TENSOR)

@@ -33,9 +33,10 @@ def _finish(data, dev, requires_grad):
 def _shape(size):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    for s in size:
-        # int(2.5) would silently truncate: PyTorch refuses any size that is not an int.
-        if isinstance(s, bool) or not hasattr(s, "__index__"):
+    for i, s in enumerate(size):
+        # int(2.5) would silently truncate: PyTorch refuses any size that is not an int
+        # (a bool after the first is taken as one there: ones(2, True) is 2 x 1)
+        if (i == 0 and isinstance(s, bool)) or not hasattr(s, "__index__"):
             raise TypeError(f"size must be a tuple of ints, but found element of type "
                             f"{type(s).__name__}: {size!r}")
     shape = tuple(int(s) for s in size)

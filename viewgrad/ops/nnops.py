@@ -72,6 +72,9 @@ def linear(input, weight, bias=None):
         out = _nnf.lean_linear(input, weight, bias, _T, ADDMM, _t)
         if out is not None:
             return out
+    if input.dim() == 0 or weight.dim() == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
+                           f"{input.dim()}D and {weight.dim()}D")
     if input.shape[-1] != weight.shape[-1]:
         raise RuntimeError(
             f"linear: mat1 and mat2 shapes cannot be multiplied ({'x'.join(map(str, input.shape))}"
@@ -260,9 +263,10 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
         _check_targets(target, input.shape[1], ignore_index)
         return dispatch(NLL2D, (input, target), (_warray(weight, input), reduction,
                                                  ignore_index))
-    if input.shape[0] != target.shape[0]:
+    tn = target.shape[0] if target.dim() else 0   # a 0-d target has batch size 0 there
+    if input.shape[0] != tn:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
-                         f"batch_size ({target.shape[0]}).")
+                         f"batch_size ({tn}).")
     _check_targets(target, input.shape[1], ignore_index)
     return dispatch(NLL, (input, target), (_warray(weight, input), reduction, ignore_index))
 

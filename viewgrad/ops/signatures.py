@@ -32,10 +32,12 @@ from ..tensor import Tensor
 from .operands import invalid_combination, type_name
 
 __all__ = ["install_method_signatures", "install_function_signatures", "checked_function",
-           "SEQ_INTS"]
+           "SEQ_INTS", "TENSOR", "NUMBER", "INT", "BOOL"]
 
 INT, TENSOR, NUMBER, INTS, BOOL = "int", "Tensor", "Number", "tuple of ints", "bool"
 SEQ_INTS = "tuple of ints "   # a sequence only (pad): PyTorch takes no single int there
+TENSORS = "tuple of Tensors"
+# "int?", "Tensor?": the kind, or None
 # an overloaded argument: (kinds it may be); a refusal is then an invalid combination
 NUM_OR_T = (NUMBER, TENSOR)
 DIM_OR_NONE = (INT, INTS, None)
@@ -78,6 +80,8 @@ def _bad_element(v):
 def _accepts(kind, v) -> bool:
     if kind is None:
         return v is None
+    if type(kind) is str and kind[-1] == "?":
+        return v is None or _accepts(kind[:-1], v)
     if kind == INT:
         return _is_int(v)
     if kind == TENSOR:
@@ -88,6 +92,8 @@ def _accepts(kind, v) -> bool:
         return _bad_element(v) is None
     if kind == SEQ_INTS:
         return isinstance(v, (list, tuple)) and _bad_element(v) is None
+    if kind == TENSORS:
+        return isinstance(v, (list, tuple)) and all(isinstance(e, Tensor) for e in v)
     if kind == BOOL:
         return type(v) is bool or (B.is_numpy_scalar(v) and v.dtype.kind == "b")
     return any(_accepts(k, v) for k in kind)   # an overloaded argument
@@ -95,7 +101,11 @@ def _accepts(kind, v) -> bool:
 
 def _words(name, arg, kind, v, pos):
     where = f" (position {pos})" if pos else ""
-    kind = INTS if kind == SEQ_INTS else kind
+    kind = INTS if kind == SEQ_INTS else kind.rstrip("?")
+    if kind == TENSORS and isinstance(v, (list, tuple)):
+        at = next(i for i, e in enumerate(v) if not isinstance(e, Tensor))
+        return (f"expected Tensor as element {at} in argument {max(pos - 1, 0)}, but got "
+                f"{type_name(v[at])}")
     if kind == INTS and isinstance(v, (list, tuple)):
         at, e = _bad_element(v)
         if at is not None:
@@ -117,7 +127,14 @@ def _combination(name, args, kwargs):
     return got
 
 
-def _check(name, params, args, kwargs, first_pos, shown_args):
+def _int_ok(kind) -> bool:
+    """Whether a plain int is always of ``kind`` (the check's fast path)."""
+    if isinstance(kind, tuple):
+        return any(_int_ok(k) for k in kind)
+    return kind in (INT, INTS, NUMBER, "int?", "Number?", None)
+
+
+def _check(name, params, args, kwargs, first_pos, shown_args, kw_positions=False):
     """Raise PyTorch's TypeError for the first typed argument of the wrong kind; else
     (args, kwargs) with NumPy integers and 0-d integer tensors given as ints made Python
     ints, as PyTorch's parser reads them."""
@@ -126,7 +143,7 @@ def _check(name, params, args, kwargs, first_pos, shown_args):
         if i >= len(params):
             break
         arg, kind = params[i]
-        if kind is None or type(v) is int:
+        if kind is None or (type(v) is int and _int_ok(kind)):
             continue
         if not _accepts(kind, v):
             _refuse(name, arg, kind, v, first_pos + i, shown_args, kwargs)
@@ -137,11 +154,12 @@ def _check(name, params, args, kwargs, first_pos, shown_args):
     if kwargs:
         kinds = dict(params)
         for k, v in kwargs.items():
-            kind = kinds.get(k)
-            if kind is None or type(v) is int:
+            kind = _KW_KINDS.get((name, k)) or kinds.get(k)
+            if kind is None or (type(v) is int and _int_ok(kind)):
                 continue
             if not _accepts(kind, v):
-                _refuse(name, k, kind, v, 0, shown_args, kwargs)
+                pos = [a for a, _ in params].index(k) + first_pos if kw_positions else 0
+                _refuse(name, k, kind, v, pos, shown_args, kwargs)
             w = _as_ints(kind, v)
             if w is not v:
                 kwargs[k] = w
@@ -150,7 +168,8 @@ def _check(name, params, args, kwargs, first_pos, shown_args):
 
 def _as_ints(kind, v):
     """``v`` (accepted as ``kind``) with its integers as Python ints."""
-    ints = kind in (INT, INTS) or (isinstance(kind, tuple) and (INT in kind or INTS in kind))
+    ints = kind in (INT, INTS, SEQ_INTS, "int?") or (
+        isinstance(kind, tuple) and (INT in kind or INTS in kind))
     if not ints or isinstance(v, (bool, float, complex, str)) or v is None:
         return v
     if _is_int(v):
@@ -167,10 +186,10 @@ def _refuse(name, arg, kind, v, pos, shown_args, kwargs):
     raise TypeError(_words(name, arg, kind, v, pos))
 
 
-def _method(fn, name, params):
+def _method(fn, name, params, kw_positions=False):
     @functools.wraps(fn)
     def method(self, *args, **kwargs):
-        args, kwargs = _check(name, params, args, kwargs, 1, args)
+        args, kwargs = _check(name, params, args, kwargs, 1, args, kw_positions)
         return fn(self, *args, **kwargs)
     method._checked_kinds = params
     return method
@@ -231,30 +250,116 @@ SIGNATURES = {
     "triu": (("diagonal", INT),),
     "diagonal": (("offset", INT), ("dim1", INT), ("dim2", INT)),
     "fill_": (("value", NUM_OR_T),),
+    "masked_fill_": (("mask", TENSOR), ("value", NUM_OR_T)),
     "new_full": (("size", INTS), ("fill_value", NUMBER)),
+    "chunk": (("chunks", INT), ("dim", INT)),
+    "softmax": (("dim", INT),),
+    "log_softmax": (("dim", INT),),
+    "argmax": (("dim", "int?"), ("keepdim", BOOL)),
+    "argmin": (("dim", "int?"), ("keepdim", BOOL)),
+    "kthvalue": (("k", INT), ("dim", INT), ("keepdim", BOOL)),
+    "cummax": (("dim", INT),),
+    "cummin": (("dim", INT),),
+    "diff": (("n", INT), ("dim", INT)),
+    "unfold": (("dimension", INT), ("size", INT), ("step", INT)),
+    "unbind": (("dim", INT),),
+    "round": (("decimals", INT),),
+    "requires_grad_": (("requires_grad", BOOL),),
+    "logsumexp": (("dim", INTS), ("keepdim", BOOL)),
+    "as_strided": (("size", SEQ_INTS), ("stride", SEQ_INTS), ("storage_offset", "int?")),
+    "flatten": (("start_dim", INT), ("end_dim", INT)),
+    "movedim": (("source", INTS), ("destination", INTS)),
+    "moveaxis": (("source", INTS), ("destination", INTS)),
+    "squeeze": (("dim", (INT, INTS)),),
+    "max": (("dim", (INT, TENSOR)), ("keepdim", BOOL)),
+    "min": (("dim", (INT, TENSOR)), ("keepdim", BOOL)),
+    "std": (("dim", (INT, INTS, BOOL, None)),),   # std(True): the unbiased overload
+    "var": (("dim", (INT, INTS, BOOL, None)),),
+    "prod": (("dim", INT), ("keepdim", BOOL)),
+    "all": (("dim", DIM_OR_NONE), ("keepdim", BOOL)),
+    "any": (("dim", DIM_OR_NONE), ("keepdim", BOOL)),
+    "sort": (("dim", INT), ("descending", BOOL)),
+    "argsort": (("dim", INT), ("descending", BOOL)),
+    "tensor_split": (("indices_or_sections", (INT, INTS, TENSOR)), ("dim", INT)),
 }
+# by keyword an argument may take less than in its place: std(True) is the unbiased
+# overload, std(dim=True) is refused
+_KW_KINDS = {("std", "dim"): DIM_OR_NONE, ("var", "dim"): DIM_OR_NONE}
 # ops PyTorch overloads: any refusal is worded as an invalid combination of arguments
 OVERLOADED = {"scatter", "index_fill", "masked_fill", "clamp", "clip", "clamp_min",
               "clamp_max", "lerp", "sum", "mean", "fill", "bucketize", "searchsorted",
-              "narrow"}
+              "narrow", "movedim", "moveaxis", "squeeze", "max", "min", "std", "var", "prod",
+              "all", "any", "sort", "argsort", "tensor_split", "view"}
 # methods whose PyTorch form takes its arguments as *sizes (x.repeat(2, 3)): the first
 # checked as a tuple of ints when it is the only one
-_VARARG_SIZES = {"repeat": "repeats"}
+_VARARG_SIZES = {"repeat": "repeats", "reshape": "shape", "view": "size", "expand": "size",
+                 "permute": "dims", "tile": "dims", "new_zeros": "size", "new_ones": "size",
+                 "new_empty": "size"}
+# factories that take *size the same way
+_VARARG_FACTORIES = ("zeros", "ones", "empty", "randn", "rand")
 # functions whose first argument is not a tensor: (the names, their kinds)
 FUNCTIONS = {
     "full": (("size", INTS), ("fill_value", NUMBER)),
     "bucketize": (("input", NUM_OR_T), ("boundaries", TENSOR)),
     "searchsorted": (("sorted_sequence", TENSOR), ("input", NUM_OR_T)),
+    "cat": (("tensors", TENSORS), ("dim", INT)),
+    "concat": (("tensors", TENSORS), ("dim", INT)),
+    "concatenate": (("tensors", TENSORS), ("dim", INT)),
+    "stack": (("tensors", TENSORS), ("dim", INT)),
 }
+
+
+def _sizes_refusal(name, arg, sizes, first_pos):
+    """PyTorch's TypeError for ``*sizes`` given as one bad value or several, one of them
+    not an int; None when they are fine."""
+    if len(sizes) == 1:
+        if _accepts(INTS, sizes[0]):
+            return None
+        if name in OVERLOADED:
+            return TypeError(_combination(name, sizes, {}))
+        return TypeError(_words(name, arg, INTS, sizes[0], first_pos))
+    for i, e in enumerate(sizes):
+        # PyTorch's parser: the first size picks the overload (a bool there is refused),
+        # a bool after it is taken as an int
+        if not (_is_int(e) or (i and type(e) is bool)):
+            if i == 0 and name in OVERLOADED:
+                return TypeError(_combination(name, sizes, {}))
+            return TypeError(f"{name}(): argument '{arg}' failed to unpack the object at pos "
+                             f"{i + 1} with error \"type must be tuple of ints,but got "
+                             f"{type_name(e)}\"")
+    return None
+
+
+def _ints(sizes):
+    """``*sizes`` with NumPy integers and 0-d tensors as Python ints (and a sequence given
+    as the one argument the same way)."""
+    if all(type(e) is int for e in sizes):
+        return sizes
+    return tuple(int(e) if isinstance(e, bool) else _as_ints(INTS, e) for e in sizes)
 
 
 def _varargs_method(fn, name, arg):
     @functools.wraps(fn)
     def method(self, *sizes, **kwargs):
-        if len(sizes) == 1 and not _accepts(INTS, sizes[0]):
-            raise TypeError(_words(name, arg, INTS, sizes[0], 1))
+        if not (sizes and type(sizes[0]) is int and len(sizes) == 1):
+            bad = _sizes_refusal(name, arg, sizes, 1)
+            if bad is not None:
+                raise bad
+            sizes = _ints(sizes)
         return fn(self, *sizes, **kwargs)
+    method._checked_kinds = ((arg, INTS),)
     return method
+
+
+def _varargs_factory(fn, name):
+    @functools.wraps(fn)
+    def factory(*sizes, **kwargs):
+        bad = _sizes_refusal(name, "size", sizes, 1) if sizes else None
+        if bad is not None:
+            raise bad
+        return fn(*_ints(sizes), **kwargs)
+    factory._checked_kinds = (("size", INTS),)
+    return factory
 
 
 def _plain_function(fn, name, params):
@@ -276,10 +381,14 @@ def install_method_signatures(methods):
             methods[name] = _varargs_method(methods[name], name, arg)
 
 
-def checked_function(fn, name, params):
+def checked_function(fn, name, params, input_kind=None, as_method=False):
     """``fn(input, ...)`` with the kinds of its arguments after ``input`` checked first (for
-    a module's own functions: ``nn.functional.pad``)."""
-    return _function(fn, name, params)
+    a module's own functions: ``nn.functional.pad``); ``input_kind``: ``input`` checked
+    too (``one_hot``), as argument 1; ``as_method``: positions counted as the method
+    PyTorch's function calls counts them (``F.softmax`` -> ``input.softmax(dim)``)."""
+    if input_kind is not None:
+        return _plain_function(fn, name, (("input", input_kind),) + tuple(params))
+    return _method(fn, name, params, True) if as_method else _function(fn, name, params)
 
 
 def install_function_signatures(namespace):
@@ -291,3 +400,6 @@ def install_function_signatures(namespace):
     for name, params in FUNCTIONS.items():
         if name in namespace:
             namespace[name] = _plain_function(namespace[name], name, params)
+    for name in _VARARG_FACTORIES:
+        if name in namespace:
+            namespace[name] = _varargs_factory(namespace[name], name)

@@ -120,7 +120,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     largest ``|x|``, ``-inf`` the smallest, ``0`` the count of non-zeros. Records
     ``LinalgVectorNormBackward0``; at a zero vector its gradient is 0 (a subgradient), as
     in PyTorch. ``dtype=`` casts the input first."""
-    if isinstance(ord, bool) or not isinstance(ord, numbers.Real):
+    if not isinstance(ord, numbers.Real):   # (a bool is a Number there: True is 1)
         raise TypeError("linalg_vector_norm(): argument 'ord' (position 2) must be Number, "
                         f"not {type(ord).__name__}")
     if out is not None:

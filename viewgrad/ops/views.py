@@ -23,6 +23,7 @@ from ..autograd.inplace_lean import lean_select
 from ..autograd.views_fast import select_geometry, slice_geometry
 from ..tensor import Tensor, _wrap_dim
 from .flat import put, take
+from .operands import invalid_combination
 from .table import defop, dispatch, dispatch_view, method, sum_to, unpack_args
 
 __all__ = ["view", "reshape", "as_strided", "select", "narrow", "slice", "unsqueeze",
@@ -426,6 +427,8 @@ def permute(self, *dims, **kw):
 
 @method("movedim", "moveaxis")
 def movedim(self, source, destination):
+    if isinstance(source, int) != isinstance(destination, int):   # both one dim, or lists
+        raise TypeError(invalid_combination("movedim", (source, destination)))
     n = self.dim()
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
@@ -433,6 +436,10 @@ def movedim(self, source, destination):
     dst = [_wrap_dim(d, n) for d in dst]
     if n == 0:  # a 0-d tensor moved "from 0 to 0": an alias, as PyTorch records it
         return self[...]
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) "
+                           f"should contain the same number of dims as destination ({dst} "
+                           "dims)")
     order = [None] * n
     for s, d in zip(src, dst):
         order[d] = s
