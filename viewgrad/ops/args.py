@@ -26,8 +26,12 @@ _TORCH_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
 
 def torch_type_name(dtype) -> str:
     """The ScalarType name PyTorch's error messages use for ``dtype`` (Float, Long...)."""
+    return _named(_TORCH_TYPE_NAMES, dtype)
+
+
+def _named(names, dtype):
     name = B.dtype_name(dtype)
-    return _TORCH_TYPE_NAMES.get(name, name)
+    return names.get(name, name)
 
 
 # PyTorch's C++ spelling of the dtypes, as some of its kernels' messages print them
@@ -39,8 +43,7 @@ _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
 
 def cpp_type_name(dtype) -> str:
     """The C++ type name of ``dtype`` ("float", "long int") in PyTorch's kernel messages."""
-    name = B.dtype_name(dtype)
-    return _CPP_NAMES.get(name, name)
+    return _named(_CPP_NAMES, dtype)
 
 
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}

@@ -34,14 +34,20 @@ def at_most(xp, a, bound):
     return xp.where((a > bound) | (bound != bound), bound, a)
 
 
+def _between(xp, x, lo, hi):
+    """x clamped to [lo, hi] (either None: no bound), max last: where lo > hi, hi."""
+    out = x
+    if lo is not None:
+        out = at_least(xp, out, lo)
+    if hi is not None:
+        out = at_most(xp, out, hi)
+    return out if out is not x else x.copy()
+
+
 def _clamp_fwd(x, min, max):
     xp = _xp(x)
-    out = x
-    if min is not None:
-        out = at_least(xp, out, xp.asarray(min, dtype=x.dtype))
-    if max is not None:
-        out = at_most(xp, out, xp.asarray(max, dtype=x.dtype))
-    return out if out is not x else x.copy()
+    return _between(xp, x, None if min is None else xp.asarray(min, dtype=x.dtype),
+                    None if max is None else xp.asarray(max, dtype=x.dtype))
 
 
 def _clamp_bwd(grad, self, min, max):
@@ -84,13 +90,7 @@ def clamp(self, min=None, max=None):
 
 
 def _clamp_t_fwd(self, min, max):
-    xp = _xp(self)
-    out = self
-    if min is not None:
-        out = at_least(xp, out, min)
-    if max is not None:
-        out = at_most(xp, out, max)
-    return out if out is not self else self.copy()
+    return _between(_xp(self), self, min, max)
 
 
 def _clamp_t_self(grad, self, min, max):
