@@ -40,7 +40,7 @@ from .ops.view_scatter import (select_scatter, slice_scatter, diagonal_scatter,
 from .ops.views import (transpose as swapdims, transpose as swapaxes, movedim as moveaxis,
                         broadcast_to)
 from .ops.joining import cat, stack
-from .ops.flat import take, put
+from .ops.flat import take, put, take_along_dim
 from .ops.memory import clone, detach
 from .ops.unary import (sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh,
                         exp2, expm1, log2, log10, log1p, erf, erfc, erfinv, floor, ceil,

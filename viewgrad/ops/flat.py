@@ -1,4 +1,5 @@
-"""take / put: flat gather and scatter(-add) over the row-major order of a tensor.
+"""take / put: flat gather and scatter(-add) over the row-major order of a tensor; and
+take_along_dim, the gather that broadcasts (or takes flat).
 
 Also the backward of views that may overlap (as_strided, unfold: ops/views.py), which
 scatter-ADD their gradient through flat storage indices.
@@ -6,10 +7,11 @@ scatter-ADD their gradient through flat storage indices.
 from __future__ import annotations
 
 from .. import backend as B
-from ..tensor import Tensor
-from .table import defop, dispatch, method
+from ..tensor import Tensor, _wrap_dim
+from .args import torch_type_name, with_out
+from .table import apply_inplace, defop, dispatch, method
 
-__all__ = ["take", "put"]
+__all__ = ["take", "put", "put_", "take_along_dim"]
 
 
 def _take_fwd(self, index):
@@ -44,11 +46,69 @@ PUT = defop("put", "PutBackward0", _put_fwd, inputs=("self", "index", "source"),
                 tuple(source.shape) if isinstance(source, Tensor) else ()))
 
 
+def _in_range(self, index):
+    """PyTorch's refusal of a flat index outside ``self`` (negative ones count from the
+    end)."""
+    n = self.numel()
+    if index.numel():
+        dev = index._device
+        lo, hi = (int(dev.to_host(index._data.min())), int(dev.to_host(index._data.max())))
+        bad = hi if hi >= n else (lo if lo < -n else None)
+        if bad is not None:
+            raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
+                             "elements.")
+
+
+def _put_checks(self, index, source):
+    if isinstance(source, Tensor) and source.dtype != self.dtype:
+        raise RuntimeError("put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {torch_type_name(self._data.dtype)} and "
+                           f"source.dtype = {torch_type_name(source._data.dtype)}")
+    _in_range(self, index)
+
+
 @method("take")
 def take(self, index):
+    _in_range(self, index)
     return dispatch(TAKE, (self, index))
 
 
 @method("put")
 def put(self, index, source, accumulate=False):
+    _put_checks(self, index, source)
     return dispatch(PUT, (self, index, source), (bool(accumulate),))
+
+
+@method("put_")
+def put_(self, index, source, accumulate=False):
+    """In place ``put``: ``self.view(-1)[index] = source`` (``+=`` with ``accumulate``),
+    as ``torch.Tensor.put_``."""
+    _put_checks(self, index, source)
+    return apply_inplace(PUT, self, (index, source), (bool(accumulate),), name="put_")
+
+
+@method("take_along_dim")
+def take_along_dim(input, indices, dim=None, *, out=None):
+    """``torch.take_along_dim``: along ``dim``, the values at ``indices`` (a gather whose
+    operands broadcast against each other elsewhere, as the argsort/argmax of a dim
+    gives them); without ``dim``, ``take`` over the flattened input. GatherBackward0
+    over ExpandBackward0 (or ViewBackward0), as PyTorch records it."""
+    if not isinstance(indices, Tensor):
+        raise TypeError("take_along_dim(): argument 'indices' (position 2) must be Tensor, "
+                        f"not {type(indices).__name__}")
+    if indices._data.dtype != B.int64:
+        raise RuntimeError("torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{torch_type_name(indices._data.dtype)}")
+    if dim is None:
+        return with_out(input.view(-1).gather(0, indices.view(-1)), out, "take_along_dim")
+    if input.dim() != indices.dim():
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
+                           f"number of dimensions, but got {input.dim()} dimensions for input, "
+                           f"and {indices.dim()} dimensions for indices")
+    d = _wrap_dim(dim, input.dim())
+    sizes = list(input.shape)
+    sizes[d] = indices.shape[d]
+    shape = list(B.broadcast_shapes(tuple(sizes), tuple(indices.shape)))
+    idx = indices.broadcast_to(shape)
+    shape[d] = input.shape[d]
+    return with_out(input.broadcast_to(shape).gather(d, idx), out, "take_along_dim")

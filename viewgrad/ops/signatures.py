@@ -215,6 +215,8 @@ SIGNATURES = {
     "index_copy": (("dim", INT), ("index", TENSOR), ("source", TENSOR)),
     "index_fill": (("dim", INT), ("index", TENSOR), ("value", NUM_OR_T)),
     "take": (("index", TENSOR),),
+    "take_along_dim": (("indices", TENSOR), ("dim", "int?")),
+    "put_": (("index", TENSOR), ("source", TENSOR), ("accumulate", BOOL)),
     "masked_fill": (("mask", TENSOR), ("value", NUM_OR_T)),
     "masked_select": (("mask", TENSOR),),
     "masked_scatter": (("mask", TENSOR), ("source", TENSOR)),
