@@ -142,6 +142,19 @@ CASES = {
     "tensor_split": lambda M, v: X(M).tensor_split(v),
     "unbind": lambda M, v: X(M).unbind(v),
     "masked_fill_": lambda M, v: X(M).masked_fill_(v, 1.0),
+    "split": lambda M, v: X(M).split(v),
+    "split dim": lambda M, v: X(M).split(1, v),
+    "split sizes dim": lambda M, v: X(M).split([1, 1], v),
+    "fn split": lambda M, v: M.split(X(M), v),
+    "unflatten": lambda M, v: X(M).unflatten(0, v),
+    "repeat_interleave": lambda M, v: X(M).repeat_interleave(v),
+    "linspace": lambda M, v: M.linspace(0, 1, v),
+    "nan_to_num": lambda M, v: X(M).nan_to_num(v),
+    "nan_to_num posinf": lambda M, v: X(M).nan_to_num(posinf=v),
+    "div rounding_mode": lambda M, v: X(M).div(2, rounding_mode=v),
+    "index_put_": lambda M, v: X(M).index_put_(v, M.tensor(1.0)),
+    "tensor with dtype": lambda M, v: M.tensor([1.0, v], dtype=M.float32),
+    "new_tensor": lambda M, v: X(M).new_tensor(v),
 }
 VALUES = {
     "list": lambda M: [[0, 1], [1, 0]],
@@ -153,6 +166,14 @@ VALUES = {
     "np_int": lambda M: np.int64(1),
     "0d_int": lambda M: M.tensor(1),
     "dict": lambda M: {},
+}
+
+
+# where PyTorch's parser has a quirk viewgrad does not copy (printed as the skip reason)
+QUIRKS = {
+    ("unflatten", "None"): "PyTorch reads None as an empty size list there (then 'sizes must "
+                           "be non-empty'); viewgrad refuses the None itself",
+    ("unflatten", "dict"): "PyTorch iterates a dict's keys as sizes there; viewgrad refuses it",
 }
 
 
@@ -168,6 +189,8 @@ def _outcome(M, f, v):
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_argument_kinds_are_checked_as_torch_checks_them(case, value):
     torch = torch_or_skip()
+    if (case, value) in QUIRKS:
+        pytest.skip(QUIRKS[case, value])
     ours = _outcome(vg, CASES[case], value)
     theirs = _outcome(torch, CASES[case], value)
     if theirs[0] == "ok":

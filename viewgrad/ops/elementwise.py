@@ -412,13 +412,22 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     """Replace NaN by ``nan`` (0), +inf by ``posinf`` (the dtype's largest value) and -inf
     by ``neginf`` (its lowest), as ``torch.nan_to_num``; integer tensors are copied.
     Backward (``NanToNumBackward0``): grad where the input was finite, 0 elsewhere."""
-    return with_out(dispatch(NAN_TO_NUM, (input,), (nan, posinf, neginf)), out, "nan_to_num")
+    return with_out(dispatch(NAN_TO_NUM, (input,), _replacements(nan, posinf, neginf)), out,
+                    "nan_to_num")
+
+
+def _replacements(nan, posinf, neginf):
+    """The three numbers as floats (``nan=None`` is 0, as PyTorch reads it; a 0-d tensor
+    gives its value); posinf/neginf None stay None (the dtype's extremes)."""
+    return (0.0 if nan is None else float(nan), None if posinf is None else float(posinf),
+            None if neginf is None else float(neginf))
 
 
 @method("nan_to_num_")
 def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
     """In-place ``nan_to_num`` (``torch.Tensor.nan_to_num_``)."""
-    return apply_inplace(NAN_TO_NUM, self, (), (nan, posinf, neginf), name="nan_to_num_")
+    return apply_inplace(NAN_TO_NUM, self, (), _replacements(nan, posinf, neginf),
+                         name="nan_to_num_")
 
 
 # -- div with rounding_mode -------------------------------------------------------------------

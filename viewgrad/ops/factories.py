@@ -67,16 +67,56 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
                 raise TypeError(f"tensor(): could not infer a dtype from {type(data).__name__}"
                                 f" ({e})") from None
             arr = data
+            if dtype is not None and _holds_none(data):   # numpy would make it NaN
+                raise TypeError("'NoneType' object cannot be interpreted as an integer"
+                                if dt.kind in "iu" else "must be real number, not NoneType")
     try:
         host = B.host_array(arr, dtype=dt, copy=True)
     except (ValueError, TypeError, OverflowError) as e:
         host = _checked_ints(arr, dt) if dt.kind in "iu" else None
+        if host is None and dtype is not None:
+            _refuse_leaf(arr)
         if host is None:
             raise ValueError(f"tensor(): cannot build a tensor from this data: {e} (nested "
                              "lists must be rectangular, with numbers only)") from None
     if host.dtype.kind not in "biufc":
         _refuse_data(data, host)
     return _finish(dev.from_host(host) if dev is not B.cpu else host, dev, requires_grad)
+
+
+_NUMBER_LEAF = object()
+
+
+def _refuse_leaf(data):
+    """PyTorch's TypeError for nested lists given with a dtype where something that is not
+    a number stands in a number's place (found at the depth of the first number)."""
+    depth, d = 0, data
+    while isinstance(d, (list, tuple)) and d:
+        d, depth = d[0], depth + 1
+
+    def walk(x, k):
+        if k == depth:
+            return _NUMBER_LEAF if isinstance(x, numbers.Number) or B.is_numpy_scalar(x) else x
+        if not isinstance(x, (list, tuple)):
+            return _NUMBER_LEAF   # a shorter branch: the ragged-list error says so
+        for e in x:
+            r = walk(e, k + 1)
+            if r is not _NUMBER_LEAF:
+                return r
+        return _NUMBER_LEAF
+    bad = walk(data, 0)
+    if bad is _NUMBER_LEAF:
+        return
+    if isinstance(bad, str) and bad is data:
+        raise TypeError("new(): invalid data type 'str'")
+    raise TypeError(f"must be real number, not {type(bad).__name__}")
+
+
+def _holds_none(data) -> bool:
+    """Whether Python data (nested lists/tuples) holds a None."""
+    if data is None:
+        return True
+    return isinstance(data, (list, tuple)) and any(_holds_none(d) for d in data)
 
 
 def _checked_ints(data, dt):

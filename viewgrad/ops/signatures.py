@@ -37,6 +37,7 @@ __all__ = ["install_method_signatures", "install_function_signatures", "checked_
 INT, TENSOR, NUMBER, INTS, BOOL = "int", "Tensor", "Number", "tuple of ints", "bool"
 SEQ_INTS = "tuple of ints "   # a sequence only (pad): PyTorch takes no single int there
 TENSORS = "tuple of Tensors"
+FLOAT, STR = "float", "str"
 # "int?", "Tensor?": the kind, or None
 # an overloaded argument: (kinds it may be); a refusal is then an invalid combination
 NUM_OR_T = (NUMBER, TENSOR)
@@ -94,6 +95,11 @@ def _accepts(kind, v) -> bool:
         return isinstance(v, (list, tuple)) and _bad_element(v) is None
     if kind == TENSORS:
         return isinstance(v, (list, tuple)) and all(isinstance(e, Tensor) for e in v)
+    if kind == FLOAT:   # a real number (PyTorch's double: a bool, an int, a 0-d tensor too)
+        return (isinstance(v, (int, float)) or (B.is_numpy_scalar(v) and v.dtype.kind in "biuf")
+                or (isinstance(v, Tensor) and v.dim() == 0))
+    if kind == STR:
+        return isinstance(v, str)
     if kind == BOOL:
         return type(v) is bool or (B.is_numpy_scalar(v) and v.dtype.kind == "b")
     return any(_accepts(k, v) for k in kind)   # an overloaded argument
@@ -172,6 +178,8 @@ def _as_ints(kind, v):
         isinstance(kind, tuple) and (INT in kind or INTS in kind))
     if not ints or isinstance(v, (bool, float, complex, str)) or v is None:
         return v
+    if isinstance(v, Tensor) and isinstance(kind, tuple) and TENSOR in kind:
+        return v   # a tensor where a tensor is taken: repeat_interleave(tensor(2)) stays one
     if _is_int(v):
         return int(v)
     if isinstance(v, (list, tuple)) and not all(type(e) is int for e in v) and all(
@@ -188,18 +196,24 @@ def _refuse(name, arg, kind, v, pos, shown_args, kwargs):
 
 def _method(fn, name, params, kw_positions=False):
     @functools.wraps(fn)
-    def method(self, *args, **kwargs):
-        args, kwargs = _check(name, params, args, kwargs, 1, args, kw_positions)
-        return fn(self, *args, **kwargs)
+    def method(*args, **kwargs):   # (self, ...); a function's input may come by keyword
+        rest = args[1:]
+        checked, kwargs = _check(name, params, rest, kwargs, 1, rest, kw_positions)
+        if checked is not rest:
+            args = args[:1] + checked
+        return fn(*args, **kwargs)
     method._checked_kinds = params
     return method
 
 
 def _function(fn, name, params):
     @functools.wraps(fn)
-    def function(input, *args, **kwargs):
-        args, kwargs = _check(name, params, args, kwargs, 2, (input,) + args)
-        return fn(input, *args, **kwargs)
+    def function(*args, **kwargs):   # (input, ...), input perhaps by keyword
+        rest = args[1:]
+        checked, kwargs = _check(name, params, rest, kwargs, 2, args)
+        if checked is not rest:
+            args = args[:1] + checked
+        return fn(*args, **kwargs)
     function._checked_kinds = params
     return function
 
@@ -283,6 +297,12 @@ SIGNATURES = {
     "sort": (("dim", INT), ("descending", BOOL)),
     "argsort": (("dim", INT), ("descending", BOOL)),
     "tensor_split": (("indices_or_sections", (INT, INTS, TENSOR)), ("dim", INT)),
+    "unflatten": (("dim", INT), ("sizes", SEQ_INTS)),
+    "repeat_interleave": (("repeats", (INT, TENSOR)), ("dim", (INT, None))),
+    "nan_to_num": (("nan", "float?"), ("posinf", "float?"), ("neginf", "float?")),
+    "div": (("other", None), ("rounding_mode", (STR, None))),
+    "divide": (("other", None), ("rounding_mode", (STR, None))),
+    "index_put_": (("indices", TENSORS), ("values", TENSOR), ("accumulate", BOOL)),
 }
 # by keyword an argument may take less than in its place: std(True) is the unbiased
 # overload, std(dim=True) is refused
@@ -291,7 +311,8 @@ _KW_KINDS = {("std", "dim"): DIM_OR_NONE, ("var", "dim"): DIM_OR_NONE}
 OVERLOADED = {"scatter", "index_fill", "masked_fill", "clamp", "clip", "clamp_min",
               "clamp_max", "lerp", "sum", "mean", "fill", "bucketize", "searchsorted",
               "narrow", "movedim", "moveaxis", "squeeze", "max", "min", "std", "var", "prod",
-              "all", "any", "sort", "argsort", "tensor_split", "view"}
+              "all", "any", "sort", "argsort", "tensor_split", "view", "repeat_interleave",
+              "div", "divide", "linspace"}
 # methods whose PyTorch form takes its arguments as *sizes (x.repeat(2, 3)): the first
 # checked as a tuple of ints when it is the only one
 _VARARG_SIZES = {"repeat": "repeats", "reshape": "shape", "view": "size", "expand": "size",
@@ -304,6 +325,7 @@ FUNCTIONS = {
     "full": (("size", INTS), ("fill_value", NUMBER)),
     "bucketize": (("input", NUM_OR_T), ("boundaries", TENSOR)),
     "searchsorted": (("sorted_sequence", TENSOR), ("input", NUM_OR_T)),
+    "linspace": (("start", NUM_OR_T), ("end", NUM_OR_T), ("steps", INT)),
     "cat": (("tensors", TENSORS), ("dim", INT)),
     "concat": (("tensors", TENSORS), ("dim", INT)),
     "concatenate": (("tensors", TENSORS), ("dim", INT)),
@@ -330,6 +352,35 @@ def _sizes_refusal(name, arg, sizes, first_pos):
                              f"{i + 1} with error \"type must be tuple of ints,but got "
                              f"{type_name(e)}\"")
     return None
+
+
+def _split_method(fn):
+    """``Tensor.split``: PyTorch's is Python code that calls ``split`` for an int size and
+    ``split_with_sizes`` (counting ``self`` as position 1) for anything else."""
+    @functools.wraps(fn)
+    def split(self, split_size, dim=0):
+        if isinstance(split_size, int):   # a Python int (a bool too: refused there)
+            if type(split_size) is bool or not _is_int(dim):
+                raise TypeError(_combination("split", (self, split_size, dim), {}))
+            return fn(self, split_size, int(dim))
+        if isinstance(split_size, (list, tuple)):
+            bad = _sizes_refusal("split_with_sizes", "split_sizes", tuple(split_size), 2)
+            if bad is not None and split_size and not _is_int(split_size[0]):
+                bad = TypeError(_words("split_with_sizes", "split_sizes", INTS, split_size, 2))
+        elif isinstance(split_size, Tensor) and _is_int(split_size):   # a 0-d int tensor
+            return fn(self, int(split_size), int(dim))
+        elif B.is_numpy_scalar(split_size) or isinstance(split_size, Tensor):
+            bad = TypeError(_words("split_with_sizes", "split_sizes", INTS, split_size, 2))
+        else:
+            bad = None if _accepts(INTS, split_size) else TypeError(
+                _words("split_with_sizes", "split_sizes", INTS, split_size, 2))
+        if bad is None and not _is_int(dim):
+            bad = TypeError(_words("split_with_sizes", "dim", INT, dim, 3))
+        if bad is not None:
+            raise bad
+        return fn(self, _as_ints(INTS, split_size), int(dim))
+    split._checked_kinds = (("split_size", (INT, INTS)), ("dim", INT))
+    return split
 
 
 def _ints(sizes):
@@ -381,6 +432,7 @@ def install_method_signatures(methods):
     for name, arg in _VARARG_SIZES.items():
         if name in methods:
             methods[name] = _varargs_method(methods[name], name, arg)
+    methods["split"] = _split_method(methods["split"])
 
 
 def checked_function(fn, name, params, input_kind=None, as_method=False):
@@ -405,3 +457,5 @@ def install_function_signatures(namespace):
     for name in _VARARG_FACTORIES:
         if name in namespace:
             namespace[name] = _varargs_factory(namespace[name], name)
+    if "split" in namespace:   # torch.split(x, ...) is Tensor.split(x, ...)
+        namespace["split"] = _split_method(namespace["split"])
