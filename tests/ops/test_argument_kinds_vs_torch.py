@@ -155,6 +155,8 @@ CASES = {
     "index_put_": lambda M, v: X(M).index_put_(v, M.tensor(1.0)),
     "tensor with dtype": lambda M, v: M.tensor([1.0, v], dtype=M.float32),
     "new_tensor": lambda M, v: X(M).new_tensor(v),
+    "autograd.grad inputs": lambda M, v: M.autograd.grad(M.ones(1, requires_grad=True).sum(),
+                                                         v),
 }
 VALUES = {
     "list": lambda M: [[0, 1], [1, 0]],

@@ -494,10 +494,16 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     vmaps; viewgrad runs one backward per vector and stacks). ``only_inputs`` is PyTorch's
     deprecated no-op."""
     single = not isinstance(inputs, (tuple, list))
+    if inputs is None:   # PyTorch iterates it
+        raise TypeError("'NoneType' object is not iterable")
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    for t in inputs:
+        if not isinstance(t, Tensor) and type(t) is not GradientEdge:
+            raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
+                               f"{type(t).__name__}")
     grad_outputs = _as_grads(grad_outputs)
     if is_grads_batched:
         return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
