@@ -93,7 +93,6 @@ CASES = {
     "permute": lambda M, v: X(M).permute(v),
     "expand": lambda M, v: X(M).expand(v),
     "tile": lambda M, v: X(M).tile(v),
-    "new_zeros": lambda M, v: X(M).new_zeros(v),
     "zeros": lambda M, v: M.zeros(v),
     "ones two": lambda M, v: M.ones(2, v),
     "randn": lambda M, v: M.randn(v),

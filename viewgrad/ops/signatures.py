@@ -173,7 +173,10 @@ def _check(name, params, args, kwargs, first_pos, shown_args, kw_positions=False
 
 
 def _as_ints(kind, v):
-    """``v`` (accepted as ``kind``) with its integers as Python ints."""
+    """``v`` (accepted as ``kind``) with its integers as Python ints, and a 0-d tensor
+    given as a Number as the Python number it holds (PyTorch's Scalar)."""
+    if kind == NUMBER and isinstance(v, Tensor):
+        return v.item()
     ints = kind in (INT, INTS, SEQ_INTS, "int?") or (
         isinstance(kind, tuple) and (INT in kind or INTS in kind))
     if not ints or isinstance(v, (bool, float, complex, str)) or v is None:
@@ -315,9 +318,12 @@ OVERLOADED = {"scatter", "index_fill", "masked_fill", "clamp", "clip", "clamp_mi
               "div", "divide", "linspace"}
 # methods whose PyTorch form takes its arguments as *sizes (x.repeat(2, 3)): the first
 # checked as a tuple of ints when it is the only one
+# (not new_zeros/new_ones/new_empty: the engine makes every backward's seed with new_ones,
+# and on CUDA the wrapped call left 48 bytes a step alive in CuPy's fill, which the
+# gc-disabled memory test caught on the H100; the cause is not found yet, so the seed's
+# path stays as it was)
 _VARARG_SIZES = {"repeat": "repeats", "reshape": "shape", "view": "size", "expand": "size",
-                 "permute": "dims", "tile": "dims", "new_zeros": "size", "new_ones": "size",
-                 "new_empty": "size"}
+                 "permute": "dims", "tile": "dims"}
 # factories that take *size the same way
 _VARARG_FACTORIES = ("zeros", "ones", "empty", "randn", "rand")
 # functions whose first argument is not a tensor: (the names, their kinds)
