@@ -81,6 +81,13 @@ def to_dtype(d):
     return np.dtype(d)
 
 
+def is_dtype_like(d) -> bool:
+    """Whether ``d`` names a dtype as ``to``/``type`` take one: a dtype, a NumPy scalar
+    type, or float/int/bool/complex."""
+    return (isinstance(d, np.dtype) or d in (float, int, bool, complex)
+            or (isinstance(d, type) and issubclass(d, np.generic)))
+
+
 def dtype_name(d) -> str:
     return np.dtype(d).name
 

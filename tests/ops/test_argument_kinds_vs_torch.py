@@ -154,6 +154,12 @@ CASES = {
     "index_put_": lambda M, v: X(M).index_put_(v, M.tensor(1.0)),
     "tensor with dtype": lambda M, v: M.tensor([1.0, v], dtype=M.float32),
     "new_tensor": lambda M, v: X(M).new_tensor(v),
+    "arange": lambda M, v: M.arange(v),
+    "arange two": lambda M, v: M.arange(0, v),
+    "eye": lambda M, v: M.eye(v),
+    "eye two": lambda M, v: M.eye(2, v),
+    "to": lambda M, v: X(M).to(v),
+    "type": lambda M, v: X(M).type(v),
     "autograd.grad inputs": lambda M, v: M.autograd.grad(M.ones(1, requires_grad=True).sum(),
                                                          v),
 }

@@ -155,6 +155,8 @@ def _refuse_data(data, host):
         if isinstance(item, int) and not -2**63 <= item < 2**64:
             raise ValueError(f"Overflow when unpacking long long: {item} does not fit in "
                              "int64 (use a float, e.g. float(x))")
+        if isinstance(item, dict):   # PyTorch's own wording for a mapping
+            raise RuntimeError("Could not infer dtype of dict")
         if not isinstance(item, (int, float, complex, bool)):
             raise TypeError(f"new(): invalid data type '{type(item).__name__}' (a tensor "
                             "holds numbers and bool only)")

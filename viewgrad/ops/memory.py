@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .. import backend as B
 from ..tensor import Tensor, VersionCounter
+from .operands import invalid_combination
 from .table import defop, dispatch, method
 
 __all__ = ["clone", "contiguous", "to", "detach", "detach_"]
@@ -66,8 +67,18 @@ def to(self, *args, dtype=None, device=None, copy=False):
             dtype, device = a.dtype, a.device
         elif isinstance(a, (str, B.Device)) and not (isinstance(a, str) and a in B._DTYPE_ALIASES):
             device = a
-        else:
+        elif B.is_dtype_like(a) or isinstance(a, str):
             dtype = a
+        elif a is None:   # PyTorch's parser: None, a bool, a float, an int all mean something
+            continue
+        elif isinstance(a, bool):
+            dtype = B.bool_
+        elif isinstance(a, float):
+            dtype = B.float64
+        elif isinstance(a, int) or (B.is_numpy_scalar(a) and a.dtype.kind in "iu"):
+            device = f"cuda:{int(a)}"   # an accelerator's index
+        else:
+            raise TypeError(invalid_combination("to", args))
     out = self
     if device is not None:
         dev = B.device(device)

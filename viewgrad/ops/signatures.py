@@ -310,6 +310,9 @@ SIGNATURES = {
 # by keyword an argument may take less than in its place: std(True) is the unbiased
 # overload, std(dim=True) is refused
 _KW_KINDS = {("std", "dim"): DIM_OR_NONE, ("var", "dim"): DIM_OR_NONE}
+# factories whose one-argument form PyTorch checks as its own signature (arange(end),
+# eye(n)), and whose longer forms as an overloaded op: the one argument's name
+_ALONE = {"arange": "end", "eye": "n"}
 # ops PyTorch overloads: any refusal is worded as an invalid combination of arguments
 OVERLOADED = {"scatter", "index_fill", "masked_fill", "clamp", "clip", "clamp_min",
               "clamp_max", "lerp", "sum", "mean", "fill", "bucketize", "searchsorted",
@@ -332,6 +335,8 @@ FUNCTIONS = {
     "bucketize": (("input", NUM_OR_T), ("boundaries", TENSOR)),
     "searchsorted": (("sorted_sequence", TENSOR), ("input", NUM_OR_T)),
     "linspace": (("start", NUM_OR_T), ("end", NUM_OR_T), ("steps", INT)),
+    "arange": (("start", NUMBER), ("end", NUMBER), ("step", NUMBER)),
+    "eye": (("n", INT), ("m", INT)),
     "cat": (("tensors", TENSORS), ("dim", INT)),
     "concat": (("tensors", TENSORS), ("dim", INT)),
     "concatenate": (("tensors", TENSORS), ("dim", INT)),
@@ -422,8 +427,20 @@ def _varargs_factory(fn, name):
 
 
 def _plain_function(fn, name, params):
+    alone = _ALONE.get(name)
+
     @functools.wraps(fn)
     def function(*args, **kwargs):
+        if alone is not None and len(args) == 1 and not kwargs:
+            kind = dict(params)["n" if name == "eye" else "start"]
+            if not _accepts(kind, args[0]):
+                raise TypeError(_words(name, alone, kind, args[0], 1))
+        elif alone is not None:
+            try:
+                args, kwargs = _check(name, params, args, kwargs, 1, args)
+            except TypeError:
+                raise TypeError(_combination(name, args, kwargs)) from None
+            return fn(*args, **kwargs)
         args, kwargs = _check(name, params, args, kwargs, 1, args)
         return fn(*args, **kwargs)
     return function

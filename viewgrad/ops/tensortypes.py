@@ -64,6 +64,8 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
         dtype = _BY_NAME[name].dtype
     elif isinstance(dtype, _TypedMeta):
         dtype = dtype.dtype
+    elif not B.is_dtype_like(dtype):
+        raise TypeError("dtype must be a type, str, or dtype object")
     return self.to(dtype)
 
 
