@@ -33,9 +33,22 @@ one (and the array backends) touches numpy.
 from __future__ import annotations
 
 import contextlib
+import warnings
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided as _np_as_strided
+
+# Note [floating-point warnings]
+# PyTorch computes 1/0, 0/0, log(0), sqrt(-1) and overflows silently (inf, nan); NumPy
+# warns ("divide by zero encountered in divide"), and under ``python -W error`` that
+# warning is an exception PyTorch never raises. ``np.errstate`` around every op would cost
+# ~1.2 µs a call on the hot path, so the warnings are silenced by a filter instead, scoped
+# to viewgrad's own modules (NumPy attributes a ufunc's warning to the frame that called
+# it): the user's own NumPy code warns as before. A test that installs its own "error"
+# filter in front (``warnings.simplefilter("error")``) still sees them.
+warnings.filterwarnings(
+    "ignore", message=r"(divide by zero|invalid value|overflow|underflow) encountered",
+    category=RuntimeWarning, module=r"viewgrad(\.|$)")
 
 __all__ = ["Device", "device", "register_device", "cpu", "host_numpy", "is_array",
            "float32", "float64", "int64", "int32", "bool_", "dtype_name", "to_dtype",
@@ -79,6 +92,13 @@ def to_dtype(d):
     if d is bool:
         return bool_
     return np.dtype(d)
+
+
+def quiet_divide(a, b):
+    """``a / b`` without NumPy's warnings for 0/0 and x/0 (PyTorch's kernels give NaN and
+    inf silently; CuPy does not warn either)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return a / b
 
 
 def is_dtype_like(d) -> bool:

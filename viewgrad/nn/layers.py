@@ -79,13 +79,13 @@ class _ConvNd(Module):
         n = self._nsp
         name = type(self).__name__
         if groups <= 0:
-            raise ValueError(f"{name}: groups must be a positive integer, got {groups}")
+            raise ValueError(f"groups must be a positive integer ({name}: got {groups})")
         if in_channels % groups:
-            raise ValueError(f"{name}: in_channels must be divisible by groups "
-                             f"(in_channels={in_channels}, groups={groups})")
+            raise ValueError(f"in_channels must be divisible by groups ({name}: "
+                             f"in_channels={in_channels}, groups={groups})")
         if out_channels % groups:
-            raise ValueError(f"{name}: out_channels must be divisible by groups "
-                             f"(out_channels={out_channels}, groups={groups})")
+            raise ValueError(f"out_channels must be divisible by groups ({name}: "
+                             f"out_channels={out_channels}, groups={groups})")
         if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
             raise ValueError(f"padding_mode must be one of ['zeros', 'reflect', 'replicate', "
                              f"'circular'], but got padding_mode='{padding_mode}'")
@@ -94,7 +94,7 @@ class _ConvNd(Module):
         if isinstance(padding, str):
             if padding not in ("same", "valid"):
                 raise ValueError(f"Invalid padding string {padding!r}, should be one of "
-                                 "{'valid', 'same'}")
+                                 "{'same', 'valid'}")
             if padding == "same" and any(s != 1 for s in _tuple(stride, n)):
                 raise ValueError("padding='same' is not supported for strided convolutions")
         self.in_channels = in_channels

@@ -48,11 +48,12 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
                     foreach=None):
     """Rescale the gradients in place so their total norm is at most ``max_norm``; returns
     the total norm before clipping (as torch.nn.utils.clip_grad_norm_)."""
+    max_norm = float(max_norm)   # (PyTorch converts it first: "could not convert string...")
     grads = [p.grad for p in _params(parameters) if p.grad is not None]
     total = get_total_norm(grads, norm_type, error_if_nonfinite)
     if not grads:
         return total
-    coef = min(float(max_norm) / (total.item() + 1e-6), 1.0)
+    coef = min(max_norm / (total.item() + 1e-6), 1.0)
     for g in grads:
         g.mul_(coef)
     return total

@@ -152,7 +152,16 @@ def _nll_fwd(self, target, weight, reduction, ignore_index):
         return losses.astype(self.dtype)
     if reduction == "sum":
         return xp.asarray(losses.sum(), dtype=self.dtype)
-    return xp.asarray(losses.sum() / w.sum(), dtype=self.dtype)
+    return xp.asarray(B.quiet_divide(losses.sum(), w.sum()), dtype=self.dtype)
+
+
+def _nll_scale(xp, w, target, ignore_index, reduction, dtype):
+    """-w[t] per row, divided by the total weight for the mean; an ignored row's is 0 even
+    when the total is 0 (PyTorch: a loss of NaN, a gradient of 0 there)."""
+    scale = -w.astype(dtype)
+    if reduction != "mean":
+        return scale
+    return xp.where(target != ignore_index, B.quiet_divide(scale, w.sum()), 0).astype(dtype)
 
 
 def _nll_grad_array(grad, target, self_shape, weight, reduction, ignore_index):
@@ -163,9 +172,7 @@ def _nll_grad_array(grad, target, self_shape, weight, reduction, ignore_index):
         return _nll_grad_counted(xp, grad, target, self_shape, reduction)  # Note [nll_loss, every target counted]
     safe_t, w = _nll_terms(xp, xp.zeros(self_shape[:1], dtype=grad.dtype), target, weight,
                            ignore_index)
-    scale = -w.astype(grad.dtype)
-    if reduction == "mean":
-        scale = scale / w.sum()
+    scale = _nll_scale(xp, w, target, ignore_index, reduction, grad.dtype)
     z = xp.zeros(self_shape, dtype=grad.dtype)
     z[xp.arange(self_shape[0]), safe_t] = grad * scale
     return z
@@ -177,9 +184,8 @@ def _nll_bwd(grad, target, self_shape, weight, reduction, ignore_index):
     xp = grad._device.xp
     safe_t, w = _nll_terms(xp, xp.zeros(self_shape[:1], dtype=grad.dtype), target._data,
                            weight, ignore_index)
-    scale = Tensor._make((-w).astype(grad.dtype), grad._device)
-    if reduction == "mean":
-        scale = scale / float(w.sum())
+    scale = Tensor._make(_nll_scale(xp, w, target._data, ignore_index, reduction, grad.dtype),
+                         grad._device)
     g = grad * scale if reduction == "none" else grad.expand(tuple(scale.shape)) * scale
     z = zeros(self_shape, dtype=grad.dtype, device=grad.device)
     idx = Tensor._make(safe_t.reshape(-1, 1), grad._device)
@@ -311,8 +317,19 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
         if loss is not None:
             return loss
     _float_check(input, "cross_entropy")
+    _reduction(reduction)
     cdim = 0 if input.dim() == 1 else 1
+    c = input.shape[cdim]
+    if label_smoothing > 0.0 and label_smoothing > 1.0:   # (PyTorch ignores a negative one)
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                           f"{label_smoothing:g}")
     logp = log_softmax(input, cdim)
+    # Note [cross_entropy's weights and smoothing]: PyTorch's formulas, term by term. The
+    # class weights scale every class's term (probability targets too), label smoothing
+    # mixes in the uniform distribution, and a target equal to ignore_index counts in
+    # neither the smoothing term nor the mean's divisor.
+    w = None if weight is None else (weight if input.dim() == 1 else weight.reshape(
+        (1, c) + (1,) * (input.dim() - 2)))
     if isinstance(target, Tensor) and target._data.dtype.kind == "f":
         # class probabilities
         if tuple(target.shape) != tuple(input.shape):
@@ -321,14 +338,27 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
                 f"{torch_type_name(target.dtype)} (class-index targets are integers; "
                 f"probability targets have the input's shape {list(input.shape)}, got "
                 f"{list(target.shape)})")
-        loss = -(logp * target).sum(cdim)
-        return _reduce(loss, reduction)
-    if label_smoothing:
-        c = input.shape[cdim]
-        nll = nll_loss(logp, target, weight, ignore_index, reduction)
-        smooth = _reduce(-logp.mean(cdim), reduction)
-        return nll * (1 - label_smoothing) + smooth * label_smoothing
-    return nll_loss(logp, target, weight, ignore_index, reduction)
+        if label_smoothing > 0.0:
+            target = target * (1 - label_smoothing) + label_smoothing / c
+        terms = logp * target if w is None else logp * target * w
+        if reduction == "none":
+            return -terms.sum(cdim)
+        total = -terms.sum()
+        # the mean is over the samples (every element but the classes), not the weights
+        return total / (input.numel() // c) if reduction == "mean" else total
+    if label_smoothing <= 0.0:
+        return nll_loss(logp, target, weight, ignore_index, reduction)
+    nll = nll_loss(logp, target, weight, ignore_index, reduction)
+    ignored = target == ignore_index
+    smooth = (-(logp * w).sum(cdim) if w is not None else -logp.sum(cdim)).masked_fill(
+        ignored, 0.0)
+    if reduction == "mean":
+        kept = target[~ignored] if target.dim() else target.reshape(1)[~ignored.reshape(1)]
+        smooth = smooth.sum() / (weight[kept].sum() if weight is not None
+                                 else (~ignored).sum())
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return nll * (1 - label_smoothing) + smooth * (label_smoothing / c)
 
 
 def _reduce(x, reduction):
