@@ -1,7 +1,8 @@
 """The margin, embedding and likelihood losses of ``torch.nn.functional`` (re-exported by
 ``viewgrad.nn.functional``): ``margin_ranking_loss``, ``hinge_embedding_loss``,
 ``soft_margin_loss``, ``multilabel_soft_margin_loss``, ``cosine_embedding_loss``,
-``triplet_margin_loss``, ``poisson_nll_loss``, ``gaussian_nll_loss``.
+``triplet_margin_loss``, ``poisson_nll_loss``, ``gaussian_nll_loss``,
+``multi_margin_loss``, ``multilabel_margin_loss``.
 
 Each is written as PyTorch defines it, out of differentiable ops (``clamp``, ``where``,
 ``softplus``...), then reduced by ``reduction`` ('mean', 'sum' or 'none'; the legacy
@@ -19,7 +20,8 @@ from .functional_more import _reduce, pairwise_distance
 
 __all__ = ["margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss",
            "multilabel_soft_margin_loss", "cosine_embedding_loss", "triplet_margin_loss",
-           "poisson_nll_loss", "gaussian_nll_loss"]
+           "poisson_nll_loss", "gaussian_nll_loss", "multi_margin_loss",
+           "multilabel_margin_loss"]
 
 
 def _legacy(size_average, reduce, reduction):
@@ -152,3 +154,75 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
     return _reduce(loss, reduction, "gaussian_nll_loss")
+
+
+def _rows(input, target):
+    """(input as (N, C), target as (N...), whether it was one sample)."""
+    if input.dim() == 1:
+        return input.unsqueeze(0), target.reshape(1, *target.shape) if target.dim() else \
+            target.reshape(1), True
+    return input, target, False
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
+                      reduce=None, reduction="mean"):
+    """The multi-class hinge: per sample, ``sum over i != y of max(0, margin - x[y] +
+    x[i])^p / C`` (times ``weight[y]``), as ``torch.nn.functional.multi_margin_loss``.
+    Built of ops here, so the graph shows the pieces where PyTorch has one
+    MultiMarginLossBackward0 node; the values and gradients are PyTorch's."""
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if input.dim() > 2 or input.dim() == 0:
+        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch "
+                           f"size, but got: {list(input.shape)}")
+    x, t, one = _rows(input, target)
+    n, c = x.shape
+    if t.dim() != 1 or t.shape[0] != n:
+        raise RuntimeError(f"inconsistent target size, expected {n} but got "
+                           f"{list(target.shape)}")
+    tv = t.tolist()
+    if any(not 0 <= v < c for v in tv):
+        raise RuntimeError("target out of range")
+    xy = x.gather(1, t.unsqueeze(1))
+    z = (margin - xy + x).clamp(min=0)
+    if p == 2:
+        z = z * z
+    if weight is not None:
+        z = z * weight[t].unsqueeze(1)
+    own = Fa.arange(c, device=x.device).unsqueeze(0) == t.unsqueeze(1)   # i == y: no term
+    loss = where(own, Fa.zeros((), dtype=z.dtype, device=z.device), z).sum(1) / c
+    if one:
+        loss = loss.squeeze(0)
+    return _reduce(loss, _legacy(size_average, reduce, reduction), "multi_margin_loss")
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """The multi-label hinge: each sample's target lists its classes up to the first -1;
+    ``sum over target classes j and other classes i of max(0, 1 - (x[j] - x[i])) / C``, as
+    ``torch.nn.functional.multilabel_margin_loss`` (built of ops: PyTorch records one
+    MultilabelMarginLossBackward0 node)."""
+    if input.dim() > 2 or input.dim() == 0:
+        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch "
+                           f"size, but got: {list(input.shape)}")
+    if tuple(target.shape) != tuple(input.shape):
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
+                           f"{list(input.shape)}")
+    x, t, one = _rows(input, target)
+    n, c = x.shape
+    member = []
+    for row in t.tolist():   # the classes before the first -1 (no gradient: host is fine)
+        m = [False] * c
+        for v in row:
+            if v < 0:
+                break
+            if v >= c:
+                raise RuntimeError("target out of range")
+            m[v] = True
+        member.append(m)
+    is_t = Fa.tensor(member, device=x.device)   # bool (N, C)
+    pairs = is_t.unsqueeze(2) & ~is_t.unsqueeze(1)            # (j a target, i not)
+    d = (1 - x.unsqueeze(2) + x.unsqueeze(1)).clamp(min=0)   # d[n, j, i]
+    loss = where(pairs, d, Fa.zeros((), dtype=d.dtype, device=d.device)).sum((1, 2)) / c
+    if one:
+        loss = loss.squeeze(0)
+    return _reduce(loss, _legacy(size_average, reduce, reduction), "multilabel_margin_loss")

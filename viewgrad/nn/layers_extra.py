@@ -24,7 +24,8 @@ __all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "AdaptiveM
            "Softmax2d", "InstanceNorm1d", "InstanceNorm2d", "Conv3d", "ConvTranspose1d",
            "PixelShuffle", "PixelUnshuffle", "EmbeddingBag", "Bilinear", "AlphaDropout",
            "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss",
-           "MultiLabelSoftMarginLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
+           "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
+           "CosineEmbeddingLoss", "TripletMarginLoss",
            "PoissonNLLLoss", "GaussianNLLLoss"]
 
 
@@ -423,6 +424,34 @@ class MultiLabelSoftMarginLoss(_Loss):
     def forward(self, input, target):
         return F.multilabel_soft_margin_loss(input, target, self.weight,
                                              reduction=self.reduction)
+
+
+class MultiMarginLoss(_Loss):
+    """``F.multi_margin_loss``: the multi-class hinge (``p`` 1 or 2, ``margin``, an
+    optional per-class ``weight``)."""
+
+    def __init__(self, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                 reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        if p not in (1, 2):
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.dim() != 1:
+            raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got "
+                             f"{weight.dim()}D instead")
+        self.register_buffer("weight", weight)
+        self.p, self.margin = p, margin
+
+    def forward(self, input, target):
+        return F.multi_margin_loss(input, target, p=self.p, margin=self.margin,
+                                   weight=self.weight, reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    """``F.multilabel_margin_loss``: the multi-label hinge (targets: class indices, -1
+    ends each row's list)."""
+
+    def forward(self, input, target):
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
 
 
 class CosineEmbeddingLoss(_Loss):
