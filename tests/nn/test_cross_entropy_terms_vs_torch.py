@@ -79,3 +79,28 @@ def test_refusals_and_silent_zeros_as_torch():
         loss = M.nn.functional.cross_entropy(x, M.tensor([-100, -100]))
         loss.backward()
         assert np.isnan(loss.item()) and x.grad.tolist() == [[0.0] * 3] * 2
+
+
+@pytest.mark.parametrize("case", ["layer_norm", "batch_norm_train", "batch_norm_eval_f32",
+                                  "group_norm", "instance_norm"])
+def test_norms_refuse_mixed_parameter_dtypes_as_torch(case):
+    """PyTorch's normalisation kernels refuse parameters of another dtype (viewgrad
+    promoted them before)."""
+    torch = torch_or_skip()
+    calls = {
+        "layer_norm": lambda M, x: M.nn.functional.layer_norm(x, (4,), weight=M.ones(4)),
+        "batch_norm_train": lambda M, x: M.nn.functional.batch_norm(
+            x, M.zeros(3), M.ones(3), training=True),
+        "batch_norm_eval_f32": lambda M, x: M.nn.functional.batch_norm(
+            x.float(), M.zeros(3, dtype=M.float64), M.ones(3, dtype=M.float64)),
+        "group_norm": lambda M, x: M.nn.functional.group_norm(x, 3, M.ones(3)),
+        "instance_norm": lambda M, x: M.nn.functional.instance_norm(x, weight=M.ones(3)),
+    }
+    outcomes = []
+    for M in (vg, torch):
+        try:
+            calls[case](M, M.ones(2, 3, 4, dtype=M.float64))
+            outcomes.append(None)
+        except RuntimeError as e:
+            outcomes.append(str(e))
+    assert outcomes[0] == outcomes[1] and outcomes[1] is not None

@@ -22,6 +22,7 @@ import warnings
 from ..autograd.grad_mode import no_grad
 from ..ops import activations as _Fact
 from ..ops import factories as Fa
+from ..ops.args import check_mixed_dtypes
 from ..ops.joining import cat, stack
 from ..ops.pointwise import where
 from ..ops.pool import adaptive_avg_pool2d, max_pool2d
@@ -305,6 +306,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                   use_input_stats=True, momentum=0.1, eps=1e-5):
     """Normalise each (sample, channel) over its spatial dims; with running stats kept
     (averaged over the batch, unbiased variance) as PyTorch's ``instance_norm``."""
+    check_mixed_dtypes(input, running_mean, running_var, weight, bias)
     dims = tuple(range(2, input.dim()))
     if use_input_stats:
         mean = input.mean(dims, keepdim=True)

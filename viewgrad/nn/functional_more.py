@@ -13,6 +13,7 @@ import math
 
 from ..autograd.grad_mode import no_grad
 from ..ops import factories as Fa
+from ..ops.args import check_mixed_dtypes
 from ..ops.conv import constant_pad_nd
 from ..ops.embedding import embedding_rows
 from ..ops.layer_norm import layer_norm  # noqa: F401
@@ -64,6 +65,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalise each group of ``C / num_groups`` channels (with all spatial positions) of
     each sample, then scale and shift per channel."""
     n, c = input.shape[0], input.shape[1]
+    check_mixed_dtypes(input, weight, bias)
     if c % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by "
                            f"num_groups, but got input of shape {list(input.shape)} and "

@@ -15,7 +15,7 @@ from ..autograd.grad_mode import no_grad
 from ..autograd.state import state as _st
 
 __all__ = ["float_input", "with_out", "checked_scalar", "torch_type_name",
-           "check_result_cast"]
+           "check_result_cast", "check_mixed_dtypes"]
 
 # dtype -> the name PyTorch's C++ messages give it ("Float did not match Double")
 _TORCH_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
@@ -47,6 +47,19 @@ def cpp_type_name(dtype) -> str:
 
 
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def check_mixed_dtypes(input, *params):
+    """PyTorch's normalisation kernels take parameters (weight, bias, running statistics)
+    of the input's dtype only (a float16 input may have float32 ones); anything else is
+    refused in its words, where viewgrad would have promoted."""
+    dts = {p._data.dtype for p in params if p is not None}
+    it = input._data.dtype
+    if not dts or dts == {it} or (it == B.float16 and dts == {B.float32}):
+        return
+    if it == B.float32:
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
 
 
 def check_result_cast(result_dtype, dtype) -> None:

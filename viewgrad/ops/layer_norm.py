@@ -12,6 +12,7 @@ with differentiable ops (double backward works), with x̂ = (x - mean) · rstd a
 from __future__ import annotations
 
 from .. import backend as B
+from .args import check_mixed_dtypes
 from .table import defop, dispatch
 
 __all__ = ["layer_norm"]
@@ -79,4 +80,5 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, shape))}], but got input of size"
                            f"{list(input.shape)}")
+    check_mixed_dtypes(input, weight, bias)
     return dispatch(LAYER_NORM, (input, weight, bias), (len(shape), float(eps)))

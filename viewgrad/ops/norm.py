@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from .. import backend as B
 from ..tensor import Tensor
+from .args import check_mixed_dtypes
 from .conv import set_fast_kernels
 from .table import defop, dispatch
 
@@ -183,6 +184,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if input._data.dtype.kind != "f":
         raise RuntimeError(f"batch_norm: expected a floating point input, got "
                            f"{B.dtype_name(input.dtype)}")
+    check_mixed_dtypes(input, running_mean, running_var, weight, bias)
     c = input.shape[1]
     for name, t in (("running_mean", running_mean), ("running_var", running_var),
                     ("weight", weight), ("bias", bias)):
