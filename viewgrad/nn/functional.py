@@ -16,6 +16,7 @@ from ..ops.pointwise import relu as _relu, sigmoid, tanh
 from ..ops.pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
 from ..ops.signatures import BOOL, INT, NUMBER, SEQ_INTS, TENSOR, checked_function
 from ..tensor import Tensor
+from ..ops.activations import hardshrink, softshrink  # noqa: F401
 from ..ops.activations import (celu, elu, gelu, glu, hardsigmoid, hardswish, hardtanh,  # noqa: F401
                                leaky_relu, logsigmoid, mish, selu, silu, softplus,
                                celu_, elu_, hardtanh_, leaky_relu_, selu_)
@@ -40,6 +41,7 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "flatten", "unfold", "leaky_relu", "elu", "gelu", "softplus", "silu", "hardtanh",
            "relu6", "mish", "logsigmoid", "softsign", "hardswish", "hardsigmoid", "selu",
            "celu", "tanhshrink", "softmin", "glu", "dropout1d", "dropout2d", "relu_",
+           "hardshrink", "softshrink", "local_response_norm", "pdist",
            "elu_", "leaky_relu_", "hardtanh_", "selu_", "celu_",
            "scaled_dot_product_attention", "multi_head_attention_forward"] + [
                n for n in _more.__all__ if n != "pad"] + _extra.__all__ + _losses.__all__
@@ -224,6 +226,46 @@ def relu6(input, inplace=False):
 def softsign(input):
     """``x / (1 + |x|)``."""
     return input / (1 + input.abs())
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """Each value divided by ``(k + alpha * mean of x² over the ``size`` neighbouring
+    channels) ** beta`` (the window centred as PyTorch centres it: ``size // 2`` channels
+    before, ``(size - 1) // 2`` after, zeros past the edges), as
+    ``torch.nn.functional.local_response_norm``."""
+    if input.dim() < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          "
+                         f"input (got {input.dim()} dimensions)")
+    if input.numel() == 0:
+        return input
+    c = input.shape[1]
+    sq = input * input
+    before, after = size // 2, (size - 1) // 2
+    pads = [0, 0] * (input.dim() - 2) + [before, after]
+    padded = pad(sq, tuple(pads))
+    total = padded.narrow(1, 0, c)
+    for i in range(1, size):
+        total = total + padded.narrow(1, i, c)
+    return input / (total / size).mul(alpha).add(k).pow(beta)
+
+
+def pdist(input, p=2):
+    """The ``p``-norm distances between the rows of an (N, M) input, the upper triangle
+    of their distance matrix as a vector of N(N-1)/2, as ``torch.nn.functional.pdist``
+    (built of ops here: PyTorch records one PdistBackward0 node)."""
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n = input.shape[0]
+    rows = [i for i in range(n) for j in range(i + 1, n)]
+    cols = [j for i in range(n) for j in range(i + 1, n)]
+    if not rows:
+        return input.new_zeros((0,))
+    from ..ops.factories import tensor
+    i = tensor(rows, device=input.device)
+    j = tensor(cols, device=input.device)
+    return (input[i] - input[j]).norm(p, dim=1)
 
 
 def tanhshrink(input):

@@ -17,7 +17,7 @@ from .parameter import Parameter
 
 __all__ = ["LeakyReLU", "ELU", "GELU", "SiLU", "Softplus", "Mish", "Hardtanh", "ReLU6",
            "LogSigmoid", "Softsign", "SELU", "CELU", "Hardswish", "Hardsigmoid",
-           "Tanhshrink", "Softmin", "GLU", "Unflatten", "Embedding", "LayerNorm",
+           "Tanhshrink", "Hardshrink", "Softshrink", "LocalResponseNorm", "Softmin", "GLU", "Unflatten", "Embedding", "LayerNorm",
            "GroupNorm", "ModuleDict", "ParameterList", "ParameterDict", "BCELoss",
            "BCEWithLogitsLoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "KLDivLoss",
            "AvgPool1d", "MaxPool1d", "MaxPool3d", "AdaptiveAvgPool1d", "Dropout1d",
@@ -77,6 +77,43 @@ CELU = _activation("CELU", F.celu, (("alpha", 1.0), ("inplace", False)))
 Hardswish = _activation("Hardswish", F.hardswish, (("inplace", False),), show_inplace=False)
 Hardsigmoid = _activation("Hardsigmoid", F.hardsigmoid, (("inplace", False),), show_inplace=False)
 Tanhshrink = _activation("Tanhshrink", F.tanhshrink)
+
+
+class _Shrink(Module):
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def extra_repr(self):
+        return str(self.lambd)
+
+
+class Hardshrink(_Shrink):
+    """``F.hardshrink(x, lambd)`` as a module."""
+
+    def forward(self, input):
+        return F.hardshrink(input, self.lambd)
+
+
+class Softshrink(_Shrink):
+    """``F.softshrink(x, lambd)`` as a module."""
+
+    def forward(self, input):
+        return F.softshrink(input, self.lambd)
+
+
+class LocalResponseNorm(Module):
+    """``F.local_response_norm(x, size, alpha, beta, k)`` as a module."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
 Softmin = _activation("Softmin", F.softmin, (("dim", None),))
 GLU = _activation("GLU", F.glu, (("dim", -1),))
 

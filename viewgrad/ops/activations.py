@@ -18,11 +18,12 @@ import struct
 from .. import backend as B
 from . import pointwise as _P
 from . import special
-from .table import apply_inplace, defop, dispatch
+from .args import torch_type_name
+from .table import apply_inplace, defop, dispatch, method
 
 __all__ = ["leaky_relu", "elu", "gelu", "softplus", "silu", "hardtanh", "selu", "celu",
            "mish", "hardsigmoid", "hardswish", "logsigmoid", "glu", "leaky_relu_", "elu_",
-           "hardtanh_", "selu_", "celu_", "threshold"]
+           "hardtanh_", "selu_", "celu_", "threshold", "hardshrink", "softshrink"]
 
 _xp = B.xp_of
 _SQRT_HALF = 1.0 / math.sqrt(2.0)
@@ -431,3 +432,42 @@ def glu(input, dim=-1):
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
                            f"{input.shape[d]}")
     return dispatch(GLU, (input,), (d,))
+
+
+# hardshrink / softshrink: 0 inside [-lambd, lambd] (a NaN is not inside: it stays NaN),
+# the input (hardshrink) or the input moved towards 0 by lambd (softshrink) outside; the
+# gradient passes outside only (a NaN's is 0, as PyTorch's shrink_backward gives it)
+def _inside(self, lambd):
+    return (self >= -lambd) & (self <= lambd)
+
+
+def _shrink_bwd(grad, self, lambd):
+    return _where((self > lambd) | (self < -lambd), grad, 0.0)
+
+
+HARDSHRINK = defop("hardshrink", "HardshrinkBackward0",
+                   lambda self, lambd: _xp(self).where(_inside(self, lambd), 0, self).astype(
+                       self.dtype, copy=False), attrs=("lambd",), self=_shrink_bwd)
+SOFTSHRINK = defop("softshrink", "SoftshrinkBackward0",
+                   lambda self, lambd: _xp(self).where(
+                       _inside(self, lambd), 0, _xp(self).where(
+                           self > lambd, self - lambd, self + lambd)).astype(self.dtype,
+                                                                             copy=False),
+                   attrs=("lambd",), self=_shrink_bwd)
+
+
+@method("hardshrink")
+def hardshrink(input, lambd=0.5):
+    """0 where ``|x| <= lambd``, ``x`` elsewhere (``torch.nn.functional.hardshrink``)."""
+    return dispatch(HARDSHRINK, (_check(input, "hardshrink"),), (float(lambd),))
+
+
+def softshrink(input, lambd=0.5):
+    """0 where ``|x| <= lambd``, ``x - lambd * sign(x)`` elsewhere
+    (``torch.nn.functional.softshrink``); ``lambd`` must not be negative."""
+    _check(input, "softshrink")
+    if lambd < 0:
+        big = B.finfo_fields(input.dtype)["max"]
+        raise RuntimeError(f"lambda must be in range [0, {big:g}] for input dtype "
+                           f"{torch_type_name(input.dtype)}, but found {lambd:g}")
+    return dispatch(SOFTSHRINK, (input,), (float(lambd),))
