@@ -21,6 +21,7 @@ from . import random, tensortypes  # noqa: F401  (sampling; FloatTensor & co., .
 from . import conv, pool, norm, activations  # noqa: F401  (viewgrad.nn: conv, pooling, norms)
 from . import stats, vector_norms  # noqa: F401  (var/std/prod/scans/logsumexp; norms)
 from . import sorting, extrema  # noqa: F401  (sort, topk, kthvalue, median, mode; cummax...)
+from . import quantiles  # noqa: F401  (quantile, nanquantile)
 from . import fast  # noqa: F401  (array kernels for plain backward; after the table rows)
 
 from .operands import install_methods  # noqa: E402  (every op's refusals, in PyTorch's words)

@@ -55,13 +55,20 @@ def _float_check(x, name):
 
 
 @method("softmax")
-def softmax(input, dim):
+def softmax(input, dim, dtype=None):
+    """``exp(x) / exp(x).sum(dim)`` (SoftmaxBackward0); ``dtype`` casts the input first
+    (ToCopyBackward0 under it), as PyTorch's."""
+    if dtype is not None:
+        input = input.to(dtype)
     _float_check(input, "softmax")
     return dispatch(SOFTMAX, (input,), (_wrap_dim(dim, input.dim()),))
 
 
 @method("log_softmax")
-def log_softmax(input, dim):
+def log_softmax(input, dim, dtype=None):
+    """``x - logsumexp(x, dim)`` (LogSoftmaxBackward0); ``dtype`` casts the input first."""
+    if dtype is not None:
+        input = input.to(dtype)
     _float_check(input, "log_softmax")
     return dispatch(LOG_SOFTMAX, (input,), (_wrap_dim(dim, input.dim()),))
 

@@ -1,0 +1,67 @@
+"""quantile and nanquantile against torch 2.13: every interpolation, scalar and tensor q,
+dim None/0/-1 with and without keepdim, NaN slices; values and gradients; gradcheck; the
+refusals."""
+import itertools
+
+import numpy as np
+import pytest
+
+import viewgrad as vg
+from tests.helpers import raised, torch_or_skip
+
+RNG = np.random.default_rng(0)
+X = RNG.standard_normal((3, 6))
+XN = X.copy()
+XN[1, 2] = np.nan
+XN[2, :] = np.nan
+MODES = ["linear", "lower", "higher", "midpoint", "nearest"]
+
+
+def _run(M, data, fn, q, dim, keepdim, mode):
+    a = M.tensor(data, requires_grad=True)
+    qq = M.tensor([0.1, 0.75, 0.5], dtype=M.float64) if q == "vec" else q
+    y = getattr(a, fn)(qq, dim=dim, keepdim=keepdim, interpolation=mode)
+    (y * M.tensor(np.linspace(-1, 1, y.numel()).reshape(tuple(y.shape)))).nansum().backward()
+    return np.array(y.tolist()), np.array(a.grad.tolist())
+
+
+@pytest.mark.parametrize("data,fn", [("plain", "quantile"), ("nan", "quantile"),
+                                     ("nan", "nanquantile"), ("plain", "nanquantile")])
+@pytest.mark.parametrize("mode", MODES)
+def test_matches_torch(data, fn, mode):
+    torch = torch_or_skip()
+    x = X if data == "plain" else XN
+    for q, (dim, keepdim) in itertools.product(
+            [0.0, 0.3, 0.5, 1.0, "vec"], [(None, False), (None, True), (1, False), (0, True),
+                                          (-1, True)]):
+        ours, theirs = _run(vg, x, fn, q, dim, keepdim, mode), \
+            _run(torch, x, fn, q, dim, keepdim, mode)
+        for a, b in zip(ours, theirs):
+            assert a.shape == b.shape
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14, equal_nan=True)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_gradcheck(mode):
+    x = vg.tensor(X, requires_grad=True)
+    assert vg.autograd.gradcheck(
+        lambda a: a.quantile(vg.tensor([0.2, 0.65], dtype=vg.float64), dim=1,
+                             interpolation=mode), (x,))
+
+
+REFUSALS = {
+    "q_above": lambda M: M.ones(3).quantile(1.5),
+    "q_tensor_range": lambda M: M.ones(3).quantile(M.tensor([0.2, 1.2])),
+    "q_2d": lambda M: M.ones(3).quantile(M.tensor([[0.5]])),
+    "q_dtype": lambda M: M.ones(3).quantile(M.tensor([0.5], dtype=M.float64)),
+    "mode": lambda M: M.ones(3).quantile(0.5, interpolation="x"),
+    "int_input": lambda M: M.tensor([1, 2]).quantile(0.5),
+    "empty": lambda M: M.ones(0).quantile(0.5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSALS))
+def test_refusals_match_torch(name):
+    torch = torch_or_skip()
+    ours, theirs = raised(lambda: REFUSALS[name](vg)), raised(lambda: REFUSALS[name](torch))
+    assert theirs is not None and ours == theirs
