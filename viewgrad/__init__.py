@@ -42,6 +42,7 @@ from .ops.views import (transpose as swapdims, transpose as swapaxes, movedim as
 from .ops.joining import cat, stack
 from .ops.flat import take, put, take_along_dim
 from .ops.quantiles import quantile, nanquantile
+from .ops.rearrange import rot90
 from .ops.memory import clone, detach
 from .ops.unary import (sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh,
                         exp2, expm1, log2, log10, log1p, erf, erfc, erfinv, floor, ceil,

@@ -34,6 +34,8 @@ SAMPLES = {
              (lambda a: (a * 2).tril_(1), [(3, 2)])],
     "triu": [(lambda a: a.triu(1), [(3, 4)]), (lambda a: (a * 1).triu_(), [(3, 3)])],
     "flip": [(lambda a: a.flip(0, 2), [(2, 3, 2)]), (lambda a: a.fliplr(), [(2, 3)])],
+    "rot90": [(lambda a: a.rot90(1, (0, 2)), [(2, 3, 2)]), (lambda a: vg.rot90(a, -3), [(2, 3)]),
+              (lambda a: a.rot90(2, (1, 0)), [(3, 2)])],
     "roll": [(lambda a: a.roll(1), [(2, 3)]), (lambda a: a.roll((1, -2), (0, 1)), [(3, 3)])],
     "repeat": [(lambda a: a.repeat(2, 1, 3), [(2, 2)]), (lambda a: a.tile(2), [(3,)])],
     "select_scatter": [(lambda a, s: a.select_scatter(s, 1, -1), [(2, 3), (2,)])],

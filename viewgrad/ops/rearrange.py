@@ -17,7 +17,7 @@ from ..tensor import Tensor, _wrap_dim
 from .table import apply_inplace, defop, dispatch, method, unpack_args
 
 __all__ = ["tril", "triu", "flip", "roll", "repeat", "tile", "repeat_interleave", "ravel",
-           "fliplr", "flipud"]
+           "fliplr", "flipud", "rot90"]
 
 
 def _tri(fn):
@@ -122,6 +122,27 @@ def flip(self, *dims, **kw):
     if not self.dim():
         return dispatch(FLIP, (self,), ((),))
     return dispatch(FLIP, (self,), (dims,))
+
+
+ROT90 = defop("rot90", "Rot90Backward0", lambda self, k, dims: B.xp_of(self).rot90(
+    self, k, axes=dims).copy(), attrs=("k", "dims"),
+    self=lambda grad, k, dims: rot90(grad, -k, dims))
+
+
+@method("rot90")
+def rot90(self, k=1, dims=(0, 1)):
+    """A copy rotated by 90° ``k`` times in the plane of ``dims``, from the first towards
+    the second (``torch.rot90``; node ``Rot90Backward0``)."""
+    dims = tuple(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if self.dim() < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {self.dim()}")
+    d0, d1 = _wrap_dim(dims[0], self.dim()), _wrap_dim(dims[1], self.dim())
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and "
+                           f"dim1 = {d1}")
+    return dispatch(ROT90, (self,), (int(k) % 4, (d0, d1)))
 
 
 @method("fliplr")
