@@ -84,7 +84,7 @@ from .ops.linalg_decomp import cholesky_legacy as cholesky, svd_legacy as svd
 from .ops.linalg_names import slogdet_legacy as slogdet, qr_legacy as qr
 from .ops.stats import (var, std, var_mean, std_mean, prod, cumsum, cumprod, logsumexp,
                         nansum, nanmean)
-from .ops.extrema import cummax, cummin, aminmax
+from .ops.extrema import cummax, cummin, aminmax, logcumsumexp
 from .ops.vector_norms import norm
 from .ops.sorting import sort, argsort, msort, topk, kthvalue, median, mode
 from . import return_types  # noqa: E402  (the named tuples: return_types.max, .sort...)

@@ -49,6 +49,8 @@ SAMPLES.update({
 # running / paired extrema and NaN-ignoring sums (ops/extrema.py, ops/stats.py)
 SAMPLES.update({
     "cummax": [(lambda a: a.cummax(1).values, [(2, 4)])],
+    "logcumsumexp": [(lambda a: a.logcumsumexp(1), [(2, 4)]),
+                     (lambda a: a.logcumsumexp(-3) * 2, [(3, 2, 2)])],
     "cummin": [(lambda a: vg.cummin(a, 0)[0], [(3, 2)])],
     "aminmax": [(lambda a: vg.aminmax(a).min * vg.aminmax(a)[1], [(2, 3)]),
                 (lambda a: a.aminmax(dim=1, keepdim=True).max, [(2, 3)])],

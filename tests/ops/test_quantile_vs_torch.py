@@ -65,3 +65,23 @@ def test_refusals_match_torch(name):
     torch = torch_or_skip()
     ours, theirs = raised(lambda: REFUSALS[name](vg)), raised(lambda: REFUSALS[name](torch))
     assert theirs is not None and ours == theirs
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_logcumsumexp_matches_torch_far_below_the_maximum_and_twice(dim):
+    """A prefix 1000 below the maximum keeps its value (a shift by the maximum would give
+    -inf), and the double backward is PyTorch's (a part of the gradient with no term must
+    not make it NaN)."""
+    torch = torch_or_skip()
+    x = np.array([[-1000.0, 0.0, 2.0, -3.0], [5.0, 5.0, 5.0, 5.0], [0.3, -0.2, 0.5, 0.1]])
+    g = np.array([[1.0, 2.0, -3.0, 0.5], [0.0, 1.0, 1.0, 2.0], [3.0, -1.0, 2.0, 1.0]])
+    outs = []
+    for M in (vg, torch):
+        a = M.tensor(x, requires_grad=True)
+        y = M.logcumsumexp(a, dim)
+        gx, = M.autograd.grad(y, a, M.tensor(g), create_graph=True)
+        h, = M.autograd.grad((gx * gx).sum(), a)
+        outs.append([np.array(t.tolist()) for t in (y, gx, h)] + [y.grad_fn.name()])
+    for a, b in zip(outs[0][:3], outs[1][:3]):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+    assert outs[0][3] == outs[1][3] == "LogcumsumexpBackward0"

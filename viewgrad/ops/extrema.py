@@ -1,6 +1,7 @@
 """Running and paired extrema: cummax / cummin (CummaxBackward0 / CumminBackward0, named
-tuples ``(values, indices)``) and aminmax (one ``AminmaxBackward0`` node for both of its
-outputs, a named tuple ``(min, max)``), as PyTorch's.
+tuples ``(values, indices)``), aminmax (one ``AminmaxBackward0`` node for both of its
+outputs, a named tuple ``(min, max)``), and the running soft maximum logcumsumexp
+(``LogcumsumexpBackward0``), as PyTorch's.
 
 cummax's values are *selected* by its indices (``values[i] = x[indices[i]]``), so its
 backward sends each gradient back to the position its value came from, adding where one
@@ -17,7 +18,7 @@ from .sorting import _take
 from .stats import _multi, _red_dims
 from .table import defop, dispatch, method
 
-__all__ = ["cummax", "cummin", "aminmax"]
+__all__ = ["cummax", "cummin", "aminmax", "logcumsumexp"]
 
 
 def _scatter_add_back(grad, indices, self_shape, dim):
@@ -108,3 +109,48 @@ def aminmax(input, *, dim=None, keepdim=False):
     lo = xp.asarray(a.min(axis=dims, keepdims=keepdim))
     hi = xp.asarray(a.max(axis=dims, keepdims=keepdim))
     return RT.aminmax(_multi(AMINMAX, input, (lo, hi), (dims, bool(keepdim))))
+
+
+# -- logcumsumexp: log(cumsum(exp(x))) without overflow ----------------------------------------
+# Forward: a running logaddexp along the dim (one slice at a time: a shift by the global
+# maximum would underflow a prefix far below it to -inf). Backward, PyTorch's formula in log
+# space: grad_i = sum over j >= i of g_j exp(x_i - out_j), split into the positive and the
+# negative parts of g, each a reversed logcumsumexp (so it is differentiable again). A part
+# with no term stands at the dtype's lowest finite number, not -inf: -inf would make the
+# second derivative wrong (exp(-inf - -inf) is NaN, and its gradient garbage).
+def _logcumsumexp_fwd(self, dim):
+    xp = B.xp_of(self)
+    if self.ndim == 0 or self.size == 0:
+        return self.copy()
+    out = xp.moveaxis(self.copy(), dim, 0)
+    for i in range(1, out.shape[0]):
+        out[i] = xp.logaddexp(out[i - 1], out[i])
+    return xp.ascontiguousarray(xp.moveaxis(out, 0, dim))
+
+
+def _logcumsumexp_bwd(grad, self, result, dim):
+    if self.dim() == 0:
+        return grad
+    from .pointwise import where
+
+    def reversed_lcse(t):
+        return logcumsumexp(t.flip(dim), dim).flip(dim)
+    lowest = B.finfo_fields(grad.dtype)["min"]
+    pos = where(grad > 0, grad.log(), lowest)
+    neg = where(grad < 0, (-grad).log(), lowest)
+    return ((self + reversed_lcse(pos - result)).exp()
+            - (self + reversed_lcse(neg - result)).exp())
+
+
+LOGCUMSUMEXP = defop("logcumsumexp", "LogcumsumexpBackward0", _logcumsumexp_fwd,
+                     attrs=("dim",), self=_logcumsumexp_bwd)
+
+
+@method("logcumsumexp")
+def logcumsumexp(input, dim):
+    """``log(cumsum(exp(x), dim))`` computed without overflow, as ``torch.logcumsumexp``
+    (node ``LogcumsumexpBackward0``)."""
+    if input._data.dtype.kind not in "fc":
+        raise RuntimeError(f"logcumsumexp(): Expected floating point type for result tensor, "
+                           f"but got: {B.dtype_name(input.dtype)}")
+    return dispatch(LOGCUMSUMEXP, (input,), (_wrap_dim(dim, input.dim()),))
