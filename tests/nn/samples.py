@@ -120,8 +120,8 @@ SAMPLES = {
     "selu_": [(lambda x: F.selu(x * 1.0, inplace=True), [(3, 4)])],
     "celu_": [(lambda x: F.celu_(x * 1.0, 0.7), [(3, 4)])],
     "threshold": [(lambda x: F.threshold(x, 0.1, 2.5), [(3, 4)])],
-    "hardshrink": [(lambda x: F.hardshrink(x, 0.1), [("away", (3, 4))])],
-    "softshrink": [(lambda x: F.softshrink(x, 0.1), [("away", (3, 4))])],
+    "hardshrink": [(lambda x: F.hardshrink(x, 0.1), [(3, 4)])],   # (seeded: no value at a
+    "softshrink": [(lambda x: F.softshrink(x, 0.1), [(3, 4)])],   # kink, ±0.1)
     "threshold_": [(lambda x: F.threshold(x * 1.0, 0.1, 2.5, inplace=True), [(3, 4)]),
                    (lambda x: F.threshold_(x * 1.0, -0.2, -1.5), [(3, 4)])],
 }
