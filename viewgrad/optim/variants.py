@@ -45,6 +45,19 @@ def _lerp_(m, g, w):
     return m.add_(g - m, alpha=w)
 
 
+def _decayed(p, grad, group):
+    """The gradient a NAdam/RAdam step follows: negated under ``maximize``; weight decay
+    either decoupled (``p *= 1 - lr * wd`` first: NAdamW, RAdamW) or folded in as L2."""
+    g = -grad if group["maximize"] else grad
+    wd = group["weight_decay"]
+    if wd:
+        if group["decoupled_weight_decay"]:
+            p.mul_(1 - group["lr"] * wd)
+        else:
+            g = g + p * wd
+    return g
+
+
 def _moments(state, p, *names):
     if not state:
         state["step"] = 0
@@ -97,16 +110,11 @@ class NAdam(Optimizer):
                                       maximize=maximize))
 
     def _update(self, p, grad, group, state):
-        g = -grad if group["maximize"] else grad
         t = _moments(state, p, "exp_avg", "exp_avg_sq")
         state.setdefault("mu_product", _scalar(1.0))
-        lr, (b1, b2), wd = group["lr"], group["betas"], group["weight_decay"]
+        lr, (b1, b2) = group["lr"], group["betas"]
         bc2 = 1 - b2 ** t
-        if wd:
-            if group["decoupled_weight_decay"]:
-                p.mul_(1 - lr * wd)
-            else:
-                g = g + p * wd
+        g = _decayed(p, grad, group)
         md = group["momentum_decay"]
         mu = b1 * (1.0 - 0.5 * (0.96 ** (t * md)))
         mu_next = b1 * (1.0 - 0.5 * (0.96 ** ((t + 1) * md)))
@@ -136,14 +144,9 @@ class RAdam(Optimizer):
                                       maximize=maximize))
 
     def _update(self, p, grad, group, state):
-        g = -grad if group["maximize"] else grad
         t = _moments(state, p, "exp_avg", "exp_avg_sq")
-        lr, (b1, b2), wd = group["lr"], group["betas"], group["weight_decay"]
-        if wd:
-            if group["decoupled_weight_decay"]:
-                p.mul_(1 - lr * wd)
-            else:
-                g = g + p * wd
+        lr, (b1, b2) = group["lr"], group["betas"]
+        g = _decayed(p, grad, group)
         m, v = state["exp_avg"], state["exp_avg_sq"]
         _lerp_(m, g, 1 - b1)
         v.mul_(b2).add_(g * g, alpha=1 - b2)
