@@ -109,17 +109,27 @@ def test_a_detached_constant_raises_both_ways():
 def test_the_lean_steps_are_installed_and_taken(monkeypatch):
     for op in (TANH, MUL, SUB):
         assert "_lean_apply" in op.node_cls.__dict__, op
+        assert "_chain_step" in op.node_cls.__dict__, op
     calls = []
     for op in (TANH, MUL, SUB):
-        real = op.node_cls.__dict__["_lean_apply"]
-        monkeypatch.setattr(op.node_cls, "_lean_apply",
-                            lambda self, g, real=real: calls.append(self.name()) or real(self, g))
+        for attr, tag in (("_lean_apply", ""), ("_chain_step", " (chain run)")):
+            real = op.node_cls.__dict__[attr]
+            monkeypatch.setattr(op.node_cls, attr,
+                                lambda self, g, real=real, tag=tag:
+                                calls.append(self.name() + tag) or real(self, g))
     x = _x(vg.float32)
     ((x * 1.0).tanh() * _const(x, 2.0) - 1.0).sum().backward()
-    assert calls == ["SubBackward0", "MulBackward0", "TanhBackward0", "MulBackward0"]
+    # SumBackward0 has no step: the loop runs it, then Note [chain run] takes the rest
+    assert calls == [n + " (chain run)" for n in
+                     ("SubBackward0", "MulBackward0", "TanhBackward0", "MulBackward0")]
+    calls.clear()
+    y = (x * 1.0).tanh()
+    (y * 2.0 + y).sum().backward()   # a branch: y's node waits for both, in the loop
+    assert "TanhBackward0" in calls and "TanhBackward0 (chain run)" not in calls
     prev = apply_lean.set_lean_apply(False)
     try:
         assert all("_lean_apply" not in op.node_cls.__dict__ for op in (TANH, MUL, SUB))
+        assert all("_chain_step" not in op.node_cls.__dict__ for op in (TANH, MUL, SUB))
     finally:
         apply_lean.set_lean_apply(prev)
 

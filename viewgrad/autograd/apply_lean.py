@@ -41,31 +41,40 @@ def _as_array(r, g):
 
 
 def one_result(kernel, name):
-    """The lean step of a one-input row whose kernel takes its saved result ``name``."""
-    def lean_apply(self, grads):
+    """The lean step of a one-input row whose kernel takes its saved result ``name``:
+    ``(step, lean_apply)`` — ``step(node, g)`` gives the input's gradient array or None
+    (Note [chain run], engine_chain.py); ``lean_apply`` is the same step on the loop's
+    list of gradients."""
+    def step(self, g):
         saved = self._saved
-        g = grads[0]
-        if saved is not None and g is not None:
+        if saved is not None:
             v = saved[name]
             # a saved result with no hooks, unmodified: Note [one saved result] (nodes.py)
             if v.version_counter.version == v.saved_version and v.hooks is None:
                 r = kernel(g, v.data)
-                return [r if type(r) is _HOST else _as_array(r, g)]
+                return r if type(r) is _HOST else _as_array(r, g)
         return None
-    return lean_apply
+
+    def lean_apply(self, grads):
+        g = grads[0]
+        if g is None:
+            return None
+        r = step(self, g)
+        return None if r is None else [r]
+    return step, lean_apply
 
 
 def first_of_two(kernel, names, other_names):
     """The lean step of a two-input row whose second input needs no gradient: the first
     input's ``kernel`` (taking ``names``), then the version checks of what the second
-    input's formula would take (``other_names``)."""
+    input's formula would take (``other_names``); ``(step, lean_apply)`` as
+    ``one_result``'s."""
     name = names[0] if len(names) == 1 else None
 
-    def lean_apply(self, grads):
+    def step(self, g):
         saved = self._saved
-        g = grads[0]
         edges = self.next_functions
-        if (saved is None or g is None or edges[1][0] is not None or edges[0][0] is None
+        if (saved is None or edges[1][0] is not None or edges[0][0] is None
                 or self._shapes is not None or self._dtypes is not None):
             return None
         if name is None:
@@ -87,8 +96,15 @@ def first_of_two(kernel, names, other_names):
             v = saved.get(d)
             if type(v) is _ST:
                 v.unpack_data()
-        return [r, None]
-    return lean_apply
+        return r
+
+    def lean_apply(self, grads):
+        g = grads[0]
+        if g is None:
+            return None
+        r = step(self, g)
+        return None if r is None else [r, None]
+    return step, lean_apply
 
 
 def specialize(op):
@@ -121,16 +137,16 @@ def install(op):
         return
     _INSTALLED[op.node_cls] = lean
     if _enabled[0]:
-        op.node_cls._lean_apply = lean
+        op.node_cls._chain_step, op.node_cls._lean_apply = lean
 
 
 def set_lean_apply(enabled: bool) -> bool:
     """Turn the lean steps on or off (tests compare both); returns the previous setting."""
     prev = _enabled[0]
     _enabled[0] = bool(enabled)
-    for cls, lean in _INSTALLED.items():
+    for cls, (step, lean) in _INSTALLED.items():
         if enabled:
-            cls._lean_apply = lean
+            cls._chain_step, cls._lean_apply = step, lean
         elif "_lean_apply" in cls.__dict__:
-            del cls._lean_apply   # Node's: always None
+            del cls._lean_apply, cls._chain_step   # Node's: always None
     return prev

@@ -30,6 +30,7 @@ from .. import backend as B
 from ..tensor import Tensor
 from . import anomaly as _anomaly
 from .accumulate import AccumulateGrad, accumulate as _accumulate
+from .engine_chain import run_chain as _run_chain
 from .graph import Node, _arrays_to_tensors, check_hook_result, _tensors_to_arrays
 from .saved_hooks import GradientEdge, GraphTask
 from .state import state as _st
@@ -370,9 +371,11 @@ def _run_plain(root, deps, keep_graph):
                     and (len(edges) == 1 or (len(edges) == 2 and edges[1][0] is None))
                     and fn not in buffers and not fn._n_outputs):
                 deps[fn] = 0
-                ins = [outs[0] if outs else None]
+                g = outs[0] if outs else None
                 outs = None
-                node = fn
+                node, g = _run_chain(fn, g, deps, buffers, keep_graph)   # Note [chain run]
+                ins = [g]
+                g = None   # (AccumulateGrad asks who else holds it)
                 continue
         nxt = nxt_ins = None
         n_outs = len(outs)

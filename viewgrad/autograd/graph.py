@@ -88,6 +88,8 @@ class Node:
     _hooked = False    # set when any of the four above is: the engine reads this one flag
     _metadata = None
     _n_outputs = None  # set on nodes of multi-output ops
+    _chain_step = None  # a table row's step on one bare array (Note [chain run], engine_chain.py)
+
     def __init__(self, next_functions=()):
         self.next_functions = next_functions
         self._sequence_nr = next_sequence_nr()

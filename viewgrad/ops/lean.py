@@ -25,20 +25,32 @@ row, and every other case, go to ``dispatch`` untouched, which also raises every
 
 tests/autograd/test_lean_record.py runs every program both ways (``set_lean_ops(False)``
 turns this off) and compares everything observable.
+
+Note [lean methods]
+The Tensor methods of those calls (``y.tanh()``, ``y * 1.01``, ``y - 1.65``, ``y * c``)
+are made here (``unary_method``, ``operator_method``): each is the op's own method
+(``slow``, the teaching path, which calls the functions above) with the commonest case —
+a float32/float64 operand — run in its own body first, its row's answers (``_row``)
+bound once, the result Tensor and the saved value built in line, the blame mark read
+from the caller's frame when that frame is the user's (``blame.user_frame`` otherwise).
+Same checks, same objects, same order as the functions above; any other call is
+``slow``'s.
 """
 from __future__ import annotations
 
 import operator
+import sys
 
 from .. import backend as B
 from ..autograd import blame as _blame
 from ..autograd.graph import _NO_EDGE, SavedTensor, next_sequence_nr as _next_seq
 from ..autograd.nodes import _NOTHING_SAVED
 from ..autograd.state import state as _st
-from ..tensor import Tensor, new_result
+from ..tensor import Tensor, VersionCounter, new_result
 from .table import dispatch
 
-__all__ = ["unary", "with_number", "with_constant", "set_lean_ops"]
+__all__ = ["unary", "with_number", "with_constant", "set_lean_ops", "unary_method",
+           "operator_method"]
 
 _HOST = B.HOST_ARRAY
 _Tensor = Tensor
@@ -46,6 +58,9 @@ _ST = SavedTensor
 _new = object.__new__
 _enabled = [True]
 _user_frame = _blame.user_frame
+_INSIDE = _blame._INSIDE   # file name -> inside viewgrad? (Note [blame marks])
+_getframe = sys._getframe
+_VC = VersionCounter
 # the cached 0-d operands of float32/float64 (Note [cached scalar operands], backend.py)
 _SCALARS = B._SCALAR_CACHE
 # the array operator of the binary rows that take this path
@@ -192,3 +207,112 @@ def with_constant(op, x, c):
         node._releasable = True
     out._grad_fn = node
     return out
+
+
+# -- Note [lean methods] ----------------------------------------------------------------
+
+def _where(name):
+    """The blame mark of a node saved by a lean method called from the user's frame
+    (two frames up: this function's caller is the method)."""
+    f = _getframe(2)
+    co = f.f_code
+    if _INSIDE.get(co.co_filename) is False:
+        return (name, (co, f.f_lasti))
+    return (name, _user_frame(3))
+
+
+def unary_method(op, slow):
+    """``Tensor.<op>()``: ``slow(self)`` with ``unary(op, self)``'s lean call in line for
+    a float32/float64 host tensor (Note [lean methods])."""
+    floats = _SCALARS   # (its keys: float32, float64)
+
+    def method(self):
+        fn = self._grad_fn
+        data = self._data
+        if (fn is not None and type(data) is _HOST and self._view_info is None and _st.plain
+                and _enabled[0] and data.dtype in floats and data.ndim):
+            row = op.lean1   # (the profiler sets it False while it times every forward)
+            if row is None:
+                row = _row(op, 1)
+            if row:
+                r = row[0](data)
+                out = _new(_Tensor)
+                out._data = r
+                out._device = self._device
+                out._version_counter = vc = _new(_VC)
+                vc.version = 0
+                vc.bumps = None
+                out._base = None
+                out._view_info = None
+                out._output_nr = 0
+                node = _new(row[1])
+                node.next_functions = ((fn, self._output_nr),)
+                node._sequence_nr = _next_seq()
+                if row[2] is None:
+                    node._saved = _NOTHING_SAVED
+                    node._releasable = False
+                else:   # the result
+                    s = _new(_ST)
+                    s.version_counter = vc
+                    s.saved_version = 0
+                    s.output_nr = 0
+                    s.tensor = None
+                    s.data = r
+                    s.had_grad_fn = False
+                    s.where = _where(op.node_name) if _st.blame else None
+                    node._saved = {row[2]: s}
+                    node._releasable = True
+                out._grad_fn = node
+                return out
+        return slow(self)
+    method.__name__ = method.__qualname__ = slow.__name__
+    method.__doc__ = slow.__doc__
+    return method
+
+
+def operator_method(op, slow, constants=False):
+    """``Tensor.__<op>__(other)``: ``slow(self, other)`` with ``with_number``'s lean call
+    in line for a Python float ``other`` and a float32/float64 host tensor, and (with
+    ``constants``) ``with_constant``'s for a Tensor ``other`` (Note [lean methods])."""
+    def method(self, other):
+        if type(other) is float:
+            fn = self._grad_fn
+            data = self._data
+            if (fn is not None and type(data) is _HOST and self._view_info is None
+                    and _st.plain and _enabled[0] and type(self) is _Tensor):
+                cache = _SCALARS.get(data.dtype)
+                row = op.lean2   # (False while the profiler times every forward)
+                if cache is not None:
+                    if row is None:
+                        row = _row(op, 2)
+                    if row:
+                        z = cache.get(other)
+                        r = row[0](data, z if z is not None else B.scalar_operand(data, other))
+                        out = _new(_Tensor)
+                        out._data = r
+                        out._device = self._device
+                        out._version_counter = vc = _new(_VC)
+                        vc.version = 0
+                        vc.bumps = None
+                        out._base = None
+                        out._view_info = None
+                        out._output_nr = 0
+                        node = _new(row[1])
+                        node.next_functions = ((fn, self._output_nr), _NO_EDGE)
+                        node._sequence_nr = _next_seq()
+                        if row[2] is None:   # x - 1.65 saves nothing
+                            node._saved = _NOTHING_SAVED
+                            node._releasable = False
+                        else:   # the number itself, as PyTorch saves it too
+                            node._saved = {row[2]: other}
+                            node._releasable = True
+                        out._grad_fn = node
+                        return out
+        elif constants and type(other) is _Tensor and type(self) is _Tensor:
+            out = with_constant(op, self, other)
+            if out is not None:
+                return out
+        return slow(self, other)
+    method.__name__ = method.__qualname__ = slow.__name__
+    method.__doc__ = slow.__doc__
+    return method

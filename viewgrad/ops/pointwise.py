@@ -16,7 +16,8 @@ from .operands import (EXPONENT, F_EXPONENT, OTHER, check_alpha, function_form, 
 from . import nn_fast as _nnf
 from .lean import unary as _unary, with_number as _with_number   # Note [lean ops]
 from .lean import with_constant as _with_constant
-from .table import HALF_OPMATH, defop, dispatch, method, promoted_dtype
+from .lean import operator_method as _operator_method, unary_method as _unary_method
+from .table import HALF_OPMATH, METHODS, defop, dispatch, method, promoted_dtype
 
 __all__ = ["add", "sub", "mul", "div", "neg", "pow", "abs", "sqrt", "exp", "log", "tanh",
            "sigmoid", "relu", "where", "sign", "reciprocal", "rsub", "square"]
@@ -601,6 +602,17 @@ def relu(self):
     if self._data.dtype.kind == "b":
         raise RuntimeError("Boolean inputs not supported for relu")
     return _unary(RELU, self)   # dispatch(RELU, (self,)): Note [lean ops]
+
+
+# Note [lean methods] (lean.py): the methods of the commonest calls, with their lean case
+# in their own body (the functions above stay the methods' teaching path)
+for _name, _op in (("exp", EXP), ("log", LOG), ("tanh", TANH), ("sigmoid", SIGMOID),
+                   ("relu", RELU), ("sqrt", SQRT)):
+    METHODS[_name] = _unary_method(_op, METHODS[_name])
+METHODS["__mul__"] = _operator_method(MUL, mul, constants=True)
+METHODS["__sub__"] = _operator_method(SUB, sub)
+METHODS["__add__"] = _operator_method(ADD_SCALAR, add)
+METHODS["__truediv__"] = _operator_method(DIV, METHODS["__truediv__"])
 
 
 # where (its row, the function and the method) lives in ops/where.py and the elementwise

@@ -1,0 +1,46 @@
+"""The plain backward loop's run along a chain (Note [chain run]).
+
+Note [chain run]
+A speed trick, fenced off here; read ``run_backward``'s loop (engine.py) for the
+algorithm. Most nodes of a program of small ops hand their one gradient to a node that
+nothing else feeds, while the ready queue is empty (Note [chain fast path], engine.py):
+that node is the next one the queue would give, and it needs no input buffer. Along
+such a run, ``run_chain`` does what the plain loop does for each node — run its step,
+release its saved values, count its successor's dependency down — without the loop's
+lists: the gradient goes from one step to the next as a bare array. A node qualifies
+when its class has a ``_chain_step`` (the table rows of Note [lean apply],
+apply_lean.py, which compute exactly what ``FnNode.apply_arrays`` computes), it has no
+hooks, and its first edge is the only one with a node: input 0 of a node with one
+output, counted once in ``deps``, not waiting in ``buffers``. Anything else — a step
+that answers None (a saved value modified in place must raise, from the general step),
+a node with hooks, a branch — ends the run, and the loop takes that node as always.
+The order of the nodes is the queue's; ``tests/autograd/test_lean_apply.py`` runs
+programs with and without (``set_lean_apply(False)``) and compares.
+"""
+from __future__ import annotations
+
+__all__ = ["run_chain"]
+
+
+def run_chain(node, g, deps, buffers, keep_graph):
+    """Run ``node`` (ready, with its one gradient ``g``) and the nodes after it while each
+    hands its gradient on to a node that nothing else feeds (Note [chain run]); returns
+    the node to run next and its gradient, for the loop."""
+    while g is not None:
+        step = node._chain_step
+        if step is None or node._hooked:
+            break
+        edges = node.next_functions
+        fn, nr = edges[0]
+        if (fn is None or nr or (len(edges) != 1 and (len(edges) != 2 or edges[1][0] is not None))
+                or deps[fn] != 1 or fn._n_outputs or (buffers and fn in buffers)):
+            break
+        r = step(g)
+        if r is None:
+            break
+        if not keep_graph and node._releasable:   # FnNode.release_variables
+            node._saved = None
+        deps[fn] = 0
+        node = fn
+        g = r
+    return node, g
