@@ -20,6 +20,7 @@ from .table import OPS
 _xp = B.xp_of
 _HOST = B.HOST_ARRAY
 _sc = B.scalar_operand  # Note [cached scalar operands] (backend.py)
+_SCALARS = B._SCALAR_CACHE
 _ONES = {B.HOST_ARRAY((0,), dt).dtype: _sc(B.HOST_ARRAY((0,), dt), 1.0)
          for dt in ("float32", "float64")}
 
@@ -29,12 +30,30 @@ def _one(a):
     return _ONES.get(a.dtype, 1.0) if type(a) is _HOST else 1.0
 
 
+def _number(grad, x):
+    """``_sc(grad, x)`` for a Python float ``x``: the cached 0-d operand looked up in line
+    (the commonest backward step of a program of small ops: ``y * 1.01``)."""
+    c = _SCALARS.get(grad.dtype) if type(grad) is _HOST else None
+    z = c.get(x) if c is not None else None
+    return z if z is not None else _sc(grad, x)
+
+
 def _times_other(grad, other):
-    return grad * (_sc(grad, other) if type(other) is float else other)
+    return grad * (_number(grad, other) if type(other) is float else other)
 
 
 def _times_self(grad, self):
-    return grad * (_sc(grad, self) if type(self) is float else self)
+    return grad * (_number(grad, self) if type(self) is float else self)
+
+
+def _tanh_grad(grad, result):
+    one = _ONES.get(result.dtype, 1.0) if type(result) is _HOST else 1.0   # _one(result)
+    return grad * (one - result * result)
+
+
+def _sigmoid_grad(grad, result):
+    one = _ONES.get(result.dtype, 1.0) if type(result) is _HOST else 1.0   # _one(result)
+    return grad * result * (one - result)
 
 
 def _restore(g, shape, dims, keepdim):
@@ -110,8 +129,8 @@ FAST = {
     "exp": dict(self=lambda grad, result: grad * result),
     "log": dict(self=lambda grad, self: grad / self),
     "sqrt": dict(self=lambda grad, result: grad / (2 * result)),
-    "tanh": dict(self=lambda grad, result: grad * (_one(result) - result * result)),
-    "sigmoid": dict(self=lambda grad, result: grad * result * (_one(result) - result)),
+    "tanh": dict(self=_tanh_grad),
+    "sigmoid": dict(self=_sigmoid_grad),
     "relu": dict(self=lambda grad, result: relu_grad(grad, result)),   # (nn_fast.py)
     "sum": dict(self=lambda grad, self_shape: _expand(grad, self_shape)),
     "sum_dim": dict(self=lambda grad, self_shape, dim, keepdim:
