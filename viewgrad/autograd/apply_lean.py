@@ -26,13 +26,14 @@ gives every node class the general step back) and compares gradients and errors.
 from __future__ import annotations
 
 from .. import backend as B
-from .graph import SavedTensor
+from .graph import InNode, SavedTensor
 
 __all__ = ["specialize", "install", "set_lean_apply"]
 
 _HOST = B.HOST_ARRAY
 _ARRAYS = B.ARRAY_TYPES
 _ST = SavedTensor
+_IN = InNode
 
 
 def _as_array(r, g):
@@ -46,7 +47,12 @@ def one_result(kernel, name):
     (Note [chain run], engine_chain.py); ``lean_apply`` is the same step on the loop's
     list of gradients."""
     def step(self, g):
-        saved = self._saved
+        saved = self._sdict
+        if type(saved) is _IN:   # Note [saved values in the node] (nodes.py)
+            if self._svc.version == 0:   # (a result is saved at version 0)
+                r = kernel(g, self._sv)
+                return r if type(r) is _HOST else _as_array(r, g)
+            return None
         if saved is not None:
             v = saved[name]
             # a saved result with no hooks, unmodified: Note [one saved result] (nodes.py)
@@ -72,11 +78,22 @@ def first_of_two(kernel, names, other_names):
     name = names[0] if len(names) == 1 else None
 
     def step(self, g):
-        saved = self._saved
+        saved = self._sdict
         edges = self.next_functions
         if (saved is None or edges[1][0] is not None or edges[0][0] is None
                 or self._shapes is not None or self._dtypes is not None):
             return None
+        if type(saved) is _IN:   # Note [saved values in the node] (nodes.py)
+            if saved.name == name:   # the one value saved is the kernel's
+                if saved.kind == "input":   # the constant Tensor, unmodified
+                    if self._svc.version != self._sver:
+                        return None
+                    v = self._sv._data
+                else:   # the number, as the cached operand the forward used
+                    v = self._sarg
+                r = kernel(g, v)
+                return r if type(r) is _HOST else _as_array(r, g)
+            saved = self._saved   # (made now: the steps below read the dict)
         if name is None:
             r = kernel(g)
         else:

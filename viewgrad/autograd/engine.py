@@ -356,7 +356,7 @@ def _run_plain(root, deps, keep_graph):
             if outs is not None:
                 ins = None
                 if not keep_graph and node._releasable:   # FnNode.release_variables
-                    node._saved = None
+                    node._sdict = node._sv = None   # (_saved = None, in line)
             else:
                 outs = node.apply_arrays(ins)
         if ins is not None:

@@ -39,7 +39,7 @@ def run_chain(node, g, deps, buffers, keep_graph):
         if r is None:
             break
         if not keep_graph and node._releasable:   # FnNode.release_variables
-            node._saved = None
+            node._sdict = node._sv = None   # (the _saved property's setter, in line)
         deps[fn] = 0
         node = fn
         g = r

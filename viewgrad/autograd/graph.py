@@ -379,6 +379,50 @@ def _new_saved_tensor(t, is_output=False):
     return st
 
 
+NO_BLAME = object()   # InNode's _swhere when blame was off: no mark
+
+
+class InNode:
+    """What a lean call saved in the node's own slots instead of ``_saved``'s dict (Note
+    [saved values in the node]): ``kind`` 'result' (the op's result: its array ``_sv``
+    and version counter ``_svc``), 'number' (the Python number ``_sv``) or 'input' (the
+    constant Tensor ``_sv``, its version counter ``_svc`` and version ``_sver`` then),
+    saved under ``name``; one shared instance per (kind, name)."""
+
+    __slots__ = ("kind", "name")
+    _cache = {}
+
+    def __new__(cls, kind, name):
+        m = cls._cache.get((kind, name))
+        if m is None:
+            m = cls._cache[(kind, name)] = object.__new__(cls)
+            m.kind, m.name = kind, name
+        return m
+
+    def build(self, node):
+        """The ``_saved`` dict that ``record`` would have made (the same SavedTensor
+        fields, the blame mark included)."""
+        v = node._sv
+        if self.kind == "number":
+            return {self.name: v}
+        st = _new(SavedTensor)
+        st.version_counter = node._svc
+        if self.kind == "result":
+            st.saved_version = 0
+            st.tensor = None
+            st.data = v
+        else:
+            st.saved_version = node._sver
+            st.tensor = v
+            st.data = None
+        st.output_nr = 0
+        st.had_grad_fn = False
+        w = node._swhere
+        st.where = None if w is NO_BLAME else (node.OP.node_name, w)
+        return {self.name: st}
+
+
+
 from .saved_hooks import (saved_tensors_hooks, save_on_cpu,  # noqa: E402,F401
                           disable_saved_tensors_hooks, increment_version, GradientEdge,
                           get_gradient_edge, register_multi_grad_hook)

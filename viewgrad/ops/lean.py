@@ -43,7 +43,8 @@ import sys
 
 from .. import backend as B
 from ..autograd import blame as _blame
-from ..autograd.graph import _NO_EDGE, SavedTensor, next_sequence_nr as _next_seq
+from ..autograd.graph import (_NO_EDGE, NO_BLAME as _NO_BLAME, InNode as _InNode,
+                              next_sequence_nr as _next_seq)
 from ..autograd.nodes import _NOTHING_SAVED
 from ..autograd.state import state as _st
 from ..tensor import Tensor, VersionCounter, new_result
@@ -54,7 +55,6 @@ __all__ = ["unary", "with_number", "with_constant", "set_lean_ops", "unary_metho
 
 _HOST = B.HOST_ARRAY
 _Tensor = Tensor
-_ST = SavedTensor
 _new = object.__new__
 _enabled = [True]
 _user_frame = _blame.user_frame
@@ -78,7 +78,8 @@ def set_lean_ops(enabled: bool) -> bool:
 def _row(op, n):
     """What the lean path needs of ``op`` with ``n`` inputs, or False when a row must go
     through dispatch: (array function, node class, name of the one saved value or None,
-    what that value is: 'result' | 'number' | 'input')."""
+    what that value is: 'result' | 'input' (the second operand), and the InNode markers
+    of Note [saved values in the node]: the result's, or a number's and a Tensor's)."""
     row = False
     if not op.nondiff:
         if n == 1:
@@ -87,11 +88,13 @@ def _row(op, n):
             plan, fwd = op.plan_scalar, _BINARY.get(op.name)
         if fwd is not None:
             if not plan:
-                row = (fwd, op.node_cls, None, None)
+                row = (fwd, op.node_cls, None, None, None)
             elif len(plan) == 1 and n == 1 and plan[0][1] == 1:
-                row = (fwd, op.node_cls, plan[0][0], "result")
+                row = (fwd, op.node_cls, plan[0][0], "result", _InNode("result", plan[0][0]))
             elif len(plan) == 1 and n == 2 and plan[0][1] == 0 and plan[0][2] == 1:
-                row = (fwd, op.node_cls, plan[0][0], "input")
+                # the operand: a Python number (x * 1.01) or a constant Tensor (x * c)
+                row = (fwd, op.node_cls, plan[0][0], "input", _InNode("number", plan[0][0]),
+                       _InNode("input", plan[0][0]))
     if n == 1:
         op.lean1 = row
     else:
@@ -109,7 +112,7 @@ def unary(op, x):
     if (fn is None or not row or type(data) is not _HOST or x._view_info is not None
             or not _st.plain or not _enabled[0]):
         return dispatch(op, (x,))
-    ufunc, cls, name, _ = row
+    ufunc, cls, name = row[0], row[1], row[2]
     r = ufunc(data)
     if type(r) is not _HOST:   # a 0-d input gives a NumPy scalar
         r = x._device.xp.asarray(r)
@@ -118,18 +121,13 @@ def unary(op, x):
     node.next_functions = ((fn, x._output_nr),)
     node._sequence_nr = _next_seq()
     if name is None:
-        node._saved = _NOTHING_SAVED
+        node._sdict = _NOTHING_SAVED
         node._releasable = False
-    else:   # the result
-        s = _new(_ST)
-        s.version_counter = out._version_counter
-        s.saved_version = 0
-        s.output_nr = 0
-        s.tensor = None
-        s.data = r
-        s.had_grad_fn = False
-        s.where = (op.node_name, _user_frame(3)) if _st.blame else None
-        node._saved = {name: s}
+    else:   # the result, in the node (Note [saved values in the node], nodes.py)
+        node._sdict = row[4]
+        node._sv = r
+        node._svc = out._version_counter
+        node._swhere = _user_frame(3) if _st.blame else _NO_BLAME
         node._releasable = True
     out._grad_fn = node
     return out
@@ -150,18 +148,22 @@ def with_number(op, x, other):
     cache = _SCALARS.get(data.dtype)   # float32 and float64 only
     if cache is None:
         return dispatch(op, (x, other))
-    f, cls, name, _ = row
+    f, cls, name = row[0], row[1], row[2]
     z = cache.get(other)
-    r = f(data, z if z is not None else B.scalar_operand(data, other))
+    if z is None:
+        z = B.scalar_operand(data, other)
+    r = f(data, z)
     out = new_result(r, x._device)
     node = _new(cls)
     node.next_functions = ((fn, x._output_nr), _NO_EDGE)
     node._sequence_nr = _next_seq()
     if name is None:   # x - 1.65 saves nothing
-        node._saved = _NOTHING_SAVED
+        node._sdict = _NOTHING_SAVED
         node._releasable = False
-    else:   # the number itself, as PyTorch saves it too
-        node._saved = {name: other}
+    else:   # the number itself, as PyTorch saves it too (Note [saved values in the node])
+        node._sdict = row[4]
+        node._sv = other
+        node._sarg = z
         node._releasable = True
     out._grad_fn = node
     return out
@@ -180,9 +182,10 @@ def with_constant(op, x, c):
             or x._view_info is not None or c._grad_fn is not None or c._requires_grad
             or c._view_info is not None or cd.dtype is not data.dtype
             or cd.shape != data.shape or data.dtype.char not in "fd" or not _st.plain
-            or not _enabled[0] or c._device is not x._device or c._version_counter.inference):
+            or not _enabled[0] or c._device is not x._device or c._version_counter.inference
+            or c._output_nr):
         return None
-    f, cls, name, _ = row
+    f, cls, name = row[0], row[1], row[2]
     r = f(data, cd)
     if type(r) is not _HOST:
         r = x._device.xp.asarray(r)
@@ -191,35 +194,21 @@ def with_constant(op, x, c):
     node.next_functions = ((fn, x._output_nr), _NO_EDGE)
     node._sequence_nr = _next_seq()
     if name is None:   # y + c saves nothing
-        node._saved = _NOTHING_SAVED
+        node._sdict = _NOTHING_SAVED
         node._releasable = False
-    else:   # the constant, as an input is saved: the Tensor itself
+    else:   # the constant, as an input is saved: the Tensor itself, in the node
         cvc = c._version_counter
-        s = _new(_ST)
-        s.version_counter = cvc
-        s.saved_version = cvc.version
-        s.output_nr = c._output_nr
-        s.tensor = c
-        s.data = None
-        s.had_grad_fn = False
-        s.where = (op.node_name, _user_frame(3)) if _st.blame else None
-        node._saved = {name: s}
+        node._sdict = row[5]
+        node._sv = c
+        node._svc = cvc
+        node._sver = cvc.version
+        node._swhere = _user_frame(3) if _st.blame else _NO_BLAME
         node._releasable = True
     out._grad_fn = node
     return out
 
 
 # -- Note [lean methods] ----------------------------------------------------------------
-
-def _where(name):
-    """The blame mark of a node saved by a lean method called from the user's frame
-    (two frames up: this function's caller is the method)."""
-    f = _getframe(2)
-    co = f.f_code
-    if _INSIDE.get(co.co_filename) is False:
-        return (name, (co, f.f_lasti))
-    return (name, _user_frame(3))
-
 
 def unary_method(op, slow):
     """``Tensor.<op>()``: ``slow(self)`` with ``unary(op, self)``'s lean call in line for
@@ -249,18 +238,19 @@ def unary_method(op, slow):
                 node.next_functions = ((fn, self._output_nr),)
                 node._sequence_nr = _next_seq()
                 if row[2] is None:
-                    node._saved = _NOTHING_SAVED
+                    node._sdict = _NOTHING_SAVED
                     node._releasable = False
-                else:   # the result
-                    s = _new(_ST)
-                    s.version_counter = vc
-                    s.saved_version = 0
-                    s.output_nr = 0
-                    s.tensor = None
-                    s.data = r
-                    s.had_grad_fn = False
-                    s.where = _where(op.node_name) if _st.blame else None
-                    node._saved = {row[2]: s}
+                else:   # the result, in the node (Note [saved values in the node])
+                    node._sdict = row[4]
+                    node._sv = r
+                    node._svc = vc
+                    if _st.blame:   # _where(), in line
+                        f = _getframe(1)
+                        co = f.f_code
+                        node._swhere = ((co, f.f_lasti) if _INSIDE.get(co.co_filename) is False
+                                        else _user_frame(2))
+                    else:
+                        node._swhere = _NO_BLAME
                     node._releasable = True
                 out._grad_fn = node
                 return out
@@ -287,7 +277,9 @@ def operator_method(op, slow, constants=False):
                         row = _row(op, 2)
                     if row:
                         z = cache.get(other)
-                        r = row[0](data, z if z is not None else B.scalar_operand(data, other))
+                        if z is None:
+                            z = B.scalar_operand(data, other)
+                        r = row[0](data, z)
                         out = _new(_Tensor)
                         out._data = r
                         out._device = self._device
@@ -301,10 +293,12 @@ def operator_method(op, slow, constants=False):
                         node.next_functions = ((fn, self._output_nr), _NO_EDGE)
                         node._sequence_nr = _next_seq()
                         if row[2] is None:   # x - 1.65 saves nothing
-                            node._saved = _NOTHING_SAVED
+                            node._sdict = _NOTHING_SAVED
                             node._releasable = False
-                        else:   # the number itself, as PyTorch saves it too
-                            node._saved = {row[2]: other}
+                        else:   # the number itself, as PyTorch saves it too, in the node
+                            node._sdict = row[4]
+                            node._sv = other
+                            node._sarg = z
                             node._releasable = True
                         out._grad_fn = node
                         return out
