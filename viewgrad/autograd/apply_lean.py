@@ -26,14 +26,14 @@ gives every node class the general step back) and compares gradients and errors.
 from __future__ import annotations
 
 from .. import backend as B
-from .graph import InNode, SavedTensor
+from .graph import _InNode, SavedTensor
 
 __all__ = ["specialize", "install", "set_lean_apply"]
 
 _HOST = B.HOST_ARRAY
 _ARRAYS = B.ARRAY_TYPES
 _ST = SavedTensor
-_IN = InNode
+_IN = _InNode
 
 
 def _as_array(r, g):

@@ -89,14 +89,20 @@ def _collect(root):
     pop, push = stack.pop, stack.append
     get = deps.get
     while stack:
-        for fn, _ in pop().next_functions:
-            if fn is not None:
-                d = get(fn)
-                if d is None:
-                    deps[fn] = 1
-                    push(fn)
-                else:
-                    deps[fn] = d + 1
+        node = pop()
+        while node is not None:
+            nxt = None   # the node pushed last, which the next pop would give: kept in hand
+            for fn, _ in node.next_functions:
+                if fn is not None:
+                    d = get(fn)
+                    if d is None:
+                        deps[fn] = 1
+                        if nxt is not None:
+                            push(nxt)
+                        nxt = fn
+                    else:
+                        deps[fn] = d + 1
+            node = nxt
     return deps
 
 

@@ -379,10 +379,10 @@ def _new_saved_tensor(t, is_output=False):
     return st
 
 
-NO_BLAME = object()   # InNode's _swhere when blame was off: no mark
+_NO_BLAME = object()   # _InNode's _swhere when blame was off: no mark
 
 
-class InNode:
+class _InNode:
     """What a lean call saved in the node's own slots instead of ``_saved``'s dict (Note
     [saved values in the node]): ``kind`` 'result' (the op's result: its array ``_sv``
     and version counter ``_svc``), 'number' (the Python number ``_sv``) or 'input' (the
@@ -418,7 +418,7 @@ class InNode:
         st.output_nr = 0
         st.had_grad_fn = False
         w = node._swhere
-        st.where = None if w is NO_BLAME else (node.OP.node_name, w)
+        st.where = None if w is _NO_BLAME else (node.OP.node_name, w)
         return {self.name: st}
 
 

@@ -23,7 +23,7 @@ from ..tensor import Tensor
 from . import anomaly as _anomaly
 from . import blame as _blame
 from .graph import (Node, SavedTensor, ERR_FREED, _NO_EDGE, next_sequence_nr as _next_seq,
-                    _new_saved_tensor, InNode as _InNode)
+                    _new_saved_tensor, _InNode)
 from .apply_lean import install as _install_lean_apply
 from .state import state as _st
 
@@ -255,12 +255,12 @@ def _kernel_args(node, saved, names, g):
 # (the version counter), ``_sver`` (the version saved), ``_swhere`` (the blame mark) and,
 # for a number, ``_sarg`` (the operand the forward computed with, a cached 0-d array of
 # the same value, which the backward kernel takes as it would take the number); the slot
-# ``_sdict`` holds an ``InNode`` (graph.py) that says which and under what name. No
+# ``_sdict`` holds an ``_InNode`` (graph.py) that says which and under what name. No
 # SavedTensor and no dict is made: ``_saved`` (a property over ``_sdict``) builds them the
 # first time anything reads it — the teaching path, the tracer, ``grad_fn._saved_result``,
 # an error message — and keeps them, so every reader sees what ``record`` would have
 # saved. The plain backward's lean steps (autograd/apply_lean.py) read the slots directly
-# while ``_sdict`` is still an ``InNode`` (nothing can have hooks on a SavedTensor not yet
+# while ``_sdict`` is still an ``_InNode`` (nothing can have hooks on a SavedTensor not yet
 # made). Releasing (``_saved = None``) clears the slots' array too.
 
 

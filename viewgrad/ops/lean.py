@@ -43,7 +43,7 @@ import sys
 
 from .. import backend as B
 from ..autograd import blame as _blame
-from ..autograd.graph import (_NO_EDGE, NO_BLAME as _NO_BLAME, InNode as _InNode,
+from ..autograd.graph import (_NO_EDGE, _NO_BLAME, _InNode,
                               next_sequence_nr as _next_seq)
 from ..autograd.nodes import _NOTHING_SAVED
 from ..autograd.state import state as _st
@@ -78,7 +78,7 @@ def set_lean_ops(enabled: bool) -> bool:
 def _row(op, n):
     """What the lean path needs of ``op`` with ``n`` inputs, or False when a row must go
     through dispatch: (array function, node class, name of the one saved value or None,
-    what that value is: 'result' | 'input' (the second operand), and the InNode markers
+    what that value is: 'result' | 'input' (the second operand), and the _InNode markers
     of Note [saved values in the node]: the result's, or a number's and a Tensor's)."""
     row = False
     if not op.nondiff:
@@ -256,7 +256,7 @@ def unary_method(op, slow):
                 return out
         return slow(self)
     method.__name__ = method.__qualname__ = slow.__name__
-    method.__doc__ = slow.__doc__
+    method.__module__, method.__doc__ = slow.__module__, slow.__doc__
     return method
 
 
@@ -308,5 +308,5 @@ def operator_method(op, slow, constants=False):
                 return out
         return slow(self, other)
     method.__name__ = method.__qualname__ = slow.__name__
-    method.__doc__ = slow.__doc__
+    method.__module__, method.__doc__ = slow.__module__, slow.__doc__
     return method

@@ -606,9 +606,13 @@ def relu(self):
 
 # Note [lean methods] (lean.py): the methods of the commonest calls, with their lean case
 # in their own body (the functions above stay the methods' teaching path)
-for _name, _op in (("exp", EXP), ("log", LOG), ("tanh", TANH), ("sigmoid", SIGMOID),
-                   ("relu", RELU), ("sqrt", SQRT)):
-    METHODS[_name] = _unary_method(_op, METHODS[_name])
+# — one function, as ``vg.exp`` *is* ``Tensor.exp`` (one docstring: _docs.py)
+exp = METHODS["exp"] = _unary_method(EXP, exp)
+log = METHODS["log"] = _unary_method(LOG, log)
+tanh = METHODS["tanh"] = _unary_method(TANH, tanh)
+sigmoid = METHODS["sigmoid"] = _unary_method(SIGMOID, sigmoid)
+relu = METHODS["relu"] = _unary_method(RELU, relu)
+sqrt = METHODS["sqrt"] = _unary_method(SQRT, sqrt)
 METHODS["__mul__"] = _operator_method(MUL, mul, constants=True)
 METHODS["__sub__"] = _operator_method(SUB, sub)
 METHODS["__add__"] = _operator_method(ADD_SCALAR, add)
