@@ -11,7 +11,9 @@ as the node class's ``_lean_apply``, which the plain backward loop (engine.py) t
 * ``one_result``: a one-input row whose kernel takes the saved result (tanh, exp,
   sigmoid, sqrt...);
 * ``first_of_two``: a two-input row whose second input needs no gradient (``y * 1.01``,
-  ``y - 1.65``, ``y * c``), the first input's kernel alone.
+  ``y - 1.65``, ``y * c``), the first input's kernel alone;
+* ``one_attribute``: a one-input row whose kernel takes one saved value that is not a
+  tensor's (``sum``: the input's shape), and that saves no tensor.
 
 Each asks what the general step would ask — freed saved values, a saved tensor modified
 in place (its version), saved-tensor hooks, a broadcast or cast input — and answers
@@ -58,6 +60,27 @@ def one_result(kernel, name):
             # a saved result with no hooks, unmodified: Note [one saved result] (nodes.py)
             if v.version_counter.version == v.saved_version and v.hooks is None:
                 r = kernel(g, v.data)
+                return r if type(r) is _HOST else _as_array(r, g)
+        return None
+
+    def lean_apply(self, grads):
+        g = grads[0]
+        if g is None:
+            return None
+        r = step(self, g)
+        return None if r is None else [r]
+    return step, lean_apply
+
+
+def one_attribute(kernel, name):
+    """The lean step of a one-input row whose kernel takes one saved non-tensor value
+    (``sum``: the input's shape), as ``one_result``'s."""
+    def step(self, g):
+        saved = self._sdict
+        if saved is not None and type(saved) is not _IN:
+            v = saved[name]
+            if type(v) is not _ST:   # (a Tensor attribute: the general step unpacks it)
+                r = kernel(g, v)
                 return r if type(r) is _HOST else _as_array(r, g)
         return None
 
@@ -133,6 +156,8 @@ def specialize(op):
         plan = op.plan1
         if names == ("result",) and plan == (("result", 1, 0),):
             return one_result(kernel, "result")
+        if len(names) == 1 and all(kind in (2, 3) for _, kind, _ in plan):
+            return one_attribute(kernel, names[0])   # (every value saved: not a tensor's)
         return None
     if op.fast2 is not None and len(op.inputs) == 2:
         kernel, names, other_names = op.fast2
