@@ -231,7 +231,7 @@ def lean_binary_(op, self, other, opname):
             c._grad_fn = cn = _new(clone_cls)
             cn.next_functions = (e0,)
             cn._sequence_nr = _next_seq()
-            cn._saved = _NOTHING_SAVED
+            cn._sdict = _NOTHING_SAVED
             cn._releasable = False
         inputs = (c, other)
     else:
@@ -260,10 +260,10 @@ def lean_binary_(op, self, other, opname):
                 saved[name] = s
             else:
                 saved[name] = x   # a Python number (PyTorch saves it too)
-        node._saved = saved
+        node._sdict = saved
         node._releasable = True
     else:
-        node._saved = _NOTHING_SAVED
+        node._sdict = _NOTHING_SAVED
         node._releasable = False
     getattr(dev.xp, ufunc)(d, od, out=d)   # Note [in-place ufuncs]
     # vc.bump(opname), in line, with the user's line found above
@@ -316,7 +316,7 @@ def lean_binary_(op, self, other, opname):
         self._grad_fn = an = _new(strided_cls)
         an.next_functions = ((cs, 0),)
         an._sequence_nr = _next_seq()
-        an._saved = {"size": g[0], "stride": g[1], "storage_offset": g[2],
+        an._sdict = {"size": g[0], "stride": g[1], "storage_offset": g[2],
                      "in_geom": (bsizes, bstrides, 0)}
         an._releasable = False
         self._output_nr = 0
@@ -379,7 +379,7 @@ def lean_select(op, x, data, dim, index, replay):
     node = _new(select_cls)
     node.next_functions = ((fn, x._output_nr),)
     node._sequence_nr = _next_seq()
-    node._saved = {"self_shape": facts[1], "dim": dim, "index": index}
+    node._sdict = {"self_shape": facts[1], "dim": dim, "index": index}
     node._releasable = False
     out._grad_fn = node
     out._output_nr = 0

@@ -66,7 +66,9 @@ class FnNode(Node):
 
     def apply(self, grads):
         op = self.OP
-        saved = self._saved
+        saved = self._sdict
+        if type(saved) is _InNode:   # Note [saved values in the node]: made now
+            saved = self._saved
         if saved is None:
             raise RuntimeError(ERR_FREED)
         if op.fast is not None and not _st.grad_enabled and grads[0] is not None:
@@ -102,7 +104,9 @@ class FnNode(Node):
         """Plain backward on bare arrays: the array kernels of ops/fast.py (a row without
         one for some input runs its viewgrad formula for that input, wrapped)."""
         op = self.OP
-        saved = self._saved
+        saved = self._sdict
+        if type(saved) is _InNode:   # Note [saved values in the node]: made now
+            saved = self._saved
         g = grads[0]
         one = op.fast1
         if one is not None and g is not None and saved is not None:
@@ -181,7 +185,7 @@ class FnNode(Node):
 
     def release_variables(self):
         if self._releasable:
-            self._saved = None
+            self._sdict = self._sv = None   # (_saved = None)
 
     def saved_items(self):
         items = list((self._saved or {}).items())
@@ -516,7 +520,7 @@ def _save(node, plan, inputs, out, attrs):
             f = inputs[idx]._data.flags
             saved[name] = bool(f.f_contiguous and not f.c_contiguous)
     node._releasable = releasable
-    node._saved = saved
+    node._sdict = saved
 
 
 _ONE = (True,)
@@ -541,7 +545,7 @@ def record(op, inputs, out, attrs, edges, one=None):
     if plan:
         _save(node, plan, inputs, out, attrs)
     else:
-        node._saved = _NOTHING_SAVED
+        node._sdict = _NOTHING_SAVED
         node._releasable = False
     if one is not None:
         if n > 1 and one._data.dtype != out._data.dtype:   # int tensor * 2.5

@@ -43,16 +43,16 @@ def record_one(op, inputs, out, attrs, x):
     node.next_functions = _differentiable(edges, op.nondiff) if op.nondiff else edges
     node._sequence_nr = _next_seq()
     if not plan:
-        node._saved = _NOTHING_SAVED
+        node._sdict = _NOTHING_SAVED
         node._releasable = False
     elif len(plan) == 1 and plan[0][1] == 1:   # the result
         st = _new_saved_tensor(out, True)
         if _st.blame:
             st.where = (op.node_name, _blame.user_frame(4))
-        node._saved = {plan[0][0]: st}
+        node._sdict = {plan[0][0]: st}
         node._releasable = True
     elif len(plan) == 1 and plan[0][1] == 0 and plan[0][2] == 1 and type(inputs[1]) is float:
-        node._saved = {plan[0][0]: inputs[1]}  # the Python number (PyTorch saves it too)
+        node._sdict = {plan[0][0]: inputs[1]}  # the Python number (PyTorch saves it too)
         node._releasable = True
     else:
         _save(node, plan, inputs, out, attrs)

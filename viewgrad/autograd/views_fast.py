@@ -24,7 +24,7 @@ import sys
 
 from .. import backend as B
 from ..tensor import Tensor
-from .graph import SavedTensor, _tensors_to_arrays
+from .graph import SavedTensor, _InNode, _tensors_to_arrays
 from .nodes import OPS, FnNode, _kernel_args, record
 
 _ARRAYS = B.ARRAY_TYPES
@@ -281,7 +281,9 @@ def _row_op(cls):
 def _row_kernels(fn, op, region):
     """FnNode.apply_arrays([region.copy()]) for Note [CopySlices' row kernels]'s rows, or
     None (nothing done: the caller takes apply_arrays)."""
-    saved = fn._saved
+    saved = fn._sdict
+    if type(saved) is _InNode:   # Note [saved values in the node] (nodes.py): made now
+        saved = fn._saved
     fast = op.fast
     edges = fn.next_functions
     if (saved is None or fast is None or len(fast) != 2 or fn._shapes is not None

@@ -24,7 +24,7 @@ import sys
 from .. import backend as B
 from ..autograd import apply_lean as _apply_lean
 from ..autograd import blame as _blame
-from ..autograd.graph import (SavedTensor, _NO_EDGE, _new_saved_tensor,
+from ..autograd.graph import (SavedTensor, _InNode, _NO_EDGE, _new_saved_tensor,
                               next_sequence_nr as _next_seq)
 from ..autograd.nodes import FnNode, _NOTHING_SAVED, _edge_of, _sum_to_array
 from ..autograd.state import state as _st
@@ -142,12 +142,15 @@ class ReluNode(FnNode):
         """The plain backward loop's first try (Note [lean apply], autograd/apply_lean.py):
         the masked gradient, or None (then the general ``apply_arrays`` runs)."""
         g = grads[0]
-        saved = self._saved
+        saved = self._sdict
         if type(g) is _HOST and saved is not None and _enabled[0] and _lean_on[0]:
-            v = saved.get("result")
-            if (type(v) is SavedTensor and v.tensor is None and v.hooks is None
-                    and v.version_counter.version == v.saved_version):
-                r = v.data
+            if type(saved) is _InNode:   # Note [saved values in the node] (nodes.py)
+                r = self._sv if self._svc.version == 0 else None   # (saved at version 0)
+            else:
+                v = saved.get("result")
+                r = v.data if (type(v) is SavedTensor and v.tensor is None and v.hooks is None
+                               and v.version_counter.version == v.saved_version) else None
+            if r is not None:
                 if type(r) is _HOST and g.dtype == r.dtype and g.shape == r.shape:
                     grads[0] = None
                     if sys.getrefcount(g) == 2 and _own_writeable(g):
@@ -207,7 +210,7 @@ def lean_linear(input, weight, bias, T, ADDMM, t_fn):
         tn = _new(T.node_cls)
         tn.next_functions = (ew,)
         tn._sequence_nr = _next_seq()
-        tn._saved = _NOTHING_SAVED
+        tn._sdict = _NOTHING_SAVED
         tn._releasable = False
         wt._grad_fn = tn
         ew = (tn, 0)
@@ -241,10 +244,10 @@ def lean_linear(input, weight, bias, T, ADDMM, t_fn):
             else:
                 f = inputs[idx]._data.flags
                 saved[name] = bool(f.f_contiguous and not f.c_contiguous)
-        node._saved = saved
+        node._sdict = saved
         node._releasable = releasable
     else:
-        node._saved = _NOTHING_SAVED
+        node._sdict = _NOTHING_SAVED
         node._releasable = False
     node._shapes = (bd.shape, xd.shape, wt._data.shape)   # the bias is broadcast
     out._grad_fn = node
@@ -287,7 +290,7 @@ class AddmmNode(FnNode):
         """The plain backward loop's first try (Note [lean apply], autograd/apply_lean.py):
         the three gradients, or None (then the general ``apply_arrays`` runs)."""
         g = grads[0]
-        saved = self._saved
+        saved = self._sdict   # (this row's nodes are made by lean_linear or record)
         fast = self.OP.fast
         if (type(g) is _HOST and saved is not None and self._dtypes is None and _enabled[0]
                 and _lean_on[0] and fast is not None):

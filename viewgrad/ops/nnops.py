@@ -209,7 +209,7 @@ class _NllNode(FnNode):
         """The plain backward loop's first try (Note [lean apply], autograd/apply_lean.py):
         the counted gradient, or None (then the general ``apply_arrays`` runs)."""
         g = grads[0]
-        saved = self._saved
+        saved = self._sdict   # (this row's nodes are made by _lean_cross_entropy or record)
         if (self._counted and type(g) is _HOST and g.ndim == 0 and g.dtype.char in "fd"
                 and saved is not None and _nnf._lean_on[0]):
             t = _nnf.saved_array(saved["target"])   # unmodified since the forward's check
@@ -463,7 +463,7 @@ def _lean_cross_entropy(input, target, ignore_index, reduction):
             saved[name] = attrs[idx]
         else:           # self_shape
             saved[name] = tuple(lp.shape)
-    node._saved = saved
+    node._sdict = saved
     node._releasable = True
     node._dtypes = (lp.dtype, t.dtype)
     node._counted = True
