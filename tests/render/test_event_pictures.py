@@ -125,3 +125,41 @@ def test_html_panels_share_the_layout(events, tmp_path):
     a = _pos(draw_event(ev, 60, sides=("after",)).source)
     for k in {n[2:] for n in b} & {n[2:] for n in a}:
         assert b["b_" + k] == a["a_" + k]
+
+
+def _cluster_boxes(svg):
+    """[(title text, box left, box right)] of every cluster in a rendered SVG."""
+    out = []
+    root = ET.fromstring(svg)
+    for g in root.iter(SVG + "g"):
+        if g.get("class") != "cluster":
+            continue
+        xs = [float(v) for v in re.findall(r"(-?\d+(?:\.\d+)?),-?\d",
+                                            (g.find(SVG + "path") if g.find(SVG + "path")
+                                             is not None else g.find(SVG + "polygon"))
+                                            .get("d") or "")] if g.find(SVG + "path") \
+            is not None else [float(p.split(",")[0]) for p in
+                              g.find(SVG + "polygon").get("points").split()]
+        text = g.find(SVG + "text")
+        out.append((text.text, float(text.get("x")), text.get("text-anchor"), min(xs),
+                    max(xs)))
+    return out
+
+
+@pytest.mark.parametrize("layout", ["auto", "fast"])
+def test_a_long_title_over_a_small_node_stays_inside_its_box(layout):
+    """A panel is as wide as its title when the title is the wider (Graphviz does not
+    widen a box it is given): "before: Linear.weight.uniform_()" over one small leaf."""
+    from viewgrad.render.fontmetrics import text_width
+    lin = vg.nn.Linear(1, 1)
+    with vg.trace() as tr:
+        with vg.no_grad():
+            lin.weight.uniform_(-0.5, 0.5)
+    ev = tr.events[-1]
+    g = draw(ev, layout=layout)
+    boxes = _cluster_boxes(render_source(g.source, "graphviz-pure"))
+    assert len(boxes) == 2
+    for text, x, anchor, left, right in boxes:
+        w = text_width(text, 14)
+        start = {"start": x, "middle": x - w / 2, "end": x - w}[anchor]
+        assert left <= start and start + w <= right, (text, anchor, x, left, right)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import graphviz
 
-from ..trace.sanitize import LABEL_LIMIT, SAFE_ID, dot_string, html_text
+from ..trace.sanitize import LABEL_LIMIT, SAFE_ID, clean, dot_string, html_text
 from .common import DEFAULT_MAX_NODES, as_drawable, neighbourhood, parallel_edges
 from .fontmetrics import FONT_FAMILY, text_width
 
@@ -342,11 +342,15 @@ def _emit(g, clusters, fixed):
     for cl in clusters:
         pos = None
         if fixed:
-            from .layout import estimate_size, layered
+            from .layout import TITLE_MARGIN, estimate_size, layered, stable_text
             sizes = {name: estimate_size(rows) for name, _a, rows in cl.nodes}
             pos, (w, h) = layered([name for name, _a, _r in cl.nodes],
                                   [(s, d) for s, d, _a, lay in cl.edges if lay], sizes)
             pad = 16.0
+            # the box given (bb) holds its title too: Graphviz would not widen it (the
+            # same reason as panels.py's, where the nodes are centred under it)
+            w = max(w, text_width(stable_text(clean(cl.title, LABEL_LIMIT)), 14)
+                    + TITLE_MARGIN - 2 * pad)
         with g.subgraph(name=cl.name) as c:
             c.attr(fontname=FONT, fontsize="14", style="rounded", color="#90a4ae",
                    labeljust="l", labelloc="t")

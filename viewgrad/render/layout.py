@@ -44,6 +44,11 @@ def estimate_size(rows, header_pt=12, row_pt=10):
 _SHORT_ID = re.compile(r"\b[nt]\d{1,7}\b")
 
 
+# a cluster title's inset from its box on both sides, and a little air (the width a box
+# given to Graphviz must have for its title: dot.py, panels.py)
+TITLE_MARGIN = 28.0
+
+
 def stable_text(text: str) -> str:
     """``text`` with every short id widened to seven digits (see ``node_size``)."""
     return _SHORT_ID.sub("t0000000", text)

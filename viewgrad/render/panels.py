@@ -22,8 +22,8 @@ plus a legend under the panels (tensor / view / leaf / node / CopySlices / saved
 """
 from __future__ import annotations
 
-from ..trace.sanitize import LABEL_LIMIT, dot_string
-from .layout import layered, node_size, stable_text
+from ..trace.sanitize import LABEL_LIMIT, clean, dot_string
+from .layout import TITLE_MARGIN, layered, node_size, stable_text
 
 __all__ = ["draw_event", "PANEL_GAP"]
 
@@ -129,7 +129,15 @@ def draw_event(ev, max_nodes, legend=True, sides=("before", "after"), collapse=T
     ghosts_from = {"before": ca, "after": cb}
     g = _new_graph(f"event{ev.index}", fixed=True)
     g.attr(splines="spline" if len(pos) <= 80 else "line")
-    panel_w = float(round(w + 2 * PAD))     # whole points: equal offsets in both panels
+    # A panel is as wide as its nodes, or as its title: Graphviz sizes a cluster for its
+    # label only when it lays the cluster out itself, and here the box is given (bb), so
+    # a long title ("before: Linear.weight.uniform_()" over one small node) would spill
+    # out of it. The nodes are centred in a panel widened for its title.
+    title_w = max(text_width(stable_text(clean(cl.title, LABEL_LIMIT)), 14)
+                  for side, cl in (("before", cb), ("after", ca)) if side in sides)
+    nodes_w = float(round(w + 2 * PAD))     # whole points: equal offsets in both panels
+    panel_w = max(nodes_w, float(round(title_w + TITLE_MARGIN)))
+    inset = (panel_w - nodes_w) / 2
     panel_h = h + 2 * PAD + 24
     x0 = 0.0
     for side, cl in (("before", cb), ("after", ca)):
@@ -142,7 +150,7 @@ def draw_event(ev, max_nodes, legend=True, sides=("before", "after"), collapse=T
             c.body.append(f"\tlabel={dot_string(cl.title, LABEL_LIMIT)}\n")
             body = c.body
 
-            def at(k, _x0=x0):
+            def at(k, _x0=x0 + inset):
                 x, y = pos[k]
                 return f"{_x0 + PAD + x:.1f},{PAD + y:.1f}!"
 
