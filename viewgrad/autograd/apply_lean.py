@@ -43,6 +43,20 @@ def _as_array(r, g):
     return r if type(r) in _ARRAYS else B.xp_of(g).asarray(r)
 
 
+def _on_lists(step, two):
+    """A step as the plain loop calls it (``_lean_apply``): on its list of gradients,
+    answering the list of input gradients (``two``: the second input's is None) or None."""
+    def lean_apply(self, grads):
+        g = grads[0]
+        if g is None:
+            return None
+        r = step(self, g)
+        if r is None:
+            return None
+        return [r, None] if two else [r]
+    return lean_apply
+
+
 def one_result(kernel, name):
     """The lean step of a one-input row whose kernel takes its saved result ``name``:
     ``(step, lean_apply)`` — ``step(node, g)`` gives the input's gradient array or None
@@ -62,14 +76,7 @@ def one_result(kernel, name):
                 r = kernel(g, v.data)
                 return r if type(r) is _HOST else _as_array(r, g)
         return None
-
-    def lean_apply(self, grads):
-        g = grads[0]
-        if g is None:
-            return None
-        r = step(self, g)
-        return None if r is None else [r]
-    return step, lean_apply
+    return step, _on_lists(step, False)
 
 
 def one_attribute(kernel, name):
@@ -83,14 +90,7 @@ def one_attribute(kernel, name):
                 r = kernel(g, v)
                 return r if type(r) is _HOST else _as_array(r, g)
         return None
-
-    def lean_apply(self, grads):
-        g = grads[0]
-        if g is None:
-            return None
-        r = step(self, g)
-        return None if r is None else [r]
-    return step, lean_apply
+    return step, _on_lists(step, False)
 
 
 def first_of_two(kernel, names, other_names):
@@ -137,14 +137,7 @@ def first_of_two(kernel, names, other_names):
             if type(v) is _ST:
                 v.unpack_data()
         return r
-
-    def lean_apply(self, grads):
-        g = grads[0]
-        if g is None:
-            return None
-        r = step(self, g)
-        return None if r is None else [r, None]
-    return step, lean_apply
+    return step, _on_lists(step, True)
 
 
 def specialize(op):

@@ -455,6 +455,8 @@ def _hooked_arrays(node, ins):
 # heap and popping it back. As soon as a second node becomes ready, both go onto the heap
 # and the order is the queue's again (sequence_nr, newest first). Off while a tracer
 # watches: it is shown the ready queue after each node, so every ready node is in it.
+# Along such a run, Note [chain run] (engine_chain.py) runs the nodes' steps back to back
+# on bare arrays, without the loop's lists.
 
 
 def _as_tuple(x):
