@@ -64,7 +64,7 @@ def one_result(kernel, name):
     list of gradients."""
     def step(self, g):
         saved = self._sdict
-        if type(saved) is _IN:   # Note [saved values in the node] (nodes.py)
+        if type(saved) is _IN:   # Note [saved values in the node] (graph.py)
             if self._svc.version == 0:   # (a result is saved at version 0)
                 r = kernel(g, self._sv)
                 return r if type(r) is _HOST else _as_array(r, g)
@@ -106,7 +106,7 @@ def first_of_two(kernel, names, other_names):
         if (saved is None or edges[1][0] is not None or edges[0][0] is None
                 or self._shapes is not None or self._dtypes is not None):
             return None
-        if type(saved) is _IN:   # Note [saved values in the node] (nodes.py)
+        if type(saved) is _IN:   # Note [saved values in the node] (graph.py)
             if saved.name == name:   # the one value saved is the kernel's
                 if saved.kind == "input":   # the constant Tensor, unmodified
                     if self._svc.version != self._sver:

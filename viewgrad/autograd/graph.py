@@ -379,6 +379,21 @@ def _new_saved_tensor(t, is_output=False):
     return st
 
 
+# Note [saved values in the node]
+# A speed trick for the commonest nodes (Note [lean methods], ops/lean.py): a node that
+# saves one thing — its result, the Python number of ``y * 1.01``, the constant Tensor of
+# ``y * c`` — keeps it in its own slots: ``_sv`` (the array, number or Tensor), ``_svc``
+# (the version counter), ``_sver`` (the version saved), ``_swhere`` (the blame mark) and,
+# for a number, ``_sarg`` (the operand the forward computed with, a cached 0-d array of
+# the same value, which the backward kernel takes as it would take the number); the slot
+# ``_sdict`` holds an ``_InNode`` (graph.py) that says which and under what name. No
+# SavedTensor and no dict is made: ``_saved`` (a property over ``_sdict``) builds them the
+# first time anything reads it — the teaching path, the tracer, ``grad_fn._saved_result``,
+# an error message — and keeps them, so every reader sees what ``record`` would have
+# saved. The plain backward's lean steps (autograd/apply_lean.py) read the slots directly
+# while ``_sdict`` is still an ``_InNode`` (nothing can have hooks on a SavedTensor not yet
+# made). Releasing (``_saved = None``) clears the slots' array too.
+
 _NO_BLAME = object()   # _InNode's _swhere when blame was off: no mark
 
 
@@ -421,6 +436,21 @@ class _InNode:
         st.where = None if w is _NO_BLAME else (node.OP.node_name, w)
         return {self.name: st}
 
+
+
+def get_saved(self):
+    """``FnNode._saved``'s getter (Note [saved values in the node])."""
+    saved = self._sdict
+    if type(saved) is _InNode:   # Note [saved values in the node]: made now, once
+        saved = self._sdict = saved.build(self)
+    return saved
+
+
+def set_saved(self, saved):
+    """``FnNode._saved``'s setter: ``None`` releases the slots' value too."""
+    self._sdict = saved
+    if saved is None:   # released: what the node's slots held too
+        self._sv = self._svc = None
 
 
 from .saved_hooks import (saved_tensors_hooks, save_on_cpu,  # noqa: E402,F401

@@ -23,7 +23,8 @@ from ..tensor import Tensor
 from . import anomaly as _anomaly
 from . import blame as _blame
 from .graph import (Node, SavedTensor, ERR_FREED, _NO_EDGE, next_sequence_nr as _next_seq,
-                    _new_saved_tensor, _InNode)
+                    _new_saved_tensor, _InNode, get_saved as _get_saved,
+                    set_saved as _set_saved)
 from .apply_lean import install as _install_lean_apply
 from .state import state as _st
 
@@ -36,25 +37,12 @@ _new = object.__new__
 _Tensor = Tensor
 
 
-def _get_saved(self):
-    saved = self._sdict
-    if type(saved) is _InNode:   # Note [saved values in the node]: made now, once
-        saved = self._sdict = saved.build(self)
-    return saved
-
-
-def _set_saved(self, saved):
-    self._sdict = saved
-    if saved is None:   # released: what the node's slots held too
-        self._sv = self._svc = None
-
-
 class FnNode(Node):
     """A node made from a table entry. ``_saved``: {name: SavedTensor | value}."""
 
     __slots__ = ("_sdict", "_releasable", "_sv", "_svc", "_sver", "_sarg", "_swhere")
     # ``_saved`` is the dict of saved values: a property over the slot ``_sdict``, which
-    # a lean call fills later (Note [saved values in the node])
+    # a lean call may leave for later (Note [saved values in the node], graph.py)
     _saved = property(_get_saved, _set_saved)
     OP: "OpDef" = None
     # The inputs' shapes, only when some input was broadcast (set on the instance then)
@@ -252,20 +240,6 @@ def _kernel_args(node, saved, names, g):
 # calling it, and hands every unusual case to that method, which raises PyTorch's errors.
 
 
-# Note [saved values in the node]
-# A speed trick for the commonest nodes (Note [lean methods], ops/lean.py): a node that
-# saves one thing — its result, the Python number of ``y * 1.01``, the constant Tensor of
-# ``y * c`` — keeps it in its own slots: ``_sv`` (the array, number or Tensor), ``_svc``
-# (the version counter), ``_sver`` (the version saved), ``_swhere`` (the blame mark) and,
-# for a number, ``_sarg`` (the operand the forward computed with, a cached 0-d array of
-# the same value, which the backward kernel takes as it would take the number); the slot
-# ``_sdict`` holds an ``_InNode`` (graph.py) that says which and under what name. No
-# SavedTensor and no dict is made: ``_saved`` (a property over ``_sdict``) builds them the
-# first time anything reads it — the teaching path, the tracer, ``grad_fn._saved_result``,
-# an error message — and keeps them, so every reader sees what ``record`` would have
-# saved. The plain backward's lean steps (autograd/apply_lean.py) read the slots directly
-# while ``_sdict`` is still an ``_InNode`` (nothing can have hooks on a SavedTensor not yet
-# made). Releasing (``_saved = None``) clears the slots' array too.
 
 
 def _check_saved(saved, deps):

@@ -282,7 +282,7 @@ def _row_kernels(fn, op, region):
     """FnNode.apply_arrays([region.copy()]) for Note [CopySlices' row kernels]'s rows, or
     None (nothing done: the caller takes apply_arrays)."""
     saved = fn._sdict
-    if type(saved) is _InNode:   # Note [saved values in the node] (nodes.py): made now
+    if type(saved) is _InNode:   # Note [saved values in the node] (graph.py): made now
         saved = fn._saved
     fast = op.fast
     edges = fn.next_functions

@@ -123,7 +123,7 @@ def unary(op, x):
     if name is None:
         node._sdict = _NOTHING_SAVED
         node._releasable = False
-    else:   # the result, in the node (Note [saved values in the node], nodes.py)
+    else:   # the result, in the node (Note [saved values in the node], graph.py)
         node._sdict = row[4]
         node._sv = r
         node._svc = out._version_counter

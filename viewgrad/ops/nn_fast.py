@@ -144,7 +144,7 @@ class ReluNode(FnNode):
         g = grads[0]
         saved = self._sdict
         if type(g) is _HOST and saved is not None and _enabled[0] and _lean_on[0]:
-            if type(saved) is _InNode:   # Note [saved values in the node] (nodes.py)
+            if type(saved) is _InNode:   # Note [saved values in the node] (graph.py)
                 r = self._sv if self._svc.version == 0 else None   # (saved at version 0)
             else:
                 v = saved.get("result")
