@@ -236,7 +236,7 @@ def check_saved_version(saved: "SavedTensor", current: int, node=None):
         msg += f", which is output {saved.output_nr} of {grad_fn._message_name()},"
     msg += (f" is at version {current}; expected version {saved.saved_version} instead. "
             "Hint: enable anomaly detection to find the operation that failed to compute its "
-            "gradient, with viewgrad.autograd.set_detect_anomaly(True).")
+            "gradient, with viewgrad.autograd.set_detect_anomaly(True, check_nan=False).")
     extra = blame.describe(saved, current)
     if extra:
         msg += "\n" + extra
