@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import viewgrad as vg
 from tests.helpers import short, torch_or_skip
 
-from .programs import DOCUMENTED, draw_program, run
+from .programs import DOCUMENTED, draw_program, run, weights
 
 SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 
@@ -124,3 +124,90 @@ def test_random_programs_match_finite_differences(data):
             assert vg.autograd.gradcheck(f, used, atol=1e-6, rtol=1e-4)
         finally:
             vg.autograd.set_view_replay(False)
+
+
+# -- double backward ----------------------------------------------------------------------
+
+def execute_second_order(M, program, leaf_values, replay):
+    """("ok", first-order grads, second-order grads) of the program's loss, the second
+    order being d/dleaf of sum(grad * w) over the first-order gradients (create_graph);
+    ("nograd",) when no first-order gradient has a history; or ("error", type, message)."""
+    _set_replay(M, replay)
+    try:
+        leaves = [M.tensor(v, dtype=M.float64, requires_grad=True) for v in leaf_values]
+        try:
+            loss, _live = run(M, program, leaves)
+            gs = M.autograd.grad(loss, leaves, create_graph=True, allow_unused=True)
+            s = None
+            for k, g in enumerate(gs):
+                if g is not None and g.requires_grad:
+                    term = (g * M.tensor(weights(tuple(g.shape), k + 7), dtype=M.float64)).sum()
+                    s = term if s is None else s + term
+            if s is None:
+                return ("nograd",)
+            ggs = M.autograd.grad(s, leaves, allow_unused=True)
+        except Exception as e:  # noqa: BLE001 - what it raised IS the result
+            return ("error", type(e).__name__, _category(str(e)))
+        as_np = [None if g is None else np.asarray(g.detach().cpu().numpy(force=True))
+                 for g in gs + ggs]
+        return ("ok", as_np)
+    finally:
+        _set_replay(M, False)
+
+
+def check_second_order_against_torch(data):
+    torch = torch_or_skip()
+    program, leaf_values, _ = draw_program(data, st, vg)
+    replay = data.draw(st.booleans(), label="replay")
+    ours = execute_second_order(vg, program, leaf_values, replay)
+    theirs = execute_second_order(torch, program, leaf_values, replay)
+    if {ours[0], theirs[0]} == {"ok", "nograd"}:
+        # torch's zero_()/fill_() gradients are ZeroTensors that need no gradient; ours
+        # are zeros with a history, whose second-order gradients are zeros too
+        ok = ours if ours[0] == "ok" else theirs
+        assert all(g is None or not g.any() for g in ok[1][len(ok[1]) // 2:]), program
+        return
+    assert ours[0] == theirs[0], (program, ours, theirs)
+    if ours[0] != "ok":
+        assert ours[1:] == theirs[1:], (program, ours, theirs)   # the same documented error
+        return
+    for g, tg in zip(ours[1], theirs[1]):
+        if g is None and tg is None:
+            continue
+        g = np.zeros_like(tg) if g is None else g   # (an unused input: None or zeros)
+        tg = np.zeros_like(g) if tg is None else tg
+        np.testing.assert_allclose(g, tg, rtol=1e-8, atol=1e-9, err_msg=str(program))
+
+
+@pytest.mark.once
+@settings(max_examples=1500, **SETTINGS)
+@given(st.data())
+def test_thousands_of_random_programs_double_backward_as_torch(data):
+    """Second-order gradients through views, in-place ops, CopySlices and regenerated
+    view grad_fns (Note [a result saved in place on a view]) match torch's."""
+    check_second_order_against_torch(data)
+
+
+@settings(max_examples=150, **SETTINGS)  # on every device pass
+@given(st.data())
+def test_random_programs_double_backward_as_torch(data):
+    check_second_order_against_torch(data)
+
+
+def test_a_result_saved_in_place_on_a_view_survives_a_double_backward():
+    """``v.tanh_()`` on a view saves v; a double backward through it once raised "Trying
+    to backward through the graph a second time" (its TanhBackward0 was reached twice)."""
+    x = vg.tensor(np.linspace(-1, 1, 12).reshape(3, 4), requires_grad=True)
+    b = x.clone()
+    v = b.select(0, 2)
+    v.tanh_()
+    w = v.tanh()
+    (g,) = vg.autograd.grad((w * 2.0).sum(), x, create_graph=True)
+    (gg,) = vg.autograd.grad((g * 3.0).sum(), x)
+    t1 = np.tanh(np.linspace(-1, 1, 12).reshape(3, 4)[2])
+    t2 = np.tanh(t1)
+    d1, d2 = 1 - t1 ** 2, 1 - t2 ** 2
+    # d/dx of 6 * d2 * d1, with t1 = tanh(x), t2 = tanh(t1)
+    expected = 6 * (-2 * t2 * d2 * d1 * d1 + d2 * (-2 * t1 * d1))
+    gg = gg.cpu().numpy()
+    assert np.allclose(gg[2], expected) and not gg[:2].any()

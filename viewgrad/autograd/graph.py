@@ -267,6 +267,7 @@ class SavedTensor:
                  "had_grad_fn", "where", "__dict__")
     hooks = None
     _grad_fn_ref = None
+    _view_fn = None   # Note [a result saved in place on a view] (views.py)
 
     def __new__(cls, t, is_output=False, node=None):
         st = _new_saved_tensor(t, is_output)
@@ -322,8 +323,13 @@ class SavedTensor:
         t = Tensor._make(self.data)
         t._version_counter = self.version_counter
         if node is not None:
-            t._grad_fn = node
-            t._output_nr = self.output_nr
+            vf = self._view_fn   # Note [a result saved in place on a view] (views.py)
+            fn = vf[0]() if vf is not None else None
+            if fn is not None:
+                t._grad_fn, t._output_nr = fn, vf[1]
+            else:
+                t._grad_fn = node
+                t._output_nr = self.output_nr
         return t
 
     def unpack_data(self, node=None):

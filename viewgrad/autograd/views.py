@@ -89,6 +89,7 @@ geometry by arithmetic, in-place ufuncs, CopySlices on arrays...) and ``inplace_
 from __future__ import annotations
 
 import sys
+import weakref
 
 from .. import backend as B
 from ..tensor import Tensor
@@ -290,9 +291,32 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
                     st.saved_version = vc.version
         # self's own edge stays edge 0 (the old history): x.mul_(2) is x = x0 * 2.
         rebase_history(self, node)
+        if op.uses_result and self._view_info is not None:
+            _result_saved_on_a_view(node, self)
     if token is not None:
         hook.after(token)
     return self
+
+
+def _result_saved_on_a_view(node, view):
+    """Note [a result saved in place on a view]: the saved result of ``node`` (an in-place
+    op on ``view``) unpacks with the view's new grad_fn as its history."""
+    for st in node._saved.values():
+        if type(st) is SavedTensor and st.is_output:
+            st._view_fn = (weakref.ref(view._grad_fn), view._output_nr)
+
+
+# Note [a result saved in place on a view]
+# ``v.tanh_()`` on a view ``v`` saves its result, ``v`` after the write, for TanhBackward0's
+# formula. Unpacked (a double backward, ``grad_fn._saved_result``), that tensor's history
+# is not TanhBackward0 itself, which CopySlices runs *inside* itself: it is what ``v``'s
+# grad_fn is after the rebase (AsStridedBackward0 over the base's CopySlices), as
+# PyTorch's SavedVariable keeps a weak pointer to it for an output saved in place on a
+# view. Were it TanhBackward0, the graph of a double backward would reach that node twice
+# — through CopySlices and directly — and the second visit would find its saved values
+# released by the first ("Trying to backward through the graph a second time", where
+# PyTorch computes). The pointer is weak, as PyTorch's is: once nothing else keeps the
+# view's grad_fn alive, unpacking falls back to the node itself.
 
 
 def _some_requires_grad(inputs):
