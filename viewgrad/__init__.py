@@ -33,6 +33,8 @@ from .ops.splitting import split, chunk, unbind
 from .ops.splitting import tensor_split, hsplit, vsplit, dsplit
 from .ops.index_ops import (index_select, index_add, index_copy, index_fill, masked_select,
                             masked_scatter, nonzero, argwhere)
+from .ops.index_reduce import scatter_reduce, index_reduce
+from .ops.mantissa import frexp, ldexp, renorm
 from .ops.rearrange import (tril, triu, flip, fliplr, flipud, roll, repeat_interleave, tile,
                             ravel)
 from .ops.view_scatter import (select_scatter, slice_scatter, diagonal_scatter,
@@ -47,6 +49,7 @@ from .ops.memory import clone, detach
 from .ops.unary import (sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh,
                         exp2, expm1, log2, log10, log1p, erf, erfc, erfinv, floor, ceil,
                         round, trunc, frac, rsqrt, logit, fix)
+from .ops.gamma_ops import lgamma, digamma, polygamma, mvlgamma, i0
 from .ops.unary import (asin as arcsin, acos as arccos, atan as arctan, asinh as arcsinh,
                         acosh as arccosh, atanh as arctanh)
 from .ops.binary import (atan2, arctan2, hypot, fmod, remainder, floor_divide, lerp, addcmul,

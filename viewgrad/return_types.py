@@ -1,5 +1,6 @@
 """``vg.return_types``: the named tuples that ``max(dim)``, ``min(dim)``, ``sort``,
-``topk``, ``kthvalue``, ``median(dim)`` and ``mode`` return, as ``torch.return_types``.
+``topk``, ``kthvalue``, ``median(dim)``, ``mode`` and ``frexp`` return, as
+``torch.return_types``.
 
 Each is a ``tuple`` subclass (so ``values, indices = x.max(1)`` unpacks) with the fields
 as attributes (``r.values``, ``r.indices``), printed as PyTorch prints it::
@@ -15,7 +16,7 @@ from operator import itemgetter
 __all__ = ["max", "min", "sort", "topk", "kthvalue", "median", "mode", "aminmax", "cummax",
            "cummin",
            "linalg_slogdet", "slogdet", "linalg_svd", "svd", "linalg_eigh", "linalg_qr", "qr",
-           "linalg_lstsq", "triangular_solve"]
+           "linalg_lstsq", "triangular_solve", "frexp"]
 
 
 class _StructSeq(tuple):
@@ -76,3 +77,4 @@ linalg_qr = _structseq("linalg_qr", ("Q", "R"))
 qr = _structseq("qr", ("Q", "R"))
 linalg_lstsq = _structseq("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 triangular_solve = _structseq("triangular_solve", ("solution", "cloned_coefficient"))
+frexp = _structseq("frexp", ("mantissa", "exponent"))   # ops/mantissa.py

@@ -14,6 +14,7 @@ import itertools
 import viewgrad as vg
 from viewgrad.nn import functional as F
 from viewgrad.ops import activations as A, conv as C, norm as Nm, pool as P
+from viewgrad.nn import functional_cnn as FC
 
 
 def _conv2d(stride, padding, dilation, groups, bias):
@@ -124,4 +125,33 @@ SAMPLES = {
     "softshrink": [(lambda x: F.softshrink(x, 0.1), [(3, 4)])],   # kink, ±0.1)
     "threshold_": [(lambda x: F.threshold(x * 1.0, 0.1, 2.5, inplace=True), [(3, 4)]),
                    (lambda x: F.threshold_(x * 1.0, -0.2, -1.5), [(3, 4)])],
+    # fold (col2im): overlapping blocks, dilation, padding, stride; unbatched
+    "col2im": [
+        (lambda a: F.fold(a, (4, 5), 2), [(2, 12, 12)]),
+        (lambda a: F.fold(a, (5, 4), (2, 3), dilation=(2, 1), padding=1, stride=(1, 2)),
+         [(1, 6, 10)]),
+        (lambda a: F.fold(a, 3, 2), [(4, 4)]),
+    ],
+    # rrelu: evaluation (fixed slope) and training (the same seed at every call, so the
+    # finite differences see the same slopes)
+    "rrelu_with_noise": [
+        (lambda x: F.rrelu(x, 0.1, 0.3), [(3, 4)]),
+        (lambda x: (vg.manual_seed(0), F.rrelu(x, 0.1, 0.3, training=True))[1], [(3, 4)]),
+    ],
+    "rrelu_with_noise_": [
+        (lambda x: F.rrelu_(x * 1.0, 0.2, 0.4), [(3, 4)]),
+        (lambda x: (vg.manual_seed(0), F.rrelu(x * 1.0, training=True, inplace=True))[1],
+         [(3, 4)]),
+    ],
 }
+# reflection and replication padding, and their backward ops, in 1, 2 and 3 dims
+for _mode, _name in (("reflect", "reflection"), ("replicate", "replication")):
+    for _n, _shape, _pad in ((1, (2, 3, 4), (2, 1)), (2, (1, 3, 4), (1, 2, 0, 2)),
+                             (3, (1, 2, 3, 3), (1, 0, 2, 1, -1, 1))):
+        _out = list(_shape)
+        for _i in range(_n):
+            _out[-1 - _i] += _pad[2 * _i] + _pad[2 * _i + 1]
+        SAMPLES[f"{_name}_pad{_n}d"] = [
+            (lambda a, p=_pad, m=_mode: F.pad(a, p, m), [_shape])]
+        SAMPLES[f"{_name}_pad{_n}d_backward"] = [
+            (lambda g, s=_shape, p=_pad, m=_mode: FC._pad_backward(g, s, p, m), [tuple(_out)])]

@@ -1,7 +1,7 @@
 """Gradcheck samples for the index / mask / rearranging rows (ops/index_ops.py,
-ops/rearrange.py, the scatter-with-a-number row of ops/reduce.py) and the view-scatter
-rows (ops/view_scatter.py). In-place forms are sampled on clones, so that the sweep also
-checks the node each in-place op records."""
+ops/index_reduce.py, ops/mantissa.py, ops/rearrange.py, the scatter-with-a-number row of
+ops/reduce.py) and the view-scatter rows (ops/view_scatter.py). In-place forms are sampled
+on clones, so that the sweep also checks the node each in-place op records."""
 import viewgrad as vg
 
 
@@ -11,6 +11,14 @@ def _i(*v):
 
 def _mask():  # made at call time: on the device of the test pass
     return vg.tensor([[True, False, True], [False, False, True]])
+
+def _SRI():  # noqa: N802 - scatter_reduce's index along dim 1 (repeats, a gap)
+    return vg.tensor([[0, 1, 0], [1, 1, 2]])
+
+
+def _SRI0():  # noqa: N802 - along dim 0
+    return vg.tensor([[0, 1, 0], [0, 1, 1]])
+
 
 SAMPLES = {
     "index_select": [(lambda a: a.index_select(0, _i(2, 0, 2)), [(3, 2)]),
@@ -45,6 +53,41 @@ SAMPLES = {
                          (lambda a, s: a.diagonal_scatter(s, 1, 0, 2), [(2, 2, 3), (2, 2)])],
     "as_strided_scatter": [(lambda a, s: a.as_strided_scatter(s, (2, 2), (1, 3), 1), [(2, 4), (2, 2)]),
                            (lambda a, s: (a.t() * 1).as_strided_scatter(s, (3,), (2,)), [(2, 3), (3,)])],
+    # indexed reductions (ops/index_reduce.py): random values, so no ties for amax/amin and
+    # no zero factors for prod (those are compared with torch in
+    # tests/ops/test_index_reduce_vs_torch.py: finite differences are invalid there)
+    "scatter_reduce": [(lambda a, s: a.scatter_reduce(1, _SRI(), s, "sum"), [(2, 3), (2, 3)]),
+                       (lambda a, s: a.scatter_reduce(1, _SRI(), s, "prod"), [(2, 3), (2, 3)]),
+                       (lambda a, s: vg.scatter_reduce(a, 0, _SRI0(), s, "prod",
+                                                       include_self=False), [(2, 3), (2, 3)]),
+                       (lambda a, s: a.scatter_reduce(1, _SRI(), s, "mean"), [(2, 3), (2, 3)]),
+                       (lambda a, s: a.scatter_reduce(-1, _SRI(), s, "mean", include_self=False),
+                        [(2, 3), (2, 3)]),
+                       (lambda a, s: a.scatter_reduce(1, _SRI(), s, "amax"), [(2, 3), (2, 3)]),
+                       (lambda a, s: a.scatter_reduce(0, _SRI0(), s, "amin", include_self=False),
+                        [(2, 3), (2, 3)]),
+                       (lambda a, s: a.clone().scatter_reduce_(1, _SRI(), s, "prod") * a,
+                        [(2, 3), (2, 3)])],
+    "index_reduce": [(lambda a, s: a.index_reduce(0, _i(0, 2, 0), s, "prod"), [(3, 2), (3, 2)]),
+                     (lambda a, s: vg.index_reduce(a, 1, _i(1, 1), s, "prod", include_self=False),
+                      [(2, 3), (2, 2)]),
+                     (lambda a, s: a.index_reduce(0, _i(0, 2, 0), s, "mean"), [(3, 2), (3, 2)]),
+                     (lambda a, s: a.index_reduce(0, _i(1, 1), s, "mean", include_self=False),
+                      [(3, 2), (2, 2)]),
+                     (lambda a, s: a.index_reduce(-1, _i(0, 2, 0), s, "amax"), [(2, 3), (2, 3)]),
+                     (lambda a, s: a.index_reduce(0, _i(2, 0), s, "amin", include_self=False),
+                      [(3, 2), (2, 2)]),
+                     (lambda a, s: a.clone().index_reduce_(0, _i(1, 1), s, "amax") * a,
+                      [(2, 2), (2, 2)])],
+    # mantissas and norm caps (ops/mantissa.py)
+    "frexp": [(lambda a: a.frexp().mantissa, [(2, 3)]), (lambda a: vg.frexp(a)[0] * a, [(3,)])],
+    "ldexp": [(lambda a, b: vg.ldexp(a, b), [(2, 3), (3,)]),
+              (lambda a: a.ldexp(_i(1, -2, 3)), [(2, 3)]),
+              (lambda a, b: (a * 1).ldexp_(b) * a, [(2, 3), (2, 3)])],
+    "renorm": [(lambda a: a.renorm(2, 0, 1.0), [(3, 4)]),
+               (lambda a: vg.renorm(a, 1, 1, 1.5), [(2, 3)]),
+               (lambda a: a.renorm(3, -1, 0.8), [(2, 2, 3)]),
+               (lambda a: (a * 1).renorm_(2, 1, 1.0) * a, [(3, 2)])],
     # matrix products beyond mm (ops/linalg.py)
     "baddbmm": [(lambda c, a, b: vg.baddbmm(c, a, b), [(2, 2, 3), (2, 2, 4), (2, 4, 3)]),
                 (lambda c, a, b: c.baddbmm(a, b, beta=0.5, alpha=-2), [(3,), (2, 2, 4), (2, 4, 3)])],

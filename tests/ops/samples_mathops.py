@@ -70,7 +70,33 @@ SAMPLES = {
     "linalg_svd": [(lambda a: _svd_flat(vg.linalg.svd(a, full_matrices=False)), [(4, 3)]),
                    (lambda a: vg.linalg.svdvals(a), [(2, 3)])],
     "linalg_eigh": [(lambda a: _svd_flat(vg.linalg.eigh(a + a.mT)), [(3, 3)])],
+    # the gamma family and the Bessel functions (ops/gamma_ops.py); a.sin() * 0.4 - 0.5
+    # lies in [-0.9, -0.1], on the negative axis but away from the poles 0 and -1
+    "lgamma": [(lambda a: a.lgamma(), [("pos", (2, 3))]),
+               (lambda a: vg.lgamma(a.sin() * 0.4 - 0.5), [(3,)]),
+               (lambda a: (a * 1).lgamma_(), [("pos", (2,))])],
+    "digamma": [(lambda a: vg.digamma(a), [("pos", (2, 3))]),
+                (lambda a: (a.sin() * 0.4 - 0.5).digamma(), [(3,)]),
+                (lambda a: (a * 1).digamma_(), [("pos", (2,))])],
+    "polygamma": [(lambda a: vg.polygamma(1, a), [("pos", (3,))]),
+                  (lambda a: a.polygamma(2), [("pos", (2, 2))]),
+                  (lambda a: (a.sin() * 0.4 - 0.5).polygamma(0), [(3,)]),
+                  (lambda a: vg.polygamma(3, a.sin() * 0.4 - 0.5), [(2,)]),
+                  (lambda a: (a * 1).polygamma_(1), [("pos", (2,))])],
+    "mvlgamma": [(lambda a: vg.mvlgamma(a + 1, 3), [("pos", (3,))]),
+                 (lambda a: a.mvlgamma(1), [("pos", (2, 2))]),
+                 (lambda a: (a + 0.5).mvlgamma_(2), [("pos", (2,))])],
+    "i0": [(lambda a: a.i0(), [(2, 3)]), (lambda a: (a * 1).i0_(), [(3,)])],
+    "special_i0e": [(lambda a: _gamma_ops().i0e(a), [("away", (2, 3))])],
+    "special_i1": [(lambda a: _gamma_ops().i1(a), [(2, 3)])],
+    "special_i1e": [(lambda a: _gamma_ops().i1e(a), [("away", (2, 3))])],
 }
+
+
+def _gamma_ops():
+    # torch.special's i0e/i1/i1e have no vg.* name (torch has none): their module
+    from viewgrad.ops import gamma_ops
+    return gamma_ops
 
 
 def _eye(n):

@@ -197,12 +197,20 @@ def _utils_extras() -> dict:
 _SPECIAL = {"erf": "erf", "erfc": "erfc", "erfinv": "erfinv", "expm1": "expm1",
             "exp2": "exp2", "log1p": "log1p", "logit": "logit", "expit": "sigmoid",
             "xlogy": "xlogy", "logsumexp": "logsumexp", "softmax": "softmax",
-            "log_softmax": "log_softmax", "sinc": "sinc", "round": "round"}
+            "log_softmax": "log_softmax", "sinc": "sinc", "round": "round",
+            "gammaln": "lgamma", "digamma": "digamma", "psi": "digamma",
+            "polygamma": "polygamma", "multigammaln": "mvlgamma", "i0": "i0"}
+# torch.special's own, with no torch.* twin: served from the module that defines them
+_SPECIAL_ONLY = {"i0e": "viewgrad.ops.gamma_ops", "i1": "viewgrad.ops.gamma_ops",
+                 "i1e": "viewgrad.ops.gamma_ops"}
 
 
 def _special_extras() -> dict:
     import viewgrad as vg
-    return {k: getattr(vg, v) for k, v in _SPECIAL.items() if hasattr(vg, v)}
+    out = {k: getattr(vg, v) for k, v in _SPECIAL.items() if hasattr(vg, v)}
+    for k, mod in _SPECIAL_ONLY.items():
+        out[k] = getattr(importlib.import_module(mod), k)
+    return out
 
 
 def _cuda_extras() -> dict:

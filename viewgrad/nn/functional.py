@@ -25,6 +25,8 @@ from .attention import multi_head_attention_forward, scaled_dot_product_attentio
 from . import functional_extra as _extra, functional_losses as _losses
 from .functional_extra import *  # noqa: F401,F403  (interpolate, pooling, ...)
 from .functional_losses import *  # noqa: F401,F403  (margin and likelihood losses)
+from . import functional_cnn as _cnn
+from .functional_cnn import *  # noqa: F401,F403  (fold, rrelu)
 from .functional_more import (adaptive_avg_pool1d, avg_pool1d, binary_cross_entropy,
                               binary_cross_entropy_with_logits, cosine_similarity, embedding,
                               group_norm, huber_loss, kl_div, l1_loss, layer_norm, max_pool3d,
@@ -44,7 +46,8 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "hardshrink", "softshrink", "local_response_norm", "pdist",
            "elu_", "leaky_relu_", "hardtanh_", "selu_", "celu_",
            "scaled_dot_product_attention", "multi_head_attention_forward"] + [
-               n for n in _more.__all__ if n != "pad"] + _extra.__all__ + _losses.__all__
+               n for n in _more.__all__ if n != "pad"] + _extra.__all__ + _losses.__all__ + \
+    _cnn.__all__
 
 
 def _conv_nd(nsp, name, input, weight, bias, stride, padding, dilation, groups):

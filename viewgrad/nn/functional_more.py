@@ -146,45 +146,90 @@ def one_hot(tensor, num_classes=-1):
 
 def _pad_index(size, left, right, mode):
     idx = []
+    if mode == "circular":
+        # PyTorch crops first (negative amounts), then wraps around what is left
+        lo = max(0, -left)
+        kept = size - lo - max(0, -right)
+        return [lo + i % kept for i in range(-max(left, 0), kept + max(right, 0))]
     for i in range(-left, size + right):
         if mode == "reflect":
             period = 2 * (size - 1)
             j = i % period if period else 0
             idx.append(j if j < size else period - j)
-        elif mode == "replicate":
+        else:  # replicate
             idx.append(min(max(i, 0), size - 1))
-        else:  # circular
-            idx.append(i % size)
     return idx
+
+
+_NON_CONSTANT = ("Supported combinations for non-constant padding:\n"
+                 "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+                 "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+                 "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
 
 
 def pad(input, pad, mode="constant", value=None):
     """Pad the last ``len(pad) // 2`` dims: ``pad=(left, right, top, bottom, ...)``.
     ``mode``: 'constant' (with ``value``), 'reflect' (mirror without the edge),
-    'replicate' (repeat the edge) or 'circular' (wrap around)."""
+    'replicate' (repeat the edge) or 'circular' (wrap around). The non-constant modes pad
+    1, 2 or 3 dims of an input with one or two dims in front (batch, channels), as
+    PyTorch's; 'reflect' and 'replicate' record PyTorch's nodes (ReflectionPad2DBackward0,
+    ReplicationPad1DBackward0...), 'circular' is an index gather here."""
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    pad = tuple(int(p) for p in pad)
+    # PyTorch's checks (at::pad), in its order and words
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) > 2 * input.dim():
+        raise RuntimeError(f"Padding length should be less than or equal to two times the "
+                           f"input dimension but got padding length {len(pad)} and input of "
+                           f"dimension {input.dim()}")
     if mode == "constant":
         return constant_pad_nd(input, pad, 0.0 if value is None else value)
-    if mode not in ("reflect", "replicate", "circular"):
-        raise NotImplementedError(f"Unrecognised padding mode {mode}")
-    if len(pad) % 2:
-        raise RuntimeError(f"Padding length must be divisible by 2, but got pad={list(pad)}")
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     npad = len(pad) // 2
-    if npad > input.dim() - 1 and mode != "circular":
-        raise RuntimeError(f"{mode} padding of {npad} dims needs an input with a batch or "
-                           f"channel dim in front, got input of size {list(input.shape)}")
+    if npad not in (1, 2, 3) or input.dim() not in (npad + 1, npad + 2):
+        raise NotImplementedError(f"Padding size {len(pad)} is not supported for "
+                                  f"{input.dim()}D input tensor.\n" + _NON_CONSTANT)
+    shape = list(input.shape)
+    if mode != "circular":
+        # the batch dim may be empty, no other
+        if any(n == 0 for n in shape[1 if input.dim() == npad + 2 else 0:]):
+            raise RuntimeError(f"Expected {npad + 1}D or {npad + 2}D (batch mode) tensor with "
+                               f"possibly 0 batch size and other non-zero dimensions for "
+                               f"input, but got: {shape}")
+    # (reflect checks the last dim first, circular the first padded dim first, as PyTorch)
+    for i in (range(npad) if mode != "circular" else reversed(range(npad))):
+        d = input.dim() - 1 - i
+        left, right = pad[2 * i], pad[2 * i + 1]
+        size = shape[d]
+        if mode == "reflect" and (left >= size or right >= size):
+            raise RuntimeError(f"Argument #{4 + 2 * i}: Padding size should be less than the "
+                               f"corresponding input dimension, but got: padding "
+                               f"({left}, {right}) at dimension {d} of input {shape}")
+        if mode == "circular":
+            if left > size or right > size:
+                raise RuntimeError("Padding value causes wrapping around more than once.")
+            if size + left + right < 0:
+                raise RuntimeError("Negative padding value is resulting in an empty "
+                                   "dimension")
+            if size + left + right and size + min(left, 0) + min(right, 0) <= 0:
+                # PyTorch copies the wrap from a part of its output it never wrote
+                raise RuntimeError(f"circular padding ({left}, {right}) of dimension {d} of "
+                                   f"input {shape} crops it to nothing and then wraps around "
+                                   f"it (PyTorch reads uninitialized memory here)")
+        elif size + left + right <= 0:
+            raise RuntimeError(f"input ({'WHD'[i]}: {size}) is too small. Calculated output "
+                               f"{'WHD'[i]}: {size + left + right}")
+    if mode != "circular":
+        from .functional_cnn import _pad_nd
+        return _pad_nd(input, pad, mode)
     out = input
     for i in range(npad):
         d = input.dim() - 1 - i
-        left, right = int(pad[2 * i]), int(pad[2 * i + 1])
-        size = input.shape[d]
-        if mode == "reflect" and (left >= size or right >= size):
-            raise RuntimeError(f"Argument #4: Padding size should be less than the "
-                               f"corresponding input dimension, but got: padding "
-                               f"({left}, {right}) at dimension {d} of input "
-                               f"{list(input.shape)}")
-        if mode == "circular" and (left > size or right > size):
-            raise RuntimeError("Padding value causes wrapping around more than once.")
-        index = Fa.tensor(_pad_index(size, left, right, mode), device=input.device)
+        index = Fa.tensor(_pad_index(shape[d], pad[2 * i], pad[2 * i + 1], mode),
+                          device=input.device, dtype=Fa.B.int64)
         out = out[(slice(None),) * d + (index,)]
     return out
 

@@ -8,9 +8,11 @@ from .table import OPS, METHODS
 from . import factories, pointwise, reduce, linalg, memory, inplace, nnops  # noqa: F401
 from . import flat, views, joining, splitting, indexing  # noqa: F401
 from . import index_ops, rearrange  # noqa: F401  (index_select & co.; tril, flip, repeat...)
+from . import index_reduce, mantissa  # noqa: F401  (scatter_reduce, index_reduce; frexp...)
 from . import view_scatter, einsum  # noqa: F401  (select_scatter & co.; einsum, outer)
 from . import inplace_views  # noqa: F401  (t_, transpose_, squeeze_, unsqueeze_, as_strided_)
 from . import unary, binary  # noqa: F401  (pointwise math beyond arithmetic)
+from . import gamma_ops  # noqa: F401  (lgamma, digamma, polygamma, mvlgamma, i0, i0e...)
 from . import elementwise, logic, clamping  # noqa: F401  (maximum, xlogy, bitwise, clamp_min)
 from . import shaping, diag, counting, distance  # noqa: F401  (hstack, diag, unique, cdist)
 from . import linalg_solve, linalg_decomp, linalg_names  # noqa: F401  (inv, svd, ...)
