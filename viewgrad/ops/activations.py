@@ -229,7 +229,8 @@ def _celu_bwd(grad, self, alpha):
     # PyTorch's formula takes 1 / alpha with alpha rounded to float32 (alpha.toFloat()):
     # the same rounding here keeps float64 gradients PyTorch's to the last bits
     inv = 1.0 / _f32(alpha)
-    return grad * _where(self > 0, 1 + 0 * self, alpha * inv * (self.clamp(max=0) * inv).exp())
+    # (1.0, not 1 + 0 * self: at x = +inf that is NaN, where PyTorch's gradient is grad)
+    return grad * _where(self > 0, 1.0, alpha * inv * (self.clamp(max=0) * inv).exp())
 
 
 CELU = defop("celu", "CeluBackward0", _celu_fwd, attrs=("alpha",), self=_celu_bwd)
@@ -250,7 +251,7 @@ def _leaky_result_bwd(grad, result, negative_slope):
 def _elu_result_bwd(grad, result, alpha, scale=1.0, input_scale=1.0):
     # result > 0: scale; else d/dx (alpha scale (exp(x input_scale) - 1)) read off the
     # result: input_scale (result + alpha scale)
-    return grad * _where(result > 0, scale + 0 * result,
+    return grad * _where(result > 0, scale,   # (not scale + 0 * result: NaN at +inf)
                          (result + alpha * scale) * input_scale)
 
 
@@ -324,9 +325,11 @@ def _hardsigmoid_fwd(self):
     return _cast(_xp(self).clip(self / 6 + 0.5, 0, 1), self)
 
 
+# PyTorch's hardsigmoid_backward: grad / 6 strictly inside (-3, 3), 0 elsewhere (a where,
+# not grad * mask: an infinite gradient outside gives 0, not NaN)
 HARDSIGMOID = defop("hardsigmoid", "HardsigmoidBackward0", _hardsigmoid_fwd,
-                    self=lambda grad, self: grad * _float_mask(
-                        (self > -3) & (self < 3), grad) * _f32(1.0 / 6.0))   # as PyTorch
+                    self=lambda grad, self: _where((self > -3) & (self < 3),
+                                                   grad * _f32(1.0 / 6.0), 0.0))
 
 
 def _hardswish_fwd(self):
@@ -334,10 +337,11 @@ def _hardswish_fwd(self):
 
 
 def _hardswish_bwd(grad, self):
-    # 0 below -3, x/3 + 1/2 in [-3, 3], 1 above (PyTorch's hardswish_backward)
-    inside = _float_mask((self >= -3) & (self <= 3), grad)
-    above = _float_mask(self > 3, grad)
-    return grad * (inside * (self / 3 + 0.5) + above)
+    # PyTorch's hardswish_backward: 0 at and below -3, grad * (x/3 + 1/2) strictly inside,
+    # grad at and above 3 (at x = -3 the gradient is 0 and at x = 3 it is grad: the
+    # one-sided derivatives PyTorch picks); wheres, so an infinite grad gives no NaN
+    # (its blend order: a NaN input is in neither outer branch and gets the middle's NaN)
+    return _where(self <= -3, 0.0, _where(self >= 3, grad, grad * (self / 3 + 0.5)))
 
 
 HARDSWISH = defop("hardswish", "HardswishBackward0", _hardswish_fwd, self=_hardswish_bwd)

@@ -178,7 +178,12 @@ def _xlogy_fwd(self, other):
 
 
 def _xlogy_self(grad, self, other):
-    return grad * xlogy((self != 0).to(grad.dtype), other)   # in grad's precision
+    # PyTorch's xlogy(grad, other), 0 where self == 0 and other <= 0: at self == 0 the
+    # gradient is grad * log(other) (the one-sided limit), not 0
+    g = xlogy(grad, other)
+    if isinstance(self, Tensor) or isinstance(other, Tensor):
+        return P.where((self == 0) & (other <= 0), 0.0, g)
+    return g
 
 
 XLOGY = defop("xlogy", "XlogyBackward0", _xlogy_fwd, promote=True,

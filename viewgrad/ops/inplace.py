@@ -21,7 +21,7 @@ from . import pointwise as P
 from .args import check_result_cast, checked_scalar
 from .indexing import INDEX_PUT, index_tensors, normalize_key, _basic_steps
 from .operands import EXPONENT, OTHER, check_alpha, method_form, operand, operator_form, refusal
-from .table import _LOW, apply_inplace, defop, dispatch, method, sum_to
+from .table import _LOW, apply_inplace, defop, dispatch, method, sum_to, zeros_grad
 
 __all__ = ["copy_", "fill_", "zero_", "masked_fill_", "masked_fill", "setitem"]
 
@@ -263,12 +263,12 @@ def _cast_like(src, self):
 
 # zeros_like, not self * 0: NaN * 0 is NaN (zero_ must clear uninitialised memory)
 ZERO = defop("zero", "ZeroBackward0", lambda self: B.xp_of(self).zeros_like(self),
-             self=lambda grad: grad * 0)
+             self=zeros_grad)
 FILL = defop("fill", "FillBackward2", lambda self, value: B.exact_fill_value(self, value),
              attrs=("value",),
-             self=lambda grad: grad * 0)
+             self=zeros_grad)
 FILL_T = defop("fill_tensor", "FillBackward3", lambda self, value: _cast_like(value, self),
-               inputs=("self", "value"), self=lambda grad: grad * 0,
+               inputs=("self", "value"), self=zeros_grad,
                value=lambda grad: grad.sum())
 
 
@@ -279,7 +279,7 @@ def _copy_fwd(self, src, src_dtype):
 # Like PyTorch, copy_ saves only src's shape and dtype, never src itself: `b.copy_(b)` and
 # copying from a view of the destination are fine at backward.
 COPY = defop("copy", "CopyBackwards", _copy_fwd, inputs=("self", "src"), attrs=("src_dtype",),
-             self=lambda grad: grad * 0,
+             self=zeros_grad,
              src=lambda grad, src_shape, src_dtype: sum_to(grad, src_shape).to(src_dtype))
 
 

@@ -156,7 +156,9 @@ def _piecewise_grad(grad, self, target, cut, quadratic, linear, reduction):
     """d/dx of a loss quadratic (``quadratic`` · d²/2) for |d| < cut, linear beyond."""
     from .pointwise import where
     d = self - target
-    g = where(d.abs() < cut, d * quadratic, d.sign() * linear)
+    # PyTorch's branches: -linear below -cut, +linear above cut, the quadratic part between
+    # (and for a NaN difference, which is in neither outer branch: NaN)
+    g = where(d < -cut, -linear, where(d > cut, linear, d * quadratic))
     return _per_element(grad, self, reduction) * g
 
 

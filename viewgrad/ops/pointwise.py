@@ -17,7 +17,7 @@ from . import nn_fast as _nnf
 from .lean import unary as _unary, with_number as _with_number   # Note [lean ops]
 from .lean import with_constant as _with_constant
 from .lean import operator_method as _operator_method, unary_method as _unary_method
-from .table import HALF_OPMATH, METHODS, defop, dispatch, method, promoted_dtype
+from .table import HALF_OPMATH, METHODS, defop, dispatch, method, promoted_dtype, zeros_grad
 
 __all__ = ["add", "sub", "mul", "div", "neg", "pow", "abs", "sqrt", "exp", "log", "tanh",
            "sigmoid", "relu", "where", "sign", "reciprocal", "rsub", "square"]
@@ -94,7 +94,7 @@ def _pow_self(grad, self, exponent):
     # = nan at self == 0).
     if isinstance(exponent, (int, float)):
         if exponent == 0:
-            return grad * 0
+            return zeros_grad(grad)
         return grad * exponent * self.pow(exponent - 1)
     return where(exponent == 0, 0.0, grad * (exponent * self.pow(exponent - 1)))
 
@@ -146,8 +146,16 @@ POW_S = defop("pow_scalar_base", "PowBackward2", _pow_fwd,
 _xp = B.xp_of
 
 
-SIGN = defop("sign", "SignBackward0", lambda self: _xp(self).sign(self),
-             self=lambda grad: grad.new_zeros(grad.shape))  # not grad * 0: inf * 0 is NaN
+def _sign_fwd(self):
+    # PyTorch's (0 < x) - (x < 0): sign(NaN) is 0 and sign(-0.) is +0. (NumPy's sign gives
+    # NaN and -0.); for integers the same numbers as NumPy's
+    if self.dtype.kind != "f":
+        return _xp(self).sign(self)
+    return ((self > 0).astype(self.dtype) - (self < 0).astype(self.dtype))
+
+
+SIGN = defop("sign", "SignBackward0", _sign_fwd,
+             self=zeros_grad)  # not grad * 0: inf * 0 is NaN
 ABS = defop("abs", "AbsBackward0", lambda self: _xp(self).abs(self),
             self=lambda grad, self: grad * self.sign())
 SQRT = defop("sqrt", "SqrtBackward0", lambda self: _xp(self).sqrt(self),
@@ -230,7 +238,7 @@ THRESHOLD_BACKWARD = defop(
     inputs=("grad_output", "self"), attrs=("threshold",),
     grad_output=lambda grad, self, threshold: dispatch(THRESHOLD_BACKWARD, (grad, self),
                                                        (threshold,)),
-    self=lambda grad: grad * 0)
+    self=zeros_grad)
 RELU = defop("relu", "ReluBackward0", _relu_fwd, cls=_nnf.ReluNode,  # Note [relu's backward in place]
              self=lambda grad, result: dispatch(THRESHOLD_BACKWARD, (grad, result), (0,)))
 RELU.host = _relu_host   # Note [relu on host arrays]

@@ -130,11 +130,10 @@ def _casts(self, dtype, name):
 def _evenly(grad, self, result):
     # All maxima share the gradient evenly (PyTorch's evenly_distribute_backward). When the
     # extremum is NaN, the NaNs are the maxima (NaN == NaN is false, so compare isnan).
-    if bool(result._data != result._data):
-        mask = (self != self).to(grad.dtype)
-    else:
-        mask = (self == result).to(grad.dtype)
-    return mask * (grad / mask.sum())
+    # Everything else gets 0, filled in (PyTorch's CPU form: an infinite gradient leaves
+    # the other elements 0, where mask * grad would make them NaN).
+    mask = (self != self) if bool(result._data != result._data) else (self == result)
+    return grad.new_zeros(tuple(self.shape)).masked_fill(mask, grad / mask.sum())
 
 
 def _amax_bwd(grad, self, result, dim, keepdim):

@@ -243,8 +243,10 @@ def _cumprod_bwd(grad, self, result, dim):
     nz = is_zero.to(B.int64).cumsum(dim)   # zeros seen so far, this one included
     before = nz == 0
     first = is_zero & (nz == 1)
-    g_before = where(before, _reverse_cumsum(grad * result, dim) / where(before, self, 1.0),
-                     0.0)
+    # (only the products before the first zero: grad * 0 after it is NaN for an infinite
+    # grad, and PyTorch sums those terms out)
+    g_before = where(before, _reverse_cumsum(where(before, grad * result, 0.0), dim)
+                     / where(before, self, 1.0), 0.0)
     r = where(first, 1.0, self).cumprod(dim)
     at = (grad * r).masked_fill(before, 0.0).sum(dim, keepdim=True)
     return g_before + where(first, at, 0.0)

@@ -50,6 +50,13 @@ _HOST = B.HOST_ARRAY
 # dispatch
 # -----------------------------------------------------------------------------------
 
+def zeros_grad(grad):
+    """A formula's zero gradient: zeros like ``grad`` with no history, as PyTorch's
+    ``zeros_like(grad)`` — not ``grad * 0``, which is NaN where ``grad`` is infinite
+    (``b.zero_(); (1 / b).sum().backward()`` gives 0 in PyTorch, and must here)."""
+    return grad.new_zeros(grad.shape)
+
+
 def dispatch(op, inputs, attrs=()):
     """Run a (non-view, single-output) op on Tensors (and Python scalars)."""
     n = len(inputs)

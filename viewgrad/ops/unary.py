@@ -15,7 +15,7 @@ import math
 from .. import backend as B
 from . import special
 from .args import float_input, with_out
-from .table import apply_inplace, defop, dispatch, method
+from .table import apply_inplace, defop, dispatch, method, zeros_grad
 
 __all__ = ["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
            "atanh", "exp2", "expm1", "log2", "log10", "log1p", "erf", "erfc", "erfinv",
@@ -56,9 +56,7 @@ def _np(fname):
     return lambda self: getattr(_xp(self), fname)(self)
 
 
-def _zero_grad(grad):
-    # zeros, not grad * 0: an inf gradient times 0 is NaN (PyTorch: zeros_like(grad))
-    return grad.new_zeros(grad.shape)
+_zero_grad = zeros_grad   # (table.py: zeros, not grad * 0)
 
 
 def _keep_int(fname):
