@@ -211,3 +211,42 @@ def test_a_result_saved_in_place_on_a_view_survives_a_double_backward():
     expected = 6 * (-2 * t2 * d2 * d1 * d1 + d2 * (-2 * t1 * d1))
     gg = gg.cpu().numpy()
     assert np.allclose(gg[2], expected) and not gg[:2].any()
+
+
+# -- float32 -----------------------------------------------------------------------------
+
+def execute_float32(M, program, leaf_values):
+    """execute()'s result in float32 (the lean calls and steps take float32 too), with each
+    live tensor's dtype."""
+    at = [0]
+    leaves = [M.tensor(v, dtype=M.float32, requires_grad=True) for v in leaf_values]
+    try:
+        loss, live = run(M, program, leaves, at)
+        names = [short(t.grad_fn.name()) if t.grad_fn is not None else None for t in live]
+        versions = [t._version for t in live]
+        dtypes = [str(t.dtype).rsplit(".", 1)[-1] for t in live]
+        loss.backward()
+    except Exception as e:  # noqa: BLE001 - where and what it raised IS the result
+        return ("error", at[0], type(e).__name__, _category(str(e)))
+    grads = [None if l.grad is None else np.asarray(l.grad.detach().cpu().numpy())
+             for l in leaves]
+    return ("ok", float(loss.item()), grads, versions, names, dtypes)
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(st.data())
+def test_random_programs_in_float32_match_torch(data):
+    torch = torch_or_skip()
+    program, leaf_values, _ = draw_program(data, st, vg)
+    ours = execute_float32(vg, program, leaf_values)
+    theirs = execute_float32(torch, program, leaf_values)
+    if ours[0] == "error" or theirs[0] == "error":
+        assert ours == theirs, (program, ours, theirs)
+        return
+    assert ours[3:] == theirs[3:], (program, ours[3:], theirs[3:])
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=2e-4, atol=2e-4)
+    for g, tg in zip(ours[2], theirs[2]):
+        assert (g is None) == (tg is None)
+        if g is not None:
+            assert g.dtype == tg.dtype
+            np.testing.assert_allclose(g, tg, rtol=2e-3, atol=2e-3, err_msg=str(program))
