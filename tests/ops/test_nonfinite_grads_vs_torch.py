@@ -112,3 +112,47 @@ def test_hardswish_at_its_corners_and_sign_of_nan():
     assert ours == theirs   # [[0, 1, 0.5, 4/3]]: 0 at -3 and 1 at 3, torch's corners
     s = vg.tensor([float("nan"), -0.0, 0.0, -2.0, 5.0]).sign()
     assert s.tolist() == [0.0, 0.0, 0.0, -1.0, 1.0] and not np.signbit(s.numpy()[1])
+
+
+# Binary ops over pairs of special values (ties included): atan2's gradient at the origin
+# was NaN (torch: 0, its 1 / (x² + y²) zeroed where the sum is 0); lerp took one formula
+# for every weight (torch: end - (end - self)(1 - w) for |w| >= 0.5, so lerp(x, inf, 0.9)
+# is NaN and lerp(x, y, 1) is y exactly); div(NaN, 0, rounding_mode=...) was ±inf (torch:
+# NaN), and with it remainder's and fmod's gradient for other.
+SPECIAL = [0.0, -0.0, 1.0, -1.0, 2.0, 0.5, np.inf, -np.inf, np.nan, 3.0, -2.0, 1e-200]
+
+
+def binary_ops(M):
+    return {
+        "maximum": lambda a, b: M.maximum(a, b), "fmin": lambda a, b: M.fmin(a, b),
+        "div": lambda a, b: a / b, "atan2": lambda a, b: M.atan2(a, b),
+        "hypot": lambda a, b: M.hypot(a, b), "remainder": lambda a, b: M.remainder(a, b),
+        "fmod": lambda a, b: M.fmod(a, b), "copysign": lambda a, b: M.copysign(a, b),
+        "xlogy": lambda a, b: M.xlogy(a, b), "logaddexp": lambda a, b: M.logaddexp(a, b),
+        "lerp": lambda a, b: M.lerp(a, b, 0.3), "lerp_high": lambda a, b: M.lerp(a, b, 0.9),
+        "lerp_t": lambda a, b: M.lerp(a, b, b.sigmoid()),
+        "div_floor": lambda a, b: M.div(a, b, rounding_mode="floor"),
+        "div_trunc": lambda a, b: M.div(a, b, rounding_mode="trunc"),
+        "clamp_t": lambda a, b: a.clamp(min=b), "pow": lambda a, b: a.abs().pow(b),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(binary_ops(vg)))
+def test_binary_ops_over_special_values(name):
+    torch = torch_or_skip()
+    rng = np.random.default_rng(7)
+    for trial in range(60):
+        a0 = rng.choice(SPECIAL, 6)
+        b0 = a0.copy() if trial % 3 == 0 else rng.choice(SPECIAL, 6)
+        got = []
+        for M in (vg, torch):
+            a = M.tensor(a0, dtype=M.float64, requires_grad=True)
+            b = M.tensor(b0, dtype=M.float64, requires_grad=True)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                y = binary_ops(M)[name](a, b)
+                y.backward(M.ones(tuple(y.shape), dtype=M.float64))
+            got.append([y.detach().numpy().copy()] + [
+                np.zeros(6) if t.grad is None else t.grad.numpy().copy() for t in (a, b)])
+        for ours, theirs in zip(*got):
+            assert _same(ours, theirs), (name, a0, b0, got)

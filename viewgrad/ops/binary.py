@@ -34,22 +34,30 @@ def _sq(x):
     return x * x
 
 
+def _atan2_recip(self, other):
+    # PyTorch's 1 / (x² + y²), 0 where that sum is 0 (at the origin, or where it underflows):
+    # there the gradient is 0, not 0 * inf = NaN
+    d = _sq(self) + _sq(other)
+    return P.where(d == 0, 0.0, d.reciprocal())
+
+
 ATAN2 = defop("atan2", "Atan2Backward0", lambda self, other: _xp(self, other).arctan2(
     self, other), inputs=("self", "other"), broadcast=True, promote=True,
-    self=lambda grad, self, other: grad * other / (_sq(self) + _sq(other)),
-    other=lambda grad, self, other: grad * -self / (_sq(self) + _sq(other)))
+    self=lambda grad, self, other: grad * other * _atan2_recip(self, other),
+    other=lambda grad, self, other: grad * -self * _atan2_recip(self, other))
 HYPOT = defop("hypot", "HypotBackward0", lambda self, other: _xp(self, other).hypot(
     self, other), inputs=("self", "other"), broadcast=True, promote=True,
     self=lambda grad, self, result: grad * self / result,
     other=lambda grad, other, result: grad * other / result)
 FMOD = defop("fmod", "FmodBackward1", lambda self, other: _xp(self, other).fmod(self, other),
              inputs=("self", "other"), broadcast=True, promote=True, self=lambda grad: grad,
-             other=lambda grad, self, other: -grad * (self / other).trunc())
+             other=lambda grad, self, other: -grad * P.div(self, other, rounding_mode="trunc"))
 FMOD_S = defop("fmod_scalar", "FmodBackward0", lambda self, other: _xp(self).fmod(
     self, other), attrs=("other",), self=lambda grad: grad)
 REMAINDER = defop("remainder", "RemainderBackward1", lambda self, other: _xp(
     self, other).remainder(self, other), inputs=("self", "other"), broadcast=True,
-    promote=True, self=lambda grad: grad, other=lambda grad, self, other: -grad * (self / other).floor())
+    promote=True, self=lambda grad: grad,
+    other=lambda grad, self, other: -grad * P.div(self, other, rounding_mode="floor"))
 REMAINDER_S = defop("remainder_scalar", "RemainderBackward0", lambda self, other: _xp(
     self).remainder(self, other), attrs=("other",), self=lambda grad: grad)
 
@@ -202,12 +210,23 @@ def _rfloordiv(self, other):
 
 # -- lerp, addcmul, addcdiv ----------------------------------------------------------------
 
-LERP = defop("lerp", "LerpBackward0", lambda self, end, weight: self + weight * (end - self),
+def _lerp_fwd(self, end, weight):
+    # PyTorch's two branches: self + w (end - self) for |w| < 0.5, else end - (end - self)
+    # (1 - w) — exact at w = 1, and NaN for an infinite end at w >= 0.5, as in PyTorch
+    xp = _xp(self, end)
+    if not B.is_array(weight):
+        if abs(weight) < 0.5:
+            return self + weight * (end - self)
+        return end - (end - self) * (1 - weight)
+    return xp.where(xp.abs(weight) < 0.5, self + weight * (end - self),
+                    end - (end - self) * (1 - weight))
+
+
+LERP = defop("lerp", "LerpBackward0", _lerp_fwd,
              inputs=("self", "end"), attrs=("weight",), broadcast=True,
              self=lambda grad, weight: grad * (1 - weight),
              end=lambda grad, weight: grad * weight)
-LERP_T = defop("lerp_tensor", "LerpBackward1",
-               lambda self, end, weight: self + weight * (end - self),
+LERP_T = defop("lerp_tensor", "LerpBackward1", _lerp_fwd,
                inputs=("self", "end", "weight"), broadcast=True,
                self=lambda grad, weight: grad * (1 - weight),
                end=lambda grad, weight: grad * weight,

@@ -452,9 +452,10 @@ def _div_mode_fwd(self, other, rounding_mode):
     safe = xp.where(nz, other, 1).astype(other.dtype)
     q = xp.floor_divide(self, safe) if rounding_mode == "floor" else xp.trunc(self / safe)
     if not bool(nz.all()):
-        # x / 0: inf with the signs' product, NaN for 0 / 0 (without numpy's warnings)
+        # x / 0: inf with the signs' product, NaN for 0 / 0 and NaN / 0 (without numpy's
+        # warnings)
         inf = xp.where(xp.signbit(self) != xp.signbit(other), -math.inf, math.inf)
-        q = xp.where(nz, q, xp.where(self == 0, math.nan, inf))
+        q = xp.where(nz, q, xp.where((self == 0) | (self != self), math.nan, inf))
     return q.astype(self.dtype, copy=False)
 
 

@@ -123,7 +123,7 @@ FAST = {
     "rsub": dict(self=lambda grad: -grad),
     "mul": dict(self=_times_other, other=_times_self),
     "div": dict(self=lambda grad, other: grad / other,
-                other=lambda grad, self, other: -grad * self / (other * other)),
+                other=lambda grad, self, other: -grad * ((self / other) / other)),
     "neg": dict(self=lambda grad: -grad),
     "reciprocal": dict(self=lambda grad, result: -grad * result * result),
     "exp": dict(self=lambda grad, result: grad * result),

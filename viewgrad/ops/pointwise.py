@@ -82,7 +82,8 @@ MUL = defop("mul", "MulBackward0", _mul_fwd,
 DIV = defop("div", "DivBackward0", lambda self, other: self / other,
             promote=True, inputs=("self", "other"), broadcast=True,
             self=lambda grad, other: grad / other,
-            other=lambda grad, self, other: -grad * self / (other * other))
+            # PyTorch's -grad * ((self / other) / other): other² would underflow (1e-200)
+            other=lambda grad, self, other: -grad * ((self / other) / other))
 HALF_OPMATH.update((MUL, DIV))   # Note [float16 with a number] (table.py)
 NEG = defop("neg", "NegBackward0", lambda self: -self, self=lambda grad: -grad)
 RECIPROCAL = defop("reciprocal", "ReciprocalBackward0", lambda self: 1 / self,
