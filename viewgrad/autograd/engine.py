@@ -33,7 +33,7 @@ from .accumulate import AccumulateGrad, accumulate as _accumulate
 from .engine_chain import run_chain as _run_chain
 from .graph import Node, _arrays_to_tensors, check_hook_result, _tensors_to_arrays
 from .saved_hooks import GradientEdge, GraphTask
-from .state import state as _st, _set as _set_state
+from .state import state as _st
 
 __all__ = ["backward", "grad", "run_backward", "GraphRoot"]
 
@@ -243,8 +243,7 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
 
     deps = _collect(root)
     prev_mode, prev_task = _st.grad_enabled, _st.graph_task
-    # (graph_task is not one of Note [one plain flag]'s fields: set without the recompute)
-    _set_state(_st, "graph_task", GraphTask(deps, needed, captures))
+    _st.graph_task = GraphTask(deps, needed, captures)
     _st.grad_enabled = bool(create_graph)
     tracer = _st.backward_observer
     if tracer is not None:
@@ -330,8 +329,7 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
             # can tell a gradient nobody else holds (and steal it).
             outs = g = old = None
     finally:
-        _st.grad_enabled = prev_mode
-        _set_state(_st, "graph_task", prev_task)
+        _st.grad_enabled, _st.graph_task = prev_mode, prev_task
         if tracer is not None:
             tracer.end()
     return capture_out
@@ -506,7 +504,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     ``grad_outputs`` is a batch of vectors, and each result gets that batch dim (PyTorch
     vmaps; viewgrad runs one backward per vector and stacks). ``only_inputs`` is PyTorch's
     deprecated no-op."""
-    single = not isinstance(inputs, (tuple, list))
     if inputs is None:   # PyTorch iterates it
         raise TypeError("'NoneType' object is not iterable")
     outputs = _as_tuple(outputs)

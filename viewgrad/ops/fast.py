@@ -21,13 +21,9 @@ _xp = B.xp_of
 _HOST = B.HOST_ARRAY
 _sc = B.scalar_operand  # Note [cached scalar operands] (backend.py)
 _SCALARS = B._SCALAR_CACHE
+# the cached 0-d one of float32/float64 (``_sc(a, 1.0)``), for the kernels' ``1 - result``
 _ONES = {B.HOST_ARRAY((0,), dt).dtype: _sc(B.HOST_ARRAY((0,), dt), 1.0)
          for dt in ("float32", "float64")}
-
-
-def _one(a):
-    """``_sc(a, 1.0)``: the cached 0-d one of a host float32/float64 array, else 1.0."""
-    return _ONES.get(a.dtype, 1.0) if type(a) is _HOST else 1.0
 
 
 def _number(grad, x):
@@ -47,12 +43,12 @@ def _times_self(grad, self):
 
 
 def _tanh_grad(grad, result):
-    one = _ONES.get(result.dtype, 1.0) if type(result) is _HOST else 1.0   # _one(result)
+    one = _ONES.get(result.dtype, 1.0) if type(result) is _HOST else 1.0
     return grad * (one - result * result)
 
 
 def _sigmoid_grad(grad, result):
-    one = _ONES.get(result.dtype, 1.0) if type(result) is _HOST else 1.0   # _one(result)
+    one = _ONES.get(result.dtype, 1.0) if type(result) is _HOST else 1.0
     return grad * result * (one - result)
 
 
