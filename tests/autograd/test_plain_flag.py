@@ -1,5 +1,6 @@
 """Note [one plain flag] (autograd/state.py): ``state.plain`` is always "grad mode on, no
-inference mode, no anomaly mode, no saved-tensor hooks", however those were set."""
+inference mode, no anomaly mode, no saved-tensor hooks" (then 2 with blame on, 1 with it
+off; else 0), however those were set."""
 import itertools
 import threading
 
@@ -8,14 +9,17 @@ from viewgrad.autograd.state import state
 
 
 def _expected():
-    return bool(state.grad_enabled and not state.inference and not state.anomaly
-                and not state.saved_tensors_hooks)
+    if (state.grad_enabled and not state.inference and not state.anomaly
+            and not state.saved_tensors_hooks):
+        return 2 if state.blame else 1
+    return 0
 
 
 def test_plain_follows_every_combination_set_directly():
-    fields = ("grad_enabled", "inference", "anomaly", "saved_tensors_hooks")
+    fields = ("grad_enabled", "inference", "anomaly", "saved_tensors_hooks", "blame")
     values = {"grad_enabled": (True, False), "inference": (False, True),
-              "anomaly": (False, True), "saved_tensors_hooks": ((), ((id, id),))}
+              "anomaly": (False, True), "saved_tensors_hooks": ((), ((id, id),)),
+              "blame": (True, False)}
     try:
         for combo in itertools.product(*(values[f] for f in fields)):
             for f, v in zip(fields, combo):
@@ -26,7 +30,7 @@ def test_plain_follows_every_combination_set_directly():
             if f in state.__dict__:
                 delattr(state, f)   # back to the class defaults
                 assert state.plain == _expected()
-    assert state.plain is True
+    assert state.plain == 2
 
 
 def test_plain_follows_the_context_managers():
@@ -46,7 +50,7 @@ def test_plain_follows_the_context_managers():
     seen = []
     x.register_hook(lambda g: seen.append(state.plain))   # inside backward: grad mode off
     (x * 2.0).sum().backward()
-    assert seen == [False] and state.plain
+    assert seen == [0] and state.plain == 2
 
 
 def test_plain_is_per_thread():
@@ -56,4 +60,4 @@ def test_plain_is_per_thread():
         t.start()
         t.join()
         assert not state.plain
-    assert seen == [True] and state.plain
+    assert seen == [2] and state.plain == 2

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import heapq
 import sys
+from functools import partial
 
 from .. import backend as B
 from ..tensor import Tensor
@@ -241,25 +242,26 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
             targets.add(e[0])
         needed = _needed(root, targets)
 
-    deps = _collect(root)
-    prev_mode, prev_task = _st.grad_enabled, _st.graph_task
-    _st.graph_task = GraphTask(deps, needed, captures)
-    _st.grad_enabled = bool(create_graph)
     tracer = _st.backward_observer
-    if tracer is not None:
-        tracer.start(root, deps)
-    buffers = {root: []}
-    heap = [(-root._sequence_nr, 0, root)]
-    counter = 1
-    heappop, heappush = heapq.heappop, heapq.heappush
     anomaly = _st.anomaly
-    nxt = None  # the one node that became ready while the queue was empty (Note below)
     # Note [arrays in a plain backward]: gradients travel as bare arrays, not Tensors
-    arrays = not create_graph and captures is None and tracer is None and not anomaly
+    plain = not create_graph and captures is None and tracer is None and not anomaly
+    deps = None if plain else _collect(root)   # (Note [dependencies counted late])
+    prev_mode, prev_task = _st.grad_enabled, _st.graph_task
+    _st.graph_task = GraphTask(deps if deps is not None else partial(_collect, root),
+                               needed, captures)
+    _st.grad_enabled = bool(create_graph)
     try:
-        if arrays:  # Note [plain backward loop]
-            _run_plain(root, deps, keep_graph)
+        if plain:  # Note [plain backward loop]
+            _run_plain(root, keep_graph)
             return capture_out
+        if tracer is not None:
+            tracer.start(root, deps)
+        buffers = {root: []}
+        heap = [(-root._sequence_nr, 0, root)]
+        counter = 1
+        heappop, heappush = heapq.heappop, heapq.heappush
+        nxt = None  # the one node that became ready while the queue was empty (Note below)
         while True:
             if nxt is not None:
                 node, nxt = nxt, None
@@ -268,29 +270,22 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
             else:
                 break
             ins = buffers.pop(node)
-            if arrays and not node._hooked:
-                outs = node.apply_arrays(ins)
+            if captures is not None:
+                ins = _call_hooks_and_capture(node, ins, captures, capture_out,
+                                              accumulate)
+                # backward(inputs=[t]) runs t's grad_fn itself (its hooks included),
+                # as PyTorch marks the inputs' nodes needed; grad() only captures
+                if not needed.get(node) and not (accumulate and node in captures):
+                    continue
+            elif node._hooked:
+                ins = _call_hooks_and_capture(node, ins, None, None, False)
+            if tracer is not None:
+                seen = tracer.summarize(ins, node)  # plain data: holds no gradient
+            if anomaly or node._hooked:
+                outs = _apply(node, ins)
             else:
-                if arrays:  # hooks see Tensors
-                    ins = _arrays_to_tensors(ins)
-                if captures is not None:
-                    ins = _call_hooks_and_capture(node, ins, captures, capture_out,
-                                                  accumulate)
-                    # backward(inputs=[t]) runs t's grad_fn itself (its hooks included),
-                    # as PyTorch marks the inputs' nodes needed; grad() only captures
-                    if not needed.get(node) and not (accumulate and node in captures):
-                        continue
-                elif node._hooked:
-                    ins = _call_hooks_and_capture(node, ins, None, None, False)
-                if tracer is not None:
-                    seen = tracer.summarize(ins, node)  # plain data: holds no gradient
-                if anomaly or node._hooked:
-                    outs = _apply(node, ins)
-                else:
-                    outs = node.apply(ins)
-                if arrays:
-                    outs = _tensors_to_arrays(outs)
-                ins = None
+                outs = node.apply(ins)
+            ins = None
             if not keep_graph:
                 node.release_variables()
             i = -1
@@ -347,12 +342,13 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
 # keeps as ``.grad``, asking first whether anything else holds it). A node with a hook
 # or retain_grad (its ``_hooked`` flag) gets Tensors, as in the teaching path.
 
-def _run_plain(root, deps, keep_graph):
+def _run_plain(root, keep_graph):
     """run_backward's loop for a plain ``loss.backward()`` (Note [plain backward loop])."""
     buffers = {}
     heap = []
     heappop, heappush = heapq.heappop, heapq.heappush
     counter = 0
+    deps = None   # not counted yet (Note [dependencies counted late])
     node, ins = root, []
     while True:
         if node._hooked:
@@ -373,16 +369,20 @@ def _run_plain(root, deps, keep_graph):
         if not heap and edges:
             # Note [chain fast path]: one gradient on, to a node that nothing else feeds
             fn, nr = edges[0]
-            if (fn is not None and nr == 0 and deps[fn] == 1
+            if (fn is not None and nr == 0
                     and (len(edges) == 1 or (len(edges) == 2 and edges[1][0] is None))
-                    and fn not in buffers and not fn._n_outputs):
-                deps[fn] = 0
+                    and not fn._n_outputs
+                    and (deps is None or (deps[fn] == 1 and fn not in buffers))):
+                if deps is not None:
+                    deps[fn] = 0
                 g = outs[0] if outs else None
                 outs = None
                 node, g = _run_chain(fn, g, deps, buffers, keep_graph)   # Note [chain run]
                 ins = [g]
                 g = None   # (AccumulateGrad asks who else holds it)
                 continue
+        if deps is None:   # what this node reaches, counted now
+            deps = _collect(node)
         nxt = nxt_ins = None
         n_outs = len(outs)
         i = -1
@@ -445,6 +445,18 @@ def _hooked_arrays(node, ins):
 # tracer, no anomaly mode: Note [arrays in a plain backward]) runs in ``_run_plain``,
 # the loop of run_backward with every branch it cannot take removed. Same ready queue,
 # same order, same buffers; read run_backward's loop for the algorithm.
+
+# Note [dependencies counted late]
+# A speed trick, fenced off in ``_run_plain``. Counting dependencies first (step 2) costs
+# a walk over the whole graph, yet along a chain its answer is known without it. While
+# every node run so far had exactly one edge with a node (the root first), the graph
+# reached from the root is those nodes, then the current one and what it reaches. A node
+# of the chain is fed by the node before it alone: a later node cannot feed it (no
+# cycles), nor can one before it (each feeds the next). So the plain loop runs such a
+# prefix with no counts at all, and counts only what the first node that branches (or
+# has several outputs to fill) reaches, ``_collect(node)``: exactly the counts the full
+# walk would give those nodes. Which nodes this backward reaches (``will_execute``, for
+# multi-grad hooks) is asked of the root itself, when a hook asks (``GraphTask``).
 
 # Note [chain fast path]
 # A speed trick, fenced off in run_backward's loop: most nodes of a chain make exactly one

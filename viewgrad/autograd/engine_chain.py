@@ -11,7 +11,8 @@ lists: the gradient goes from one step to the next as a bare array. A node quali
 when its class has a ``_chain_step`` (the table rows of Note [lean apply],
 apply_lean.py, which compute exactly what ``FnNode.apply_arrays`` computes), it has no
 hooks, and its first edge is the only one with a node: input 0 of a node with one
-output, counted once in ``deps``, not waiting in ``buffers``. Anything else — a step
+output, counted once in ``deps`` (or fed by this node alone: Note [dependencies counted
+late], engine.py), not waiting in ``buffers``. Anything else — a step
 that answers None (a saved value modified in place must raise, from the general step),
 a node with hooks, a branch — ends the run, and the loop takes that node as always.
 The order of the nodes is the queue's; ``tests/autograd/test_lean_apply.py`` runs
@@ -25,7 +26,9 @@ __all__ = ["run_chain"]
 def run_chain(node, g, deps, buffers, keep_graph):
     """Run ``node`` (ready, with its one gradient ``g``) and the nodes after it while each
     hands its gradient on to a node that nothing else feeds (Note [chain run]); returns
-    the node to run next and its gradient, for the loop."""
+    the node to run next and its gradient, for the loop. ``deps`` None: the loop has not
+    counted dependencies yet, and every node so far had one edge (Note [dependencies
+    counted late], engine.py), so the node after it is fed by it alone."""
     while g is not None:
         step = node._chain_step
         if step is None or node._hooked:
@@ -33,14 +36,17 @@ def run_chain(node, g, deps, buffers, keep_graph):
         edges = node.next_functions
         fn, nr = edges[0]
         if (fn is None or nr or (len(edges) != 1 and (len(edges) != 2 or edges[1][0] is not None))
-                or deps[fn] != 1 or fn._n_outputs or (buffers and fn in buffers)):
+                or fn._n_outputs):
+            break
+        if deps is not None and (deps[fn] != 1 or (buffers and fn in buffers)):
             break
         r = step(g)
         if r is None:
             break
         if not keep_graph and node._releasable:   # FnNode.release_variables
             node._sdict = node._sv = None   # (the _saved property's setter, in line)
-        deps[fn] = 0
+        if deps is not None:
+            deps[fn] = 0
         node = fn
         g = r
     return node, g

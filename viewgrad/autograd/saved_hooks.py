@@ -132,11 +132,17 @@ class GraphTask:
     def __init__(self, deps, needed, captures):
         GraphTask._count += 1
         self.id = GraphTask._count
+        # deps: the engine's dependency counts, whose keys are the nodes the root reaches,
+        # or a function that counts them, called when a hook first asks (the plain loop
+        # counts late: Note [dependencies counted late], engine.py)
         self.deps, self.needed, self.captures = deps, needed, captures
 
     def will_execute(self, node):
         """``torch._C._will_engine_execute_node``: will this backward run ``node``?"""
-        if node not in self.deps:
+        deps = self.deps
+        if type(deps) is not dict:
+            deps = self.deps = deps()
+        if node not in deps:
             return False
         return self.needed is None or bool(self.needed.get(node)) or node in self.captures
 

@@ -30,8 +30,9 @@ named beside each, which also restore them on exit):
   saved_tensors_hooks_disabled  the message of ``disable_saved_tensors_hooks`` (or None)
   graph_task        the backward running in this thread (which nodes it will execute), for
                     ``register_multi_grad_hook``; None outside backward
-  plain             derived, never set by hand: grad mode on, and no inference mode, no
-                    anomaly mode, no saved-tensor hooks (Note [one plain flag])
+  plain             derived, never set by hand: 0 unless grad mode is on and inference
+                    mode, anomaly mode and saved-tensor hooks are off; then 2 with blame
+                    on, 1 with it off (Note [one plain flag])
 
 Why a ``threading.local`` subclass with class attributes: each thread sees the class
 defaults until it sets a field, so a new thread needs no set-up, and the hot path pays one
@@ -62,13 +63,14 @@ class AutogradState(threading.local):
     saved_tensors_hooks = ()         # stack of (pack, unpack): autograd/saved_hooks.py
     saved_tensors_hooks_disabled = None   # the error message while disabled
     graph_task = None                # the running backward's GraphTask (saved_hooks.py)
-    plain = True                     # Note [one plain flag]
+    plain = 2                        # Note [one plain flag]
 
     def __setattr__(self, name, value):
         _set(self, name, value)
         if name in _PLAIN_FIELDS:
-            _set(self, "plain", bool(self.grad_enabled and not self.inference
-                                     and not self.anomaly and not self.saved_tensors_hooks))
+            _set(self, "plain", (1 + bool(self.blame)) if (
+                self.grad_enabled and not self.inference and not self.anomaly
+                and not self.saved_tensors_hooks) else 0)
 
     def __delattr__(self, name):   # (back to the class default)
         _del(self, name)
@@ -82,8 +84,11 @@ class AutogradState(threading.local):
 # field of this thread-local object costs ~55 ns, so asking four questions per op costs
 # more than the op's bookkeeping. ``plain`` is the answer to all four, recomputed
 # whenever one of them is set (a setting is rare: a ``no_grad`` block, a backward), so
-# the hot path asks once. Reading the four fields themselves is unchanged.
-_PLAIN_FIELDS = frozenset(("grad_enabled", "inference", "anomaly", "saved_tensors_hooks"))
+# the hot path asks once. Reading the four fields themselves is unchanged. A plain op that
+# saves a value also asks whether to mark it with the user's line (blame): ``plain`` is 2
+# then, 1 with blame off, so that question is answered by the same read.
+_PLAIN_FIELDS = frozenset(("grad_enabled", "inference", "anomaly", "saved_tensors_hooks",
+                           "blame"))
 
 
 state = AutogradState()

@@ -63,6 +63,7 @@ _getframe = sys._getframe
 _VC = VersionCounter
 # the cached 0-d operands of float32/float64 (Note [cached scalar operands], backend.py)
 _SCALARS = B._SCALAR_CACHE
+_HOST_XP = B.cpu.xp   # the host array module
 # the array operator of the binary rows that take this path
 _BINARY = {"mul": operator.mul, "sub": operator.sub, "add": operator.add,
            "add_scalar": operator.add, "div": operator.truediv}
@@ -153,6 +154,8 @@ def with_number(op, x, other):
     if z is None:
         z = B.scalar_operand(data, other)
     r = f(data, z)
+    if type(r) is not _HOST:   # a 0-d input gives a NumPy scalar
+        r = x._device.xp.asarray(r)
     out = new_result(r, x._device)
     node = _new(cls)
     node.next_functions = ((fn, x._output_nr), _NO_EDGE)
@@ -218,7 +221,8 @@ def unary_method(op, slow):
     def method(self):
         fn = self._grad_fn
         data = self._data
-        if (fn is not None and type(data) is _HOST and self._view_info is None and _st.plain
+        plain = _st.plain   # (2: blame on too: Note [one plain flag])
+        if (plain and fn is not None and type(data) is _HOST and self._view_info is None
                 and _enabled[0] and data.dtype in floats and data.ndim):
             row = op.lean1   # (the profiler sets it False while it times every forward)
             if row is None:
@@ -244,7 +248,7 @@ def unary_method(op, slow):
                     node._sdict = row[4]
                     node._sv = r
                     node._svc = vc
-                    if _st.blame:   # _where(), in line
+                    if plain == 2:   # blame on: _where(), in line
                         f = _getframe(1)
                         co = f.f_code
                         node._swhere = ((co, f.f_lasti) if _INSIDE.get(co.co_filename) is False
@@ -263,49 +267,72 @@ def unary_method(op, slow):
 def operator_method(op, slow, constants=False):
     """``Tensor.__<op>__(other)``: ``slow(self, other)`` with ``with_number``'s lean call
     in line for a Python float ``other`` and a float32/float64 host tensor, and (with
-    ``constants``) ``with_constant``'s for a Tensor ``other`` (Note [lean methods])."""
+    ``constants``) ``with_constant``'s for a constant Tensor ``other`` (Note [lean
+    methods])."""
     def method(self, other):
-        if type(other) is float:
+        kind = type(other)
+        if kind is float or (constants and kind is _Tensor):
             fn = self._grad_fn
             data = self._data
-            if (fn is not None and type(data) is _HOST and self._view_info is None
-                    and _st.plain and _enabled[0] and type(self) is _Tensor):
-                cache = _SCALARS.get(data.dtype)
+            plain = _st.plain   # (2: blame on too: Note [one plain flag])
+            if (plain and fn is not None and type(data) is _HOST and self._view_info is None
+                    and _enabled[0] and type(self) is _Tensor and data.dtype in _SCALARS):
+                if kind is float:
+                    z = _SCALARS[data.dtype].get(other)
+                    if z is None:
+                        z = B.scalar_operand(data, other)
+                else:   # with_constant's questions: a constant shaped, typed, placed as self
+                    z = other._data
+                    if (type(z) is not _HOST or z.dtype is not data.dtype
+                            or z.shape != data.shape or other._grad_fn is not None
+                            or other._requires_grad or other._view_info is not None
+                            or other._device is not self._device or other._output_nr
+                            or other._version_counter.inference):
+                        return slow(self, other)
                 row = op.lean2   # (False while the profiler times every forward)
-                if cache is not None:
-                    if row is None:
-                        row = _row(op, 2)
-                    if row:
-                        z = cache.get(other)
-                        if z is None:
-                            z = B.scalar_operand(data, other)
-                        r = row[0](data, z)
-                        out = _new(_Tensor)
-                        out._data = r
-                        out._device = self._device
-                        out._version_counter = vc = _new(_VC)
-                        vc.version = 0
-                        vc.bumps = None
-                        out._base = None
-                        out._view_info = None
-                        out._output_nr = 0
-                        node = _new(row[1])
-                        node.next_functions = ((fn, self._output_nr), _NO_EDGE)
-                        node._sequence_nr = _next_seq()
-                        if row[2] is None:   # x - 1.65 saves nothing
-                            node._sdict = _NOTHING_SAVED
-                            node._releasable = False
-                        else:   # the number itself, as PyTorch saves it too, in the node
-                            node._sdict = row[4]
-                            node._sv = other
-                            node._sarg = z
-                            node._releasable = True
-                        out._grad_fn = node
-                        return out
-        elif constants and type(other) is _Tensor and type(self) is _Tensor:
-            out = with_constant(op, self, other)
-            if out is not None:
-                return out
+                if row is None:
+                    row = _row(op, 2)
+                if row:
+                    r = row[0](data, z)
+                    if type(r) is not _HOST:   # a 0-d input gives a NumPy scalar
+                        r = _HOST_XP.asarray(r)
+                    out = _new(_Tensor)
+                    out._data = r
+                    out._device = self._device
+                    out._version_counter = vc = _new(_VC)
+                    vc.version = 0
+                    vc.bumps = None
+                    out._base = None
+                    out._view_info = None
+                    out._output_nr = 0
+                    node = _new(row[1])
+                    node.next_functions = ((fn, self._output_nr), _NO_EDGE)
+                    node._sequence_nr = _next_seq()
+                    if row[2] is None:   # x - 1.65 and y + c save nothing
+                        node._sdict = _NOTHING_SAVED
+                        node._releasable = False
+                    elif kind is float:   # the number itself, as PyTorch saves it, in the node
+                        node._sdict = row[4]
+                        node._sv = other
+                        node._sarg = z
+                        node._releasable = True
+                    else:   # the constant, as an input is saved: the Tensor itself
+                        cvc = other._version_counter
+                        node._sdict = row[5]
+                        node._sv = other
+                        node._svc = cvc
+                        node._sver = cvc.version
+                        if plain == 2:   # blame on: _where(), in line
+                            f = _getframe(1)
+                            co = f.f_code
+                            node._swhere = ((co, f.f_lasti)
+                                            if _INSIDE.get(co.co_filename) is False
+                                            else _user_frame(2))
+                        else:
+                            node._swhere = _NO_BLAME
+                        node._releasable = True
+                    out._grad_fn = node
+                    return out
         return slow(self, other)
     method.__name__ = method.__qualname__ = slow.__name__
     method.__module__, method.__doc__ = slow.__module__, slow.__doc__
