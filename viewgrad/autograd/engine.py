@@ -31,7 +31,7 @@ from .. import backend as B
 from ..tensor import Tensor
 from . import anomaly as _anomaly
 from .accumulate import AccumulateGrad, accumulate as _accumulate
-from .engine_chain import run_chain as _run_chain
+from .engine_plain import run_plain as _run_plain
 from .graph import Node, _arrays_to_tensors, check_hook_result, _tensors_to_arrays
 from .saved_hooks import GradientEdge, GraphTask
 from .state import state as _st
@@ -40,6 +40,8 @@ __all__ = ["backward", "grad", "run_backward", "GraphRoot"]
 
 _HOST = B.HOST_ARRAY
 _np_ones = B.cpu.xp.ones   # the host array module
+_new = object.__new__
+_ROOT_NR = sys.maxsize + 1   # the root runs first
 
 
 class GraphRoot(Node):
@@ -48,7 +50,7 @@ class GraphRoot(Node):
     def __init__(self, edges, grads):
         super().__init__(tuple(edges))
         self.grads = grads
-        self._sequence_nr = sys.maxsize + 1
+        self._sequence_nr = _ROOT_NR
 
     def apply(self, grads):
         return list(self.grads)
@@ -68,6 +70,11 @@ def _make_root_grads(tensors, grad_tensors):
                     f"{i} has shape {list(t.shape)}); pass gradient=... with the same shape, "
                     "e.g. y.backward(viewgrad.ones_like(y)), or reduce first: y.sum().backward()")
             d = t._data
+            if d.dtype.kind not in "f":   # (complex: which gradient? PyTorch asks for one)
+                raise RuntimeError(
+                    "grad can be implicitly created only for real scalar outputs but got "
+                    f"viewgrad.{B.dtype_name(d.dtype)}; pass gradient=... (for a complex "
+                    "output, e.g. y.abs().backward() or y.real.backward())")
             if type(d) is _HOST:   # t.new_ones(t.shape), without the trip through ops
                 g = Tensor._make(_np_ones(d.shape, d.dtype), t._device)
             else:
@@ -247,13 +254,12 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
     # Note [arrays in a plain backward]: gradients travel as bare arrays, not Tensors
     plain = not create_graph and captures is None and tracer is None and not anomaly
     deps = None if plain else _collect(root)   # (Note [dependencies counted late])
-    prev_mode, prev_task = _st.grad_enabled, _st.graph_task
-    _st.graph_task = GraphTask(deps if deps is not None else partial(_collect, root),
-                               needed, captures)
-    _st.grad_enabled = bool(create_graph)
+    prev = _st.enter_backward(bool(create_graph),
+                              GraphTask(deps if deps is not None else partial(_collect, root),
+                                        needed, captures))
     try:
-        if plain:  # Note [plain backward loop]
-            _run_plain(root, keep_graph)
+        if plain:  # Note [plain backward loop] (engine_plain.py)
+            _run_plain(root, root.apply_arrays(()), keep_graph, _collect, _hooked_arrays)
             return capture_out
         if tracer is not None:
             tracer.start(root, deps)
@@ -324,114 +330,10 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
             # can tell a gradient nobody else holds (and steal it).
             outs = g = old = None
     finally:
-        _st.grad_enabled, _st.graph_task = prev_mode, prev_task
+        _st.enter_backward(*prev)
         if tracer is not None:
             tracer.end()
     return capture_out
-
-
-# Note [arrays in a plain backward]
-# A speed trick, fenced off at the top of run_backward's loop. In a plain backward (no
-# create_graph, no grad()/inputs= captures, no tracer, no anomaly mode) nothing can see
-# an intermediate gradient except a hook, so gradients travel between nodes as bare
-# arrays: ``node.apply_arrays`` instead of ``node.apply``, with no Tensor (and no
-# VersionCounter) made per gradient. The teaching path is ``apply`` on Tensors; every
-# node has ``apply_arrays`` (Node's default wraps, calls ``apply``, unwraps), and the hot
-# ones run it on arrays directly: a table row's array kernels (ops/fast.py), CopySlices
-# (Note [CopySlices on arrays], views.py), AccumulateGrad (which wraps the array it
-# keeps as ``.grad``, asking first whether anything else holds it). A node with a hook
-# or retain_grad (its ``_hooked`` flag) gets Tensors, as in the teaching path.
-
-def _run_plain(root, keep_graph):
-    """run_backward's loop for a plain ``loss.backward()`` (Note [plain backward loop])."""
-    buffers = {}
-    heap = []
-    heappop, heappush = heapq.heappop, heapq.heappush
-    counter = 0
-    deps = None   # not counted yet (Note [dependencies counted late])
-    node, ins = root, []
-    while True:
-        if node._hooked:
-            outs = _hooked_arrays(node, ins)
-        else:
-            outs = node._lean_apply(ins)   # Note [lean apply] (apply_lean.py)
-            if outs is not None:
-                ins = None
-                if not keep_graph and node._releasable:   # FnNode.release_variables
-                    node._sdict = node._sv = None   # (_saved = None, in line)
-            else:
-                outs = node.apply_arrays(ins)
-        if ins is not None:
-            ins = None
-            if not keep_graph:
-                node.release_variables()
-        edges = node.next_functions
-        if not heap and edges:
-            # Note [chain fast path]: one gradient on, to a node that nothing else feeds
-            fn, nr = edges[0]
-            if (fn is not None and nr == 0
-                    and (len(edges) == 1 or (len(edges) == 2 and edges[1][0] is None))
-                    and not fn._n_outputs
-                    and (deps is None or (deps[fn] == 1 and fn not in buffers))):
-                if deps is not None:
-                    deps[fn] = 0
-                g = outs[0] if outs else None
-                outs = None
-                node, g = _run_chain(fn, g, deps, buffers, keep_graph)   # Note [chain run]
-                ins = [g]
-                g = None   # (AccumulateGrad asks who else holds it)
-                continue
-        if deps is None:   # what this node reaches, counted now
-            deps = _collect(node)
-        nxt = nxt_ins = None
-        n_outs = len(outs)
-        i = -1
-        for fn, nr in edges:
-            i += 1
-            if fn is None:
-                continue
-            g = outs[i] if i < n_outs else None
-            d = deps[fn] - 1
-            deps[fn] = d
-            if (d == 0 and nxt is None and not heap and nr == 0 and not fn._n_outputs
-                    and fn not in buffers):
-                # its one gradient, and the one ready node: straight on, no input buffer
-                nxt = fn
-                nxt_ins = [g]
-                continue
-            buf = buffers.get(fn)
-            if buf is None:
-                n = fn._n_outputs
-                buf = buffers[fn] = [None] * n if n else [None]
-            if g is not None:
-                if nr >= len(buf):
-                    buf.extend([None] * (nr + 1 - len(buf)))
-                old = buf[nr]
-                buf[nr] = g if old is None else old + g
-            if d == 0:  # ready (Note [chain fast path])
-                if nxt is None and not heap:
-                    nxt = fn
-                    continue
-                if nxt is not None:
-                    if nxt_ins is not None:
-                        buffers[nxt] = nxt_ins
-                        nxt_ins = None
-                    heappush(heap, (-nxt._sequence_nr, counter, nxt))
-                    counter += 1
-                    nxt = None
-                heappush(heap, (-fn._sequence_nr, counter, fn))
-                counter += 1
-        # drop our references to the handed-on gradients (AccumulateGrad may steal them)
-        outs = g = old = buf = None
-        if nxt is not None:
-            node = nxt
-            ins = buffers.pop(node) if nxt_ins is None else nxt_ins
-            nxt_ins = None
-        elif heap:
-            node = heappop(heap)[2]
-            ins = buffers.pop(node)
-        else:
-            return
 
 
 def _hooked_arrays(node, ins):
@@ -440,23 +342,30 @@ def _hooked_arrays(node, ins):
     return _tensors_to_arrays(_apply(node, ins))
 
 
-# Note [plain backward loop]
-# A speed trick: a plain ``loss.backward()`` (no create_graph, no grad()/inputs=, no
-# tracer, no anomaly mode: Note [arrays in a plain backward]) runs in ``_run_plain``,
-# the loop of run_backward with every branch it cannot take removed. Same ready queue,
-# same order, same buffers; read run_backward's loop for the algorithm.
+def _backward_plain(t, keep_graph):
+    """``t.backward()`` for a scalar ``t`` with a history on the host, in a plain backward
+    (Note [plain backward loop], engine_plain.py); False, having done nothing, for any
+    other case: the general path takes it (and raises what it raises)."""
+    d = t._data
+    if (type(d) is not _HOST or d.size != 1 or d.dtype.kind != "f"
+            or _st.backward_observer is not None or _st.anomaly):
+        return False
+    e = t._edge()
+    if e is None:
+        return False
+    g = _HOST(d.shape, d.dtype)   # the implicit gradient: ones
+    g.fill(1)
+    root = _new(GraphRoot)
+    root.next_functions = (e,)
+    root._sequence_nr = _ROOT_NR
+    root.grads = None   # (Tensors only on the general path)
+    prev = _st.enter_backward(False, GraphTask(partial(_collect, root), None, None))
+    try:
+        _run_plain(root, [g], keep_graph, _collect, _hooked_arrays)
+    finally:
+        _st.enter_backward(*prev)
+    return True
 
-# Note [dependencies counted late]
-# A speed trick, fenced off in ``_run_plain``. Counting dependencies first (step 2) costs
-# a walk over the whole graph, yet along a chain its answer is known without it. While
-# every node run so far had exactly one edge with a node (the root first), the graph
-# reached from the root is those nodes, then the current one and what it reaches. A node
-# of the chain is fed by the node before it alone: a later node cannot feed it (no
-# cycles), nor can one before it (each feeds the next). So the plain loop runs such a
-# prefix with no counts at all, and counts only what the first node that branches (or
-# has several outputs to fill) reaches, ``_collect(node)``: exactly the counts the full
-# walk would give those nodes. Which nodes this backward reaches (``will_execute``, for
-# multi-grad hooks) is asked of the root itself, when a hook asks (``GraphTask``).
 
 # Note [chain fast path]
 # A speed trick, fenced off in run_backward's loop: most nodes of a chain make exactly one
@@ -497,6 +406,10 @@ def _as_grads(x):
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Compute gradients of ``tensors`` w.r.t. the graph's leaves and accumulate them in
     ``.grad`` (``inputs=`` restricts which tensors accumulate)."""
+    if (grad_tensors is None and inputs is None and not create_graph
+            and type(tensors) is tuple and len(tensors) == 1
+            and _backward_plain(tensors[0], bool(retain_graph))):
+        return   # Note [plain backward loop] (engine_plain.py): the commonest call
     tensors = _as_tuple(tensors)
     grad_tensors = _as_grads(grad_tensors)
     if grad_tensors is not None and len(grad_tensors) != len(tensors):

@@ -72,6 +72,17 @@ class AutogradState(threading.local):
                 self.grad_enabled and not self.inference and not self.anomaly
                 and not self.saved_tensors_hooks) else 0)
 
+    def enter_backward(self, grad_enabled, graph_task):
+        """Set grad mode and the running graph task at once, as a backward starts and
+        ends (``plain`` follows); returns the previous pair, to give back to this."""
+        prev = (self.grad_enabled, self.graph_task)
+        _set(self, "grad_enabled", grad_enabled)
+        _set(self, "graph_task", graph_task)
+        _set(self, "plain", (1 + bool(self.blame)) if (
+            grad_enabled and not self.inference and not self.anomaly
+            and not self.saved_tensors_hooks) else 0)
+        return prev
+
     def __delattr__(self, name):   # (back to the class default)
         _del(self, name)
         if name in _PLAIN_FIELDS:
