@@ -57,14 +57,15 @@ def _describe(t):
             for fn in graph_nodes(t)]
 
 
-def _run(program, lean_way, monkeypatch, dtype):
+def _run(program, lean_way, monkeypatch, dtype, leaf=False):
     if not lean_way:
         monkeypatch.setattr(table, "record_one", _teaching_record_one)
         monkeypatch.setattr(lean, "_enabled", [False])
     x = vg.tensor(np.linspace(-1.5, 2.0, 6), dtype=dtype, requires_grad=True)
-    y = x + 0.0   # saves nothing: the errors below are the program's own nodes
+    # y saves nothing: the errors below are the program's own nodes; or the leaf itself
+    y = x if leaf else x + 0.0
     z = program(y)
-    seq = [fn._sequence_nr for fn in (z.grad_fn, y.grad_fn)]
+    seq = [fn._sequence_nr for fn in (z.grad_fn, y.grad_fn or z.grad_fn)]
     desc = _describe(z)
     z.sum().backward(retain_graph=True)
     grad = x.grad.tolist()
@@ -81,14 +82,18 @@ def _run(program, lean_way, monkeypatch, dtype):
         freed = str(e)[:60]
     # the same error, the same words (blame's "saved by ... at <line>" included)
     z2 = program(y)
-    y.mul_(2)
+    if leaf:
+        with vg.no_grad():   # (a leaf that requires grad: in place only under no_grad)
+            y.mul_(2)
+    else:
+        y.mul_(2)
     try:
         z2.sum().backward()
         err = None
     except RuntimeError as e:
         err = str(e)
     monkeypatch.undo()
-    return desc, seq[0] > seq[1], grad, err, freed
+    return desc, seq[0] >= seq[1], grad, err, freed
 
 
 @pytest.mark.parametrize("dtype", [vg.float32, vg.float64])
@@ -99,12 +104,22 @@ def test_lean_record_is_record(name, dtype, monkeypatch):
     assert lean == teaching
 
 
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_lean_record_is_record_on_a_leaf(name, monkeypatch):
+    """The programs on the leaf itself: the lean methods take a leaf too, with the edge to
+    its AccumulateGrad (Note [lean methods])."""
+    lean = _run(PROGRAMS[name], True, monkeypatch, vg.float64, leaf=True)
+    teaching = _run(PROGRAMS[name], False, monkeypatch, vg.float64, leaf=True)
+    assert lean == teaching
+
+
 def _count_calls(monkeypatch):
     """(record_one calls, dispatch calls made by ops/lean.py), by op name."""
     calls, dcalls = [], []
     real, real_d = table.record_one, lean.dispatch
-    monkeypatch.setattr(table, "record_one",
-                        lambda *a: calls.append(a[0].name) or real(*a))
+    counted = (lambda *a: calls.append(a[0].name) or real(*a))
+    monkeypatch.setattr(table, "record_one", counted)
+    monkeypatch.setattr(lean, "_record_one", counted)   # (y.sum(): Note [lean methods])
     monkeypatch.setattr(lean, "dispatch",
                         lambda op, *a: dcalls.append(op.name) or real_d(op, *a))
     return calls, dcalls
@@ -142,7 +157,8 @@ def test_lean_ops_hand_everything_else_to_dispatch(case, monkeypatch):
     import contextlib
     with (ctx() if ctx else contextlib.nullcontext()):
         outs = [y.exp(), y * 1.5, y - 0.5]
-    expect = {"leaf": ["exp", "mul", "sub"], "view": ["exp", "mul", "sub"],
+    # a leaf's methods are lean too (the edge to its AccumulateGrad: Note [lean methods])
+    expect = {"leaf": [], "view": ["exp", "mul", "sub"],
               # float16 with a number: dispatch (Note [float16 with a number], table.py)
               "int": ["exp", "mul", "sub"], "float16": ["mul", "sub"],
               "anomaly": ["exp", "mul", "sub"],

@@ -25,11 +25,15 @@ from . import stats, vector_norms  # noqa: F401  (var/std/prod/scans/logsumexp; 
 from . import sorting, extrema  # noqa: F401  (sort, topk, kthvalue, median, mode; cummax...)
 from . import quantiles  # noqa: F401  (quantile, nanquantile)
 from . import fast  # noqa: F401  (array kernels for plain backward; after the table rows)
+from . import lean  # noqa: E402
 
 from .operands import install_methods  # noqa: E402  (every op's refusals, in PyTorch's words)
 from .signatures import install_method_signatures  # noqa: E402  (typed arguments, checked)
 install_methods(METHODS)
 install_method_signatures(METHODS)
+# y.sum() with no arguments, its checks and dispatch in line (Note [lean methods])
+METHODS["sum"] = lean.reduction_method(reduce.SUM, METHODS["sum"], (None, False),
+                                       reduce.sum_all_host)
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
 

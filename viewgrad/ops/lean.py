@@ -43,6 +43,8 @@ import sys
 
 from .. import backend as B
 from ..autograd import blame as _blame
+from ..autograd.accumulate import grad_accumulator as _grad_accumulator
+from ..autograd.record_lean import record_one as _record_one
 from ..autograd.graph import (_NO_EDGE, _NO_BLAME, _InNode,
                               next_sequence_nr as _next_seq)
 from ..autograd.nodes import _NOTHING_SAVED
@@ -51,7 +53,7 @@ from ..tensor import Tensor, VersionCounter, new_result
 from .table import dispatch
 
 __all__ = ["unary", "with_number", "with_constant", "set_lean_ops", "unary_method",
-           "operator_method"]
+           "operator_method", "reduction_method"]
 
 _HOST = B.HOST_ARRAY
 _Tensor = Tensor
@@ -220,6 +222,8 @@ def unary_method(op, slow):
 
     def method(self):
         fn = self._grad_fn
+        if fn is None and self._requires_grad and type(self) is _Tensor:
+            fn = _grad_accumulator(self)   # a leaf: the edge is to its AccumulateGrad
         data = self._data
         plain = _st.plain   # (2: blame on too: Note [one plain flag])
         if (plain and fn is not None and type(data) is _HOST and self._view_info is None
@@ -273,12 +277,14 @@ def operator_method(op, slow, constants=False):
         kind = type(other)
         if kind is float or (constants and kind is _Tensor):
             fn = self._grad_fn
+            if fn is None and self._requires_grad and type(self) is _Tensor:
+                fn = _grad_accumulator(self)   # a leaf: the edge is to its AccumulateGrad
             data = self._data
             plain = _st.plain   # (2: blame on too: Note [one plain flag])
             if (plain and fn is not None and type(data) is _HOST and self._view_info is None
                     and _enabled[0] and type(self) is _Tensor and data.dtype in _SCALARS):
                 if kind is float:
-                    z = _SCALARS[data.dtype].get(other)
+                    z = _SCALARS[data.dtype].get(other)   # (float32, float64: asked above)
                     if z is None:
                         z = B.scalar_operand(data, other)
                 else:   # with_constant's questions: a constant shaped, typed, placed as self
@@ -334,6 +340,32 @@ def operator_method(op, slow, constants=False):
                     out._grad_fn = node
                     return out
         return slow(self, other)
+    method.__name__ = method.__qualname__ = slow.__name__
+    method.__module__, method.__doc__ = slow.__module__, slow.__doc__
+    return method
+
+
+def reduction_method(op, slow, attrs, host):
+    """``Tensor.<op>()`` called with no arguments (``y.sum()``): ``slow`` (the checked
+    method) with dispatch and ``record_one`` in line for a float32 / float64 host tensor
+    with a history (Note [lean methods]); ``host(data)`` is ``op.forward(data, *attrs)``
+    on such an array, the same ufunc call without the Python round it (Note [host
+    ufuncs], table.py). Any argument, any other tensor: ``slow``."""
+    def method(self, *args, **kwargs):
+        if not args and not kwargs:
+            fn = self._grad_fn   # (record_one's input has a history: a leaf goes the slow way)
+            data = self._data
+            if (fn is not None and _st.plain and type(data) is _HOST
+                    and self._view_info is None and _enabled[0] and type(self) is _Tensor
+                    and data.dtype in _SCALARS and op.lean1 is not False):
+                # (lean1 is False while the profiler times every forward)
+                r = host(data)
+                if type(r) is not _HOST:
+                    r = _HOST_XP.asarray(r)
+                out = new_result(r, self._device)
+                out._grad_fn = _record_one(op, (self,), out, attrs, self)
+                return out
+        return slow(self, *args, **kwargs)
     method.__name__ = method.__qualname__ = slow.__name__
     method.__module__, method.__doc__ = slow.__module__, slow.__doc__
     return method

@@ -48,6 +48,15 @@ def _sum_fwd(self, dims, keepdim):
     return xp.asarray(self.sum(axis=dims, keepdims=keepdim, dtype=dt))
 
 
+_add_reduce = B.host_ufunc("add").reduce
+
+
+def sum_all_host(data):
+    """``_sum_fwd(data, None, False)`` for a float host array: the same reduction (the
+    same bits), without the Python of ``ndarray.sum`` round it (Note [host ufuncs])."""
+    return _add_reduce(data, None)
+
+
 SUM = defop("sum", "SumBackward0", _sum_fwd, attrs=("dim", "keepdim"),
             self=lambda grad, self_shape: grad.expand(self_shape))
 SUM_DIM = defop("sum_dim", "SumBackward1", _sum_fwd, attrs=("dim", "keepdim"),
