@@ -38,6 +38,7 @@ Same checks, same objects, same order as the functions above; any other call is
 """
 from __future__ import annotations
 
+import functools
 import operator
 import sys
 
@@ -366,6 +367,4 @@ def reduction_method(op, slow, attrs, host):
                 out._grad_fn = _record_one(op, (self,), out, attrs, self)
                 return out
         return slow(self, *args, **kwargs)
-    method.__name__ = method.__qualname__ = slow.__name__
-    method.__module__, method.__doc__ = slow.__module__, slow.__doc__
-    return method
+    return functools.update_wrapper(method, slow)   # (its signature is slow's: help, REPL)
