@@ -85,9 +85,10 @@ def _apply() -> None:
             continue  # not (or no longer) a method: tests/test_docstrings.py says so
         target = attr if isinstance(attr, property) else getattr(Tensor, name)
         add_docstr(target, doc)
-        if inspect.isfunction(target) and inspect.isfunction(getattr(target, "__wrapped__",
-                                                                     None)):
-            add_docstr(target.__wrapped__, doc)   # the op a named form wraps (below)
+        inner = getattr(target, "__wrapped__", None) if inspect.isfunction(target) else None
+        while inspect.isfunction(inner):   # the op a named form (or a lean method) wraps
+            add_docstr(inner, doc)
+            inner = getattr(inner, "__wrapped__", None)
     for name, doc in FUNCTIONS.items():
         obj = getattr(vg, name, None)
         if obj is not None:
