@@ -15,6 +15,12 @@ from viewgrad.ops import lean, table
 from ..helpers import graph_nodes, saved_values
 
 
+@pytest.fixture(autouse=True)
+def _lean_ops_back_on():
+    yield
+    lean.set_lean_ops(True)   # whatever a test switched off
+
+
 def _teaching_record_one(op, inputs, out, attrs, x):
     e = (x._grad_fn, x._output_nr)
     return record(op, inputs, out, attrs, (e,) if len(inputs) == 1 else (e, _NO_EDGE), x)
@@ -60,7 +66,7 @@ def _describe(t):
 def _run(program, lean_way, monkeypatch, dtype, leaf=False):
     if not lean_way:
         monkeypatch.setattr(table, "record_one", _teaching_record_one)
-        monkeypatch.setattr(lean, "_enabled", [False])
+        lean.set_lean_ops(False)
     x = vg.tensor(np.linspace(-1.5, 2.0, 6), dtype=dtype, requires_grad=True)
     # y saves nothing: the errors below are the program's own nodes; or the leaf itself
     y = x if leaf else x + 0.0
@@ -93,6 +99,7 @@ def _run(program, lean_way, monkeypatch, dtype, leaf=False):
     except RuntimeError as e:
         err = str(e)
     monkeypatch.undo()
+    lean.set_lean_ops(True)
     return desc, seq[0] >= seq[1], grad, err, freed
 
 
@@ -135,7 +142,7 @@ def test_the_lean_paths_are_taken(monkeypatch):
     # tanh, * 2.0, - 1.0 and * c in one body each (Note [lean ops]); sum by record_one
     assert dcalls == [] and calls == ["sum", "sum"]
     del calls[:]
-    monkeypatch.setattr(lean, "_enabled", [False])
+    lean.set_lean_ops(False)
     (y.tanh() * 2.0 - 1.0).sum()
     assert dcalls == ["tanh", "mul", "sub"] and calls == ["tanh", "mul", "sub", "sum"]
 
@@ -212,7 +219,7 @@ def test_a_float64_lean_node_hands_a_float32_leaf_its_own_dtype():
 
 
 def _saved_result_error(lean_way, monkeypatch, make):
-    monkeypatch.setattr(lean, "_enabled", [lean_way])
+    lean.set_lean_ops(lean_way)
     y = vg.tensor([1.0, 2.0], requires_grad=True) * 1.0
     z = make(y)
     z.mul_(2)

@@ -47,7 +47,7 @@ class AccumulateGrad(Node):
         return self._accumulate_from(grads, False)
 
     def apply_arrays(self, grads):
-        # A plain backward's bare array (Note [arrays in a plain backward], engine.py).
+        # A plain backward's bare array (Note [arrays in a plain backward], engine_plain.py).
         # Whether anything else still holds it (another edge's buffer, the user's
         # gradient tensor) is asked of the array, before a Tensor is wrapped round it:
         # the references are the local ``a`` and getrefcount's argument.

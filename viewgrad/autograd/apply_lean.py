@@ -6,7 +6,7 @@ backward step of a table row: it asks, every time a node runs, which of its shap
 row has (one input or two, which kernel, what the kernel takes) before it calls the
 row's array kernel (ops/fast.py). The answer depends only on the row, so for the two
 commonest shapes it is given once, when the row gets its kernels (``OpDef.set_fast``),
-as the node class's ``_lean_apply``, which the plain backward loop (engine.py) tries first:
+as the node class's ``_lean_apply``, which the plain backward loop (engine_plain.py) tries first:
 
 * ``one_result``: a one-input row whose kernel takes the saved result (tanh, exp,
   sigmoid, sqrt...);

@@ -10,9 +10,10 @@ release its saved values, count its successor's dependency down — without the 
 lists: the gradient goes from one step to the next as a bare array. A node qualifies
 when its class has a ``_chain_step`` (the table rows of Note [lean apply],
 apply_lean.py, which compute exactly what ``FnNode.apply_arrays`` computes), it has no
-hooks, and its first edge is the only one with a node: input 0 of a node with one
+hooks (a node with hooks has its own ``_chain_step``, None: ``Node._mark_hooked``), and
+its first edge is the only one with a node: input 0 of a node with one
 output, counted once in ``deps`` (or fed by this node alone: Note [dependencies counted
-late], engine.py), not waiting in ``buffers``. Anything else — a step
+late], engine_plain.py), not waiting in ``buffers``. Anything else — a step
 that answers None (a saved value modified in place must raise, from the general step),
 a node with hooks, a branch — ends the run, and the loop takes that node as always.
 The order of the nodes is the queue's; ``tests/autograd/test_lean_apply.py`` runs
@@ -28,10 +29,10 @@ def run_chain(node, g, deps, buffers, keep_graph):
     hands its gradient on to a node that nothing else feeds (Note [chain run]); returns
     the node to run next and its gradient, for the loop. ``deps`` None: the loop has not
     counted dependencies yet, and every node so far had one edge (Note [dependencies
-    counted late], engine.py), so the node after it is fed by it alone."""
+    counted late], engine_plain.py), so the node after it is fed by it alone."""
     while g is not None:
-        step = node._chain_step
-        if step is None or node._hooked:
+        step = node._chain_step   # (None on a node with hooks: Node._mark_hooked)
+        if step is None:
             break
         edges = node.next_functions
         fn, nr = edges[0]

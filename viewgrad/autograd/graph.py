@@ -128,7 +128,7 @@ class Node:
         grad_inputs."""
         if self._post_hooks is None:
             self._post_hooks = {}
-        self._hooked = True
+        self._mark_hooked()
         h = RemovableHandle(self._post_hooks)
         self._post_hooks[h._key] = fn
         return h
@@ -137,7 +137,7 @@ class Node:
         """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
         if self._pre_hooks is None:
             self._pre_hooks = {}
-        self._hooked = True
+        self._mark_hooked()
         h = RemovableHandle(self._pre_hooks)
         self._pre_hooks[h._key] = fn
         return h
@@ -145,7 +145,7 @@ class Node:
     def _register_tensor_hook(self, output_nr, fn):
         if self._tensor_pre_hooks is None:
             self._tensor_pre_hooks = {}
-        self._hooked = True
+        self._mark_hooked()
         hooks = self._tensor_pre_hooks.setdefault(output_nr, {})
         h = RemovableHandle(hooks)
         hooks[h._key] = fn
@@ -164,16 +164,23 @@ class Node:
 
     def apply_arrays(self, grads):
         """``apply`` on bare arrays (a plain backward: Note [arrays in a plain backward] in
-        engine.py). This default wraps them in Tensors, runs ``apply`` and unwraps; the
+        engine_plain.py). This default wraps them in Tensors, runs ``apply`` and unwraps; the
         hot nodes (table rows, AccumulateGrad, CopySlices) override it."""
         return _tensors_to_arrays(self.apply(_arrays_to_tensors(grads)))
+
+    def _mark_hooked(self):
+        """This node has a hook or retain_grad now: the engine gives it Tensors, through
+        the teaching path (``_hooked``), and never runs it in a chain of bare arrays (its
+        own ``_chain_step`` is None: the one read Note [chain run] makes)."""
+        self._hooked = True
+        self._chain_step = None
 
     def _retain_grad_slot(self, output_nr, ref):
         """Record ``retain_grad`` of this node's output ``output_nr`` (a weakref)."""
         if self._retains_grad is None:
             self._retains_grad = {}
         self._retains_grad[output_nr] = ref
-        self._hooked = True
+        self._mark_hooked()
 
     def release_variables(self):
         """Free saved tensors after a backward without retain_graph."""

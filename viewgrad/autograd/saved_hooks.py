@@ -134,7 +134,7 @@ class GraphTask:
         self.id = GraphTask._count
         # deps: the engine's dependency counts, whose keys are the nodes the root reaches,
         # or a function that counts them, called when a hook first asks (the plain loop
-        # counts late: Note [dependencies counted late], engine.py)
+        # counts late: Note [dependencies counted late], engine_plain.py)
         self.deps, self.needed, self.captures = deps, needed, captures
 
     def will_execute(self, node):

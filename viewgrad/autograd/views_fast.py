@@ -176,7 +176,7 @@ def ufunc_into(xp, name, d, o):
 
 
 # -- Note [CopySlices on arrays] ---------------------------------------------------------
-# A plain backward's apply() (engine.py: Note [arrays in a plain backward]) — the same
+# A plain backward's apply() (engine_plain.py: Note [arrays in a plain backward]) — the same
 # steps as CopySlices.apply, on bare arrays, for a base laid out row-major (the usual
 # clone); any other layout, and replay mode, take the teaching path, wrapped.
 #

@@ -51,7 +51,7 @@ from ..autograd.graph import (_NO_EDGE, _NO_BLAME, _InNode,
 from ..autograd.nodes import _NOTHING_SAVED
 from ..autograd.state import state as _st
 from ..tensor import Tensor, VersionCounter, new_result
-from .table import dispatch
+from .table import OPS as _OPS, dispatch
 
 __all__ = ["unary", "with_number", "with_constant", "set_lean_ops", "unary_method",
            "operator_method", "reduction_method"]
@@ -73,9 +73,13 @@ _BINARY = {"mul": operator.mul, "sub": operator.sub, "add": operator.add,
 
 
 def set_lean_ops(enabled: bool) -> bool:
-    """Turn the lean calls on or off (tests compare both); returns the previous setting."""
+    """Turn the lean calls on or off (tests compare both); returns the previous setting.
+    Off, every op's row answers False (Note [lean ops]: dispatch), as while the profiler
+    times every forward; on, the rows are worked out again when next asked."""
     prev = _enabled[0]
     _enabled[0] = bool(enabled)
+    for op in _OPS.values():
+        op.lean1 = op.lean2 = None if enabled else False
     return prev
 
 
@@ -85,7 +89,7 @@ def _row(op, n):
     what that value is: 'result' | 'input' (the second operand), and the _InNode markers
     of Note [saved values in the node]: the result's, or a number's and a Tensor's)."""
     row = False
-    if not op.nondiff:
+    if not op.nondiff and _enabled[0]:
         if n == 1:
             plan, fwd = op.plan1, op.host
         else:
@@ -114,7 +118,7 @@ def unary(op, x):
     if row is None:
         row = _row(op, 1)
     if (fn is None or not row or type(data) is not _HOST or x._view_info is not None
-            or not _st.plain or not _enabled[0]):
+            or not _st.plain):
         return dispatch(op, (x,))
     ufunc, cls, name = row[0], row[1], row[2]
     r = ufunc(data)
@@ -147,7 +151,7 @@ def with_number(op, x, other):
     if row is None:
         row = _row(op, 2)
     if (fn is None or not row or type(data) is not _HOST or x._view_info is not None
-            or not _st.plain or not _enabled[0]):
+            or not _st.plain):
         return dispatch(op, (x, other))
     cache = _SCALARS.get(data.dtype)   # float32 and float64 only
     if cache is None:
@@ -188,7 +192,7 @@ def with_constant(op, x, c):
             or x._view_info is not None or c._grad_fn is not None or c._requires_grad
             or c._view_info is not None or cd.dtype is not data.dtype
             or cd.shape != data.shape or data.dtype.char not in "fd" or not _st.plain
-            or not _enabled[0] or c._device is not x._device or c._version_counter.inference
+            or c._device is not x._device or c._version_counter.inference
             or c._output_nr):
         return None
     f, cls, name = row[0], row[1], row[2]
@@ -228,7 +232,7 @@ def unary_method(op, slow):
         data = self._data
         plain = _st.plain   # (2: blame on too: Note [one plain flag])
         if (plain and fn is not None and type(data) is _HOST and self._view_info is None
-                and _enabled[0] and data.dtype in floats and data.ndim):
+                and data.dtype in floats and data.ndim):
             row = op.lean1   # (the profiler sets it False while it times every forward)
             if row is None:
                 row = _row(op, 1)
@@ -283,7 +287,7 @@ def operator_method(op, slow, constants=False):
             data = self._data
             plain = _st.plain   # (2: blame on too: Note [one plain flag])
             if (plain and fn is not None and type(data) is _HOST and self._view_info is None
-                    and _enabled[0] and type(self) is _Tensor and data.dtype in _SCALARS):
+                    and type(self) is _Tensor and data.dtype in _SCALARS):
                 if kind is float:
                     z = _SCALARS[data.dtype].get(other)   # (float32, float64: asked above)
                     if z is None:
@@ -357,7 +361,7 @@ def reduction_method(op, slow, attrs, host):
             fn = self._grad_fn   # (record_one's input has a history: a leaf goes the slow way)
             data = self._data
             if (fn is not None and _st.plain and type(data) is _HOST
-                    and self._view_info is None and _enabled[0] and type(self) is _Tensor
+                    and self._view_info is None and type(self) is _Tensor
                     and data.dtype in _SCALARS and op.lean1 is not False):
                 # (lean1 is False while the profiler times every forward)
                 r = host(data)
