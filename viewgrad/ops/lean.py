@@ -286,10 +286,11 @@ def operator_method(op, slow, constants=False):
                 fn = _grad_accumulator(self)   # a leaf: the edge is to its AccumulateGrad
             data = self._data
             plain = _st.plain   # (2: blame on too: Note [one plain flag])
-            if (plain and fn is not None and type(data) is _HOST and self._view_info is None
-                    and type(self) is _Tensor and data.dtype in _SCALARS):
+            cache = _SCALARS.get(data.dtype) if type(data) is _HOST else None
+            if (plain and fn is not None and cache is not None and self._view_info is None
+                    and type(self) is _Tensor):   # (cache: float32 and float64 only)
                 if kind is float:
-                    z = _SCALARS[data.dtype].get(other)   # (float32, float64: asked above)
+                    z = cache.get(other)
                     if z is None:
                         z = B.scalar_operand(data, other)
                 else:   # with_constant's questions: a constant shaped, typed, placed as self
