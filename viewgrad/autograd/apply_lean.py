@@ -172,7 +172,7 @@ def install(op):
         return
     _INSTALLED[op.node_cls] = lean
     if _enabled[0]:
-        op.node_cls._chain_step, op.node_cls._lean_apply = lean
+        op.node_cls._chain_step, op.node_cls._lean_apply = staticmethod(lean[0]), lean[1]
 
 
 def set_lean_apply(enabled: bool) -> bool:
@@ -181,7 +181,7 @@ def set_lean_apply(enabled: bool) -> bool:
     _enabled[0] = bool(enabled)
     for cls, (step, lean) in _INSTALLED.items():
         if enabled:
-            cls._chain_step, cls._lean_apply = step, lean
+            cls._chain_step, cls._lean_apply = staticmethod(step), lean
         elif "_lean_apply" in cls.__dict__:
             del cls._lean_apply, cls._chain_step   # Node's: always None
     return prev

@@ -41,7 +41,7 @@ def run_chain(node, g, deps, buffers, keep_graph):
             break
         if deps is not None and (deps[fn] != 1 or (buffers and fn in buffers)):
             break
-        r = step(g)
+        r = step(node, g)   # (a staticmethod: no bound method made per node)
         if r is None:
             break
         if not keep_graph and node._releasable:   # FnNode.release_variables
