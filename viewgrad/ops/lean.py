@@ -62,6 +62,11 @@ _new = object.__new__
 _enabled = [True]
 _user_frame = _blame.user_frame
 _INSIDE = _blame._INSIDE   # file name -> inside viewgrad? (Note [blame marks])
+# Note [the last user code]: the code object of the last caller found outside viewgrad.
+# A loop of small ops calls from one function, so "is the caller the user's?" is mostly
+# "is it that same code object?", one identity test instead of reading its file name and
+# looking it up. A code object's file never changes, so the answer is exact.
+_LAST_USER = [None]
 _getframe = sys._getframe
 _VC = VersionCounter
 # the cached 0-d operands of float32/float64 (Note [cached scalar operands], backend.py)
@@ -260,8 +265,11 @@ def unary_method(op, slow):
                     if plain == 2:   # blame on: _where(), in line
                         f = _getframe(1)
                         co = f.f_code
-                        node._swhere = ((co, f.f_lasti) if _INSIDE.get(co.co_filename) is False
-                                        else _user_frame(2))
+                        if co is _LAST_USER[0] or _INSIDE.get(co.co_filename) is False:
+                            _LAST_USER[0] = co   # Note [the last user code]
+                            node._swhere = (co, f.f_lasti)
+                        else:
+                            node._swhere = _user_frame(2)
                     else:
                         node._swhere = _NO_BLAME
                     node._releasable = True
@@ -337,9 +345,11 @@ def operator_method(op, slow, constants=False):
                         if plain == 2:   # blame on: _where(), in line
                             f = _getframe(1)
                             co = f.f_code
-                            node._swhere = ((co, f.f_lasti)
-                                            if _INSIDE.get(co.co_filename) is False
-                                            else _user_frame(2))
+                            if co is _LAST_USER[0] or _INSIDE.get(co.co_filename) is False:
+                                _LAST_USER[0] = co   # Note [the last user code]
+                                node._swhere = (co, f.f_lasti)
+                            else:
+                                node._swhere = _user_frame(2)
                         else:
                             node._swhere = _NO_BLAME
                         node._releasable = True
