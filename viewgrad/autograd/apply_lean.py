@@ -102,21 +102,24 @@ def first_of_two(kernel, names, other_names):
 
     def step(self, g):
         saved = self._sdict
+        if type(saved) is _IN and saved.name == name:
+            # Note [saved values in the node] (graph.py): a lean call's node, whose one
+            # value saved is the kernel's; its second edge is none, nothing was broadcast
+            # or cast (the lean calls take no such case)
+            if saved.kind == "input":   # the constant Tensor, unmodified
+                if self._svc.version != self._sver:
+                    return None
+                v = self._sv._data
+            else:   # the number, as the cached operand the forward used
+                v = self._sarg
+            r = kernel(g, v)
+            return r if type(r) is _HOST else _as_array(r, g)
         edges = self.next_functions
         if (saved is None or edges[1][0] is not None or edges[0][0] is None
                 or self._shapes is not None or self._dtypes is not None):
             return None
-        if type(saved) is _IN:   # Note [saved values in the node] (graph.py)
-            if saved.name == name:   # the one value saved is the kernel's
-                if saved.kind == "input":   # the constant Tensor, unmodified
-                    if self._svc.version != self._sver:
-                        return None
-                    v = self._sv._data
-                else:   # the number, as the cached operand the forward used
-                    v = self._sarg
-                r = kernel(g, v)
-                return r if type(r) is _HOST else _as_array(r, g)
-            saved = self._saved   # (made now: the steps below read the dict)
+        if type(saved) is _IN:   # (a value the kernel does not take: the dict, made now)
+            saved = self._saved
         if name is None:
             r = kernel(g)
         else:
