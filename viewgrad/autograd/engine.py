@@ -32,7 +32,8 @@ from ..tensor import Tensor
 from . import anomaly as _anomaly
 from .accumulate import AccumulateGrad, accumulate as _accumulate
 from .engine_plain import run_plain as _run_plain
-from .graph import Node, _arrays_to_tensors, check_hook_result, _tensors_to_arrays
+from .graph import (Node, _arrays_to_tensors, add_to_input_buffer as _add_input,
+                    check_hook_result, _tensors_to_arrays)
 from .saved_hooks import GradientEdge, GraphTask
 from .state import state as _st
 
@@ -303,15 +304,7 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
                 if needed is not None and not needed.get(fn) and fn not in captures:
                     continue
                 g = outs[i] if i < len(outs) else None
-                buf = buffers.get(fn)
-                if buf is None:
-                    n = fn._n_outputs
-                    buf = buffers[fn] = [None] * n if n else [None]
-                if g is not None:
-                    if nr >= len(buf):
-                        buf.extend([None] * (nr + 1 - len(buf)))
-                    old = buf[nr]
-                    buf[nr] = g if old is None else old + g
+                _add_input(buffers, fn, nr, g)
                 d = deps[fn] - 1
                 deps[fn] = d
                 if d == 0:
@@ -328,7 +321,7 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
                 tracer.node(node, seen, outs, heap, deps, buffers)
             # Drop our references to the gradients we handed on, so that AccumulateGrad
             # can tell a gradient nobody else holds (and steal it).
-            outs = g = old = None
+            outs = g = None
     finally:
         _st.enter_backward(*prev)
         if tracer is not None:

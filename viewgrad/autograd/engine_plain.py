@@ -42,6 +42,7 @@ from __future__ import annotations
 import heapq
 
 from .engine_chain import run_chain
+from .graph import add_to_input_buffer as _add_input
 
 __all__ = ["run_plain"]
 
@@ -93,15 +94,7 @@ def run_plain(root, outs, keep_graph, collect, hooked):
                     nxt = fn
                     nxt_ins = [g]
                     continue
-                buf = buffers.get(fn)
-                if buf is None:
-                    n = fn._n_outputs
-                    buf = buffers[fn] = [None] * n if n else [None]
-                if g is not None:
-                    if nr >= len(buf):
-                        buf.extend([None] * (nr + 1 - len(buf)))
-                    old = buf[nr]
-                    buf[nr] = g if old is None else old + g
+                _add_input(buffers, fn, nr, g)
                 if d == 0:  # ready (Note [chain fast path])
                     if nxt is None and not heap:
                         nxt = fn
@@ -116,7 +109,7 @@ def run_plain(root, outs, keep_graph, collect, hooked):
                     heappush(heap, (-fn._sequence_nr, counter, fn))
                     counter += 1
             # drop our references to the handed-on gradients (AccumulateGrad may steal)
-            outs = g = old = buf = None
+            outs = g = None
             if nxt is not None:
                 node = nxt
                 ins = buffers.pop(node) if nxt_ins is None else nxt_ins

@@ -26,7 +26,7 @@ from .state import state as _st
 __all__ = ["Node", "SavedTensor", "RemovableHandle", "next_sequence_nr",
            "ERR_FREED", "check_saved_version", "check_hook_result", "saved_tensors_hooks",
            "save_on_cpu", "disable_saved_tensors_hooks", "increment_version", "GradientEdge",
-           "get_gradient_edge", "register_multi_grad_hook"]
+           "get_gradient_edge", "register_multi_grad_hook", "add_to_input_buffer"]
 
 _seq = itertools.count()
 _NO_EDGE = (None, 0)  # the edge of an input that needs no gradient
@@ -449,6 +449,21 @@ class _InNode:
         st.where = None if w is _NO_BLAME else (node.OP.node_name, w)
         return {self.name: st}
 
+
+
+def add_to_input_buffer(buffers, fn, nr, g):
+    """Sum gradient ``g`` (None: nothing arrived) into input ``nr`` of ``fn``'s buffer in
+    ``buffers`` (PyTorch's InputBuffer::add): the buffer, one slot per output of ``fn``'s
+    forward, is made when the first gradient for ``fn`` comes."""
+    buf = buffers.get(fn)
+    if buf is None:
+        n = fn._n_outputs
+        buf = buffers[fn] = [None] * n if n else [None]
+    if g is not None:
+        if nr >= len(buf):
+            buf.extend([None] * (nr + 1 - len(buf)))
+        old = buf[nr]
+        buf[nr] = g if old is None else old + g
 
 
 def get_saved(self):
