@@ -74,7 +74,7 @@ def new_result(data, device):
     t = _new(Tensor)
     t._data = data
     t._device = device
-    t._version_counter = vc = _new(VersionCounter)
+    t._vc = vc = _new(VersionCounter)
     vc.version = 0
     vc.bumps = None
     t._base = None
@@ -82,6 +82,16 @@ def new_result(data, device):
     t._grad_fn = None
     t._output_nr = 0
     return t
+
+
+# Note [a version counter made when first asked]
+# A speed trick: a result nothing saved, viewed or changed in place never needs its
+# version counter, and most of a small-op program's results are such (``y * 1.01``:
+# the next op reads it, and it is gone). The lean methods (ops/lean.py) leave ``_vc``
+# None for a result their node does not save; ``_version_counter`` makes the counter
+# the first time anything asks (a view sharing it, an in-place op bumping it, a node
+# saving the tensor, ``._version``), at version 0 — what it would have held, as nothing
+# could bump it before. Every other tensor gets its counter when it is made.
 
 
 def describe_tensor(dtype, shape) -> str:
@@ -92,7 +102,7 @@ class Tensor:
     # Hot fields are slots, set by every constructor. Cold fields (rarely set) are class
     # attributes holding their defaults: an op's output does not pay for assigning them,
     # and the first assignment goes to the instance __dict__.
-    __slots__ = ("_data", "_device", "_version_counter", "_base", "_view_info", "_grad_fn",
+    __slots__ = ("_data", "_device", "_vc", "_base", "_view_info", "_grad_fn",
                  "_output_nr", "__dict__", "__weakref__")
     _storage_ = None          # the array owning the memory, when it is not _data itself
     _requires_grad = False    # leaves only; non-leaves require grad through _grad_fn
@@ -105,6 +115,21 @@ class Tensor:
     _is_param = False
     _fresh_buffer = False     # set by empty_strided: its strided array owns a new buffer
     _lean_facts = None        # Note [a base's facts, kept] (autograd/inplace_lean.py)
+
+    @property
+    def _version_counter(self):
+        """The version counter this tensor shares with its base and views: ``_vc``, or
+        one made now (Note [a version counter made when first asked])."""
+        vc = self._vc
+        if vc is None:
+            vc = self._vc = _new(VersionCounter)
+            vc.version = 0
+            vc.bumps = None
+        return vc
+
+    @_version_counter.setter
+    def _version_counter(self, vc):
+        self._vc = vc
 
     @property
     def _storage(self):

@@ -32,7 +32,7 @@ from ..tensor import Tensor
 from . import anomaly as _anomaly
 from .accumulate import AccumulateGrad, accumulate as _accumulate
 from .engine_plain import run_plain as _run_plain
-from .graph import (Node, _arrays_to_tensors, add_to_input_buffer as _add_input,
+from .graph import (Node, _arrays_to_tensors, _add_input,
                     check_hook_result, _tensors_to_arrays)
 from .saved_hooks import GradientEdge, GraphTask
 from .state import state as _st

@@ -42,7 +42,7 @@ from __future__ import annotations
 import heapq
 
 from .engine_chain import run_chain
-from .graph import add_to_input_buffer as _add_input
+from .graph import _add_input
 
 __all__ = ["run_plain"]
 

@@ -26,7 +26,7 @@ from .state import state as _st
 __all__ = ["Node", "SavedTensor", "RemovableHandle", "next_sequence_nr",
            "ERR_FREED", "check_saved_version", "check_hook_result", "saved_tensors_hooks",
            "save_on_cpu", "disable_saved_tensors_hooks", "increment_version", "GradientEdge",
-           "get_gradient_edge", "register_multi_grad_hook", "add_to_input_buffer"]
+           "get_gradient_edge", "register_multi_grad_hook"]
 
 _seq = itertools.count()
 _NO_EDGE = (None, 0)  # the edge of an input that needs no gradient
@@ -451,7 +451,7 @@ class _InNode:
 
 
 
-def add_to_input_buffer(buffers, fn, nr, g):
+def _add_input(buffers, fn, nr, g):
     """Sum gradient ``g`` (None: nothing arrived) into input ``nr`` of ``fn``'s buffer in
     ``buffers`` (PyTorch's InputBuffer::add): the buffer, one slot per output of ``fn``'s
     forward, is made when the first gradient for ``fn`` comes."""

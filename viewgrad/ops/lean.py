@@ -246,9 +246,6 @@ def unary_method(op, slow):
                 out = _new(_Tensor)
                 out._data = r
                 out._device = self._device
-                out._version_counter = vc = _new(_VC)
-                vc.version = 0
-                vc.bumps = None
                 out._base = None
                 out._view_info = None
                 out._output_nr = 0
@@ -256,9 +253,13 @@ def unary_method(op, slow):
                 node.next_functions = ((fn, self._output_nr),)
                 node._sequence_nr = _next_seq()
                 if row[2] is None:
+                    out._vc = None   # Note [a version counter made when first asked]
                     node._sdict = _NOTHING_SAVED
                     node._releasable = False
                 else:   # the result, in the node (Note [saved values in the node])
+                    out._vc = vc = _new(_VC)
+                    vc.version = 0
+                    vc.bumps = None
                     node._sdict = row[4]
                     node._sv = r
                     node._svc = vc
@@ -319,9 +320,7 @@ def operator_method(op, slow, constants=False):
                     out = _new(_Tensor)
                     out._data = r
                     out._device = self._device
-                    out._version_counter = vc = _new(_VC)
-                    vc.version = 0
-                    vc.bumps = None
+                    out._vc = None   # Note [a version counter made when first asked]
                     out._base = None
                     out._view_info = None
                     out._output_nr = 0
