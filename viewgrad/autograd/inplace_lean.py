@@ -169,7 +169,7 @@ def lean_binary_(op, self, other, opname):
     # with a number] in ops/table.py), which the full path does
     if fn is None or d.dtype.char not in "fd" or 0 in d.strides:
         return None
-    vc = self._version_counter
+    vc = self._vc or self._version_counter   # (Note [a version counter made when first asked])
     if type(vc) is not _VC:
         return None
     vi = self._view_info
@@ -180,7 +180,7 @@ def lean_binary_(op, self, other, opname):
     if t is _Tensor:
         od = other._data
         if (other._device is not self._device or od.shape != d.shape
-                or od.dtype != d.dtype or other._version_counter.inference
+                or od.dtype != d.dtype or (other._vc or other._version_counter).inference
                 or _storage_of(other) is _storage_of(self)):
             return None
         if other._view_info is None and other._grad_fn is None:
@@ -247,7 +247,7 @@ def lean_binary_(op, self, other, opname):
             x = inputs[idx]
             if type(x) is _Tensor:   # _new_saved_tensor(x), in line
                 s = _new(_SavedTensor)
-                xvc = x._version_counter
+                xvc = x._vc or x._version_counter
                 s.version_counter = xvc
                 s.saved_version = xvc.version
                 if blame and where is None:
@@ -334,7 +334,7 @@ def lean_select(op, x, data, dim, index, replay):
     if (fn is None or x._view_info is not None or not st.grad_enabled or not _enabled[0]
             or st.view_observer is not None or st.anomaly or not data.size):
         return None
-    vc = x._version_counter
+    vc = x._vc or x._version_counter
     if vc.inference:
         return None
     select_cls = (_NODES or _nodes())[2]
@@ -350,7 +350,7 @@ def lean_select(op, x, data, dim, index, replay):
     out = _new(_Tensor)
     out._data = data
     out._device = x._device
-    out._version_counter = vc
+    out._vc = vc
     storage = x._storage_
     if storage is None:
         storage = xd

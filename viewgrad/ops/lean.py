@@ -308,7 +308,8 @@ def operator_method(op, slow, constants=False):
                             or z.shape != data.shape or other._grad_fn is not None
                             or other._requires_grad or other._view_info is not None
                             or other._device is not self._device or other._output_nr
-                            or other._version_counter.inference):
+                            or (other._vc is not None and other._vc.inference)):
+                        # (no counter yet: a lean result, not an inference tensor)
                         return slow(self, other)
                 row = op.lean2   # (False while the profiler times every forward)
                 if row is None:
@@ -336,7 +337,9 @@ def operator_method(op, slow, constants=False):
                         node._sarg = z
                         node._releasable = True
                     else:   # the constant, as an input is saved: the Tensor itself
-                        cvc = other._version_counter
+                        cvc = other._vc
+                        if cvc is None:   # Note [a version counter made when first asked]
+                            cvc = other._version_counter
                         node._sdict = row[5]
                         node._sv = other
                         node._svc = cvc
