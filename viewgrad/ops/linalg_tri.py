@@ -214,9 +214,9 @@ def _dist_fwd(self, other, p):
 
 def _dist_grad(grad, self, other, p, result):
     """PyTorch's norm_backward of the difference (the sign flips for ``other``)."""
+    if p == 0:   # the count of nonzeros: no gradient (PyTorch's undefined one, not zeros)
+        return None
     d = self - other
-    if p == 0:
-        return d * 0
     if p == 1:
         return d.sign() * grad
     nz = result != 0
@@ -238,8 +238,18 @@ DIST = defop("dist", "DistBackward0", _dist_fwd, inputs=("self", "other"), attrs
              promote=True, broadcast=True,
              self=lambda grad, self, other, p, result: _dist_grad(grad, self, other, p,
                                                                   result),
-             other=lambda grad, self, other, p, result: -_dist_grad(grad, self, other, p,
-                                                                    result))
+             other=lambda grad, self, other, p, result: _neg(_dist_grad(grad, self, other,
+                                                                        p, result)))
+
+
+def _neg(g):
+    """``-g`` for ``other``'s gradient. p = 0 gives none, and PyTorch's formula negates
+    it all the same, which raises: its error, in its words (and what it means here)."""
+    if g is None:
+        raise RuntimeError("Expected a proper Tensor but got None (or an undefined Tensor in "
+                           "C++) for argument #0 'self' (dist with p=0 counts nonzeros: it "
+                           "has no gradient for `other`; detach `other` or use p > 0)")
+    return -g
 
 
 @method("dist")
