@@ -10,9 +10,13 @@ Note [products with zeros]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~
 ``d prod(x) / d x_k`` is the product of all the *other* entries. ``result / x_k`` is that
 product only while ``x_k != 0``; with one zero it is 0/0 at the zero (whose true gradient
-is the product of the rest) and with two zeros every gradient is 0. So ``prod``'s
-backward never divides: the product of the others is the exclusive cumulative product
-from the left times the one from the right (``_prod_others``).
+is the product of the rest) and with two zeros every gradient is 0. PyTorch's
+prod_backward, followed branch for branch (the same values at inf, NaN and overflow):
+with no zero in the input it is ``grad * (result / x)`` (so an infinite entry's gradient
+is inf/inf = NaN, as there); with zeros it never divides: the product of the others is
+the exclusive cumulative product from the left times the one from the right
+(``_prod_others``). For the full product with two zeros or more and grad mode off (no
+double backward to come) every gradient is 0, without computing anything.
 
 ``cumprod`` has the same problem per prefix. Its gradient at ``k`` is
 ``sum_{j>=k} grad_j * prod_{i<=j, i!=k} x_i``. Before the first zero of a slice
@@ -322,32 +326,45 @@ def _prod_others(a, dim):
     return _exclusive_cumprod(a, dim) * _exclusive_cumprod(a.flip(dim), dim).flip(dim)
 
 
-def _prod_all_bwd(grad, self):
-    if self.numel() == 0:
-        return grad.expand(tuple(self.shape))
+def _zeros_in(a):
+    """How many entries of ``a`` are 0 (PyTorch's prod_backward asks, and branches)."""
+    return int((a == 0).sum())
+
+
+def _prod_all_bwd(grad, self, result):
+    """PyTorch's prod_backward (Note [products with zeros])."""
+    if self.dim() == 0:
+        return grad
+    zeros = _zeros_in(self)
+    if zeros == 0:
+        return grad * (result / self)
+    if zeros > 1 and not _st.grad_enabled:
+        return self.new_zeros(tuple(self.shape))
     return (grad * _prod_others(self.reshape(-1), 0)).reshape(tuple(self.shape))
 
 
-def _prod_dim_bwd(grad, self, dim, keepdim):
+def _prod_dim_bwd(grad, self, result, dim, keepdim):
+    """PyTorch's prod_backward along ``dim``: any zero in the whole input, and every
+    slice takes the product of the others (Note [products with zeros])."""
     if self.dim() == 0:
         return grad
     g = _restore(grad, tuple(self.shape), (dim,), keepdim)
-    if self.shape[dim] == 0:
-        return g.expand(tuple(self.shape))
+    if _zeros_in(self) == 0:
+        return g * (_restore(result, tuple(self.shape), (dim,), keepdim) / self)
     return g * _prod_others(self, dim)
 
 
-# (``result`` is named so that it is saved, as PyTorch's ProdBackward0/1 save it: the
-# product modified in place before the backward is refused there, as in PyTorch; the
-# formulas themselves take the product of the others, which is exact with zeros)
+# (``result`` is saved, as PyTorch's ProdBackward0/1 save it: with no zero the gradient
+# is ``grad * result / self``; the product modified in place before the backward is
+# refused, as in PyTorch)
 PROD = defop("prod", "ProdBackward0", lambda self: _xp(self).asarray(self.prod()),
-             self=lambda grad, self, result: _prod_all_bwd(grad, self))
+             self=lambda grad, self, result: _prod_all_bwd(grad, self, result))
 PROD_DIM = defop("prod_dim", "ProdBackward1",
                  lambda self, dim, keepdim: _xp(self).asarray(
                      self.prod(axis=() if self.ndim == 0 else dim, keepdims=keepdim)),
                  attrs=("dim", "keepdim"),
-                 self=lambda grad, self, result, dim, keepdim: _prod_dim_bwd(grad, self, dim,
-                                                                            keepdim))
+                 self=lambda grad, self, result, dim, keepdim: _prod_dim_bwd(
+                     grad, self, result, dim, keepdim))
 
 
 @method("prod")
