@@ -22,10 +22,12 @@ double backward to come) every gradient is 0, without computing anything.
 ``sum_{j>=k} grad_j * prod_{i<=j, i!=k} x_i``. Before the first zero of a slice
 (``k < z``) it is ``(reverse cumsum of grad * result)_k / x_k`` (dividing by a non-zero
 ``x_k``, and ``result_j`` is already 0 from ``z`` on); after the first zero it is 0 (every
-product holds ``x_z``); at the first zero it is ``sum_{j>=z} grad_j * r_j`` where ``r`` is
-the cumulative product of ``x`` with that one zero replaced by 1. This is what PyTorch's
-cumprod_backward computes; here it is written with ``where``/``cumsum``/``cumprod``, so it
-is differentiable in turn (a second backward meets fewer zeros each time).
+product holds ``x_z``); at the first zero it is ``prod(x[:z]) * sum_{z<=j<z2} grad_j *
+prod(x[z+1..j])``, ``z2`` the second zero (the later terms hold two zeros; leaving them
+out keeps an infinite entry there from making 0 * inf = NaN). A slice of one entry passes
+its gradient as it is. This is what PyTorch's cumprod_backward computes, bit for bit at
+0, inf and NaN; under create_graph it takes every term one k at a time
+(``_cumprod_bwd_by_terms``), differentiable in turn, as PyTorch does.
 """
 from __future__ import annotations
 
@@ -236,8 +238,8 @@ def _scan_fwd(name):
 
 def _cumprod_bwd(grad, self, result, dim):
     # Note [products with zeros]
-    if self.dim() == 0 or self.numel() == 0:
-        return grad
+    if self.dim() == 0 or self.numel() <= 1 or self.shape[dim] == 1:
+        return grad   # (PyTorch's first answer: one entry per slice passes its gradient)
     from .pointwise import where
     is_zero = self == 0
     if not bool(is_zero._data.any()):
@@ -251,9 +253,14 @@ def _cumprod_bwd(grad, self, result, dim):
     # grad, and PyTorch sums those terms out)
     g_before = where(before, _reverse_cumsum(where(before, grad * result, 0.0), dim)
                      / where(before, self, 1.0), 0.0)
-    r = where(first, 1.0, self).cumprod(dim)
-    at = (grad * r).masked_fill(before, 0.0).sum(dim, keepdim=True)
-    return g_before + where(first, at, 0.0)
+    # at the first zero z: prod(x[:z]) * sum_{z <= j < z2} grad_j * prod(x[z+1..j]), z2 the
+    # second zero (the terms from it on hold two zeros: PyTorch leaves them out, so an
+    # infinite entry there does not make 0 * inf = NaN)
+    between = nz == 1
+    after = where(between & ~first, self, 1.0).cumprod(dim)
+    at = (grad * after).masked_fill(~between, 0.0).sum(dim, keepdim=True)
+    head = where(before, self, 1.0).prod(dim, keepdim=True)
+    return g_before + where(first, head * at, 0.0)
 
 
 def _cumprod_bwd_by_terms(grad, self, dim):

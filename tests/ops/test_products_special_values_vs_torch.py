@@ -1,4 +1,4 @@
-"""Note [products with zeros] (ops/stats.py): prod's backward follows PyTorch's
+"""Note [products with zeros] (ops/stats.py): prod's and cumprod's backward follow PyTorch's
 prod_backward branch for branch — ``grad * result / x`` with no zero in the input (an
 infinite entry's gradient is inf/inf = NaN there), the product of the others with zeros,
 all zeros for the full product with two zeros or more outside create_graph — so the
@@ -49,3 +49,27 @@ def test_prod_gradients_at_special_values_are_torchs(kind, create):
         with np.errstate(all="ignore"):
             ours, theirs = _grad(vg, c, kind, create), _grad(torch, c, kind, create)
         assert np.array_equal(ours, theirs, equal_nan=True), (c, ours, theirs)
+
+
+def _cumprod_grad(M, c, create, dim):
+    x = M.tensor(c, dtype=M.float64, requires_grad=True)
+    y = x.reshape(2, -1) if dim else x
+    g, = M.autograd.grad(y.cumprod(dim).sum(), x, create_graph=create)
+    return g.detach().numpy()
+
+
+@pytest.mark.parametrize("create", [False, True])
+def test_cumprod_gradients_at_special_values_are_torchs(create):
+    """cumprod's backward (Note [products with zeros]): before the first zero of a slice,
+    at it (up to the second zero), after it; a slice of one entry; as torch, bit for
+    bit."""
+    torch = torch_or_skip()
+    for c in _cases():
+        with np.errstate(all="ignore"):
+            ours, theirs = _cumprod_grad(vg, c, create, 0), _cumprod_grad(torch, c, create, 0)
+        assert np.array_equal(ours, theirs, equal_nan=True), (c, ours, theirs)
+        if len(c) % 2 == 0 and c:   # two rows, along dim 1
+            with np.errstate(all="ignore"):
+                ours, theirs = (_cumprod_grad(vg, c, create, 1),
+                                _cumprod_grad(torch, c, create, 1))
+            assert np.array_equal(ours, theirs, equal_nan=True), (c, ours, theirs)
