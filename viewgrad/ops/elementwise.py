@@ -359,11 +359,14 @@ def _sinc_fwd(self):
 
 
 def _sinc_bwd(grad, self):
-    # d/dx sin(pi x)/(pi x) = (pi x cos(pi x) - sin(pi x)) / (pi x²); 0 at x == 0
-    zero = self == 0
+    # d/dx sin(pi x)/(pi x) = (pi x cos(pi x) - sin(pi x)) / (pi x²), PyTorch's
+    # sinc_backward operation for operation: (grad * numerator) / (x * x * pi), and 0
+    # where that denominator is 0 — at x == 0 and wherever x² underflows (x = 1e-310).
+    # The masked entries compute with x = 1 instead, so a double backward sees no NaN.
+    zero = self * self * math.pi == 0
     x = _where(zero, 1.0, self)
-    px = math.pi * x
-    return grad * _where(zero, 0.0, (px * px.cos() - px.sin()) / (px * x))
+    px = x * math.pi
+    return _where(zero, 0.0, grad * (px * px.cos() - px.sin()) / (x * x * math.pi))
 
 
 SINC = defop("sinc", "SincBackward0", _sinc_fwd, self=_sinc_bwd)

@@ -192,10 +192,10 @@ def _logit_fwd(self, eps):
 
 
 def _logit_bwd(grad, self, eps):
-    g = grad / (self * (1 - self))
-    if eps is None:
-        return g
     from .pointwise import where
+    g = grad / (self * (1 - self))
+    if eps is None:   # outside [0, 1] logit is NaN, and so is its gradient (PyTorch's)
+        return where((self < 0) | (self > 1), math.nan, g)
     return where((self < eps) | (self > 1 - eps), 0.0, g)
 
 
