@@ -184,6 +184,17 @@ def with_number(op, x, other):
     return out
 
 
+def _a_constant_like(c, cd, x, data):
+    """Whether Tensor ``c`` (its array ``cd``) is a constant shaped, typed and placed like
+    ``x`` (its host array ``data``): no history, no grad, not a view, not an inference
+    tensor (a lean result not yet asked for its counter is none: Note [a version counter
+    made when first asked])."""
+    return (type(cd) is _HOST and cd.dtype is data.dtype and cd.shape == data.shape
+            and c._grad_fn is None and not c._requires_grad and c._view_info is None
+            and c._device is x._device and not c._output_nr
+            and (c._vc is None or not c._vc.inference))
+
+
 def with_constant(op, x, c):
     """``dispatch(op, (x, c))`` for ``c`` a constant Tensor shaped, typed and placed like
     ``x`` (Note [lean ops]); None when that is not the case (the caller dispatches)."""
@@ -193,12 +204,9 @@ def with_constant(op, x, c):
     row = op.lean2
     if row is None:
         row = _row(op, 2)
-    if (fn is None or not row or type(data) is not _HOST or type(cd) is not _HOST
-            or x._view_info is not None or c._grad_fn is not None or c._requires_grad
-            or c._view_info is not None or cd.dtype is not data.dtype
-            or cd.shape != data.shape or data.dtype.char not in "fd" or not _st.plain
-            or c._device is not x._device or c._version_counter.inference
-            or c._output_nr):
+    if (fn is None or not row or type(data) is not _HOST or x._view_info is not None
+            or data.dtype.char not in "fd" or not _st.plain
+            or not _a_constant_like(c, cd, x, data)):
         return None
     f, cls, name = row[0], row[1], row[2]
     r = f(data, cd)
@@ -302,14 +310,9 @@ def operator_method(op, slow, constants=False):
                     z = cache.get(other)
                     if z is None:
                         z = B.scalar_operand(data, other)
-                else:   # with_constant's questions: a constant shaped, typed, placed as self
+                else:   # with_constant's question: a constant shaped, typed, placed as self
                     z = other._data
-                    if (type(z) is not _HOST or z.dtype is not data.dtype
-                            or z.shape != data.shape or other._grad_fn is not None
-                            or other._requires_grad or other._view_info is not None
-                            or other._device is not self._device or other._output_nr
-                            or (other._vc is not None and other._vc.inference)):
-                        # (no counter yet: a lean result, not an inference tensor)
+                    if not _a_constant_like(other, z, self, data):
                         return slow(self, other)
                 row = op.lean2   # (False while the profiler times every forward)
                 if row is None:
