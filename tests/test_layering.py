@@ -25,6 +25,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "viewgrad"
 # area -> rank: a module may import its own area and any area of lower rank
 RANK = {
     "backend": 0, "strict": 0,
+    "blas": 0,            # NumPy's own BLAS routine that NumPy does not expose (axpy)
     "printing": 1, "tensor": 1,
     "return_types": 1,    # the named tuples of max/sort/topk... (plain data, no imports)
     "autograd": 2,

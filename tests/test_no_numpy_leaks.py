@@ -10,7 +10,7 @@ the same code." This test reads the source of every module under ``viewgrad/`` (
     was bound;
   * calls to ``backend.host_numpy()``, the one escape hatch to host numpy.
 
-Exempt: the array backends themselves (``backend.py``, ``strict.py``), and the tiny
+Exempt: the array backends themselves (``backend.py``, ``strict.py``, ``blas.py``), and the tiny
 ALLOWLIST below of host-side code that never sees a device array. What to do instead:
 use the device's array module (``B.xp_of(arr)``, ``tensor._device.xp``), or a backend
 helper (``B.expand_view``, ``B.host_zeros``, ``B.unravel_index``, ...), adding one to
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.once   # reads source files: the same on every device p
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "viewgrad"
 
-BACKENDS = {"backend.py", "strict.py"}
+BACKENDS = {"backend.py", "strict.py", "blas.py"}
 ALLOWLIST = {
     # path relative to viewgrad/ -> why it may use host numpy (via B.host_numpy() only)
     "printing.py": "formats a HOST copy of the data (dev.to_host) with numpy's "

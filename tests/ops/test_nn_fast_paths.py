@@ -448,15 +448,30 @@ def _update_run(fast, case, dtype, shape=(3, 4)):
         _update_way(prev)
 
 
+@pytest.fixture(params=["axpy", "no_blas"])
+def blas_way(request, monkeypatch):
+    """Both ways of Note [alpha as one fused multiply-add] (blas.py): NumPy's BLAS axpy,
+    and the two-rounding formula of a NumPy without it."""
+    from viewgrad import blas
+    if request.param == "no_blas":
+        monkeypatch.setattr(blas, "AXPY", None)
+    elif blas.AXPY is None:
+        pytest.skip("this NumPy's BLAS has no axpy that viewgrad knows (blas.py)")
+    return request.param
+
+
 @pytest.mark.parametrize("dtype", [vg.float32, vg.float64])
 @pytest.mark.parametrize("case", sorted(UPDATE_CASES))
-def test_update_with_alpha_is_the_teaching_path(case, dtype):
+def test_update_with_alpha_is_the_teaching_path(case, dtype, blas_way):
     assert _update_run(True, case, dtype) == _update_run(False, case, dtype)
 
 
 @pytest.mark.parametrize("dtype", [vg.float32, vg.float64])
 @pytest.mark.parametrize("case", ["sgd", "add", "int_alpha", "transposed_grad", "aliased"])
-def test_update_with_alpha_in_the_scratch_buffer_is_the_teaching_path(case, dtype):
+def test_update_with_alpha_in_the_scratch_buffer_is_the_teaching_path(case, dtype,
+                                                                      monkeypatch):
+    from viewgrad import blas
+    monkeypatch.setattr(blas, "AXPY", None)   # the scratch buffer is the no-BLAS way
     # 128 x 160 floats: 80 / 160 KiB, inside Note [a scratch buffer for the scaled update]
     fast = _update_run(True, case, dtype, (128, 160))
     assert fast == _update_run(False, case, dtype, (128, 160))
@@ -493,7 +508,9 @@ def test_scaled_update_reuses_one_bounded_buffer_per_thread(monkeypatch):
 @pytest.mark.host_only("Note [a scratch buffer for the scaled update] is for host arrays")
 def test_sgd_step_takes_the_scratch_buffer_and_keeps_the_grad(monkeypatch):
     import threading
+    from viewgrad import blas
     from viewgrad.ops import inplace
+    monkeypatch.setattr(blas, "AXPY", None)   # the scratch buffer is the no-BLAS way
     monkeypatch.setattr(inplace, "_SCRATCH", threading.local())
     rng = np.random.default_rng(5)
     w = vg.tensor(rng.standard_normal((64, 300)).astype(np.float32), requires_grad=True)
@@ -504,6 +521,32 @@ def test_sgd_step_takes_the_scratch_buffer_and_keeps_the_grad(monkeypatch):
     assert inplace._SCRATCH.buf.nbytes == w.numel() * 4
     np.testing.assert_array_equal(w.grad.numpy(), g)   # p.grad untouched
     np.testing.assert_array_equal(w.detach().numpy(), before - g * np.float32(0.1))
+
+
+@pytest.mark.host_only("Note [alpha as one fused multiply-add] is for host arrays")
+def test_sgd_step_with_axpy_is_one_pass_one_rounding_and_keeps_the_grad(monkeypatch):
+    import threading
+    from viewgrad import blas
+    from viewgrad.ops import inplace
+    if blas.AXPY is None:
+        pytest.skip("this NumPy's BLAS has no axpy that viewgrad knows (blas.py)")
+    monkeypatch.setattr(inplace, "_SCRATCH", threading.local())
+    calls = []
+    real = blas.axpy_into
+    monkeypatch.setattr(blas, "axpy_into", lambda *a: calls.append(a[0].shape) or real(*a))
+    rng = np.random.default_rng(5)
+    w = vg.tensor(rng.standard_normal((64, 300)).astype(np.float32), requires_grad=True)
+    c = vg.tensor(rng.standard_normal((64, 300)).astype(np.float32))
+    (w * c).sum().backward()
+    g = w.grad.numpy().copy()
+    before = w.detach().numpy().copy()
+    vg.optim.SGD([w], lr=0.1).step()
+    assert calls == [(64, 300)] and not hasattr(inplace._SCRATCH, "buf")
+    np.testing.assert_array_equal(w.grad.numpy(), g)   # p.grad untouched
+    # one rounding: the exact p - lr*g (exact in float64 for float32 operands), rounded
+    exact = before.astype(np.float64) - np.float64(np.float32(0.1)) * g.astype(np.float64)
+    np.testing.assert_array_equal(w.detach().numpy(), exact.astype(np.float32))
+    assert not np.array_equal(w.detach().numpy(), before - g * np.float32(0.1))
 
 
 @pytest.mark.host_only("Note [an update with alpha, under no_grad] is for host arrays")
@@ -534,4 +577,7 @@ def test_sgd_update_matches_torch():
         t.sub_(torch.tensor(b), alpha=1e-3)
         t.add_(torch.tensor(b), alpha=0.5)
     assert v._version == t._version
+    from viewgrad import blas
+    if blas.AXPY is not None and v.device.type == "cpu":   # one rounding, as torch
+        np.testing.assert_array_equal(v.cpu().numpy(), t.numpy())
     np.testing.assert_allclose(v.cpu().numpy(), t.numpy(), rtol=1e-6)

@@ -346,8 +346,6 @@ def _compute_into(op, self, others, attrs, opname, compute):
         if ufunc is not None:
             o = others[0]
             o = o._data if isinstance(o, Tensor) else o
-            if attrs:   # add_(other, alpha=a) / sub_: other * a first, as the forward does
-                o = o * attrs[0]
             if ufunc_into(self._device.xp, ufunc, self._data, o):
                 return
     args = [self._data] + [t._data if isinstance(t, Tensor) else t for t in others]
@@ -392,7 +390,8 @@ def check_inplace(t, requires_grad, opname, overlap=True):
     refused."""
     d = t._data
     strides = d.strides
-    for sz, st in zip(d.shape, strides) if overlap and 0 in strides else ():
+    # an empty tensor has no element to overlap (NumPy gives fresh empty arrays 0 strides)
+    for sz, st in zip(d.shape, strides) if overlap and 0 in strides and d.size else ():
         if st == 0 and sz > 1:
             raise RuntimeError(
                 f"{opname}: unsupported operation: more than one element of the written-to "

@@ -150,8 +150,10 @@ def regenerate_on(view, vi, base, cs):
 # result is exactly what the general path would write: a float self, an operand of self's
 # dtype (or a Python number) whose shape broadcasts to self's.
 
+# Not add_/sub_ with alpha: their forward rounds once (Note [alpha as one fused
+# multiply-add], blas.py), which a ufunc cannot.
 INPLACE_UFUNCS = {"add": "add", "add_scalar": "add", "sub": "subtract", "mul": "multiply",
-                  "div": "true_divide", "add_alpha": "add", "sub_alpha": "subtract"}
+                  "div": "true_divide"}
 
 
 def ufunc_into(xp, name, d, o):

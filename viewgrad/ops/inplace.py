@@ -13,6 +13,7 @@ import threading
 import warnings
 
 from .. import backend as B
+from .. import blas as _blas
 from ..autograd.inplace_lean import lean_binary_
 from ..autograd.state import state as _st
 from ..tensor import Tensor
@@ -65,12 +66,15 @@ def _integer_inplace(f, name, self, other):
 # ``add_``) under no_grad, with ``p`` and ``g`` host float tensors of one dtype, shape and
 # device, in different memory. For that call apply_inplace's checks all pass and record
 # nothing (the stride-0 and partial-overlap checks, the devices, no node in no_grad), and
-# _compute_into writes ``g * alpha`` into p with the ufunc (Note [in-place ufuncs] in
-# views_fast.py): ``_update_`` runs that same multiply and ufunc and the same version bump
-# (blame mark included) without the calls between them. Every other call — grad mode on,
-# inference mode, a tracer's in-place observer, integers, broadcasting, a Tensor or
-# non-float alpha, shared memory — takes the teaching path. set_fast_update(False) turns
-# it off; tests/ops/test_nn_fast_paths.py compares both ways.
+# the row's forward computes ``p - lr * g`` with one rounding (Note [alpha as one fused
+# multiply-add], blas.py) and writes it into p. ``_update_`` makes the same one-rounding
+# update in p's memory, in one pass (BLAS axpy), with the same version bump (blame mark
+# included) and without the calls between. Every other call takes the teaching path:
+# grad mode on, inference mode, a tracer's in-place observer, integers, broadcasting, a
+# Tensor or non-float alpha, shared memory, p and g in different layouts. Without axpy in
+# NumPy's BLAS, the update is the two-rounding formula the forward then falls back on,
+# with the product in a scratch buffer (the Note below). set_fast_update(False) turns it
+# off; tests/ops/test_nn_fast_paths.py compares both ways.
 
 _fast_update = [True]
 
@@ -83,7 +87,7 @@ def set_fast_update(enabled: bool) -> bool:
     return prev
 
 
-def _update_(self, other, alpha, ufunc, name):
+def _update_(self, other, alpha, ufunc, name, sign):
     """``self.<name>(other, alpha=alpha)`` for the common optimizer call, or None."""
     st = _st
     if (st.grad_enabled or st.inference or st.inplace_observer is not None
@@ -97,15 +101,19 @@ def _update_(self, other, alpha, ufunc, name):
             or self._device is not other._device or self._storage is other._storage
             or self._version_counter.inference):
         return None
-    ufunc(d, _scaled(o, alpha), out=d)
+    if _blas.AXPY is not None:
+        if not _blas.axpy_into(d, sign * alpha, o):
+            return None   # a layout axpy does not take: the forward's one rounding
+    else:
+        ufunc(d, _scaled(o, alpha), out=d)
     self._version_counter.bump(name)
     return self
 
 
 # Note [a scratch buffer for the scaled update]
-# ``p.sub_(g, alpha=lr)`` needs ``g * lr`` somewhere before the subtraction (writing it
-# into g would change the user's ``p.grad``; one rounding of a fused multiply-subtract
-# would change the bits). A fresh temporary for every parameter, every step, is what
+# Where NumPy's BLAS has no axpy (blas.py), ``p.sub_(g, alpha=lr)`` needs ``g * lr``
+# somewhere before the subtraction (writing it into g would change the user's
+# ``p.grad``). A fresh temporary for every parameter, every step, is what
 # made a training loop page-fault: allocated last, on top of the heap, and freed at
 # once, it leaves a free block above the trim threshold, so glibc returns the memory to
 # the system after each update and the next step's gradients fault it back in, page by
@@ -137,7 +145,7 @@ def _scaled(o, alpha):
 @method("add_")
 def add_(self, other, alpha=1):
     if alpha != 1:   # Note [an update with alpha, under no_grad]
-        done = _update_(self, other, alpha, _add, "add_")
+        done = _update_(self, other, alpha, _add, "add_", 1.0)
         if done is not None:
             return done
         check_alpha("add_", alpha)
@@ -161,7 +169,7 @@ def add_(self, other, alpha=1):
 @method("sub_")
 def sub_(self, other, alpha=1):
     if alpha != 1:   # Note [an update with alpha, under no_grad]
-        done = _update_(self, other, alpha, _subtract, "sub_")
+        done = _update_(self, other, alpha, _subtract, "sub_", -1.0)
         if done is not None:
             return done
         check_alpha("sub_", alpha)

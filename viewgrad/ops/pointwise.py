@@ -10,6 +10,7 @@ backward), mul saves the OTHER operand only when it requires grad.
 from __future__ import annotations
 
 from .. import backend as B
+from ..blas import add_scaled   # Note [alpha as one fused multiply-add]
 from ..tensor import Tensor
 from .operands import (EXPONENT, F_EXPONENT, OTHER, check_alpha, function_form, method_form,
                        operand as _operand)
@@ -63,11 +64,24 @@ ADD_SCALAR = defop("add_scalar", "AddBackward0", _add_fwd,
                    edge_for_every_input=True)
 # ``add(other, alpha=a)`` / ``sub``: one node that keeps alpha as an attribute (not a saved
 # tensor), as PyTorch's AddBackward0 does; other * alpha as its own op would record a
-# MulBackward0 whose saved scalar is freed by backward.
-ADD_ALPHA = defop("add_alpha", "AddBackward0", lambda self, other, alpha: self + other * alpha,
+# MulBackward0 whose saved scalar is freed by backward. The forward rounds once, as
+# PyTorch's does: Note [alpha as one fused multiply-add] (blas.py).
+
+
+def _add_alpha_fwd(self, other, alpha):
+    r = add_scaled(self, other, alpha)
+    return self + other * alpha if r is None else r
+
+
+def _sub_alpha_fwd(self, other, alpha):
+    r = add_scaled(self, other, -alpha)
+    return self - other * alpha if r is None else r
+
+
+ADD_ALPHA = defop("add_alpha", "AddBackward0", _add_alpha_fwd,
                   promote=True, inputs=("self", "other"), attrs=("alpha",), broadcast=True,
                   self=lambda grad: grad, other=lambda grad, alpha: grad * alpha)
-SUB_ALPHA = defop("sub_alpha", "SubBackward0", lambda self, other, alpha: self - other * alpha,
+SUB_ALPHA = defop("sub_alpha", "SubBackward0", _sub_alpha_fwd,
                   promote=True, inputs=("self", "other"), attrs=("alpha",), broadcast=True,
                   self=lambda grad: grad, other=lambda grad, alpha: grad * -alpha)
 SUB = defop("sub", "SubBackward0", _sub_fwd,

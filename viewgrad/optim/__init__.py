@@ -116,7 +116,7 @@ class Optimizer:
         (L2 decay folded into the gradient, as torch's SGD/RMSprop/Adagrad/Adadelta do)."""
         g = -grad if group["maximize"] else grad
         wd = group["weight_decay"]
-        return g + p * wd if wd else g
+        return g.add(p, alpha=wd) if wd else g   # one rounding, as torch's grad.add(p, alpha=wd)
 
     def _update(self, p, grad, group, state):
         raise NotImplementedError(f"{type(self).__name__} must define _update(p, grad, group, "
@@ -195,7 +195,7 @@ class SGD(Optimizer):
                 buf = state["momentum_buffer"] = g.clone()
             else:
                 buf.mul_(mom).add_(g, alpha=1 - group["dampening"])
-            g = g + buf * mom if group["nesterov"] else buf
+            g = g.add(buf, alpha=mom) if group["nesterov"] else buf
         p.add_(g, alpha=-group["lr"])
 
 
@@ -233,7 +233,7 @@ class Adam(Optimizer):
             if self._decoupled:
                 p.mul_(1 - lr * wd)
             else:
-                g = g + p * wd
+                g = g.add(p, alpha=wd)
         if not state:
             state["step"] = 0
             state["exp_avg"] = zeros_like(p)

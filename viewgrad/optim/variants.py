@@ -54,7 +54,7 @@ def _decayed(p, grad, group):
         if group["decoupled_weight_decay"]:
             p.mul_(1 - group["lr"] * wd)
         else:
-            g = g + p * wd
+            g = g.add(p, alpha=wd)
     return g
 
 

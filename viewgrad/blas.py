@@ -1,0 +1,190 @@
+"""NumPy's own BLAS, for the one routine NumPy does not expose: axpy, ``y += a * x`` in
+one pass over memory with one rounding per element (a fused multiply-add).
+
+Note [alpha as one fused multiply-add]
+PyTorch computes ``add(self, other, alpha=a)`` and ``sub`` as ``fma(a, other, self)``:
+its vectorized CPU kernel rounds once. So does every optimizer step written with alpha,
+``p.add_(g, alpha=-lr)``. NumPy has no fused multiply-add ufunc: ``self + other * a``
+rounds twice, which gives a different float32 result from PyTorch's in about a quarter
+of the elements when ``a`` is 2.5. It also needs memory for the product, so an optimizer
+step makes two passes over each parameter where PyTorch makes one.
+
+The BLAS that NumPy's wheels carry (scipy-openblas) has ``saxpy``/``daxpy``. They compute
+``y + a*x`` with the CPU's FMA instruction wherever the CPU has one, which is also where
+PyTorch uses it. That gives PyTorch's bits, in one pass.
+
+The routine is looked up by name through the extension module NumPy itself loaded, so
+it is the very library NumPy's matmul runs on. Where no known name is there (NumPy built
+on Accelerate or MKL, or from source), or the routine fails a check at load, ``AXPY`` is
+None. The callers then keep the two-rounding formula.
+
+Used by ops/pointwise.py (the ``add_alpha``/``sub_alpha`` rows) and ops/inplace.py
+(Note [an update with alpha, under no_grad]). tests/ops/test_alpha_fma_vs_torch.py checks
+the bits against torch and against exact arithmetic.
+"""
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+__all__ = ["AXPY", "axpy_into", "add_scaled"]
+
+# Note [axpy's blocks and threads]
+# OpenBLAS's axpy kernel runs the elements in blocks (32 float32s on Haswell and Zen) with
+# FMA, and the last ``n % block`` elements in a C loop that rounds twice. PyTorch rounds
+# once everywhere, so the tail is run as one padded block of its own. With more than one
+# BLAS thread, axpy over 10,000 elements splits the array between threads at arbitrary
+# points, and each part has a tail; so then the calls go in chunks of at most 8,192
+# elements (one thread each). The block size is measured when this module loads (a
+# block of elements where one rounding and two give different numbers), and the
+# routine is not used if no block size works.
+
+# (axpy name, get-num-threads name, C integer type of n and the strides): scipy-openblas64
+# (NumPy >= 2 wheels), scipy-openblas32, an OpenBLAS built with 64-bit integers.
+_NAMES = (("scipy_cblas_{}axpy64_", "scipy_openblas_get_num_threads64_", ctypes.c_int64),
+          ("scipy_cblas_{}axpy", "scipy_openblas_get_num_threads", ctypes.c_int32),
+          ("cblas_{}axpy64_", "openblas_get_num_threads64_", ctypes.c_int64))
+_CHUNK = 8192       # elements per call with more than one BLAS thread (OpenBLAS: <= 10,000)
+# x = 1 + 2**-k, a = 1 - 2**-k, y = -1: one rounding gives -2**-2k, two give 0
+_PROBE_K = {"f": 13, "d": 27}
+
+
+def _find():
+    """({'f': (saxpy, block), 'd': (daxpy, block)}, threads function or None, largest n);
+    None when NumPy's BLAS has no known axpy or no block size gives one rounding."""
+    try:
+        from numpy._core import _multiarray_umath as mod
+    except ImportError:   # NumPy 1.x
+        try:
+            from numpy.core import _multiarray_umath as mod
+        except ImportError:
+            return None
+    try:
+        # dlsym on this handle also searches the libraries the module links: the BLAS
+        lib = ctypes.CDLL(mod.__file__)
+    except OSError:
+        return None
+    for pattern, threads_name, cint in _NAMES:
+        fns = {}
+        for char, cfloat in (("f", ctypes.c_float), ("d", ctypes.c_double)):
+            fn = getattr(lib, pattern.format("s" if char == "f" else "d"), None)
+            if fn is None:
+                break
+            fn.restype = None
+            fn.argtypes = [cint, cfloat, ctypes.c_void_p, cint, ctypes.c_void_p, cint]
+            block = _block(fn, char)
+            if block is None:
+                break
+            fns[char] = (fn, block)
+        if len(fns) == 2:
+            threads = getattr(lib, threads_name, None)
+            if threads is not None:
+                threads.restype, threads.argtypes = ctypes.c_int, []
+            return fns, threads, (1 << (8 * ctypes.sizeof(cint) - 1)) - 1
+    return None
+
+
+def _block(fn, char):
+    """The smallest block size whose multiples ``fn`` runs with one rounding (checked at
+    two lengths and an unaligned start), or None (a wrong integer width, no FMA...)."""
+    k = _PROBE_K[char]
+    one = np.ones(1, char)
+    x1, a = one + np.ldexp(one, -k), float((one - np.ldexp(one, -k))[0])
+    want = -np.ldexp(one, -2 * k)[0]
+    try:
+        for block in (8, 16, 32, 64, 128):
+            ok = True
+            for n, skip in ((block, 0), (3 * block + 5, 1)):
+                x = np.full(n + skip, x1[0], char)
+                y = np.full(n + skip, -1.0, char)
+                fn(n, a, x[skip:].ctypes.data, 1, y[skip:].ctypes.data, 1)
+                m = n - n % block
+                ok = ok and bool((y[skip:skip + m] == want).all()) and y[0] == (
+                    -1.0 if skip else want)
+            if ok:
+                return block
+    except Exception:   # noqa: BLE001 - a foreign call that fails in any way: unused
+        return None
+    return None
+
+
+_FOUND = _find()
+AXPY = None if _FOUND is None else _FOUND[0]   # {'f': (saxpy, block), 'd': (...)}, or None
+_THREADS = None if _FOUND is None else _FOUND[1]
+_MAX_N = 0 if _FOUND is None else _FOUND[2]
+
+
+_char, _addressof = ctypes.c_char, ctypes.addressof
+
+
+def _address(a):
+    """The address of contiguous array ``a``'s first element (``a.ctypes.data`` costs
+    three times as much; it is the way for a read-only array)."""
+    try:
+        return _addressof(_char.from_buffer(a))
+    except (TypeError, ValueError, BufferError):   # read-only, or not C-ordered
+        return a.ctypes.data
+
+
+def axpy_into(y, a, x):
+    """``y += a * x`` with one rounding, in y's memory; False (nothing done) unless y and
+    x are host float32/float64 arrays of one dtype, shape and dense layout (both C, or
+    both Fortran, order) that do not overlap (Note [axpy's blocks and threads])."""
+    if AXPY is None or type(y) is not np.ndarray or type(x) is not np.ndarray:
+        return False
+    entry = AXPY.get(y.dtype.char)
+    if entry is None or x.dtype != y.dtype or x.shape != y.shape:
+        return False
+    yfl, xfl = y.flags, x.flags
+    if not (yfl.writeable and ((yfl.c_contiguous and xfl.c_contiguous)
+                               or (yfl.f_contiguous and xfl.f_contiguous))):
+        return False
+    n = y.size
+    if not n:
+        return True
+    if n > _MAX_N:
+        return False
+    yp, xp, nbytes = _address(y), _address(x), y.nbytes
+    if xp < yp + nbytes and yp < xp + nbytes:
+        return False   # overlapping memory: axpy's order of writes would show
+    fn, block = entry
+    m = n - n % block
+    if m <= _CHUNK or (_THREADS is not None and _THREADS() == 1):
+        if m:
+            fn(m, a, xp, 1, yp, 1)
+    else:
+        size = y.itemsize
+        for i in range(0, m, _CHUNK):
+            fn(min(_CHUNK, m - i), a, xp + i * size, 1, yp + i * size, 1)
+    if m < n:   # the tail, in memory order, as one padded block
+        yf, xf = y.ravel("K"), x.ravel("K")   # views: both dense, in one order
+        px, py = np.zeros(block, y.dtype), np.zeros(block, y.dtype)
+        px[:n - m] = xf[m:]
+        py[:n - m] = yf[m:]
+        fn(block, a, _address(px), 1, _address(py), 1)
+        yf[m:] = py[:n - m]
+    return True
+
+
+def add_scaled(a, b, alpha):
+    """``a + alpha * b`` (broadcast) with one rounding per element, as a new array in
+    the dtype of the two (float32 with float64 is float64, as an in-place op's promoted
+    computation is); None when a and b are not host float32/float64 arrays or there is
+    no BLAS."""
+    if AXPY is None or type(a) is not np.ndarray or type(b) is not np.ndarray:
+        return None
+    dt = a.dtype
+    if b.dtype != dt:
+        if b.dtype.char not in AXPY:
+            return None
+        dt = np.promote_types(dt, b.dtype)
+        b = b.astype(dt, copy=False)
+    if dt.char not in AXPY:
+        return None
+    shape = a.shape if a.shape == b.shape else np.broadcast_shapes(a.shape, b.shape)
+    out = np.empty(shape, dt)
+    np.copyto(out, a)
+    if b.shape != shape or not b.flags.c_contiguous:
+        b = np.ascontiguousarray(np.broadcast_to(b, shape))
+    return out if axpy_into(out, alpha, b) else None
