@@ -25,6 +25,7 @@ the bits against torch and against exact arithmetic.
 from __future__ import annotations
 
 import ctypes
+import threading
 
 import numpy as np
 
@@ -157,14 +158,26 @@ def axpy_into(y, a, x):
         size = y.itemsize
         for i in range(0, m, _CHUNK):
             fn(min(_CHUNK, m - i), a, xp + i * size, 1, yp + i * size, 1)
-    if m < n:   # the tail, in memory order, as one padded block
-        yf, xf = y.ravel("K"), x.ravel("K")   # views: both dense, in one order
-        px, py = np.zeros(block, y.dtype), np.zeros(block, y.dtype)
-        px[:n - m] = xf[m:]
-        py[:n - m] = yf[m:]
-        fn(block, a, _address(px), 1, _address(py), 1)
-        yf[m:] = py[:n - m]
+    if m < n:   # the tail (in memory order: both dense, in one order) as a padded block
+        pads = getattr(_PADS, y.dtype.char, None) or _new_pads(y.dtype, block)
+        size = y.itemsize
+        tail, r = m * size, (n - m) * size
+        _memmove(pads[0], xp + tail, r)
+        _memmove(pads[1], yp + tail, r)
+        fn(block, a, pads[0], 1, pads[1], 1)   # what lies past r in the pads is unused
+        _memmove(yp + tail, pads[1], r)
     return True
+
+
+_PADS = threading.local()   # per thread, per dtype char: (x pad address, y pad address, pads)
+_memmove = ctypes.memmove
+
+
+def _new_pads(dtype, block):
+    px, py = np.zeros(block, dtype), np.zeros(block, dtype)
+    pads = (_address(px), _address(py), px, py)   # the arrays keep the memory alive
+    setattr(_PADS, dtype.char, pads)
+    return pads
 
 
 def add_scaled(a, b, alpha):

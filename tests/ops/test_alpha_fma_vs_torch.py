@@ -281,3 +281,17 @@ def test_axpy_into_refuses_what_it_cannot_do_in_one_pass():
     assert blas.axpy_into(y, -0.5, f)
     assert np.array_equal(y, f - 0.5 * f)
     assert f.flags.writeable and np.array_equal(f, np.arange(12).reshape(3, 4))
+
+
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+def test_axpy_rounds_once_at_every_length(dtype):
+    # Note [axpy's blocks and threads]: OpenBLAS's own tail rounds twice; ours is run as a
+    # padded block; past 8,192 elements with several BLAS threads, the calls are chunked
+    dt = DTYPES[dtype]
+    rng = np.random.default_rng(3)
+    for n in list(range(1, 70)) + [8191, 8192, 8193, 20001]:
+        a, b = (rng.standard_normal(n).astype(dt) for _ in range(2))
+        y = a.copy()
+        assert blas.axpy_into(y, 0.7, b)
+        idx = np.r_[0:min(n, 70), max(0, n - 40):n]
+        assert np.array_equal(y[idx], _exact(a[idx], b[idx], 0.7, dt)), n
