@@ -18,9 +18,17 @@ it is the very library NumPy's matmul runs on. Where no known name is there (Num
 on Accelerate or MKL, or from source), or the routine fails a check at load, ``AXPY`` is
 None. The callers then keep the two-rounding formula.
 
-Used by ops/pointwise.py (the ``add_alpha``/``sub_alpha`` rows) and ops/inplace.py
-(Note [an update with alpha, under no_grad]). tests/ops/test_alpha_fma_vs_torch.py checks
-the bits against torch and against exact arithmetic.
+Used by ops/pointwise.py (the ``add_alpha``/``sub_alpha`` rows, and a number ``other``
+with alpha, which PyTorch wraps as a 0-d tensor), ops/inplace.py (Note [an update with
+alpha, under no_grad]) and ops/binary.py (lerp with a number weight: PyTorch's vector
+loop is ``fma(w, end - self, self)``, or ``fma(w - 1, end - self, end)``).
+
+PyTorch also fuses where no axpy fits: ``addcmul`` is ``fma(value * t1, t2, self)`` and
+lerp with a tensor weight one fma per element. For float32 that one rounding is computed
+exactly in float64 (``fma_float32``); float64 keeps the two-rounding formula.
+
+tests/ops/test_alpha_fma_vs_torch.py checks the bits against torch and against exact
+arithmetic.
 """
 from __future__ import annotations
 
@@ -29,7 +37,7 @@ import threading
 
 import numpy as np
 
-__all__ = ["AXPY", "axpy_into", "add_scaled"]
+__all__ = ["AXPY", "axpy_into", "add_scaled", "fma_float32"]
 
 # Note [axpy's blocks and threads]
 # OpenBLAS's axpy kernel runs the elements in blocks (32 float32s on Haswell and Zen) with
@@ -146,6 +154,16 @@ def axpy_into(y, a, x):
         return True
     if n > _MAX_N:
         return False
+    if type(a) is not float:
+        try:
+            a = float(a)   # a NumPy number or an int (ctypes takes Python numbers only)
+        except (TypeError, ValueError, OverflowError):
+            return False
+    if a == 0.0:
+        # BLAS returns at once for a zero alpha; fma(0, x, y) is y + (0 * x), NaN where x
+        # is infinite or NaN and +0 for y = -0: exact in NumPy, one rounding of nothing
+        np.add(y, x * 0.0, out=y)
+        return True
     yp, xp, nbytes = _address(y), _address(x), y.nbytes
     if xp < yp + nbytes and yp < xp + nbytes:
         return False   # overlapping memory: axpy's order of writes would show
@@ -201,3 +219,22 @@ def add_scaled(a, b, alpha):
     if b.shape != shape or not b.flags.c_contiguous:
         b = np.ascontiguousarray(np.broadcast_to(b, shape))
     return out if axpy_into(out, alpha, b) else None
+
+
+def fma_float32(a, b, c):
+    """``a * b + c`` for float32 arrays (broadcast) with one rounding, exactly: the
+    product of two float32s is exact in float64, the float64 sum's error is recovered
+    exactly (Knuth's TwoSum), and a sum that lands on a float32 midpoint is nudged the
+    way that error points before the one rounding to float32 (rounding twice there
+    would tie to even). None unless a, b and c are host float32 arrays."""
+    if not all(type(v) is np.ndarray and v.dtype == np.float32 for v in (a, b, c)):
+        return None
+    f64 = np.float64
+    p = a.astype(f64) * b.astype(f64)
+    s = c.astype(f64)
+    r = p + s
+    bv = r - s
+    err = (s - (r - bv)) + (p - bv)
+    with np.errstate(invalid="ignore", over="ignore"):
+        nudged = np.where(err != 0, np.nextafter(r, np.copysign(np.inf, err)), r)
+    return nudged.astype(np.float32)

@@ -201,7 +201,7 @@ def test_in_place_as_torch(dtype, pair, op, alpha, mode):
 SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 3e38, -3e38, 1e-45, 1.0, -2.5, 1e308]
 
 
-@pytest.mark.parametrize("alpha", [2.5, -0.5, 1e-3, 1e30])
+@pytest.mark.parametrize("alpha", [2.5, -0.5, 1e-3, 1e30, 0.0, -0.0])
 @pytest.mark.parametrize("dtype", sorted(DTYPES))
 def test_special_values_as_torch(dtype, alpha):
     # fma(2.5, 3e38, -3e38) is finite in float32; rounding the product first overflows
@@ -295,3 +295,142 @@ def test_axpy_rounds_once_at_every_length(dtype):
         assert blas.axpy_into(y, 0.7, b)
         idx = np.r_[0:min(n, 70), max(0, n - 40):n]
         assert np.array_equal(y[idx], _exact(a[idx], b[idx], 0.7, dt)), n
+
+
+@pytest.mark.parametrize("other", [0.1, 2, -3.7, 1e30])
+@pytest.mark.parametrize("alpha", [3, 0.7, -2.5])
+@pytest.mark.parametrize("op", ["add", "sub"])
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+def test_a_number_other_is_a_0d_tensor_as_torch(dtype, op, alpha, other):
+    # torch wraps the number: one rounding of x + alpha * other (not other * alpha first,
+    # in double, then x + that), and its AddBackward0/SubBackward0 saves alpha. Its
+    # scalar-operand loop rounds a few last elements twice (test_a_0d_other_...)
+    torch = torch_or_skip()
+    a = np.random.default_rng(9).standard_normal(1000).astype(DTYPES[dtype])
+
+    def run(M):
+        x = M.tensor(a, requires_grad=True)
+        y = getattr(x, op)(other, alpha=alpha)
+        y.backward(M.ones_like(y))
+        return (y.detach().numpy(), x.grad.numpy(), y.grad_fn.name(), y.grad_fn._saved_alpha,
+                len(y.grad_fn.next_functions), str(y.dtype).split(".")[-1])
+    ours, theirs = run(vg), run(torch)
+    assert ours[2:] == theirs[2:]
+    assert np.array_equal(ours[1], theirs[1])
+    assert np.array_equal(ours[0][:-16], theirs[0][:-16])
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("weight", [0.3, -0.2, 0.5, 0.7, 1.0, 1.5, 0.0, 0.1])
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+def test_lerp_with_a_number_weight_as_torch(dtype, weight):
+    # torch's vector loop: fma(w, end - self, self) for |w| < 0.5, else
+    # fma(w - 1, end - self, end); out of place, in place, and the gradients
+    torch = torch_or_skip()
+    dt = DTYPES[dtype]
+    rng = np.random.default_rng(12)
+    a, b = (rng.standard_normal(1024).astype(dt) for _ in range(2))
+    with np.errstate(all="ignore"):
+        s = np.array(SPECIAL, dt)
+    a[:len(s)], b[len(s):2 * len(s)] = s, s
+
+    def run(M):
+        x, e = M.tensor(a, requires_grad=True), M.tensor(b, requires_grad=True)
+        y = M.lerp(x, e, weight)
+        y.backward(M.ones_like(y))
+        z = M.tensor(a)
+        z.lerp_(M.tensor(b), weight)
+        return [t.detach().numpy() for t in (y, z, x.grad, e.grad)]
+    with np.errstate(all="ignore"):
+        for o, t in zip(run(vg), run(torch)):
+            assert np.array_equal(o, t, equal_nan=True), np.argwhere(
+                ~((o == t) | (np.isnan(o) & np.isnan(t))))[:10]
+
+
+def test_fma_float32_rounds_once_where_float64_would_round_twice():
+    # 1 + x*y with x*y = 2**-24 (1 + 2**-30) exactly: the float64 sum drops the 2**-54
+    # and lands on a float32 midpoint, which ties to 1.0; the exact sum rounds up
+    x = np.array([np.float32(1321) * np.float32(2.0 ** -30)], np.float32)
+    y = np.array([np.float32(812825) * np.float32(2.0 ** -24)], np.float32)
+    one = np.ones(1, np.float32)
+    assert np.float32(np.float64(1) + np.float64(x[0]) * np.float64(y[0])) == 1.0
+    assert blas.fma_float32(x, y, one)[0] == _round_to(
+        Fraction(1) + Fraction(float(x[0])) * Fraction(float(y[0])), np.float32)
+    assert blas.fma_float32(x.astype(np.float64), y, one) is None
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_fma_float32_as_exact_arithmetic(seed):
+    rng = np.random.default_rng(seed)
+    a, b, c = ((rng.standard_normal(9) * 10 ** rng.uniform(-8, 8, 9)).astype(np.float32)
+               for _ in range(3))
+    want = [_round_to(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z)),
+                      np.float32) for x, y, z in zip(a, b, c)]
+    assert np.array_equal(blas.fma_float32(a, b, c), np.array(want, np.float32))
+
+
+@pytest.mark.parametrize("value", [0.3, 1, -2.5])
+def test_addcmul_float32_as_torch(value):
+    # torch's vector loop: fma(value * t1, t2, self)
+    torch = torch_or_skip()
+    rng = np.random.default_rng(13)
+    a, b, c = (rng.standard_normal(1024).astype(np.float32) for _ in range(3))
+
+    def run(M):
+        x, t1, t2 = (M.tensor(v, requires_grad=True) for v in (a, b, c))
+        y = M.addcmul(x, t1, t2, value=value)
+        y.backward(M.ones_like(y))
+        z = M.tensor(a)
+        z.addcmul_(M.tensor(b), M.tensor(c), value=value)
+        return [t.detach().numpy() for t in (y, z, x.grad, t1.grad, t2.grad)]
+    for o, t in zip(run(vg), run(torch)):
+        assert np.array_equal(o, t), np.argwhere(o != t)[:10]
+
+
+def test_lerp_float32_with_a_tensor_weight_as_torch():
+    torch = torch_or_skip()
+    rng = np.random.default_rng(14)
+    a, b = (rng.standard_normal(1024).astype(np.float32) for _ in range(2))
+    w = (rng.standard_normal(1024) * 0.8).astype(np.float32)
+    w[:4] = [0.5, -0.5, 1.0, 0.0]
+    ours = vg.lerp(vg.tensor(a), vg.tensor(b), vg.tensor(w)).numpy()
+    theirs = torch.lerp(torch.tensor(a), torch.tensor(b), torch.tensor(w)).numpy()
+    assert np.array_equal(ours, theirs), np.argwhere(ours != theirs)[:10]
+
+
+ADAM_CONFIGS = [("Adam", dict(lr=1e-2)), ("Adam", dict(lr=1e-2, weight_decay=0.1)),
+                ("AdamW", dict(lr=1e-2)), ("Adam", dict(lr=1e-3, betas=(0.8, 0.9))),
+                ("Adam", dict(lr=1e-2, amsgrad=True))]
+
+
+@pytest.mark.parametrize("cfg", range(len(ADAM_CONFIGS)))
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+def test_adam_moments_as_torch(dtype, cfg):
+    # torch's single-tensor Adam: exp_avg.lerp_(g, 1 - b1), exp_avg_sq.mul_(b2)
+    # .addcmul_(g, g, value=1 - b2), p.addcdiv_(m, denom, value=-step_size). The moments
+    # match bit for bit; the parameters up to torch's float32 sqrt, which is not always
+    # the correctly rounded one that NumPy's (and so viewgrad's) is
+    torch = torch_or_skip()
+    name, kw = ADAM_CONFIGS[cfg]
+    dt = DTYPES[dtype]
+
+    def run(M):
+        rng = np.random.default_rng(11)
+        w = M.tensor(rng.standard_normal((13, 7)).astype(dt), requires_grad=True)
+        c = M.tensor(rng.standard_normal((13, 7)).astype(dt))
+        opt = getattr(M.optim, name)([w], **kw)
+        out = []
+        for _ in range(4):
+            opt.zero_grad()
+            ((w * c) ** 2).sum().backward()
+            opt.step()
+            st = opt.state[w]
+            out.append((st["exp_avg"].numpy().copy(), st["exp_avg_sq"].numpy().copy(),
+                        w.detach().numpy().copy()))
+        return out
+    for step, (o, t) in enumerate(zip(run(vg), run(torch))):
+        if step == 0:   # before any sqrt difference can feed back
+            assert np.array_equal(o[0], t[0]) and np.array_equal(o[1], t[1])
+        tol = 1e-6 if dt == np.float32 else 1e-14
+        np.testing.assert_allclose(o[2], t[2], rtol=tol, atol=tol)

@@ -9,6 +9,7 @@ no derivative in PyTorch either; here its result simply does not require grad.
 from __future__ import annotations
 
 from .. import backend as B
+from ..blas import add_scaled, fma_float32   # Note [alpha as one fused multiply-add]
 from ..tensor import Tensor
 from . import inplace as I
 from . import pointwise as P
@@ -213,13 +214,25 @@ def _rfloordiv(self, other):
 def _lerp_fwd(self, end, weight):
     # PyTorch's two branches: self + w (end - self) for |w| < 0.5, else end - (end - self)
     # (1 - w) — exact at w = 1, and NaN for an infinite end at w >= 0.5, as in PyTorch
+    # — with a number weight, as PyTorch's vector loop computes them: one rounding of
+    # fma(w, end - self, self), or fma(w - 1, end - self, end) with w - 1 in self's dtype
+    # (Note [alpha as one fused multiply-add], blas.py)
     xp = _xp(self, end)
     if not B.is_array(weight):
+        d = end - self
         if abs(weight) < 0.5:
-            return self + weight * (end - self)
-        return end - (end - self) * (1 - weight)
-    return xp.where(xp.abs(weight) < 0.5, self + weight * (end - self),
-                    end - (end - self) * (1 - weight))
+            r = add_scaled(self, d, weight)
+            return self + weight * d if r is None else r
+        r = None
+        if type(d) is B.HOST_ARRAY and d.dtype.char in "fd":
+            r = add_scaled(end, d, float(d.dtype.type(weight) - d.dtype.type(1)))
+        return end - d * (1 - weight) if r is None else r
+    small = xp.abs(weight) < 0.5
+    d = end - self
+    r = fma_float32(xp.where(small, weight, weight - 1), d, xp.where(small, self, end))
+    if r is not None:   # float32: the vector loop's one fma, per element
+        return r
+    return xp.where(small, self + weight * d, end - d * (1 - weight))
 
 
 LERP = defop("lerp", "LerpBackward0", _lerp_fwd,
@@ -231,8 +244,14 @@ LERP_T = defop("lerp_tensor", "LerpBackward1", _lerp_fwd,
                self=lambda grad, weight: grad * (1 - weight),
                end=lambda grad, weight: grad * weight,
                weight=lambda grad, self, end: grad * (end - self))
-ADDCMUL = defop("addcmul", "AddcmulBackward0",
-                lambda self, tensor1, tensor2, value: self + value * tensor1 * tensor2,
+def _addcmul_fwd(self, tensor1, tensor2, value):
+    # PyTorch's vector loop: fma(value * tensor1, tensor2, self), one rounding of the sum;
+    # exact for float32 (blas.fma_float32), ``self + value * t1 * t2`` otherwise
+    r = fma_float32(value * tensor1, tensor2, self) if type(value) in (int, float) else None
+    return self + value * tensor1 * tensor2 if r is None else r
+
+
+ADDCMUL = defop("addcmul", "AddcmulBackward0", _addcmul_fwd,
                 inputs=("self", "tensor1", "tensor2"), attrs=("value",), broadcast=True,
                 self=lambda grad: grad,
                 tensor1=lambda grad, tensor2, value: grad * tensor2 * value,

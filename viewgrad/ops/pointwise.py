@@ -68,6 +68,19 @@ ADD_SCALAR = defop("add_scalar", "AddBackward0", _add_fwd,
 # PyTorch's does: Note [alpha as one fused multiply-add] (blas.py).
 
 
+def _number_as_0d(self, other, alpha):
+    """``x.add(2.5, alpha=a)`` on a float32/float64 tensor: PyTorch wraps the number as a
+    0-d tensor (its AddBackward0 saves alpha) and rounds ``x + a * 2.5`` once; a bool or
+    complex number, or another dtype, keeps ``other * alpha`` (PyTorch's promotion of a
+    wrapped number differs from a 0-d tensor's there)."""
+    return (type(self) is Tensor and type(other) in (int, float) and type(alpha) in (int, float)
+            and self._data.dtype.char in "fd")
+
+
+def _as_0d(self, number):
+    return Tensor._make(self._device.xp.asarray(number, dtype=self._data.dtype), self._device)
+
+
 def _add_alpha_fwd(self, other, alpha):
     r = add_scaled(self, other, alpha)
     return self + other * alpha if r is None else r
@@ -292,6 +305,8 @@ def add(self, other, alpha=1):
                 return dispatch(ADD_ALPHA, (self, other), (alpha,))
             except ValueError:
                 raise _bshape_err("add", self, other) from None
+        if _number_as_0d(self, other, alpha):   # as torch: ADD_ALPHA, one rounding, alpha saved
+            return dispatch(ADD_ALPHA, (self, _as_0d(self, other)), (alpha,))
         other = other * alpha
     if not isinstance(other, Tensor):
         return dispatch(ADD_SCALAR, (self, other))
@@ -345,6 +360,8 @@ def sub(self, other, alpha=1):
                 return dispatch(SUB_ALPHA, (self, other), (alpha,))
             except ValueError:
                 raise _bshape_err("sub", self, other) from None
+        if _number_as_0d(self, other, alpha):   # as torch: SUB_ALPHA, one rounding, alpha saved
+            return dispatch(SUB_ALPHA, (self, _as_0d(self, other)), (alpha,))
         other = other * alpha
     if type(other) is not float or type(self) is not Tensor or self._data.dtype.kind == "b":
         _check_bool_sub(self, other)

@@ -243,16 +243,17 @@ class Adam(Optimizer):
         state["step"] += 1
         t = state["step"]
         m, v = state["exp_avg"], state["exp_avg_sq"]
-        m.mul_(b1).add_(g, alpha=1 - b1)
-        v.mul_(b2).add_(g * g, alpha=1 - b2)
+        # torch's single-tensor Adam, operation for operation (the same roundings)
+        m.lerp_(g, 1 - b1)
+        v.mul_(b2).addcmul_(g, g, value=1 - b2)
         bc1 = 1 - b1 ** t
         bc2 = 1 - b2 ** t
         if group["amsgrad"]:
             mx = state["max_exp_avg_sq"]
             mx.copy_(where(mx >= v, mx, v))  # running elementwise maximum
             v = mx
-        denom = (v.sqrt() / math.sqrt(bc2)).add_(eps)
-        p.add_(m / denom, alpha=-lr / bc1)
+        denom = (v.sqrt() / bc2 ** 0.5).add_(eps)
+        p.addcdiv_(m, denom, value=-(lr / bc1))
 
 
 class AdamW(Adam):
