@@ -431,3 +431,34 @@ def test_adam_moments_as_torch(dtype, cfg):
             assert np.array_equal(o[0], t[0]) and np.array_equal(o[1], t[1])
         tol = 1e-6 if dt == np.float32 else 1e-14
         np.testing.assert_allclose(o[2], t[2], rtol=tol, atol=tol)
+
+
+ALPHA_CHECKS = [
+    "M.ones(3).add(M.ones(3), alpha=True)", "M.ones(3).sub(M.ones(3), alpha=True)",
+    "M.ones(3).add(2.0, alpha=True)", "M.ones(3).add_(M.ones(3), alpha=True)",
+    "M.ones(3).sub_(M.ones(3), alpha=True)",
+    "M.ones(3, dtype=M.bool).add(M.ones(3, dtype=M.bool), alpha=2)",
+    "M.ones(3, dtype=M.bool).add(M.ones(3, dtype=M.bool), alpha=True)",
+    "M.ones(3, dtype=M.bool).add(M.zeros(3, dtype=M.bool), alpha=0)",
+    "M.ones(3).add(1, alpha=1j)", "M.ones(3).add(M.ones(3), alpha=1j)",
+    "M.ones(3).add_(1, alpha=1j)", "M.ones(3).sub(True, alpha=3)",
+    "M.ones(3).sub_(True, alpha=2)", "M.ones(3).sub(M.ones(3, dtype=M.bool), alpha=2)",
+    "M.ones(3, dtype=M.int64).add(M.ones(3, dtype=M.int64), alpha=2.5)",
+    "M.ones(3, dtype=M.int32).add(2, alpha=3)", "M.ones(3, dtype=M.int32).add(0.5, alpha=3)",
+]
+
+
+@pytest.mark.parametrize("expr", ALPHA_CHECKS)
+def test_alpha_checks_as_torch(expr):
+    # torch's alpha_check against the result dtype (bool alpha only for bool results, no
+    # complex alpha for real ones, no float alpha for integers) and sub's bool refusal
+    # before it — True == 1, so a bool alpha must not pass as "no alpha"
+    torch = torch_or_skip()
+
+    def run(M):
+        try:
+            r = eval(expr, {"M": M})
+        except Exception as e:  # noqa: BLE001 - the error is what we compare
+            return ("raise", type(e).__name__, str(e).split("\n")[0][:60])
+        return ("ok", str(r.dtype).split(".")[-1], r.numpy().tolist())
+    assert run(vg) == run(torch)

@@ -151,6 +151,8 @@ def add_(self, other, alpha=1):
         check_alpha("add_", alpha)
     if type(other) is not Tensor and type(other) is not float:
         other = _other(other, self, "add_")
+    if (alpha != 1 or alpha is True) and self._data.dtype.kind not in "iub":
+        alpha = P._checked_alpha(self, other, alpha)
     if alpha == 1:   # Note [lean in-place] (autograd/inplace_lean.py)
         done = lean_binary_(P.ADD if type(other) is Tensor else P.ADD_SCALAR, self, other,
                             "add_")
@@ -174,6 +176,8 @@ def sub_(self, other, alpha=1):
             return done
         check_alpha("sub_", alpha)
     other = _other(other, self, "sub_")
+    if (alpha != 1 or alpha is True) and self._data.dtype.kind not in "iub" and type(other) is not bool:
+        alpha = P._checked_alpha(self, other, alpha)
     if self._data.dtype.kind in "iub" or type(other) is bool or (
             isinstance(other, Tensor) and other._data.dtype.kind == "b"):
         P._check_bool_sub(self, other)   # PyTorch's words for a bool operand

@@ -290,17 +290,17 @@ def _coerce(x, like):
 def add(self, other, alpha=1):
     """``self + alpha * other`` (broadcast), as ``torch.add``; NotImplemented for an
     operand PyTorch does not take (Note [operators answer NotImplemented], operands.py)."""
-    if type(other) is float and alpha == 1 and type(self) is Tensor:
+    if type(other) is float and alpha == 1 and alpha is not True and type(self) is Tensor:
         return _with_number(ADD_SCALAR, self, other)   # dispatch(ADD_SCALAR...): Note [lean ops]
     if type(other) is not Tensor:
         other = _operand(other, self)
         if other is NotImplemented:
             return other
-    if alpha != 1:
+    if alpha != 1 or alpha is True:   # (True == 1: torch checks a bool alpha)
         check_alpha("add", alpha)
+        if isinstance(self, Tensor):
+            alpha = _checked_alpha(self, other, alpha)
         if isinstance(self, Tensor) and isinstance(other, Tensor):
-            if self._data.dtype.kind in "iub" or other._data.dtype.kind in "iub":
-                alpha = _integer_alpha(self, other, alpha)
             try:
                 return dispatch(ADD_ALPHA, (self, other), (alpha,))
             except ValueError:
@@ -351,11 +351,12 @@ def sub(self, other, alpha=1):
         other = _operand(other, self)
         if other is NotImplemented:
             return other
-    if alpha != 1:
+    if alpha != 1 or alpha is True:   # (True == 1: torch checks a bool alpha)
         check_alpha("sub", alpha)
+        _check_bool_sub(self, other)   # torch's sub_check comes before its alpha_check
+        if isinstance(self, Tensor):
+            alpha = _checked_alpha(self, other, alpha)
         if isinstance(self, Tensor) and isinstance(other, Tensor):
-            if self._data.dtype.kind in "iub" or other._data.dtype.kind in "iub":
-                alpha = _integer_alpha(self, other, alpha)
             try:
                 return dispatch(SUB_ALPHA, (self, other), (alpha,))
             except ValueError:
@@ -553,14 +554,21 @@ def number_as(value, dtype):
     return v
 
 
-def _integer_alpha(self, other, alpha):
-    """add/sub's ``alpha`` for integer or bool tensors, PyTorch's checks and conversion."""
+def _checked_alpha(self, other, alpha):
+    """add/sub's ``alpha`` checked against the result dtype as PyTorch's alpha_check does,
+    and converted: an int for integer results, a bool for bool ones (a bool tensor's
+    ``a + alpha * b`` is ``a or (alpha and b)``)."""
     rt = promoted_dtype((self, other))
     if isinstance(alpha, bool) and rt.kind != "b":
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
     if isinstance(alpha, float) and rt.kind in "iub":
         raise RuntimeError("For integral input tensors, argument alpha must not be a "
                            "floating point number.")
+    if isinstance(alpha, complex) and rt.kind != "c":
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a "
+                           "complex number.")
+    if rt.kind == "b":
+        return bool(alpha)
     return number_as(alpha, rt) if rt.kind in "iu" else alpha
 
 
