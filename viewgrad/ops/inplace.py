@@ -176,7 +176,8 @@ def sub_(self, other, alpha=1):
             return done
         check_alpha("sub_", alpha)
     other = _other(other, self, "sub_")
-    if (alpha != 1 or alpha is True) and self._data.dtype.kind not in "iub" and type(other) is not bool:
+    if ((alpha != 1 or alpha is True) and self._data.dtype.kind not in "iub"
+            and type(other) is not bool):   # (a bool other: sub's own refusal, below)
         alpha = P._checked_alpha(self, other, alpha)
     if self._data.dtype.kind in "iub" or type(other) is bool or (
             isinstance(other, Tensor) and other._data.dtype.kind == "b"):

@@ -12,7 +12,6 @@ State (momentum buffers, Adam's moments) is kept per parameter in ``optimizer.st
 """
 from __future__ import annotations
 
-import math
 
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
