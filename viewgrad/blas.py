@@ -145,26 +145,48 @@ def axpy_into(y, a, x):
     entry = AXPY.get(y.dtype.char)
     if entry is None or x.dtype != y.dtype or x.shape != y.shape:
         return False
-    yfl, xfl = y.flags, x.flags
-    if not (yfl.writeable and ((yfl.c_contiguous and xfl.c_contiguous)
-                               or (yfl.f_contiguous and xfl.f_contiguous))):
-        return False
-    n = y.size
-    if not n:
-        return True
-    if n > _MAX_N:
-        return False
     if type(a) is not float:
         try:
             a = float(a)   # a NumPy number or an int (ctypes takes Python numbers only)
         except (TypeError, ValueError, OverflowError):
             return False
+    try:
+        # both writeable and row-major (from_buffer refuses anything else): the addresses
+        # at once, without the flags objects (Note [an update in one call])
+        return _axpy_at(y, a, x, entry, _addressof(_char.from_buffer(y)),
+                        _addressof(_char.from_buffer(x)))
+    except (TypeError, ValueError, BufferError):
+        pass
+    yfl, xfl = y.flags, x.flags
+    if not (yfl.writeable and ((yfl.c_contiguous and xfl.c_contiguous)
+                               or (yfl.f_contiguous and xfl.f_contiguous))):
+        return False
+    if not y.size:
+        return True
+    return _axpy_at(y, a, x, entry, _address(y), _address(x))
+
+
+# Note [an update in one call]
+# An optimizer's ``p.sub_(g, alpha=lr)`` comes here once per parameter per step, after a
+# step's big matrix products have pushed the interpreter's own data out of the CPU's
+# caches, so each attribute read and call costs several times what it costs in a loop of
+# small updates. The common case, two writeable row-major arrays, is recognised by
+# ctypes itself: ``c_char.from_buffer`` accepts exactly those (and refuses an empty, a
+# read-only or a strided array) and gives the address that BLAS needs in the same call.
+# Everything else is asked of the flags, as before.
+
+def _axpy_at(y, a, x, entry, yp, xp):
+    """axpy_into's call: ``y += a * x`` for dense arrays of one layout at addresses yp,
+    xp (y's elements, then x's, in memory order)."""
+    n = y.size
+    if n > _MAX_N:
+        return False
     if a == 0.0:
         # BLAS returns at once for a zero alpha; fma(0, x, y) is y + (0 * x), NaN where x
         # is infinite or NaN and +0 for y = -0: exact in NumPy, one rounding of nothing
         np.add(y, x * 0.0, out=y)
         return True
-    yp, xp, nbytes = _address(y), _address(x), y.nbytes
+    nbytes = y.nbytes
     if xp < yp + nbytes and yp < xp + nbytes:
         return False   # overlapping memory: axpy's order of writes would show
     fn, block = entry

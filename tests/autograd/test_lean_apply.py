@@ -149,3 +149,45 @@ def test_the_profiler_sees_every_op_and_node_the_lean_ways_run():
         assert rows.get(key), (key, rows)
     assert rows["mul"] == 2 and rows["MulBackward0"] == 2
     assert all(op.node_cls.__dict__.get("_lean_apply") for op in (TANH, MUL, SUB))
+
+
+# The lean steps of Note [lean apply]'s last two shapes: a kernel that takes nothing
+# (TBackward0, NegBackward0, CloneBackward0) and one that takes the saved result and a
+# dim (LogSoftmaxBackward0, SoftmaxBackward0); each program ends in a step that reads its
+# input's gradient, so the steps run in the loop and in Note [chain run] both.
+SHAPED = {
+    "t": lambda y: y.reshape(-1, 3).t() * 1.5,
+    "neg": lambda y: (-y) * 1.5,
+    "clone": lambda y: y.clone() * 1.5,
+    "log_softmax": lambda y: y.reshape(-1, 3).log_softmax(-1) * 1.5,
+    "softmax": lambda y: y.reshape(-1, 3).softmax(0) * 1.5,
+    "t_log_softmax": lambda y: y.reshape(-1, 3).t().log_softmax(1).t().tanh(),
+}
+
+
+@pytest.mark.parametrize("dtype", [vg.float32, vg.float64])
+@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("name", sorted(SHAPED))
+def test_the_new_lean_shapes_are_the_general_step(name, case, dtype):
+    program = SHAPED[name]
+
+    def run():
+        x = _x(dtype)
+        try:
+            CASES[case](program, x)
+        except RuntimeError as e:
+            return ("error", str(e))
+        return _grad_or_error(lambda: x.grad)
+
+    lean, general = _both_ways(run)
+    assert lean == general
+
+
+@pytest.mark.host_only("the lean steps are installed per row; checked on host tensors")
+def test_the_new_lean_shapes_are_installed():
+    from viewgrad.ops import nnops, views
+    from viewgrad.ops.pointwise import NEG
+    for op, kind in ((views.T, "nothing_saved"), (NEG, "nothing_saved"),
+                     (nnops.LOG_SOFTMAX, "result_and_attribute")):
+        step = op.node_cls.__dict__["_chain_step"]
+        assert step.__func__.__qualname__.startswith(kind), op

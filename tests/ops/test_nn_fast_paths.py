@@ -426,7 +426,17 @@ UPDATE_CASES = {
     "inference": lambda p, g: p.sub_(g, alpha=0.5),
     "expanded": lambda p, g: p[0:1].expand(*p.shape).sub_(g, alpha=0.5),
     "transposed_grad": lambda p, g: p.sub_(g.t().contiguous().t(), alpha=0.5),
+    # one storage, no overlap: axpy takes it (Note [an update in one call], blas.py)
+    "rows_of_one_matrix": lambda p, g: p[0].sub_(p[2], alpha=0.5),
+    "fortran_pair": lambda p, g: p.t().sub_(g.t(), alpha=0.5),
+    "readonly_grad": lambda p, g: p.sub_(vg.from_numpy(_readonly(g.numpy())), alpha=0.5),
 }
+
+
+def _readonly(a):
+    a = a.copy()
+    a.flags.writeable = False
+    return a
 
 
 def _update_run(fast, case, dtype, shape=(3, 4)):

@@ -25,6 +25,7 @@ import weakref
 
 from .. import backend as B
 from ..tensor import Tensor
+from . import apply_lean as _apply_lean
 from .graph import Node, check_hook_result
 from .state import state as _st
 
@@ -67,6 +68,14 @@ class AccumulateGrad(Node):
         box = [Tensor._make(a, var._device)]
         a = None
         return self._accumulate_from(box, shared)
+
+    _releasable = False   # (nothing saved: the plain loop's release check, answered)
+
+    def _lean_apply(self, grads):
+        """The plain loop's first try (Note [lean apply], apply_lean.py): this node's step
+        is its ``apply_arrays`` itself, run at once (None while the lean steps are off,
+        then the loop calls ``apply_arrays``, as the profiler times it)."""
+        return self.apply_arrays(grads) if _lean_on[0] else None
 
     def _accumulate_from(self, grads, shared):
         new = grads[0]
@@ -123,6 +132,7 @@ class AccumulateGrad(Node):
 
 _HOST = B.HOST_ARRAY
 _enabled = [True]
+_lean_on = _apply_lean._enabled   # the lean steps' switch (the profiler turns it off)
 
 
 def set_lean_accumulate(enabled: bool) -> bool:

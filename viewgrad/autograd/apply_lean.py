@@ -13,7 +13,11 @@ as the node class's ``_lean_apply``, which the plain backward loop (engine_plain
 * ``first_of_two``: a two-input row whose second input needs no gradient (``y * 1.01``,
   ``y - 1.65``, ``y * c``), the first input's kernel alone;
 * ``one_attribute``: a one-input row whose kernel takes one saved value that is not a
-  tensor's (``sum``: the input's shape), and that saves no tensor.
+  tensor's (``sum``: the input's shape), and that saves no tensor;
+* ``nothing_saved``: a one-input row whose kernel takes nothing (``t``: TBackward0, the
+  transpose of every linear layer's weight; ``neg``);
+* ``result_and_attribute``: a one-input row whose kernel takes its saved result and one
+  saved non-tensor value (``log_softmax``, ``softmax``: the dim).
 
 Each asks what the general step would ask — freed saved values, a saved tensor modified
 in place (its version), saved-tensor hooks, a broadcast or cast input — and answers
@@ -93,6 +97,35 @@ def one_attribute(kernel, name):
     return step, _on_lists(step, False)
 
 
+def nothing_saved(kernel):
+    """The lean step of a one-input row whose kernel takes only the gradient, as
+    ``one_result``'s (a node released by a retain_graph=False backward: the general step)."""
+    def step(self, g):
+        if self._sdict is not None:
+            r = kernel(g)
+            return r if type(r) is _HOST else _as_array(r, g)
+        return None
+    return step, _on_lists(step, False)
+
+
+def result_and_attribute(kernel, attr):
+    """The lean step of a one-input row whose kernel takes its saved result and the saved
+    non-tensor value ``attr``, as ``one_result``'s (a dict of saved values only: the
+    general step makes one from the node's slots)."""
+    def step(self, g):
+        saved = self._sdict
+        if saved is not None and type(saved) is not _IN:
+            v = saved["result"]
+            a = saved[attr]
+            # a saved result with no hooks, unmodified (Note [one saved result], nodes.py)
+            if (type(v) is _ST and v.tensor is None and v.hooks is None and type(a) is not _ST
+                    and v.version_counter.version == v.saved_version):
+                r = kernel(g, v.data, a)
+                return r if type(r) is _HOST else _as_array(r, g)
+        return None
+    return step, _on_lists(step, False)
+
+
 def first_of_two(kernel, names, other_names):
     """The lean step of a two-input row whose second input needs no gradient: the first
     input's ``kernel`` (taking ``names``), then the version checks of what the second
@@ -152,6 +185,11 @@ def specialize(op):
         plan = op.plan1
         if names == ("result",) and plan == (("result", 1, 0),):
             return one_result(kernel, "result")
+        if not names and not plan:
+            return nothing_saved(kernel)
+        if (len(names) == 2 and names[0] == "result" and plan[:1] == (("result", 1, 0),)
+                and len(plan) == 2 and plan[1][0] == names[1] and plan[1][1] in (2, 3)):
+            return result_and_attribute(kernel, names[1])
         if len(names) == 1 and all(kind in (2, 3) for _, kind, _ in plan):
             return one_attribute(kernel, names[0])   # (every value saved: not a tensor's)
         return None

@@ -36,13 +36,25 @@ prefix with no counts at all, and counts only what the first node that branches 
 has several outputs to fill) reaches, ``_collect(node)``: exactly the counts the full
 walk would give those nodes. Which nodes this backward reaches (``will_execute``, for
 multi-grad hooks) is asked of the root itself, when a hook asks (``GraphTask``).
+
+Note [leaves at once]
+A speed trick, fenced off in ``run_plain``: an AccumulateGrad has the highest priority
+in the ready queue (``sys.maxsize``, as PyTorch gives it), and no edges, so one that
+becomes ready is what the queue gives next, and running it readies nothing. The plain
+loop therefore runs the leaves a node makes ready (without hooks) as soon as it has
+handed on all its gradients, in the order they became ready, which is the queue's order
+among equal priorities: no heap entry and no input buffer for them. A leaf fed by
+several edges gets its summed buffer as always.
 """
 from __future__ import annotations
 
 import heapq
 
+from .accumulate import AccumulateGrad
 from .engine_chain import run_chain
 from .graph import _add_input
+
+_ACC = AccumulateGrad
 
 __all__ = ["run_plain"]
 
@@ -78,7 +90,7 @@ def run_plain(root, outs, keep_graph, collect, hooked):
         if edges is not None:
             if deps is None:   # what this node reaches, counted now
                 deps = collect(node)
-            nxt = nxt_ins = None
+            nxt = nxt_ins = leaves = None
             n_outs = len(outs)
             i = -1
             for fn, nr in edges:
@@ -88,6 +100,17 @@ def run_plain(root, outs, keep_graph, collect, hooked):
                 g = outs[i] if i < n_outs else None
                 d = deps[fn] - 1
                 deps[fn] = d
+                if d == 0 and type(fn) is _ACC and not fn._hooked:   # Note [leaves at once]
+                    if fn in buffers:
+                        _add_input(buffers, fn, nr, g)
+                        g = buffers.pop(fn)
+                    else:
+                        g = [g]
+                    if leaves is None:
+                        leaves = [fn, g]
+                    else:
+                        leaves += (fn, g)
+                    continue
                 if (d == 0 and nxt is None and not heap and nr == 0 and not fn._n_outputs
                         and fn not in buffers):
                     # its one gradient, and the one ready node: straight on, no buffer
@@ -110,6 +133,12 @@ def run_plain(root, outs, keep_graph, collect, hooked):
                     counter += 1
             # drop our references to the handed-on gradients (AccumulateGrad may steal)
             outs = g = None
+            if leaves is not None:
+                for j in range(0, len(leaves), 2):
+                    g = leaves[j + 1]
+                    leaves[j + 1] = None
+                    leaves[j].apply_arrays(g)
+                g = leaves = None
             if nxt is not None:
                 node = nxt
                 ins = buffers.pop(node) if nxt_ins is None else nxt_ins

@@ -96,17 +96,20 @@ def _update_(self, other, alpha, ufunc, name, sign):
         return None
     d = self._data
     o = other._data
+    vc = self._vc
     if (type(d) is not _HOST or type(o) is not _HOST or d.dtype != o.dtype
-            or d.dtype.char not in "fd" or d.shape != o.shape or 0 in d.strides
-            or self._device is not other._device or self._storage is other._storage
-            or self._version_counter.inference):
+            or d.dtype.char not in "fd" or d.shape != o.shape or vc is None or vc.inference
+            or self._device is not other._device):
         return None
     if _blas.AXPY is not None:
+        # (memory shared with other: axpy's overlap check, or a sum that cannot tell)
         if not _blas.axpy_into(d, sign * alpha, o):
             return None   # a layout axpy does not take: the forward's one rounding
+    elif 0 in d.strides or self._storage is other._storage:
+        return None
     else:
         ufunc(d, _scaled(o, alpha), out=d)
-    self._version_counter.bump(name)
+    vc.bump(name)
     return self
 
 

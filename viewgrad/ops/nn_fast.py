@@ -262,9 +262,10 @@ def lean_linear(input, weight, bias, T, ADDMM, t_fn):
 # (ops/fast.py) with its saved values by name, then the sum back to a broadcast input's
 # shape (the bias: ``_sum_to_array``). ``AddmmNode._lean_apply`` runs them directly once
 # it has found every saved matrix it needs unmodified, with no hooks and still attached
-# (``_kernel_args``' questions); anything else (a cast input, a stale saved tensor, which
-# must raise the general step's error) answers None, and the loop runs FnNode's step
-# itself (the same frames in a traceback as always). Like every lean step it is off
+# (``_kernel_args``' questions); with alpha and beta 1 (a linear layer) the kernels are
+# written out in the step (the same products, no lambda frames); anything else (a cast
+# input, a stale saved tensor, which must raise the general step's error) answers None,
+# and the loop runs FnNode's step itself (the same frames in a traceback as always). Like every lean step it is off
 # while ``set_lean_apply(False)`` is (the profiler times every node's apply_arrays).
 
 def saved_array(v):
@@ -302,6 +303,19 @@ class AddmmNode(FnNode):
                 m1 = saved_array(saved["mat1"])
             if (e1[0] is None or type(m2) is _HOST) and (e2[0] is None or type(m1) is _HOST):
                 shapes = self._shapes
+                if saved["alpha"] == 1 and saved["beta"] == 1:
+                    # a linear layer's node: the row's kernels (ops/fast.py) written out,
+                    # the same products; mat1 and mat2 are never broadcast, the bias may be
+                    r = None
+                    if e0[0] is not None:
+                        r = g
+                        if shapes is not None and g.shape != shapes[0]:
+                            r = _sum_to_array(g, shapes[0])
+                            if type(r) is not _HOST:
+                                r = B.xp_of(g).asarray(r)   # (a 0-d bias: a NumPy scalar)
+                    return [r, None if m2 is None else g @ m2.T,
+                            None if m1 is None else ((g.T @ m1).T if saved["mat2_transposed"]
+                                                     else m1.T @ g)]
                 out = [None, None, None]
                 if e0[0] is not None:
                     out[0] = fast[0][0](g, saved["beta"])
