@@ -207,3 +207,26 @@ def test_graph_api_checks_are_real():
     assert "grad_fn=<Invalid>" in out
     walk = outcome(vg, _next_functions_shape)[1]
     assert any((None, 0) in edges for _, edges in walk[0])
+
+
+def test_sequence_numbers_are_torchs():
+    """``grad_fn._sequence_nr()`` is a method, as in PyTorch; op nodes count up one by one
+    in the order they are made (a leaf's AccumulateGrad, made on the way, takes no number)
+    and AccumulateGrad's is UINT64_MAX."""
+    from tests.helpers import torch_or_skip
+    torch = torch_or_skip()
+
+    def run(M):
+        a = M.ones(2, requires_grad=True)
+        b = M.ones(2, requires_grad=True)
+        y = a * 2
+        z = a * b           # b's AccumulateGrad is made here
+        w = (y * 3).sum()
+        c = M.ones(2, requires_grad=True)
+        v = (w + c).exp()
+        nodes = [y.grad_fn, z.grad_fn, w.grad_fn, w.grad_fn.next_functions[0][0], v.grad_fn]
+        nrs = [n._sequence_nr() for n in nodes]
+        acc = z.grad_fn.next_functions[1][0]._sequence_nr()
+        return [n - nrs[0] for n in nrs], acc
+
+    assert run(vg) == run(torch)

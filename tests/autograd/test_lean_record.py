@@ -71,7 +71,7 @@ def _run(program, lean_way, monkeypatch, dtype, leaf=False):
     # y saves nothing: the errors below are the program's own nodes; or the leaf itself
     y = x if leaf else x + 0.0
     z = program(y)
-    seq = [fn._sequence_nr for fn in (z.grad_fn, y.grad_fn or z.grad_fn)]
+    seq = [fn._seq_nr for fn in (z.grad_fn, y.grad_fn or z.grad_fn)]
     desc = _describe(z)
     z.sum().backward(retain_graph=True)
     grad = x.grad.tolist()

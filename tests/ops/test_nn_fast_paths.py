@@ -56,7 +56,7 @@ def _describe(t, names=()):
 
 def _seq(t):
     """The nodes' sequence numbers, relative to the newest."""
-    out = [fn._sequence_nr for fn in graph_nodes(t) if fn.name() != "AccumulateGrad"]
+    out = [fn._seq_nr for fn in graph_nodes(t) if fn.name() != "AccumulateGrad"]
     return [s - max(out) for s in out]
 
 

@@ -48,10 +48,10 @@ def signature(roots):
         stack.extend(reversed(nexts))
         if inner is not None:
             stack.extend(e[0] for e in inner.next_functions)
-    seqs = sorted(n._sequence_nr for n in order)
+    seqs = sorted(n._seq_nr for n in order)
     out = []
     for n in order:
-        entry = [n.name(), seqs.index(n._sequence_nr),
+        entry = [n.name(), seqs.index(n._seq_nr),
                  [(index.get(id(e[0])), e[1]) for e in n.next_functions]]
         if n.name() == "CopySlices":
             entry += [index.get(id(n.fn)), n.view_sizes, n.view_strides, n.view_offset,

@@ -33,16 +33,21 @@ __all__ = ["AccumulateGrad", "grad_accumulator", "is_non_overlapping_and_dense",
            "obeys_layout_contract", "clone_obey_contract"]
 
 
+# PyTorch's AccumulateGrad's sequence number: UINT64_MAX, above every op's node
+ACCUMULATE_NR = 2 ** 64 - 1
+
+
 class AccumulateGrad(Node):
     __slots__ = ("variable", "last_action", "_hooks_ran")
 
     def __init__(self, variable):
-        super().__init__(())
+        # PyTorch gives AccumulateGrad the highest priority in the ready queue, and takes
+        # no number from the sequence for it (Node.__init__ would)
+        self.next_functions = ()
+        self._seq_nr = ACCUMULATE_NR
         self.variable = variable
         self.last_action = None
         self._hooks_ran = False
-        # PyTorch gives AccumulateGrad the highest priority in the ready queue.
-        self._sequence_nr = sys.maxsize
 
     def apply(self, grads):
         return self._accumulate_from(grads, False)

@@ -24,7 +24,6 @@ executed node frees its saved tensors.
 from __future__ import annotations
 
 import heapq
-import sys
 from functools import partial
 
 from .. import backend as B
@@ -42,7 +41,7 @@ __all__ = ["backward", "grad", "run_backward", "GraphRoot"]
 _HOST = B.HOST_ARRAY
 _np_ones = B.cpu.xp.ones   # the host array module
 _new = object.__new__
-_ROOT_NR = sys.maxsize + 1   # the root runs first
+_ROOT_NR = 2 ** 64   # the root runs first (above AccumulateGrad's UINT64_MAX)
 
 
 class GraphRoot(Node):
@@ -51,7 +50,7 @@ class GraphRoot(Node):
     def __init__(self, edges, grads):
         super().__init__(tuple(edges))
         self.grads = grads
-        self._sequence_nr = _ROOT_NR
+        self._seq_nr = _ROOT_NR
 
     def apply(self, grads):
         return list(self.grads)
@@ -265,7 +264,7 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
         if tracer is not None:
             tracer.start(root, deps)
         buffers = {root: []}
-        heap = [(-root._sequence_nr, 0, root)]
+        heap = [(-root._seq_nr, 0, root)]
         counter = 1
         heappop, heappush = heapq.heappop, heapq.heappush
         nxt = None  # the one node that became ready while the queue was empty (Note below)
@@ -312,10 +311,10 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
                         nxt = fn
                         continue
                     if nxt is not None:
-                        heappush(heap, (-nxt._sequence_nr, counter, nxt))
+                        heappush(heap, (-nxt._seq_nr, counter, nxt))
                         counter += 1
                         nxt = None
-                    heappush(heap, (-fn._sequence_nr, counter, fn))
+                    heappush(heap, (-fn._seq_nr, counter, fn))
                     counter += 1
             if tracer is not None:   # after the hand-off: buffers, counts, queue as they are now
                 tracer.node(node, seen, outs, heap, deps, buffers)
@@ -350,7 +349,7 @@ def _backward_plain(t, keep_graph):
     g.fill(1)
     root = _new(GraphRoot)
     root.next_functions = (e,)
-    root._sequence_nr = _ROOT_NR
+    root._seq_nr = _ROOT_NR
     root.grads = None   # (Tensors only on the general path)
     prev = _st.enter_backward(False, GraphTask(partial(_collect, root), None, None))
     try:

@@ -39,7 +39,7 @@ multi-grad hooks) is asked of the root itself, when a hook asks (``GraphTask``).
 
 Note [leaves at once]
 A speed trick, fenced off in ``run_plain``: an AccumulateGrad has the highest priority
-in the ready queue (``sys.maxsize``, as PyTorch gives it), and no edges, so one that
+in the ready queue (UINT64_MAX, as PyTorch gives it), and no edges, so one that
 becomes ready is what the queue gives next, and running it readies nothing. The plain
 loop therefore runs the leaves a node makes ready (without hooks) as soon as it has
 handed on all its gradients, in the order they became ready, which is the queue's order
@@ -126,10 +126,10 @@ def run_plain(root, outs, keep_graph, collect, hooked):
                         if nxt_ins is not None:
                             buffers[nxt] = nxt_ins
                             nxt_ins = None
-                        heappush(heap, (-nxt._sequence_nr, counter, nxt))
+                        heappush(heap, (-nxt._seq_nr, counter, nxt))
                         counter += 1
                         nxt = None
-                    heappush(heap, (-fn._sequence_nr, counter, fn))
+                    heappush(heap, (-fn._seq_nr, counter, fn))
                     counter += 1
             # drop our references to the handed-on gradients (AccumulateGrad may steal)
             outs = g = None

@@ -80,7 +80,7 @@ class Node:
 
     # Hook slots and metadata are cold: class-level defaults, an instance attribute (in
     # __dict__) only once used, so building a node costs two assignments.
-    __slots__ = ("next_functions", "_sequence_nr", "__dict__", "__weakref__")
+    __slots__ = ("next_functions", "_seq_nr", "__dict__", "__weakref__")
     _tensor_pre_hooks = None
     _retains_grad = None
     _pre_hooks = None
@@ -92,7 +92,7 @@ class Node:
 
     def __init__(self, next_functions=()):
         self.next_functions = next_functions
-        self._sequence_nr = next_sequence_nr()
+        self._seq_nr = next_sequence_nr()
 
     def _lean_apply(self, grads):
         """A table row's specialized plain step (Note [lean apply], apply_lean.py): its
@@ -111,8 +111,10 @@ class Node:
             self._metadata = {}
         return self._metadata
 
-    def _sequence_nr_(self):
-        return self._sequence_nr
+    def _sequence_nr(self):
+        """This node's place in the ready queue (``torch``'s ``grad_fn._sequence_nr()``):
+        newer nodes have larger numbers and run first; AccumulateGrad has the largest."""
+        return self._seq_nr
 
     def _message_name(self) -> str:
         """The name PyTorch's error messages give this node: the op, without the

@@ -230,7 +230,7 @@ def lean_binary_(op, self, other, opname):
         else:
             c._grad_fn = cn = _new(clone_cls)
             cn.next_functions = (e0,)
-            cn._sequence_nr = _next_seq()
+            cn._seq_nr = _next_seq()
             cn._sdict = _NOTHING_SAVED
             cn._releasable = False
         inputs = (c, other)
@@ -239,7 +239,7 @@ def lean_binary_(op, self, other, opname):
     # record(op, inputs, self, (), edges), in line: same shapes and dtypes, no attrs
     node = _new(cls)
     node.next_functions = edges
-    node._sequence_nr = _next_seq()
+    node._seq_nr = _next_seq()
     if plan:
         saved = {}
         where = None
@@ -285,7 +285,7 @@ def lean_binary_(op, self, other, opname):
     # rebase_history for a view, in line: CopySlices(base, self, vi, node) ...
     cs = _new(CopySlices)
     cs.next_functions = ((base._grad_fn, base._output_nr), e)
-    cs._sequence_nr = _next_seq()
+    cs._seq_nr = _next_seq()
     cs.fn = node
     bd = base._data
     f = base._lean_facts   # Note [a base's facts, kept]
@@ -315,7 +315,7 @@ def lean_binary_(op, self, other, opname):
         vi.version = ver
         self._grad_fn = an = _new(strided_cls)
         an.next_functions = ((cs, 0),)
-        an._sequence_nr = _next_seq()
+        an._seq_nr = _next_seq()
         an._sdict = {"size": g[0], "stride": g[1], "storage_offset": g[2],
                      "in_geom": (bsizes, bstrides, 0)}
         an._releasable = False
@@ -378,7 +378,7 @@ def lean_select(op, x, data, dim, index, replay):
     # record(op, (x,), out, (dim, index), ((fn, x._output_nr),)), in line
     node = _new(select_cls)
     node.next_functions = ((fn, x._output_nr),)
-    node._sequence_nr = _next_seq()
+    node._seq_nr = _next_seq()
     node._sdict = {"self_shape": facts[1], "dim": dim, "index": index}
     node._releasable = False
     out._grad_fn = node

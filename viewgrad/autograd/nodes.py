@@ -507,7 +507,7 @@ def record(op, inputs, out, attrs, edges, one=None):
     numbers): nothing was broadcast, so the shapes are not compared."""
     node = _new(op.node_cls)
     node.next_functions = edges if not op.nondiff else _differentiable(edges, op.nondiff)
-    node._sequence_nr = _next_seq()
+    node._seq_nr = _next_seq()
     # 'input i needs grad' flags, which pick what to save; one input: it does
     n = len(edges)
     if n == 1:

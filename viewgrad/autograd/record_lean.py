@@ -41,7 +41,7 @@ def record_one(op, inputs, out, attrs, x):
             # int tensor * 2.5: cast the gradient back
             node._dtypes = (x._data.dtype, None)
     node.next_functions = _differentiable(edges, op.nondiff) if op.nondiff else edges
-    node._sequence_nr = _next_seq()
+    node._seq_nr = _next_seq()
     if not plan:
         node._sdict = _NOTHING_SAVED
         node._releasable = False

@@ -132,7 +132,7 @@ def unary(op, x):
     out = new_result(r, x._device)
     node = _new(cls)
     node.next_functions = ((fn, x._output_nr),)
-    node._sequence_nr = _next_seq()
+    node._seq_nr = _next_seq()
     if name is None:
         node._sdict = _NOTHING_SAVED
         node._releasable = False
@@ -171,7 +171,7 @@ def with_number(op, x, other):
     out = new_result(r, x._device)
     node = _new(cls)
     node.next_functions = ((fn, x._output_nr), _NO_EDGE)
-    node._sequence_nr = _next_seq()
+    node._seq_nr = _next_seq()
     if name is None:   # x - 1.65 saves nothing
         node._sdict = _NOTHING_SAVED
         node._releasable = False
@@ -215,7 +215,7 @@ def with_constant(op, x, c):
     out = new_result(r, x._device)
     node = _new(cls)
     node.next_functions = ((fn, x._output_nr), _NO_EDGE)
-    node._sequence_nr = _next_seq()
+    node._seq_nr = _next_seq()
     if name is None:   # y + c saves nothing
         node._sdict = _NOTHING_SAVED
         node._releasable = False
@@ -259,7 +259,7 @@ def unary_method(op, slow):
                 out._output_nr = 0
                 node = _new(row[1])
                 node.next_functions = ((fn, self._output_nr),)
-                node._sequence_nr = _next_seq()
+                node._seq_nr = _next_seq()
                 if row[2] is None:
                     out._vc = None   # Note [a version counter made when first asked]
                     node._sdict = _NOTHING_SAVED
@@ -330,7 +330,7 @@ def operator_method(op, slow, constants=False):
                     out._output_nr = 0
                     node = _new(row[1])
                     node.next_functions = ((fn, self._output_nr), _NO_EDGE)
-                    node._sequence_nr = _next_seq()
+                    node._seq_nr = _next_seq()
                     if row[2] is None:   # x - 1.65 and y + c save nothing
                         node._sdict = _NOTHING_SAVED
                         node._releasable = False

@@ -209,7 +209,7 @@ def lean_linear(input, weight, bias, T, ADDMM, t_fn):
     if ew is not None:
         tn = _new(T.node_cls)
         tn.next_functions = (ew,)
-        tn._sequence_nr = _next_seq()
+        tn._seq_nr = _next_seq()
         tn._sdict = _NOTHING_SAVED
         tn._releasable = False
         wt._grad_fn = tn
@@ -223,7 +223,7 @@ def lean_linear(input, weight, bias, T, ADDMM, t_fn):
     node = _new(ADDMM.node_cls)
     node.next_functions = (_NO_EDGE if eb is None else eb, _NO_EDGE if ei is None else ei,
                            _NO_EDGE if ew is None else ew)
-    node._sequence_nr = _next_seq()
+    node._seq_nr = _next_seq()
     needs = (eb is not None, ei is not None, ew is not None)
     plan = ADDMM._plans.get(needs) or ADDMM.save_plan(needs)
     inputs = (bias, input, wt)

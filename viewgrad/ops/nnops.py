@@ -450,7 +450,7 @@ def _lean_cross_entropy(input, target, ignore_index, reduction):
     out = new_result(_nll_fwd_counted(_xp(lp), lp, t, reduction), input._device)
     node = _new(NLL.node_cls)   # (logp has a history: input has one)
     node.next_functions = ((logp._grad_fn, logp._output_nr),)
-    node._sequence_nr = _next_seq()
+    node._seq_nr = _next_seq()
     saved = {}
     attrs = (None, reduction, ignore_index)
     for name, kind, idx in NLL._plans.get(_SELF_ONLY) or NLL.save_plan(_SELF_ONLY):

@@ -300,7 +300,7 @@ def _saved_info(node, labeler, ids):
 
 
 def _seq(node) -> int:
-    return int(node._sequence_nr)
+    return int(node._seq_nr)
 
 
 def _replace(info, **kw):
