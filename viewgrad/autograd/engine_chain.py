@@ -21,6 +21,8 @@ programs with and without (``set_lean_apply(False)``) and compares.
 """
 from __future__ import annotations
 
+from .nodes import keep_attributes as _keep
+
 __all__ = ["run_chain"]
 
 
@@ -45,6 +47,8 @@ def run_chain(node, g, deps, buffers, keep_graph):
         if r is None:
             break
         if not keep_graph and node._releasable:   # FnNode.release_variables
+            if node.OP.kept:   # Note [what a freed node keeps] (nodes.py)
+                _keep(node)
             node._sdict = node._sv = None   # (the _saved property's setter, in line)
         if deps is not None:
             deps[fn] = 0

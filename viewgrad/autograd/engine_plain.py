@@ -53,6 +53,7 @@ import heapq
 from .accumulate import AccumulateGrad
 from .engine_chain import run_chain
 from .graph import _add_input
+from .nodes import keep_attributes as _keep
 
 _ACC = AccumulateGrad
 
@@ -156,6 +157,8 @@ def run_plain(root, outs, keep_graph, collect, hooked):
             if outs is not None:
                 ins = None
                 if not keep_graph and node._releasable:   # FnNode.release_variables
+                    if node.OP.kept:   # Note [what a freed node keeps] (nodes.py)
+                        _keep(node)
                     node._sdict = node._sv = None   # (_saved = None, in line)
             else:
                 outs = node.apply_arrays(ins)

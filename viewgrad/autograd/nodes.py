@@ -45,6 +45,7 @@ class FnNode(Node):
     # a lean call may leave for later (Note [saved values in the node], graph.py)
     _saved = property(_get_saved, _set_saved)
     OP: "OpDef" = None
+    _kept = None   # what a released node keeps (Note [what a freed node keeps])
     # The inputs' shapes, only when some input was broadcast (set on the instance then)
     _shapes = None
     # The inputs' dtypes, only when some input's dtype differs from the output's (a float32
@@ -173,6 +174,8 @@ class FnNode(Node):
 
     def release_variables(self):
         if self._releasable:
+            if self.OP.kept:
+                keep_attributes(self)
             self._sdict = self._sv = None   # (_saved = None)
 
     def saved_items(self):
@@ -188,16 +191,34 @@ class FnNode(Node):
                      if type(v) is SavedTensor)
 
 
-def _saved_property(key, raw):
-    """The property ``_saved_<key>`` (``raw``: ``_raw_saved_<key>``, the SavedTensor)."""
+_NUMBER_DTYPES = {float: "float64", int: "int64", bool: "bool", complex: "complex128"}
+
+
+def _saved_property(key, raw, shown=None, then=None):
+    """The property ``_saved_<key>`` (``raw``: ``_raw_saved_<key>``, the SavedTensor);
+    ``shown``: the attribute's own name when it is another name for ``key``'s value
+    (PyTorch's ``_saved_self_sym_sizes``), ``then``: what to make of that value."""
     def get(self):
         saved = self._saved
         if saved is None:
-            raise RuntimeError(ERR_FREED)
+            kept = self._kept   # Note [what a freed node keeps]
+            if kept is None or key not in kept:
+                if key in self.OP.inputs and not _was_saved(self, key):
+                    return None   # never saved, so never freed: PyTorch's None
+                raise RuntimeError(ERR_FREED)
+            saved = kept
         if key not in saved:
+            if key in self.OP.inputs:
+                return None   # an input saved only for a gradient not asked: PyTorch's None
             raise AttributeError(f"'{type(self).__name__}' object has no attribute "
-                                 f"'{'_raw' if raw else ''}_saved_{key}'")
+                                 f"'{shown or ('_raw' if raw else '') + '_saved_' + key}'")
         v = saved[key]
+        if then is not None:
+            return then(v)
+        if not raw and type(v) in _NUMBER_DTYPES and key in self.OP.inputs:
+            # a Python number given for a tensor input (``x * 1.01``): PyTorch saves it
+            # wrapped, as a 0-d tensor of double, long, bool or complex double
+            return Tensor._make(B.np.asarray(v, _NUMBER_DTYPES[type(v)]), B.cpu)
         if type(v) is SavedTensor:
             v._set_node(self)
             return v if raw else v.unpack(self)
@@ -205,6 +226,55 @@ def _saved_property(key, raw):
             return v if raw else tuple(s.unpack(self) for s in v)
         return v
     return property(get)
+
+
+# Note [what a freed node keeps]
+# A backward without retain_graph frees what a node saved (``_saved`` becomes None: a
+# second backward through it raises). PyTorch frees the saved *tensors* only: the dims,
+# sizes, alphas and other non-tensor arguments stay readable, ``grad_fn._saved_dim`` after
+# ``backward()`` is still the dim. So a node whose row saves such values (``OP.kept``: the
+# names a formula takes that are neither an input nor the result) keeps them, as they
+# were, in ``_kept`` when it is released; ``_saved_<name>`` reads them there. A Python
+# number given for a tensor input (``x * 1.01``'s other) is an input: PyTorch saves it as
+# a tensor, and frees it.
+
+_MISSING = object()
+
+
+def keep_attributes(node):
+    """Put what ``node`` saved that is not a tensor into ``node._kept``, before its saved
+    values are released (Note [what a freed node keeps])."""
+    saved = node._sdict
+    kept = node.OP.kept
+    if type(saved) is _InNode:   # (a number is saved so only for an input: not kept)
+        return
+    if saved:
+        out = {}
+        for k in kept:
+            v = saved.get(k, _MISSING)
+            if v is not _MISSING and type(v) is not SavedTensor and not _saved_tuple(v):
+                out[k] = v
+        node._kept = out
+
+
+def _was_saved(node, key):
+    """Whether ``node`` saved input ``key``: its row's plan for the inputs that had an
+    edge, which is what recording saved (Note [what a node saves])."""
+    op = node.OP
+    try:
+        edges = _per_input(node.next_functions, op.nondiff) if op.nondiff else \
+            node.next_functions
+        plan = op.save_plan(tuple(e[0] is not None for e in edges))
+    except Exception:   # noqa: BLE001 - a node this cannot read: say it was (freed)
+        return True
+    return any(name == key for name, _, _ in plan)
+
+
+def _numel(shape):
+    n = 1
+    for k in shape:
+        n *= k
+    return n
 
 
 def _kernel_args(node, saved, names, g):
@@ -331,6 +401,9 @@ class OpDef:
                     raise TypeError(f"derivative of {name} wrt {inp}: unknown name {p!r}")
             fl.append((f, tuple(params), "result" in params))
         self.formulas = tuple(fl)
+        # Note [what a freed node keeps]: the saved values that are not tensors
+        self.kept = tuple(d for d in dict.fromkeys(x for _, deps, _ in fl for x in deps)
+                          if d != "result" and d not in inputs)
         # Note [edges of non-differentiable inputs]: an input with no derivative formula
         # (an index, a mask, a target, the Python number of a Scalar overload such as
         # 1 - x) gets no edge at all, so ``next_functions`` lists what PyTorch's lists:
@@ -346,6 +419,13 @@ class OpDef:
             for d in deps:
                 ns["_saved_" + d] = _saved_property(d, False)
                 ns["_raw_saved_" + d] = _saved_property(d, True)
+                if d.endswith("_shape"):
+                    # the names PyTorch gives a saved size (and a mean's element count)
+                    alias = "_saved_" + d[:-6] + "_sym_sizes"
+                    ns[alias] = _saved_property(d, False, alias, tuple)
+                    if name.startswith("mean") and d == "self_shape":
+                        ns["_saved_self_sym_numel"] = _saved_property(
+                            d, False, "_saved_self_sym_numel", _numel)
         self.node_cls = type(node_name, (cls,), ns)
         self._plans = {}
         self.plan1 = self.save_plan((True,)) if len(inputs) == 1 else None
