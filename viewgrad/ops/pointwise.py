@@ -102,6 +102,11 @@ SUB = defop("sub", "SubBackward0", _sub_fwd,
             self=lambda grad: grad, other=lambda grad: -grad)
 RSUB = defop("rsub", "RsubBackward1", lambda self, other: other - self,
              promote=True, inputs=("self", "other"), self=lambda grad: -grad)
+# Without alpha, PyTorch's AddBackward0, SubBackward0 and RsubBackward1 still save alpha,
+# 1, readable as ``grad_fn._saved_alpha`` (a value, kept after backward)
+for _op in (ADD, ADD_SCALAR, SUB, RSUB):
+    _op.node_cls._saved_alpha = property(lambda self: 1)
+del _op
 MUL = defop("mul", "MulBackward0", _mul_fwd,
             promote=True, inputs=("self", "other"), broadcast=True,
             self=lambda grad, other: grad * other,
