@@ -61,6 +61,10 @@ CASES = {
     "normalize_p1": (lambda f, x: f.normalize(x, p=1, dim=0), [((3, 4), "normal")]),
     "cosine_similarity": (lambda f, a, b: f.cosine_similarity(a, b, dim=1),
                           [((3, 4), "normal"), ((3, 4), "normal")]),
+    "cosine_similarity_broadcast": (lambda f, a, b: f.cosine_similarity(a, b, dim=-1),
+                                    [((1, 4), "normal"), ((3, 4), "normal")]),
+    "cosine_similarity_dim0": (lambda f, a, b: f.cosine_similarity(a, b, dim=0),
+                               [((3, 4), "normal"), ((4,), "normal")]),
     "pairwise_distance": (lambda f, a, b: f.pairwise_distance(a, b),
                           [((3, 4), "normal"), ((3, 4), "normal")]),
     "pad_reflect": (lambda f, x: f.pad(x, (2, 1, 1, 2), mode="reflect"), [((1, 2, 3, 4), "normal")]),
@@ -158,3 +162,29 @@ def test_softmax_implicit_dim_and_dtype_match_torch():
         np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=1e-5)
         got = getattr(F, fn)(vg.tensor(x, dtype=vg.float32), dim=-1, dtype=vg.float64)
         assert got.dtype == vg.float64
+
+
+def test_cosine_similarity_is_torchs_below_eps():
+    """PyTorch clamps the norms in place under no_grad: below eps the clamp is not
+    differentiated (the gradient goes through the unclamped norm), and the graph is its
+    sum of quotients."""
+    torch = pytest.importorskip("torch", reason="torch is the oracle (pip install torch==2.13.0)")
+    out = []
+    for M in (vg, torch):
+        x = M.tensor([[1e-12, -2e-12, 0.0], [0.5, 1.0, -2.0]], dtype=M.float64,
+                     requires_grad=True)
+        y = M.tensor([[3e-10, 1e-10, 2e-10], [1.0, 1.0, 1.0]], dtype=M.float64,
+                     requires_grad=True)
+        z = M.nn.functional.cosine_similarity(x, y)
+        z.sum().backward()
+        names, stack = [], [z.grad_fn]
+        while stack:
+            n = stack.pop()
+            if n is not None:
+                names.append(n.name().split("::")[-1])
+                stack += [f for f, _ in n.next_functions]
+        out.append((z.detach().cpu().numpy(), x.grad.cpu().numpy(), y.grad.cpu().numpy(),
+                    names))
+    for a, b in zip(out[0][:3], out[1][:3]):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=0)
+    assert out[0][3] == out[1][3]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+from .. import backend as B
 from ..autograd.grad_mode import no_grad
 from ..ops import factories as Fa
 from ..ops.args import check_mixed_dtypes
@@ -94,10 +95,20 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    """``x1·x2 / (max(‖x1‖, eps) · max(‖x2‖, eps))`` along ``dim`` (broadcasting)."""
-    n1 = _norm(x1, 2, dim, keepdim=False).clamp(min=eps)
-    n2 = _norm(x2, 2, dim, keepdim=False).clamp(min=eps)
-    return (x1 * x2).sum(dim) / (n1 * n2)
+    """``sum((x1 / max(‖x1‖, eps)) * (x2 / max(‖x2‖, eps)), dim)``, PyTorch's formula
+    step for step: the inputs broadcast (expanded) first, each divided by its norm (kept
+    as a dim, cloned, and clamped in place under no_grad: the clamp is not differentiated),
+    then the product summed. Its graph, numbers and gradients are PyTorch's."""
+    if tuple(x1.shape) != tuple(x2.shape):
+        shape = B.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+        x1 = x1 if tuple(x1.shape) == shape else x1.expand(shape)
+        x2 = x2 if tuple(x2.shape) == shape else x2.expand(shape)
+    n1 = _norm(x1, 2, dim, keepdim=True).clone()
+    n2 = _norm(x2, 2, dim, keepdim=True).clone()
+    with no_grad():
+        n1.clamp_min_(eps)
+        n2.clamp_min_(eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
