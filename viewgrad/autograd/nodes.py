@@ -238,23 +238,13 @@ def _saved_property(key, raw, shown=None, then=None):
 # number given for a tensor input (``x * 1.01``'s other) is an input: PyTorch saves it as
 # a tensor, and frees it.
 
-_MISSING = object()
-
-
 def keep_attributes(node):
     """Put what ``node`` saved that is not a tensor into ``node._kept``, before its saved
     values are released (Note [what a freed node keeps])."""
     saved = node._sdict
-    kept = node.OP.kept
-    if type(saved) is _InNode:   # (a number is saved so only for an input: not kept)
-        return
-    if saved:
-        out = {}
-        for k in kept:
-            v = saved.get(k, _MISSING)
-            if v is not _MISSING and type(v) is not SavedTensor and not _saved_tuple(v):
-                out[k] = v
-        node._kept = out
+    if saved and type(saved) is not _InNode:   # (a number in the slots is an input's)
+        node._kept = {k: saved[k] for k in node.OP.kept if k in saved
+                      and type(saved[k]) is not SavedTensor and not _saved_tuple(saved[k])}
 
 
 def _was_saved(node, key):
