@@ -118,3 +118,19 @@ def test_compare_reports_each_issue19_target_before_and_after():
     table = compare(run(2.0), run(0.4)).splitlines()
     assert len(table) == 2 + len(ISSUE19)
     assert all("2.00×" in row and "0.40×" in row and "**met**" in row for row in table[2:])
+
+
+def test_mlp_floor_engine_computes_numpys_gradients():
+    """bench/mlp_floor.py's minimal engine is a floor only if it computes the same step:
+    its gradients are the hand-written step's (and its runner runs)."""
+    from bench import mlp_floor as F
+    P, X, y = W.mlp_data({"sizes": (12, 8, 8, 5), "batch": 6, "lr": 0.0}, seed=3)
+    _, want = W.mlp_step_numpy([p.copy() for p in P], X, y, 0.0, update=False)
+    fP = [F.T(p.copy(), rg=True) for p in P]
+    W1, b1, W2, b2, W3, b3 = fP
+    h = F.relu(F.linear(F.T(X), W1, b1))
+    h = F.relu(F.linear(h, W2, b2))
+    F.backward(F.cross_entropy(F.linear(h, W3, b3), y))
+    for p, g in zip(fP, want):
+        np.testing.assert_allclose(p.grad.data, g, rtol=1e-5, atol=1e-6)
+    assert F.main(["--steps", "2", "--phases"]) == 0

@@ -105,6 +105,10 @@ SAMPLES = {
     # (padding_idx reads a row it sends no gradient to, as PyTorch: not a gradcheck sample;
     # tests/nn/test_layer_norm_node_vs_torch.py compares it with torch)
     "embedding": [(lambda w: F.embedding(vg.tensor([[0, 2, 2], [3, 1, 0]]), w), [(4, 3)])],
+    "pixel_shuffle": [(lambda x: F.pixel_shuffle(x, 2), [(1, 8, 2, 3)])],
+    "pixel_unshuffle": [(lambda x: F.pixel_unshuffle(x, 2), [(2, 1, 4, 6)])],
+    "native_group_norm": [(lambda x, w, b: F.group_norm(x, 2, w, b), [(2, 4, 3), (4,), (4,)]),
+                          (lambda x: F.group_norm(x, 1), [(3, 2, 2)])],
     "native_layer_norm": [(lambda x, w, b: F.layer_norm(x, (4,), w, b), [(3, 4), (4,), (4,)]),
                           (lambda x: F.layer_norm(x, (2, 3)), [(2, 2, 3)])],
     "celu": [(lambda x: F.celu(x, 0.7), [(3, 4)])],

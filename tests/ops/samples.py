@@ -134,6 +134,16 @@ SAMPLES = {
                  (lambda a: NN.nll_loss(a, vg.tensor([1, -100]), reduction="none"), [(2, 3)])],
     "nll_loss2d": [(lambda a: NN.cross_entropy(a, vg.tensor([[[0, 2], [1, -100]]])), [(1, 3, 2, 2)]),
                    (lambda a: NN.nll_loss(a, vg.tensor([[1, 0, 2]]), reduction="none"), [(1, 3, 3)])],
+    "soft_margin_loss": [(lambda a: L.soft_margin_loss(a, vg.tensor([1.0, -1.0, 1.0])), [(3,)]),
+                         (lambda a: L.soft_margin_loss(a, vg.tensor([[1.0, -1.0]]),
+                                                       reduction="none"), [(2, 2)])],
+    # the Scalar rows of PyTorch's own composites (Note [a Scalar inside PyTorch's own
+    # composites]) and at::norm's NormBackward1
+    "mul_scalar": [(lambda a: P.mul_scalar(a, 0.3), [(2, 3)])],
+    "add_scalar_op": [(lambda a: P.add_scalar(a, 1e-6), [(2, 3)])],
+    "norm_dim": [(lambda a, b: vg.nn.functional.pairwise_distance(a, b), [(2, 3), (2, 3)]),
+                 (lambda a, b: vg.nn.functional.pairwise_distance(a, b, p=3.0, keepdim=True),
+                  [(3,), (3,)])],
     # hand-written nodes (variadic)
     "cat": [(lambda a, b: vg.cat([a, b], 1), [(2, 2), (2, 3)])],
     "stack": [(lambda a, b: vg.stack([a, b], 1), [(2, 3), (2, 3)])],

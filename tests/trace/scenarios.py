@@ -177,11 +177,11 @@ SCENARIOS = {
         before={"c": "CloneBackward0", "c.select(0, 0)": "SelectBackward0"},
         after={"c": "CopySlices", "c.select(0, 0)": "AsStridedBackward0"},
         after_edges={"c": ["CloneBackward0"]},
-        wrapped="FillBackward2",
-        added=["AsStridedBackward0", "CopySlices", "FillBackward2"],
+        wrapped="CopyBackwards",   # a 0-d destination: copy_ of the number's 0-d tensor
+        added=["AsStridedBackward0", "CopySlices", "CopyBackwards"],
         removed=["SelectBackward0"], stale=[],
         summary="c.select(0, 0) = 5.0: c.select(0, 0) is a view of c → c.grad_fn is now "
-                "CopySlices(FillBackward2)",
+                "CopySlices(CopyBackwards)",
         explain=["c₀ = c", "view₀ = c₀.select(0, 0)", "view₁ = vg.full_like(view₀, 5.0)",
                  "c₁ = c₀.select_scatter(view₁, 0, 0)", "view₂ = c₁.select(0, 0)",
                  "c = c₁"]),

@@ -194,6 +194,20 @@ class FnNode(Node):
 _NUMBER_DTYPES = {float: "float64", int: "int64", bool: "bool", complex: "complex128"}
 
 
+# Note [saved arguments as PyTorch shows them]
+# Two saved arguments read differently from how viewgrad keeps them, because PyTorch's
+# kernels take them differently: a loss's ``reduction`` is ATen's enum (0 'none',
+# 1 'mean', 2 'sum'), and an int64 argument such as ``ignore_index`` is shown as the
+# unsigned 64-bit number of its bits (-100 reads 18446744073709551516: PyTorch's Python
+# binding of int64 saved values). The rows keep the string and the signed int, which
+# their formulas use; ``_saved_<name>`` shows PyTorch's.
+_REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}
+_AS_TORCH_SHOWS = {
+    "reduction": lambda v: _REDUCTION_ENUM.get(v, v) if type(v) is str else v,
+    "ignore_index": lambda v: v + 2 ** 64 if type(v) is int and v < 0 else v,
+}
+
+
 def _saved_property(key, raw, shown=None, then=None):
     """The property ``_saved_<key>`` (``raw``: ``_raw_saved_<key>``, the SavedTensor);
     ``shown``: the attribute's own name when it is another name for ``key``'s value
@@ -215,6 +229,8 @@ def _saved_property(key, raw, shown=None, then=None):
         v = saved[key]
         if then is not None:
             return then(v)
+        if key in _AS_TORCH_SHOWS:   # Note [saved arguments as PyTorch shows them]
+            return _AS_TORCH_SHOWS[key](v)
         if not raw and type(v) in _NUMBER_DTYPES and key in self.OP.inputs:
             # a Python number given for a tensor input (``x * 1.01``): PyTorch saves it
             # wrapped, as a 0-d tensor of double, long, bool or complex double

@@ -24,8 +24,10 @@ from ..ops import activations as _Fact
 from ..ops import factories as Fa
 from ..ops.args import check_mixed_dtypes
 from ..ops.joining import cat, stack
+from ..ops.norm import batch_norm
 from ..ops.pointwise import where
 from ..ops.pool import adaptive_avg_pool2d, max_pool2d
+from ..ops.table import defop, dispatch
 from ..tensor import Tensor
 from .functional_more import _norm, embedding
 
@@ -304,66 +306,98 @@ def threshold_(input, threshold, value):
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-5):
-    """Normalise each (sample, channel) over its spatial dims; with running stats kept
-    (averaged over the batch, unbiased variance) as PyTorch's ``instance_norm``."""
-    check_mixed_dtypes(input, running_mean, running_var, weight, bias)
-    dims = tuple(range(2, input.dim()))
+    """Normalise each (sample, channel) over its spatial dims, composed as PyTorch's
+    ``instance_norm`` is: the (N, C, ...) input viewed as one sample of N·C channels,
+    ``batch_norm`` on it (one NativeBatchNormBackward0, which saves that view) with the
+    weight, bias and running statistics repeated N times (RepeatBackward0), the result
+    viewed back. Running statistics given with ``use_input_stats``: each repeated copy is
+    updated by batch_norm, and their mean over the N samples is copied back (one version
+    bump each, as PyTorch's)."""
     if use_input_stats:
-        mean = input.mean(dims, keepdim=True)
-        var = ((input - mean) ** 2).mean(dims, keepdim=True)
-        if running_mean is not None or running_var is not None:
-            n = 1
-            for d in dims:
-                n *= input.shape[d]
-            with no_grad():
-                m = mean.detach().reshape(tuple(input.shape[:2])).mean(0)
-                v = var.detach().reshape(tuple(input.shape[:2])).mean(0) * (n / max(n - 1, 1))
-                if running_mean is not None:
-                    running_mean.mul_(1 - momentum).add_(m * momentum)
-                if running_var is not None:
-                    running_var.mul_(1 - momentum).add_(v * momentum)
-    else:
-        shape = (1, -1) + (1,) * len(dims)
-        mean, var = running_mean.reshape(shape), running_var.reshape(shape)
-    out = (input - mean) / (var + eps).sqrt()
-    shape = (1, -1) + (1,) * len(dims)
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+        size = input.shape
+        n = 1
+        for k in size[2:]:
+            n *= k
+        if n == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got "
+                             f"input size {size}")
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
+    check_mixed_dtypes(input, running_mean, running_var, weight, bias)
+    b, c = input.shape[0], input.shape[1]
+    rep = [None if t is None else t.repeat(b)
+           for t in (weight, bias, running_mean, running_var)]
+    x = input.contiguous().view((1, b * c) + tuple(input.shape[2:]))
+    out = batch_norm(x, rep[2], rep[3], rep[0], rep[1], use_input_stats, momentum, eps)
+    if use_input_stats:
+        with no_grad():
+            for stat, copies in ((running_mean, rep[2]), (running_var, rep[3])):
+                if stat is not None:
+                    stat.copy_(copies.view(b, c).mean(0))
+    return out.view(tuple(input.shape))
+
+
+# PyTorch records pixel_shuffle and pixel_unshuffle as one node each (PixelShuffleBackward0,
+# saving upscale_factor; PixelUnshuffleBackward0), each the other's gradient: the forward
+# here is the same reshape, permute and reshape, on arrays.
+
+def _shuffle_arrays(x, r):
+    *lead, c, h, w = x.shape
+    lead = tuple(lead)
+    n = len(lead)
+    y = x.reshape(lead + (c // (r * r), r, r, h, w))
+    y = y.transpose(tuple(range(n)) + (n, n + 3, n + 1, n + 4, n + 2))
+    return y.reshape(lead + (c // (r * r), h * r, w * r))
+
+
+def _unshuffle_arrays(x, r):
+    *lead, c, h, w = x.shape
+    lead = tuple(lead)
+    n = len(lead)
+    y = x.reshape(lead + (c, h // r, r, w // r, r))
+    y = y.transpose(tuple(range(n)) + (n, n + 2, n + 4, n + 1, n + 3))
+    return y.reshape(lead + (c * r * r, h // r, w // r))
+
+
+PIXEL_SHUFFLE = defop("pixel_shuffle", "PixelShuffleBackward0", _shuffle_arrays,
+                      attrs=("upscale_factor",),
+                      self=lambda grad, upscale_factor: pixel_unshuffle(grad, upscale_factor))
+PIXEL_UNSHUFFLE = defop("pixel_unshuffle", "PixelUnshuffleBackward0", _unshuffle_arrays,
+                        attrs=("downscale_factor",),
+                        self=lambda grad, downscale_factor: pixel_shuffle(grad,
+                                                                          downscale_factor))
 
 
 def pixel_shuffle(input, upscale_factor):
-    """(*, C r², H, W) → (*, C, H r, W r): a reshape, a permute and a reshape."""
+    """(*, C r², H, W) → (*, C, H r, W r): one ``PixelShuffleBackward0`` node."""
     r = upscale_factor
-    *lead, c, h, w = input.shape
+    if input.dim() < 3:
+        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but "
+                           f"got input with {input.dim()} dimension(s)")
+    c = input.shape[-3]
     if c % (r * r):
         raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be "
                            f"divisible by the square of upscale_factor, but input.size(-3)={c} "
                            f"is not divisible by {r * r}")
-    lead = tuple(lead)
-    n = len(lead)
-    x = input.reshape(lead + (c // (r * r), r, r, h, w))
-    x = x.permute(tuple(range(n)) + (n, n + 3, n + 1, n + 4, n + 2))
-    return x.reshape(lead + (c // (r * r), h * r, w * r))
+    return dispatch(PIXEL_SHUFFLE, (input,), (r,))
 
 
 def pixel_unshuffle(input, downscale_factor):
-    """(*, C, H r, W r) → (*, C r², H, W), the inverse of ``pixel_shuffle``."""
+    """(*, C, H r, W r) → (*, C r², H, W), the inverse of ``pixel_shuffle``: one
+    ``PixelUnshuffleBackward0`` node."""
     r = downscale_factor
-    *lead, c, h, w = input.shape
+    if input.dim() < 3:
+        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, "
+                           f"but got input with {input.dim()} dimension(s)")
+    h, w = input.shape[-2], input.shape[-1]
     if h % r or w % r:
         raise RuntimeError(f"pixel_unshuffle expects height to be divisible by "
                            f"downscale_factor, but input.size(-2)={h} is not divisible by {r}"
                            if h % r else
                            f"pixel_unshuffle expects width to be divisible by "
                            f"downscale_factor, but input.size(-1)={w} is not divisible by {r}")
-    lead = tuple(lead)
-    n = len(lead)
-    x = input.reshape(lead + (c, h // r, r, w // r, r))
-    x = x.permute(tuple(range(n)) + (n, n + 2, n + 4, n + 1, n + 3))
-    return x.reshape(lead + (c * r * r, h // r, w // r))
+    return dispatch(PIXEL_UNSHUFFLE, (input,), (r,))
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,

@@ -14,6 +14,8 @@ import math
 
 from ..ops import factories as Fa
 from ..ops.activations import softplus
+from ..ops.args import check_no_requires_grad
+from ..ops.losses import soft_margin_loss as _soft_margin_loss
 from ..ops.pointwise import where
 from ..tensor import Tensor
 from .functional_more import _reduce, pairwise_distance
@@ -57,9 +59,9 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    """``log(1 + exp(-target * input))`` (a smooth hinge for ±1 targets)."""
-    loss = softplus(-target * input)
-    return _reduce(loss, _legacy(size_average, reduce, reduction), "soft_margin_loss")
+    """``log(1 + exp(-target * input))`` (a smooth hinge for ±1 targets): one
+    ``SoftMarginLossBackward0`` node (ops/losses.py)."""
+    return _soft_margin_loss(input, target, _legacy(size_average, reduce, reduction))
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
@@ -172,6 +174,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     MultiMarginLossBackward0 node; the values and gradients are PyTorch's."""
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
+    check_no_requires_grad(weight, "weight", "multi_margin_loss")
     if input.dim() > 2 or input.dim() == 0:
         raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch "
                            f"size, but got: {list(input.shape)}")

@@ -17,12 +17,14 @@ from ..ops import factories as Fa
 from ..ops.args import check_mixed_dtypes
 from ..ops.conv import constant_pad_nd
 from ..ops.embedding import embedding_rows
+from ..ops.group_norm import native_group_norm
 from ..ops.layer_norm import layer_norm  # noqa: F401
 from ..ops.losses import (binary_cross_entropy, binary_cross_entropy_with_logits,  # noqa: F401
                            huber_loss, smooth_l1_loss)
-from ..ops.pointwise import where
+from ..ops.pointwise import add_scalar, where
 from ..ops.pool import avg_pool2d, pool_output_size
-from ..ops.vector_norms import vector_norm
+from ..ops.table import dispatch
+from ..ops.vector_norms import NORM_DIM, vector_norm
 from ..tensor import Tensor
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "l1_loss",
@@ -64,24 +66,31 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalise each group of ``C / num_groups`` channels (with all spatial positions) of
-    each sample, then scale and shift per channel."""
+    each sample, then scale and shift per channel: one ``NativeGroupNormBackward0`` node,
+    as ``torch.nn.functional.group_norm`` (ops/group_norm.py)."""
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.dim()}")
     n, c = input.shape[0], input.shape[1]
-    check_mixed_dtypes(input, weight, bias)
+    if num_groups <= 0:
+        raise RuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")
     if c % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by "
                            f"num_groups, but got input of shape {list(input.shape)} and "
                            f"num_groups={num_groups}")
-    g = input.reshape(n, num_groups, -1)
-    mean = g.mean(-1, keepdim=True)
-    centered = g - mean
-    var = (centered * centered).mean(-1, keepdim=True)
-    out = (centered / (var + eps).sqrt()).reshape(tuple(input.shape))
-    param_shape = (1, c) + (1,) * (input.dim() - 2)
-    if weight is not None:
-        out = out * weight.reshape(param_shape)
-    if bias is not None:
-        out = out + bias.reshape(param_shape)
-    return out
+    size = n * c // num_groups
+    for k in input.shape[2:]:
+        size *= k
+    if size == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                         f"size {[n * c // num_groups, num_groups] + list(input.shape[2:])}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.dim() != 1 or t.numel() != c):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number "
+                               f"of channels in input, but got {name} of shape "
+                               f"{list(t.shape)} and input of shape {list(input.shape)}")
+    check_mixed_dtypes(input, weight, bias)
+    return native_group_norm(input.contiguous(), weight, bias, num_groups, eps)
 
 
 def _norm(x, p, dim, keepdim=True):
@@ -112,8 +121,10 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
-    """``‖x1 - x2 + eps‖_p`` along the last dim."""
-    return _norm(x1 - x2 + eps, p, -1, keepdim=keepdim)
+    """``‖x1 - x2 + eps‖_p`` along the last dim, recorded as PyTorch's C++ composes it:
+    SubBackward0, AddBackward1 (the eps, a Scalar), NormBackward1."""
+    dim = max(x1.dim(), x2.dim(), 1) - 1
+    return dispatch(NORM_DIM, (add_scalar(x1 - x2, eps),), (float(p), (dim,), bool(keepdim)))
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,

@@ -15,7 +15,7 @@ from ..autograd.grad_mode import no_grad
 from ..autograd.state import state as _st
 
 __all__ = ["float_input", "with_out", "checked_scalar", "torch_type_name",
-           "check_result_cast", "check_mixed_dtypes"]
+           "check_result_cast", "check_mixed_dtypes", "check_no_requires_grad"]
 
 # dtype -> the name PyTorch's C++ messages give it ("Float did not match Double")
 _TORCH_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
@@ -60,6 +60,15 @@ def check_mixed_dtypes(input, *params):
     if it == B.float32:
         raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
     raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
+def check_no_requires_grad(t, arg, fname):
+    """PyTorch's refusal of a tensor argument that its function has no derivative for
+    (a loss's class ``weight``, ``pos_weight``) when it requires grad, in grad mode: the
+    gradient would silently never arrive. ``fname`` is the function PyTorch names."""
+    if t is not None and _st.grad_enabled and getattr(t, "requires_grad", False):
+        raise RuntimeError(f"The function '{fname}' is not differentiable with respect to "
+                           f"argument '{arg}'. This input cannot have requires_grad True.")
 
 
 def check_result_cast(result_dtype, dtype) -> None:

@@ -21,8 +21,11 @@ from .table import defop, dispatch, method
 __all__ = ["cummax", "cummin", "aminmax", "logcumsumexp"]
 
 
-def _scatter_add_back(grad, indices, self_shape, dim):
-    return grad if not self_shape else _zeros_scatter_add(grad, indices, self_shape, dim)
+def _scatter_add_back(grad, indices, self, dim):
+    # (self saved, not only its shape, as PyTorch's cummaxmin_backward takes it: modifying
+    # the input in place before backward is refused there, so here too)
+    shape = tuple(self.shape)
+    return grad if not shape else _zeros_scatter_add(grad, indices, shape, dim)
 
 
 CUMMAX = defop("cummax", "CummaxBackward0", _take, inputs=("self", "indices"), attrs=("dim",),

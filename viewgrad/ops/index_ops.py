@@ -120,17 +120,19 @@ def _masked_select_bwd(grad, mask, self_shape):
 
 INDEX_SELECT = defop("index_select", "IndexSelectBackward0", _index_select_fwd,
                      inputs=("self", "index"), attrs=("dim",), self=_index_select_bwd)
+# (index_add and index_copy save ``source`` itself, as PyTorch does for its shape: a
+# source modified in place before backward is refused there, so here too)
 INDEX_ADD = defop("index_add", "IndexAddBackward0", _index_add_fwd,
                   inputs=("self", "index", "source"), attrs=("dim", "alpha"),
                   self=lambda grad: grad,
-                  source=lambda grad, index, dim, alpha, source_shape:
-                  _picked(grad, index, dim, source_shape) * alpha if alpha != 1 else
-                  _picked(grad, index, dim, source_shape))
+                  source=lambda grad, index, dim, alpha, source:
+                  _picked(grad, index, dim, tuple(source.shape)) * alpha if alpha != 1 else
+                  _picked(grad, index, dim, tuple(source.shape)))
 INDEX_COPY = defop("index_copy", "IndexCopyBackward0", _index_copy_fwd,
                    inputs=("self", "index", "source"), attrs=("dim",),
                    self=lambda grad, index, dim: grad.index_fill(dim, index, 0.0),
-                   source=lambda grad, index, dim, source_shape:
-                   _picked(grad, index, dim, source_shape))
+                   source=lambda grad, index, dim, source:
+                   _picked(grad, index, dim, tuple(source.shape)))
 INDEX_FILL = defop("index_fill", "IndexFillBackward0",
                    lambda self, index, value, dim: _index_fill_fwd(self, index, value, dim),
                    inputs=("self", "index"), attrs=("value", "dim"),

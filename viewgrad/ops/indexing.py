@@ -64,9 +64,10 @@ INDEX_PUT = defop("index_put", "IndexPutBackward0", _index_put_fwd,
                   inputs=("self", "values"), attrs=("key", "accumulate", "indices"),
                   self=lambda grad, key, accumulate, indices: grad if accumulate else
                   index_put(grad, key, 0.0, False),
-                  values=lambda grad, values, key, indices: sum_to(
-                      dispatch(INDEX, (grad,), (key, ())),
-                      tuple(values.shape) if isinstance(values, Tensor) else ()))
+                  # (values' shape only, not values: PyTorch saves no values, so a
+                  # values tensor modified in place afterwards is fine there, and here)
+                  values=lambda grad, values_shape, key, indices: sum_to(
+                      dispatch(INDEX, (grad,), (key, ())), values_shape))
 
 
 def index_put(self, key, values, accumulate=False):

@@ -308,7 +308,7 @@ def zero_(self):
     return apply_inplace(ZERO, self, name="zero_")
 
 
-def _fill_value(value, dtype):
+def _fill_value(value, dtype, opname="fill_"):
     """fill_(number): the number as dtype holds it, or PyTorch's overflow error."""
     if not isinstance(value, numbers.Number) and not _is_numpy_bool(value):
         raise TypeError(f"fill_(): argument 'value' must be Number, not {_type_name(value)}")
@@ -316,7 +316,7 @@ def _fill_value(value, dtype):
     if not ok:
         name = _C_TYPE.get(B.dtype_name(dtype), B.dtype_name(dtype))
         raise RuntimeError(f"value cannot be converted to type {name} without overflow "
-                           f"(fill_({value!r}) on a {B.dtype_name(dtype)} tensor: use a value "
+                           f"({opname}({value!r}) on a {B.dtype_name(dtype)} tensor: use a value "
                            "in its range, or convert the tensor first, e.g. x = x.double())")
     return v
 
@@ -427,8 +427,8 @@ def masked_fill(self, mask, value):
 
 @method("__setitem__")
 def setitem(self, key, value):
-    """``x[key] = value``: a basic key writes through a view (copy_/fill_ on it, hence a
-    CopySlices on the base); an advanced key is index_put_."""
+    """``x[key] = value``: a basic key writes through a view (PyTorch's ``copy_to`` on it,
+    hence a CopySlices on the base); an advanced key is index_put_."""
     kind, k = normalize_key(self, key)
     if kind in ("basic", "single-slice"):
         # Like PyTorch's setitem, full slices are skipped: x[:] = v copies into x itself.
@@ -436,23 +436,54 @@ def setitem(self, key, value):
         if isinstance(value, Tensor):
             # NB: `x[i] += v` ends with x[i] = <the view it modified>: PyTorch copies it
             # again (a second version bump), and so do we.
+            on_host = value._device.type == "cpu"   # (asked before it moves)
             if value._device is not self._device:
                 value = value.to(self._device)
-            _copy_into(target, value, "__setitem__")
+            _copy_to(target, value, on_host)
+            return
+        v = P._coerce(value, self)
+        if isinstance(v, Tensor):
+            _copy_to(target, v, v._device.type == "cpu")
+            return
+        # a number is a 0-d tensor of self's dtype first (PyTorch's scalarToTensor, which
+        # converts it as fill_ does: -1 is 255 for uint8, 1e40 overflows a float32; but a
+        # float16 takes it unchecked: inf)
+        dtype = self._data.dtype
+        if dtype.char == "e" and isinstance(v, numbers.Real):
+            with B.np.errstate(over="ignore"):
+                h = B.np.array(float(v), dtype)
         else:
-            v = P._coerce(value, self)
-            if isinstance(v, Tensor):
-                _copy_into(target, v, "__setitem__")
-            else:
-                if self._data.dtype.kind in "iu":   # x[0] = -1 on uint8 is 255, as torch
-                    v = P.number_as(v, self._data.dtype)
-                apply_inplace(FILL, target, (), (v,), name="__setitem__")
+            h = B.np.array(_fill_value(v, dtype, "__setitem__"), dtype)
+        _copy_to(target, Tensor._make(self._device.from_host(h), self._device), True)
         return
     if not isinstance(value, Tensor):
         value = P._coerce(value, self)
         if not isinstance(value, Tensor) and self._data.dtype.kind in "iu":
             value = P.number_as(value, self._data.dtype)
     apply_inplace(INDEX_PUT, self, (value,), (k, False, index_tensors(key)), name="__setitem__")
+
+
+def _copy_to(dst, src, on_host):
+    """PyTorch's ``copy_to(dst, src)``, the last step of ``x[key] = value`` for a basic
+    key: ``dst.copy_(src)`` when the shapes are equal; ``dst.fill_(src)`` for a 0-d
+    ``src`` that came from the host (``on_host``: PyTorch makes a number's 0-d tensor on
+    the cpu even for a cuda ``dst``, and fill_ takes it from there); else ``src`` viewed
+    without its leading 1-sized dims, expanded to ``dst``'s shape, copied. So the graph
+    is PyTorch's: CopyBackwards, FillBackward3 (with an edge for the value),
+    ViewBackward0 and ExpandBackward0 on a value that requires grad."""
+    shape = dst._data.shape
+    if src._data.shape == shape:
+        return _copy_into(dst, src, "__setitem__")
+    if src._data.ndim == 0 and on_host:
+        return apply_inplace(FILL_T, dst, (src,), name="__setitem__")
+    sizes = src._data.shape
+    lead = 0
+    while lead < len(sizes) and sizes[lead] == 1:
+        lead += 1
+    src = src.view(sizes[lead:])
+    if src._data.shape != shape:
+        src = src.expand(shape)
+    return _copy_into(dst, src, "__setitem__")
 
 
 @method("index_put_")

@@ -7,6 +7,8 @@ with int64 gives float32), and each piece of the gradient goes back in its input
 """
 from __future__ import annotations
 
+import operator
+
 from ..autograd.state import state as _st
 from ..autograd.graph import Node
 from ..tensor import Tensor, _wrap_dim
@@ -16,8 +18,19 @@ from .views import narrow, select
 __all__ = ["cat", "stack"]
 
 
+def _as_saved_int(v):
+    """An int64 argument as PyTorch's ``grad_fn._saved_<name>`` shows it: a negative one
+    (``dim=-1``, as given) comes out as the unsigned 64-bit number of the same bits."""
+    return v + 2 ** 64 if v < 0 else v
+
+
 class CatBackward0(Node):
-    __slots__ = ("dim", "sizes", "dtypes")
+    __slots__ = ("dim", "sizes", "dtypes", "dim_arg")
+
+    @property
+    def _saved_dim(self):
+        """The dim as it was given (PyTorch saves the argument, not the wrapped dim)."""
+        return _as_saved_int(self.dim_arg)
 
     def apply(self, grads):
         g = grads[0]
@@ -32,7 +45,9 @@ class CatBackward0(Node):
 
 
 class StackBackward0(Node):
-    __slots__ = ("dim", "dtypes")
+    __slots__ = ("dim", "dtypes", "dim_arg")
+
+    _saved_dim = CatBackward0._saved_dim
 
     def apply(self, grads):
         g = grads[0]
@@ -105,7 +120,7 @@ def cat(tensors, dim=0):
     xp = ref._device.xp
     arrays, dtypes = _promoted(tensors)
     data = xp.concatenate(arrays, axis=d)
-    return _finish_variadic(CatBackward0, data, tensors, dim=d,
+    return _finish_variadic(CatBackward0, data, tensors, dim=d, dim_arg=operator.index(dim),
                             sizes=tuple(t._data.shape[d] for t in tensors), dtypes=dtypes)
 
 
@@ -121,4 +136,5 @@ def stack(tensors, dim=0):
     xp = ref._device.xp
     arrays, dtypes = _promoted(tensors)
     data = xp.stack(arrays, axis=d)
-    return _finish_variadic(StackBackward0, data, tensors, dim=d, dtypes=dtypes)
+    return _finish_variadic(StackBackward0, data, tensors, dim=d, dim_arg=operator.index(dim),
+                            dtypes=dtypes)

@@ -46,7 +46,7 @@ def _x_hat(input, ndim, eps):
     return centered * rstd, rstd, dims
 
 
-def _ln_input(grad, input, weight, ndim, eps):
+def _ln_input(grad, input, weight, ndim, eps, bias):
     x_hat, rstd, dims = _x_hat(input, ndim, eps)
     g = grad * weight if weight is not None else grad
     return rstd * (g - g.mean(dims, keepdim=True)
@@ -58,15 +58,18 @@ def _outer_sum(t, ndim):
     return t.sum(lead) if lead else t
 
 
-def _ln_weight(grad, input, ndim, eps):
+def _ln_weight(grad, input, ndim, eps, weight, bias):
     x_hat, _, _ = _x_hat(input, ndim, eps)
     return _outer_sum(grad * x_hat, ndim)
 
 
 LAYER_NORM = defop("native_layer_norm", "NativeLayerNormBackward0", _ln_fwd,
                    inputs=("input", "weight", "bias"), attrs=("ndim", "eps"),
+                   # (each formula takes all three inputs, as PyTorch's one formula for
+                   # the three does: whichever needs a gradient, input, weight and bias are
+                   # saved and version-checked, bias too, though no formula reads it)
                    input=_ln_input, weight=_ln_weight,
-                   bias=lambda grad, ndim: _outer_sum(grad, ndim),
+                   bias=lambda grad, ndim, input, weight, bias: _outer_sum(grad, ndim),
                    edge_for_every_input=True)
 
 

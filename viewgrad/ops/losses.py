@@ -10,6 +10,7 @@ gradient penalty through ``bce_with_logits``). As in PyTorch, ``weight`` and
 from __future__ import annotations
 
 from .. import backend as B
+from .args import check_no_requires_grad
 from .nnops import _reduction
 from .table import defop, dispatch
 
@@ -77,6 +78,7 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
     probability of exactly 0 or 1 gives a finite loss); one ``BinaryCrossEntropyBackward0``
     node, as ``torch.nn.functional.binary_cross_entropy``."""
     _same_size(input, target, "binary_cross_entropy")
+    check_no_requires_grad(weight, "weight", "binary_cross_entropy")
     if bool(((input < 0) | (input > 1)).any()):
         raise RuntimeError("all elements of input should be between 0 and 1")
     return dispatch(BCE, (input, target), (_weight(weight, input), _reduction(reduction)))
@@ -134,6 +136,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
     ``weight``); one ``BinaryCrossEntropyWithLogitsBackward0`` node, as
     ``torch.nn.functional.binary_cross_entropy_with_logits``."""
     _same_size(input, target, "binary_cross_entropy_with_logits")
+    check_no_requires_grad(weight, "weight", "binary_cross_entropy_with_logits")
+    check_no_requires_grad(pos_weight, "pos_weight", "binary_cross_entropy_with_logits")
     pw = None if pos_weight is None else pos_weight.detach().expand(*input.shape)
     return dispatch(BCE_LOGITS, (input, target),
                     (_weight(weight, input), pw, _reduction(reduction)))
@@ -181,6 +185,33 @@ HUBER = defop("huber_loss", "HuberLossBackward0",
               inputs=("self", "target"), attrs=("delta", "reduction"), self=_huber_self,
               target=lambda grad, self, target, delta, reduction: -_huber_self(
                   grad, self, target, delta, reduction))
+
+
+def _soft_margin_fwd(self, target, reduction):
+    xp = _xp(self)
+    # PyTorch's formula, log1p(exp(-t x)): an overflowing exp is an infinite loss there
+    loss = xp.log1p(xp.exp(-target * self))
+    return _reduced(xp, loss.astype(self.dtype, copy=False), reduction)
+
+
+def _soft_margin_self(grad, self, target, reduction):
+    """PyTorch's soft_margin_loss_backward, ``-t z / (1 + z)`` with z = exp(-t x), in ops
+    (its own gradient is then double backward's)."""
+    z = (-target * self).exp()
+    return _per_element(grad, self, reduction) * (-target * z / (z + 1))
+
+
+SOFT_MARGIN = defop("soft_margin_loss", "SoftMarginLossBackward0", _soft_margin_fwd,
+                    inputs=("self", "target"), attrs=("reduction",), self=_soft_margin_self)
+
+
+def soft_margin_loss(input, target, reduction="mean"):
+    """``log(1 + exp(-target * input))`` (a smooth hinge for ±1 targets); one
+    ``SoftMarginLossBackward0`` node, which saves input and target, as
+    ``torch.nn.functional.soft_margin_loss`` (the target gets no gradient: refused when
+    it requires one, as there)."""
+    check_no_requires_grad(target, "target", "soft_margin_loss")
+    return dispatch(SOFT_MARGIN, (input, target), (_reduction(reduction),))
 
 
 def _check_target(input, target):

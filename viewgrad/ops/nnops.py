@@ -6,13 +6,14 @@ from __future__ import annotations
 from .. import backend as B
 from ..tensor import Tensor, _wrap_dim
 from ..autograd import blame as _blame
-from ..autograd.graph import _new_saved_tensor, next_sequence_nr as _next_seq
+from ..autograd.graph import ERR_FREED, _new_saved_tensor, next_sequence_nr as _next_seq
 from ..autograd.state import state as _st
 from ..tensor import new_result
 from . import nn_fast as _nnf
 from .linalg import ADDMM, addmm, matmul
+from .pointwise import mul_scalar
 from .views import T as _T, t as _t
-from .args import torch_type_name
+from .args import check_no_requires_grad, torch_type_name
 from .table import FnNode, defop, dispatch, method
 
 __all__ = ["softmax", "log_softmax", "linear", "mse_loss", "nll_loss", "cross_entropy"]
@@ -171,8 +172,11 @@ def _nll_scale(xp, w, target, ignore_index, reduction, dtype):
     return xp.where(target != ignore_index, B.quiet_divide(scale, w.sum()), 0).astype(dtype)
 
 
-def _nll_grad_array(grad, target, self_shape, weight, reduction, ignore_index):
-    """d(nll)/d(input) on arrays: -w[t] (scaled) at each row's target column."""
+def _nll_grad_array(grad, target, self, weight, reduction, ignore_index):
+    """d(nll)/d(input) on arrays: -w[t] (scaled) at each row's target column (``self``,
+    the saved input, gives the shape: PyTorch saves it, so modifying it in place before
+    backward raises, as there)."""
+    self_shape = self.shape
     xp = _xp(grad)
     if grad.ndim == 0 and _every_target_counted(grad, target, weight, reduction, ignore_index,
                                                  self_shape[0]):
@@ -185,7 +189,11 @@ def _nll_grad_array(grad, target, self_shape, weight, reduction, ignore_index):
     return z
 
 
-def _nll_bwd(grad, target, self_shape, weight, reduction, ignore_index):
+def _nll_bwd(grad, target, self, weight, reduction, ignore_index):
+    return _nll_bwd_rows(grad, target, tuple(self.shape), weight, reduction, ignore_index)
+
+
+def _nll_bwd_rows(grad, target, self_shape, weight, reduction, ignore_index):
     # Differentiable in grad (linear): scatter grad * scale at the targets.
     from .factories import zeros
     xp = grad._device.xp
@@ -200,10 +208,43 @@ def _nll_bwd(grad, target, self_shape, weight, reduction, ignore_index):
 
 
 class _NllNode(FnNode):
-    """NllLossBackward0's class: Note [lean cross_entropy]'s backward step."""
+    """NllLossBackward0's and NllLoss2DBackward0's class: Note [lean cross_entropy]'s
+    backward step, and ``_saved_total_weight``."""
 
     __slots__ = ()
     _counted = False   # set by _lean_cross_entropy: every target counted, at its version
+
+    @property
+    def _saved_total_weight(self):
+        """PyTorch's saved ``total_weight``, the second output of its forward: the summed
+        class weights of the counted targets (their number without weights; 0 for
+        reduction 'none'), a 0-d tensor of the input's dtype. Made from the saved target
+        and attributes when asked; freed with them."""
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(ERR_FREED)
+        # (as saved, whatever happened to them since: torch's total_weight is its own)
+        target, x = _saved_data(saved["target"], self), _saved_data(saved["self"], self)
+        xp = _xp(target)
+        if saved["reduction"] == "none":
+            total = xp.zeros((), dtype=x.dtype)
+        else:
+            t = target.reshape(-1)
+            weight = saved["weight"]
+            if weight is not None:   # (a SavedTensor: Note [the class weights, saved])
+                weight = _saved_data(weight, self)
+            _, w = _nll_terms(xp, xp.zeros(t.shape, dtype=x.dtype), t, weight,
+                              saved["ignore_index"])
+            total = xp.asarray(w.sum(), dtype=x.dtype)
+        return Tensor._make(total, B.device_of_array(total))
+
+
+def _saved_data(st, node):
+    """The array a SavedTensor refers to, read without a version check (unpacked only
+    when saved-tensor hooks hold it)."""
+    if st.tensor is not None:
+        return st.tensor._data
+    return st.data if st.data is not None else st.unpack(node)._data
 
     def _lean_apply(self, grads):
         """The plain backward loop's first try (Note [lean apply], autograd/apply_lean.py):
@@ -213,8 +254,9 @@ class _NllNode(FnNode):
         if (self._counted and type(g) is _HOST and g.ndim == 0 and g.dtype.char in "fd"
                 and saved is not None and _nnf._lean_on[0]):
             t = _nnf.saved_array(saved["target"])   # unmodified since the forward's check
-            if type(t) is _HOST and _nnf._enabled[0]:
-                r = _nll_grad_counted(_xp(g), g, t, saved["self_shape"], saved["reduction"])
+            x = _nnf.saved_array(saved["self"])     # (None if modified: the general step raises)
+            if type(t) is _HOST and x is not None and _nnf._enabled[0]:
+                r = _nll_grad_counted(_xp(g), g, t, x.shape, saved["reduction"])
                 dt = self._dtypes[0]
                 return [r if r.dtype == dt else r.astype(dt)]
         return None
@@ -238,12 +280,13 @@ def _nll2d_fwd(self, target, weight, reduction, ignore_index):
     return out.reshape(target.shape) if reduction == "none" else out
 
 
-def _nll2d_bwd(grad, target, self_shape, weight, reduction, ignore_index):
+def _nll2d_bwd(grad, target, self, weight, reduction, ignore_index):
+    self_shape = tuple(self.shape)
     n, c = self_shape[0], self_shape[1]
     rest = tuple(self_shape[2:])
     rows = (n * _prod(rest), c)
     g = grad.reshape(-1) if reduction == "none" else grad
-    g2 = _nll_bwd(g, target.reshape(-1), rows, weight, reduction, ignore_index)
+    g2 = _nll_bwd_rows(g, target.reshape(-1), rows, weight, reduction, ignore_index)
     nd = len(self_shape)
     return g2.reshape((n,) + rest + (c,)).permute((0, nd - 1) + tuple(range(1, nd - 1)))
 
@@ -256,7 +299,7 @@ def _prod(xs):
 
 
 NLL2D = defop("nll_loss2d", "NllLoss2DBackward0", _nll2d_fwd, inputs=("self", "target"),
-              attrs=("weight", "reduction", "ignore_index"), self=_nll2d_bwd)
+              attrs=("weight", "reduction", "ignore_index"), cls=_NllNode, self=_nll2d_bwd)
 
 
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
@@ -274,6 +317,7 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
             raise ValueError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}"
                              f", got {list(target.shape)}")
         _check_targets(target, input.shape[1], ignore_index)
+        check_no_requires_grad(weight, "weight", "nll_loss2d_forward")
         return dispatch(NLL2D, (input, target), (_warray(weight, input), reduction,
                                                  ignore_index))
     tn = target.shape[0] if target.dim() else 0   # a 0-d target has batch size 0 there
@@ -281,6 +325,7 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
                          f"batch_size ({tn}).")
     _check_targets(target, input.shape[1], ignore_index)
+    check_no_requires_grad(weight, "weight", "nll_loss_forward")
     return dispatch(NLL, (input, target), (_warray(weight, input), reduction, ignore_index))
 
 
@@ -365,7 +410,9 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
                                  else (~ignored).sum())
     elif reduction == "sum":
         smooth = smooth.sum()
-    return nll * (1 - label_smoothing) + smooth * (label_smoothing / c)
+    # (numbers multiplied as PyTorch's C++ does: MulBackward1, Note [a Scalar inside
+    # PyTorch's own composites])
+    return mul_scalar(nll, 1 - label_smoothing) + mul_scalar(smooth, label_smoothing / c)
 
 
 def _reduce(x, reduction):
@@ -453,16 +500,19 @@ def _lean_cross_entropy(input, target, ignore_index, reduction):
     node._seq_nr = _next_seq()
     saved = {}
     attrs = (None, reduction, ignore_index)
+    inputs = (logp, target)
+    where = None
     for name, kind, idx in NLL._plans.get(_SELF_ONLY) or NLL.save_plan(_SELF_ONLY):
-        if kind == 0:   # the target
-            s = _new_saved_tensor(target, False)
-            if st.blame:
-                s.where = (NLL.node_name, _blame.user_frame(3))
+        if kind == 0:   # the log-probabilities and the target
+            s = _new_saved_tensor(inputs[idx], False)
+            if where is None and st.blame:   # the user's line, as _save finds it
+                where = (NLL.node_name, _blame.user_frame(3))
+            s.where = where
             saved[name] = s
         elif kind == 2:
             saved[name] = attrs[idx]
-        else:           # self_shape
-            saved[name] = tuple(lp.shape)
+        else:
+            raise AssertionError(f"nll_loss saves no {name!r}")
     node._sdict = saved
     node._releasable = True
     node._dtypes = (lp.dtype, t.dtype)

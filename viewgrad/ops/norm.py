@@ -211,15 +211,32 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 def _update_running(input, running_mean, running_var, momentum, count):
     data = input._data
     dims = _red_dims(data.ndim)
-    mean = data.mean(axis=dims)
-    var = data.var(axis=dims) * (count / (count - 1))  # unbiased, as PyTorch
-    m = float(momentum)
+    # Note [running statistics, PyTorch's arithmetic]: the batch mean and the sum of
+    # squared deviations are accumulated in double and stored in the buffers' dtype;
+    # the mean's update is then computed in that dtype (momentum cast to it), the
+    # variance's in double from that stored sum (divided by n - 1: unbiased), rounded
+    # once. The same operations, in the same order, give PyTorch's bits.
+    pdt = running_mean._data.dtype if running_mean is not None else data.dtype
+    mean64 = data.mean(axis=dims, dtype="float64")
+    mean = mean64.astype(pdt)
+    var_sum = ((data - mean64.reshape(_keep_shape(data.ndim, mean64.shape[0]))) ** 2).sum(
+        axis=dims, dtype="float64").astype(pdt)
+    m = B.xp_of(data).asarray(momentum, dtype=pdt)
+    one_minus = B.xp_of(data).asarray(1, dtype=pdt) - m
     # Written straight into the buffers' memory, as PyTorch's kernel does: the running
     # statistics' _version does not move (no autograd node saves them) and the tracer
     # records no in-place event for them.
-    running_mean._data[...] = (running_mean._data * (1 - m) + mean * m).astype(
+    running_mean._data[...] = (m * mean + one_minus * running_mean._data).astype(
         running_mean.dtype)
-    running_var._data[...] = (running_var._data * (1 - m) + var * m).astype(running_var.dtype)
+    unbiased = var_sum.astype("float64") / (count - 1)
+    running_var._data[...] = (m.astype("float64") * unbiased
+                              + (one_minus * running_var._data).astype("float64")).astype(
+        running_var.dtype)
+
+
+def _keep_shape(ndim, c):
+    """The shape that broadcasts a per-channel vector over an (N, C, ...) array."""
+    return (1, c) + (1,) * (ndim - 2)
 
 
 # -- dropout -----------------------------------------------------------------------------------

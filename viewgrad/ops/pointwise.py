@@ -116,6 +116,28 @@ DIV = defop("div", "DivBackward0", lambda self, other: self / other,
             self=lambda grad, other: grad / other,
             # PyTorch's -grad * ((self / other) / other): other² would underflow (1e-200)
             other=lambda grad, self, other: -grad * ((self / other) / other))
+# Note [a Scalar inside PyTorch's own composites]
+# From Python, ``x * 0.5`` and ``x + 1e-6`` wrap the number as a 0-d tensor: MulBackward0,
+# AddBackward0. Inside PyTorch's C++ composites (cross_entropy's label smoothing,
+# pairwise_distance's eps) the number is a Scalar: ``mul.Scalar`` (MulBackward1, saving
+# ``other`` as a number) and ``add.Scalar`` (AddBackward1, saving nothing). The same
+# arithmetic; the composites here use these rows so their graphs read as PyTorch's.
+MUL_SCALAR = defop("mul_scalar", "MulBackward1", _mul_fwd, attrs=("other",),
+                   self=lambda grad, other: mul_scalar(grad, other))
+ADD_SCALAR_OP = defop("add_scalar_op", "AddBackward1", _add_fwd, attrs=("other",),
+                      self=lambda grad: grad)
+
+
+def mul_scalar(t, number):
+    """``t * number`` recorded as PyTorch's ``mul.Scalar`` (MulBackward1)."""
+    return dispatch(MUL_SCALAR, (t,), (float(number),))
+
+
+def add_scalar(t, number):
+    """``t + number`` recorded as PyTorch's ``add.Scalar`` (AddBackward1)."""
+    return dispatch(ADD_SCALAR_OP, (t,), (float(number),))
+
+
 HALF_OPMATH.update((MUL, DIV))   # Note [float16 with a number] (table.py)
 NEG = defop("neg", "NegBackward0", lambda self: -self, self=lambda grad: -grad)
 RECIPROCAL = defop("reciprocal", "ReciprocalBackward0", lambda self: 1 / self,

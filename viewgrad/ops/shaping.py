@@ -140,18 +140,19 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 def kron(input, other, *, out=None):
     """The Kronecker product: every element of ``input`` times the whole of ``other``, as
     ``torch.kron`` (kron of (a, b) and (c, d) is (ac, bd)). Composed as PyTorch does: the
-    two inputs reshaped so they broadcast, one ``MulBackward0``, then an
-    ``UnsafeViewBackward0`` to the result's shape."""
+    two inputs each given the interleaved shape by ``_unsafe_view`` (not views to
+    autograd: modifying an input afterwards does not touch what the product saved; and,
+    as in PyTorch, an input that cannot be viewed so, e.g. a transpose, is refused), one
+    ``MulBackward0``, then an ``UnsafeViewBackward0`` to the result's shape."""
     nd = max(input.dim(), other.dim())
-    a = input.reshape((1,) * (nd - input.dim()) + tuple(input.shape))
-    b = other.reshape((1,) * (nd - other.dim()) + tuple(other.shape))
+    da = (1,) * (nd - input.dim()) + tuple(input.shape)
+    db = (1,) * (nd - other.dim()) + tuple(other.shape)
     sa, sb = [], []
-    for x, y in zip(a.shape, b.shape):
+    for x, y in zip(da, db):
         sa += [x, 1]
         sb += [1, y]
-    prod = a.reshape(sa) * b.reshape(sb)
-    return _out(_unsafe_view(prod, tuple(x * y for x, y in zip(a.shape, b.shape))), out,
-                "kron")
+    prod = _unsafe_view(input, sa) * _unsafe_view(other, sb)
+    return _out(_unsafe_view(prod, tuple(x * y for x, y in zip(da, db))), out, "kron")
 
 
 def tensordot(a, b, dims=2, out=None):

@@ -92,6 +92,13 @@ def _vnorm_bwd(grad, self, result, ord, dim, keepdim):
 
 VECTOR_NORM = defop("linalg_vector_norm", "LinalgVectorNormBackward0", _vnorm_fwd,
                     attrs=("ord", "dim", "keepdim"), self=_vnorm_bwd)
+# ``at::norm(x, p, dim, keepdim)`` as PyTorch's own C++ composites call it
+# (pairwise_distance): NormBackward1, the same norm and formula, saved as p, dim, keepdim
+NORM_DIM = defop("norm_dim", "NormBackward1",
+                 lambda self, p, dim, keepdim: _vnorm_fwd(self, p, dim, keepdim),
+                 attrs=("p", "dim", "keepdim"),
+                 self=lambda grad, self, result, p, dim, keepdim: _vnorm_bwd(
+                     grad, self, result, p, dim, keepdim))
 
 
 def _norm_dims(dim, ndim):

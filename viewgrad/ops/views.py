@@ -73,8 +73,9 @@ VIEW = defop("view", "ViewBackward0", _view_fwd, attrs=("shape",), view=True,
 # tensor is contiguous, else its private ``_reshape_alias`` (node ReshapeAliasBackward0).
 RESHAPE_ALIAS = defop("_reshape_alias", "ReshapeAliasBackward0", _view_fwd, attrs=("shape",),
                       view=True, self=lambda grad, self_shape: grad.reshape(self_shape))
-UNSAFE_VIEW = defop("_unsafe_view", "UnsafeViewBackward0",
-                    lambda self, shape: self.reshape(shape), attrs=("shape",),
+# (``_unsafe_view`` is ``view`` without the view's autograd meaning: the result shares
+# memory but not the version counter, and is refused where ``view`` is, as PyTorch's)
+UNSAFE_VIEW = defop("_unsafe_view", "UnsafeViewBackward0", _view_fwd, attrs=("shape",),
                     self=lambda grad, self_shape: grad.reshape(self_shape))
 
 

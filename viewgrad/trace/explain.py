@@ -204,6 +204,15 @@ def _first_value(tinfo):
         return first
 
 
+def _number_text(text) -> bool:
+    """Whether an operand's label is a number (a 0-d constant is labelled by its value)."""
+    try:
+        float(text)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def _atom(text) -> bool:
     """A name, a number or a call/attribute chain: needs no parentheses."""
     import ast
@@ -245,7 +254,8 @@ def functional_expr(event, x0):
         return f"vg.zeros_like({x0})"
     if op in ("fill_", "__setitem__") and not ops:
         return f"vg.full_like({x0}, {_first_value(after_t) or 'value'})"
-    if op == "fill_":
+    if op == "fill_" or (op == "__setitem__" and _number_text(ops[0])):
+        # (``x[0] = 5.0`` copies the number as a 0-d tensor, which is labelled by its value)
         return f"vg.full_like({x0}, {ops[0]})"
     if op in ("copy_", "__setitem__"):
         return f"{ops[0]}.expand_as({x0}).clone()" if ops else f"{x0}.clone()"
