@@ -247,6 +247,28 @@ class Tensor:
     def element_size(self):
         return self._data.itemsize
 
+    ndimension = dim
+
+    @property
+    def itemsize(self):
+        """Bytes per element (``element_size()``), as ``torch.Tensor.itemsize``."""
+        return self._data.itemsize
+
+    @property
+    def nbytes(self):
+        """Bytes the elements take: ``numel() * itemsize`` (what this tensor views, not
+        its whole storage), as ``torch.Tensor.nbytes``."""
+        return int(self._data.size) * self._data.itemsize
+
+    @property
+    def is_cpu(self):
+        """Whether the tensor lives in host memory, as ``torch.Tensor.is_cpu``."""
+        return self._device.type == "cpu"
+
+    def get_device(self):
+        """-1 for a cpu tensor, the device's index otherwise (as PyTorch)."""
+        return -1 if self._device.type == "cpu" else (self._device.index or 0)
+
     def stride(self, dim=None):
         d = self._data
         isz = d.itemsize

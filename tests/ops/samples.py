@@ -33,6 +33,7 @@ SAMPLES = {
     "pow_tensor": [(lambda a, b: a ** b, [("pos", (2, 3)), (3,)])],
     "pow_scalar_base": [(lambda b: 2.0 ** b, [(3,)])],
     "sign": [(lambda a: a.sign() * a, [("away", (3,))])],
+    "sgn": [(lambda a: a.sgn() * a, [("away", (3,))])],
     "abs": [(lambda a: a.abs(), [("away", (2, 3))])],
     "sqrt": [(lambda a: a.sqrt(), [("pos", (3,))])],
     "exp": [(lambda a: a.exp(), [(2, 3)])],

@@ -18,7 +18,7 @@ from ..tensor import Tensor
 from . import pointwise as P
 from .args import with_out
 from .operands import F_OTHER, OTHER, function_form, method_form
-from .table import METHODS, method
+from .table import METHODS, apply_inplace, dispatch, method
 
 __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less",
            "less_equal", "not_equal", "multiply", "subtract", "negative", "absolute",
@@ -96,9 +96,18 @@ def positive(input):
 
 @method("sgn")
 def sgn(input, *, out=None):
-    """``torch.sgn``: the sign for real tensors, the same as ``sign`` (``SignBackward0``
-    here; PyTorch names its node ``SgnBackward0``, with the same zero gradient)."""
-    return with_out(P.sign(input), out, "sgn")
+    """``torch.sgn``: the sign for real tensors, the same numbers as ``sign``; one
+    ``SgnBackward0`` node, as PyTorch's (it saves self and the result; the gradient is
+    zeros)."""
+    if not isinstance(input, Tensor):
+        return with_out(P.sign(input), out, "sgn")   # (sign's refusal, in its words)
+    return with_out(dispatch(P.SGN, (input,)), out, "sgn")
+
+
+@method("sgn_")
+def sgn_(self):
+    """In-place ``sgn`` (``torch.Tensor.sgn_``): ``SgnBackward0`` on self's history."""
+    return apply_inplace(P.SGN, self, name="sgn_")
 
 
 def rsub(input, other, *, alpha=1):

@@ -225,6 +225,26 @@ def addmm(input, mat1, mat2, beta=1, alpha=1):
     return dispatch(ADDMM, (input, mat1, mat2), (beta, alpha))
 
 
+@method("addmm")
+def _addmm_method(self, mat1, mat2, *, beta=1, alpha=1):
+    """``beta * self + alpha * (mat1 @ mat2)`` (``torch.Tensor.addmm``), node
+    ``AddmmBackward0``."""
+    return addmm(self, mat1, mat2, beta, alpha)
+
+
+def _addmm_shape(input, mat1, mat2):
+    if mat1.dim() != 2 or mat2.dim() != 2 or mat1.shape[1] != mat2.shape[0]:
+        raise _shape_err("addmm", mat1, mat2)
+    _check(mat1, mat2, "mm")
+    return (mat1.shape[0], mat2.shape[1])
+
+
+@method("addmm_")
+def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+    """In-place ``addmm`` (``torch.Tensor.addmm_``): node ``AddmmBackward0``."""
+    return _inplace_product(ADDMM, self, mat1, mat2, beta, alpha, "addmm_", _addmm_shape)
+
+
 def _expandable(input, shape):
     """PyTorch's expand check of ``input`` against the product's shape (its wording)."""
     from ..autograd.grad_mode import no_grad

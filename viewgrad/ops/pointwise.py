@@ -211,6 +211,11 @@ def _sign_fwd(self):
 
 SIGN = defop("sign", "SignBackward0", _sign_fwd,
              self=zeros_grad)  # not grad * 0: inf * 0 is NaN
+# torch.sgn: the sign of a real tensor, recorded as PyTorch records it, SgnBackward0,
+# which saves self and the result (its complex formula needs them; for real ones the
+# gradient is zeros, as sign's)
+SGN = defop("sgn", "SgnBackward0", _sign_fwd,
+            self=lambda grad, self, result: zeros_grad(grad))
 ABS = defop("abs", "AbsBackward0", lambda self: _xp(self).abs(self),
             self=lambda grad, self: grad * self.sign())
 SQRT = defop("sqrt", "SqrtBackward0", lambda self: _xp(self).sqrt(self),

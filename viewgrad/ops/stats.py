@@ -39,7 +39,7 @@ from ..autograd.state import state as _st
 from ..tensor import Tensor, _wrap_dim
 from .args import torch_type_name
 from .reduce import _count, _restore
-from .table import defop, dispatch, method, record, _edges
+from .table import apply_inplace, defop, dispatch, method, record, _edges
 
 __all__ = ["var", "std", "var_mean", "std_mean", "prod", "cumsum", "cumprod", "logsumexp",
            "nansum", "nanmean"]
@@ -302,6 +302,18 @@ def cumsum(self, dim, *, dtype=None):
     return dispatch(CUMSUM, (self,), (_wrap_dim(dim, self.dim()),))
 
 
+def _scan_(op, name):
+    def fn_(self, dim, *, dtype=None):
+        if dtype is not None and B.to_dtype(dtype) != self._data.dtype:
+            raise RuntimeError(f"{name}: the result's dtype must be self's "
+                               f"({B.dtype_name(self.dtype)}), got {B.dtype_name(dtype)}")
+        return apply_inplace(op, self, (), (_wrap_dim(dim, self.dim()),), name=name)
+    fn_.__name__ = fn_.__qualname__ = name
+    fn_.__doc__ = (f"In-place ``{name[:-1]}`` (``torch.Tensor.{name}``), recorded on self's "
+                   "history as the out-of-place op's node.")
+    return fn_
+
+
 @method("cumprod")
 def cumprod(self, dim, *, dtype=None):
     """Running products along ``dim``: ``out_k = x_0 * ... * x_k``, as ``torch.cumprod``.
@@ -309,6 +321,10 @@ def cumprod(self, dim, *, dtype=None):
     Note [products with zeros] in ops/stats.py), never 0/0."""
     self = _acc_dtype(self, dtype)
     return dispatch(CUMPROD, (self,), (_wrap_dim(dim, self.dim()),))
+
+
+method("cumsum_")(_scan_(CUMSUM, "cumsum_"))
+method("cumprod_")(_scan_(CUMPROD, "cumprod_"))
 
 
 # -- prod -------------------------------------------------------------------------------------

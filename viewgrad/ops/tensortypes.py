@@ -79,3 +79,9 @@ def byte(self):
 def char(self):
     """``x.to(int8)``, as ``torch.Tensor.char``."""
     return self.to(B.int8)
+
+
+@method("short")
+def short(self):
+    """``x.to(int16)``, as ``torch.Tensor.short``."""
+    return self.to(B.int16)

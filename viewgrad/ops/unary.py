@@ -15,7 +15,8 @@ import math
 from .. import backend as B
 from . import special
 from .args import float_input, with_out
-from .table import apply_inplace, defop, dispatch, method, zeros_grad
+from ..autograd.nodes import OpDef
+from .table import METHODS, apply_inplace, defop, dispatch, method, zeros_grad
 
 __all__ = ["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
            "atanh", "exp2", "expm1", "log2", "log10", "log1p", "erf", "erfc", "erfinv",
@@ -97,6 +98,30 @@ acosh = _unary("acosh", "AcoshBackward0", _np("arccosh"),
 atanh = _unary("atanh", "AtanhBackward0", _np("arctanh"),
                lambda grad, self: grad / (1 - self * self),
                "Inverse hyperbolic tangent (torch.arctanh too)", "grad / (1 - x²)")
+
+
+# PyTorch records the in-place asinh_, acosh_ and atanh_ as AsinhBackward1 (...) nodes
+# whose backward refuses: "the derivative for 'inplace version of asinh' is not
+# implemented". The same nodes here (OpDefs of their own, not rows of the derivatives
+# table: nothing to gradcheck); the functions and out-of-place methods differentiate.
+def _inplace_refused(name, forward):
+    def refuse(grad):
+        raise NotImplementedError(f"the derivative for 'inplace version of {name}' is not "
+                                  "implemented.")
+    op = OpDef(name + "_", name.capitalize() + "Backward1", forward, ("self",), (),
+               {"self": refuse}, False, False, False, None, None)
+
+    def fn_(self):
+        return apply_inplace(op, self, name=name + "_")
+    fn_.__name__ = fn_.__qualname__ = name + "_"
+    fn_.__doc__ = (f"In-place ``{name}`` (``torch.Tensor.{name}_``): recorded as PyTorch "
+                   f"records it, ``{op.node_name}``, whose backward refuses.")
+    method(name + "_", "arc" + name[1:] + "_")(fn_)
+
+
+for _name, _fname in (("asinh", "arcsinh"), ("acosh", "arccosh"), ("atanh", "arctanh")):
+    _inplace_refused(_name, _np(_fname))
+
 exp2 = _unary("exp2", "Exp2Backward0", _np("exp2"),
               lambda grad, result: grad * result * _LN2,
               "2 to the power x", "grad * 2**x * ln 2, from the saved result")
@@ -141,6 +166,9 @@ method("arcsinh")(asinh)
 method("arccosh")(acosh)
 method("arctanh")(atanh)
 fix = trunc
+for _alias, _name in (("fix_", "trunc_"), ("arcsin_", "asin_"), ("arccos_", "acos_"),
+                      ("arctan_", "atan_")):
+    method(_alias)(METHODS[_name])   # (the same in-place op under PyTorch's other name)
 
 
 # -- round(decimals=) and logit(eps=): rows with an argument --------------------------------
