@@ -54,6 +54,32 @@ def _conv_grid():
     return cases
 
 
+def _upsample_samples():
+    """interpolate's rows (nn/upsample.py): each forward row, and its backward row through
+    the gradient of the forward with respect to the incoming gradient."""
+    cases = {"nearest": [(1, (1, 2, 3), dict(scale_factor=2)), (2, (1, 1, 3, 2), dict(size=(4, 5))),
+                         (3, (1, 1, 2, 2, 2), dict(scale_factor=2))],
+             "nearest-exact": [(1, (1, 1, 4), dict(size=6)), (2, (1, 1, 3, 3), dict(scale_factor=1.5)),
+                               (3, (1, 1, 2, 2, 2), dict(size=(3, 3, 3)))],
+             "linear": [(1, (1, 2, 3), dict(scale_factor=2))],
+             "bilinear": [(2, (1, 1, 3, 3), dict(size=(4, 5), align_corners=True))],
+             "bicubic": [(2, (1, 1, 3, 3), dict(scale_factor=2))],
+             "trilinear": [(3, (1, 1, 2, 2, 2), dict(scale_factor=2))]}
+    out = {}
+    for mode, specs in cases.items():
+        for nd, shape, kw in specs:
+            slug = mode.replace("-", "_")
+            fwd = (lambda mode, kw: lambda x: F.interpolate(x, mode=mode, **kw))(mode, kw)
+            out[f"upsample_{slug}{nd}d"] = [(fwd, [shape])]
+            out_shape = tuple(F.interpolate(vg.zeros(shape), mode=mode, **kw).shape)
+
+            def bwd(g, fwd=fwd, shape=shape):
+                x = vg.zeros(shape, dtype=vg.float64, requires_grad=True)
+                return vg.autograd.grad(fwd(x), x, g, create_graph=True)[0]
+            out[f"upsample_{slug}{nd}d_backward"] = [(bwd, [out_shape])]
+    return out
+
+
 SAMPLES = {
     "convolution": _conv_grid(),
     "constant_pad_nd": [
@@ -105,6 +131,9 @@ SAMPLES = {
     # (padding_idx reads a row it sends no gradient to, as PyTorch: not a gradcheck sample;
     # tests/nn/test_layer_norm_node_vs_torch.py compares it with torch)
     "embedding": [(lambda w: F.embedding(vg.tensor([[0, 2, 2], [3, 1, 0]]), w), [(4, 3)])],
+    **_upsample_samples(),
+    "_prelu_kernel": [(lambda x, w: F.prelu(x, w), [(2, 3, 2), (3,)]),
+                      (lambda x, w: F.prelu(x, w), [(4,), (1,)])],
     "pixel_shuffle": [(lambda x: F.pixel_shuffle(x, 2), [(1, 8, 2, 3)])],
     "pixel_unshuffle": [(lambda x: F.pixel_unshuffle(x, 2), [(2, 1, 4, 6)])],
     "native_group_norm": [(lambda x, w, b: F.group_norm(x, 2, w, b), [(2, 4, 3), (4,), (4,)]),

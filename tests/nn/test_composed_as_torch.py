@@ -202,3 +202,68 @@ def test_soft_margin_loss_is_one_node(reduction):
         with pytest.raises(RuntimeError, match="not differentiable with respect to argument "
                                                "'target'"):
             lib.nn.functional.soft_margin_loss(lib.zeros(2), lib.ones(2, requires_grad=True))
+
+
+_RESIZE = [((1, 2, 3), "nearest", dict(scale_factor=2)),
+           ((1, 1, 3, 3), "nearest", dict(size=(5, 4))),
+           ((1, 1, 2, 2, 2), "nearest", dict(scale_factor=2)),
+           ((1, 1, 3, 3), "nearest-exact", dict(scale_factor=1.5)),
+           ((2, 1, 3), "linear", dict(scale_factor=2)),
+           ((1, 2, 3, 3), "bilinear", dict(scale_factor=2, align_corners=True)),
+           ((1, 1, 3, 3), "bilinear", dict(size=(5, 7))),
+           ((1, 1, 3, 3), "bicubic", dict(size=(4, 5))),
+           ((1, 1, 2, 2, 2), "trilinear", dict(scale_factor=2)),
+           ((1, 1, 4, 4), "nearest", dict(scale_factor=0.5)),
+           ((1, 1, 5), "linear", dict(size=3, align_corners=True))]
+
+
+@pytest.mark.parametrize("shape,mode,kw", _RESIZE,
+                         ids=[f"{m}-{len(s) - 2}d-{i}" for i, (s, m, _) in enumerate(_RESIZE)])
+def test_interpolate_is_one_upsample_node(shape, mode, kw):
+    """interpolate records PyTorch's Upsample<Mode><n>DBackward0, whose gradient is the
+    backward op (Upsample...BackwardBackward0 when the gradient itself requires grad);
+    values, first and second derivatives as torch's; the input is not saved."""
+    rng = np.random.default_rng(6)
+    x0 = rng.standard_normal(shape)
+    res = []
+    for lib in (vg, torch):
+        x = lib.tensor(x0, requires_grad=True)
+        h = x * 1
+        y = lib.nn.functional.interpolate(h, mode=mode, **kw)
+        gy = lib.tensor(np.arange(y.numel(), dtype=np.float64).reshape(tuple(y.shape)),
+                        requires_grad=True)
+        g, = lib.autograd.grad(y, h, gy, create_graph=True)
+        gg, = lib.autograd.grad((g * g).sum(), gy)
+        n = y.grad_fn
+        res.append((n.name(), n._saved_output_size, n._saved_self_sym_sizes,
+                    g.grad_fn.name(), [np.asarray(t.tolist()) for t in (y, g, gg)]))
+        with lib.no_grad():
+            h.mul_(2)   # nothing saved the input: backward runs
+        y.sum().backward()
+    assert res[0][:4] == res[1][:4]
+    for a, b in zip(res[0][4], res[1][4]):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("xs,ws", [((2, 3), (1,)), ((2, 3), (3,)), ((2, 3, 4), (3,)), ((3,), (1,)),
+                                   ((), (1,)), ((3,), (3,)), ((2, 3), ())])
+def test_prelu_is_one_kernel_node(xs, ws):
+    rng = np.random.default_rng(7)
+    x0, w0 = rng.standard_normal(xs), rng.uniform(0.1, 0.5, ws)
+    res = []
+    for lib in (vg, torch):
+        x, w = lib.tensor(x0, requires_grad=True), lib.tensor(w0, requires_grad=True)
+        try:
+            y = lib.nn.functional.prelu(x * 1, w)
+        except RuntimeError as e:
+            res.append(("refused", str(e)))
+            continue
+        gs = lib.autograd.grad((y * y).sum(), [x, w], create_graph=True)
+        ggs = lib.autograd.grad(sum((g * g).sum() for g in gs), [x, w])
+        res.append((_names(y.grad_fn, 1), [np.asarray(t.tolist()) for t in (y,) + gs + ggs]))
+    assert res[0][0] == res[1][0]
+    if res[0][0] != "refused":
+        for a, b in zip(res[0][1], res[1][1]):
+            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    else:
+        assert res[0][1] == res[1][1]

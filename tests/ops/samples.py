@@ -94,6 +94,8 @@ SAMPLES = {
     "expand": [(lambda a: a.expand(2, 3, 4), [(3, 1)])],
     "unfold": [(lambda a: a.unfold(0, 3, 1), [(5,)]), (lambda a: a.unfold(1, 2, 2), [(2, 5)])],
     "split": [(lambda a: a.split(2, 1)[1] * 2, [(2, 5)]), (lambda a: vg.stack(a.chunk(2)).sum(0), [(4, 2)])],
+    "unsafe_split": [(lambda a: a.unsafe_split(2, 1)[1] * 2, [(2, 5)]),
+                     (lambda a: vg.stack(a.unsafe_chunk(2)).sum(0), [(4, 2)])],
     "split_with_sizes": [(lambda a: a.split([1, 4], 1)[1] * 2, [(2, 5)]),
                          (lambda a: vg.stack(a.split_with_sizes([2, 2])).sum(0), [(4, 2)])],
     "unbind": [(lambda a: a.unbind(1)[2], [(2, 3)])],

@@ -107,3 +107,22 @@ def test_sgn_is_its_own_node():
                     h.mul_(2)
                 with pytest.raises(RuntimeError, match="modified by an inplace operation"):
                     y.sum().backward()
+
+
+def test_unsafe_split_and_chunk():
+    """One UnsafeSplitBackward0 for all pieces; the pieces are not views to autograd, so
+    modifying one in place is allowed (split's pieces refuse it), as in PyTorch."""
+    rng = np.random.default_rng(8)
+    a0 = rng.standard_normal((2, 7))
+    res = []
+    for lib in (vg, torch):
+        a = lib.tensor(a0, requires_grad=True)
+        pieces = (a * 1).unsafe_chunk(3, 1)
+        more = (a * 1).unsafe_split(3, 1)
+        pieces[1].mul_(2)
+        out = sum((p * (i + 1)).sum() for i, p in enumerate(pieces + more))
+        out.backward()
+        res.append(([p.grad_fn.name() for p in pieces], [tuple(p.shape) for p in pieces + more],
+                    np.asarray(a.grad.tolist())))
+    assert res[0][:2] == res[1][:2]
+    np.testing.assert_allclose(res[0][2], res[1][2], rtol=1e-12)

@@ -2,27 +2,24 @@
 ``interpolate``, adaptive max pooling, ``max_unpool``, ``prelu``, ``threshold``,
 ``instance_norm``, ``pixel_shuffle``, ``embedding_bag``, ``bilinear``, ``alpha_dropout``.
 
-All are compositions of differentiable viewgrad ops — indexing, weighted sums, ``where``,
-reductions — so their gradients (and second derivatives) come from those ops.
+Most are compositions of differentiable viewgrad ops — indexing, weighted sums, ``where``,
+reductions — so their gradients (and second derivatives) come from those ops. Where
+PyTorch records one node (pixel_shuffle, pixel_unshuffle, prelu's kernel), so does
+viewgrad; instance_norm is composed as PyTorch composes it (a view, batch_norm, a view).
 
-Note [Separable interpolation]: linear, bilinear, trilinear and bicubic resizing are each
-a 1-D interpolation applied along one spatial dim after the other: along a dim, output
-position j reads input rows ``idx_k[j]`` with weights ``w_k[j]`` (2 taps for linear, 4 for
-cubic), i.e. ``sum_k x[..., idx_k, ...] * w_k``. The source positions follow PyTorch's
-``area_pixel_compute_source_index`` (half-pixel centres, or corner-aligned with
-``align_corners=True``); ``nearest`` picks ``floor(j * scale)`` computed in float32, as
-PyTorch does, so the same pixel is chosen at every boundary.
+``interpolate``'s resizing is one node per mode (nn/upsample.py, Note [Separable
+interpolation]).
 """
 from __future__ import annotations
 
 import math
-import struct
 import warnings
 
 from ..autograd.grad_mode import no_grad
+from ..backend import xp_of as _xp_of
 from ..ops import activations as _Fact
 from ..ops import factories as Fa
-from ..ops.args import check_mixed_dtypes
+from ..ops.args import check_mixed_dtypes, torch_type_name
 from ..ops.joining import cat, stack
 from ..ops.norm import batch_norm
 from ..ops.pointwise import where
@@ -30,6 +27,7 @@ from ..ops.pool import adaptive_avg_pool2d, max_pool2d
 from ..ops.table import defop, dispatch
 from ..tensor import Tensor
 from .functional_more import _norm, embedding
+from .upsample import upsample as _upsample
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear",
            "adaptive_max_pool1d", "adaptive_max_pool2d", "max_unpool1d", "max_unpool2d",
@@ -38,69 +36,6 @@ __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear",
 
 _MODES = {"nearest": None, "nearest-exact": None, "linear": 1, "bilinear": 2,
           "bicubic": 2, "trilinear": 3, "area": None}
-
-
-def _f32(v):
-    """``v`` rounded to float32 (PyTorch computes the nearest-neighbour scale in float)."""
-    return struct.unpack("f", struct.pack("f", v))[0]
-
-
-def _scale(in_size, out_size, align_corners, scale_factor):
-    if align_corners:
-        return (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
-    if scale_factor is not None and scale_factor > 0:
-        return 1.0 / scale_factor
-    return in_size / out_size
-
-
-def _taps(mode, in_size, out_size, align_corners, scale_factor):
-    """For one dim: a list of (index list, weight list) pairs, one per tap."""
-    scale = _scale(in_size, out_size, align_corners, scale_factor)
-    if mode in ("nearest", "nearest-exact"):
-        s = _f32(scale)
-        off = 0.5 if mode == "nearest-exact" else 0.0
-        idx = [min(int(math.floor(_f32((j + off) * s))), in_size - 1) for j in range(out_size)]
-        return [(idx, None)]
-    if mode == "bicubic":
-        A = -0.75
-        taps = [([], []) for _ in range(4)]
-        for j in range(out_size):
-            src = scale * j if align_corners else scale * (j + 0.5) - 0.5
-            i0 = math.floor(src)
-            t = src - i0
-            ws = [((A * (t + 1) - 5 * A) * (t + 1) + 8 * A) * (t + 1) - 4 * A,
-                  ((A + 2) * t - (A + 3)) * t * t + 1,
-                  ((A + 2) * (1 - t) - (A + 3)) * (1 - t) * (1 - t) + 1,
-                  ((A * (2 - t) - 5 * A) * (2 - t) + 8 * A) * (2 - t) - 4 * A]
-            for k in range(4):
-                taps[k][0].append(min(max(i0 - 1 + k, 0), in_size - 1))
-                taps[k][1].append(ws[k])
-        return taps
-    i0s, i1s, w0s, w1s = [], [], [], []
-    for j in range(out_size):
-        src = scale * j if align_corners else max(scale * (j + 0.5) - 0.5, 0.0)
-        i0 = min(int(src), in_size - 1)
-        i1 = i0 + (1 if i0 < in_size - 1 else 0)
-        lam = src - i0
-        i0s.append(i0)
-        i1s.append(i1)
-        w0s.append(1.0 - lam)
-        w1s.append(lam)
-    return [(i0s, w0s), (i1s, w1s)]
-
-
-def _resize_dim(x, dim, taps):
-    """Note [Separable interpolation]: one dim of ``x`` resampled by ``taps``."""
-    out = None
-    for idx, w in taps:
-        index = Fa.tensor(idx, dtype=Fa.B.int64, device=x.device)
-        picked = x.index_select(dim, index)
-        if w is not None:
-            shape = [1] * x.dim()
-            shape[dim] = len(w)
-            picked = picked * Fa.tensor(w, dtype=x.dtype, device=x.device).view(shape)
-        out = picked if out is None else out + picked
-    return out
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
@@ -160,11 +95,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             return adaptive_avg_pool2d(input, tuple(out))
         raise ValueError("interpolate: mode='area' for 5-D input is not provided by viewgrad "
                          "(use 3-D or 4-D input)")
-    x = input
-    for i in range(nsp):
-        d = i + 2
-        x = _resize_dim(x, d, _taps(mode, input.shape[d], out[i], align_corners, scales[i]))
-    return x
+    return _upsample(input, mode, out, align_corners if mode not in ("nearest", "nearest-exact")
+                     else None, scales)   # one node, as PyTorch's (nn/upsample.py)
 
 
 def _deprecated(name):
@@ -273,16 +205,43 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 # -- activations, normalisation, reshuffles ---------------------------------------------------
 
+def _prelu_fwd(self, weight):
+    return _xp_of(self).where(self > 0, self, weight * self)
+
+
+# PyTorch's _prelu_kernel: one PreluKernelBackward0 node on the input and the weight
+# (reshaped to broadcast: a view), saving both
+PRELU_KERNEL = defop("_prelu_kernel", "PreluKernelBackward0", _prelu_fwd,
+                     inputs=("self", "weight"), broadcast=True,
+                     self=lambda grad, self, weight: where(self > 0, grad, weight * grad),
+                     weight=lambda grad, self, weight: where(self > 0, 0.0, self * grad))
+
+
 def prelu(input, weight):
-    """``x if x > 0 else weight * x``; a weight of C values applies per channel (dim 1)."""
+    """``x if x > 0 else weight * x``; a weight of C values applies per channel (dim 1).
+    Recorded as PyTorch's: the weight reshaped to broadcast (a view) and one
+    ``PreluKernelBackward0``."""
+    dim = input.dim()
     if weight.numel() != 1:
-        if input.dim() == 0 or input.shape[1 if input.dim() > 1 else 0] != weight.numel():
+        if dim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if dim > 1 else 1
+        if channels != weight.numel():
             raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
                                f"parameter numbers = {weight.numel()} and channel size = "
-                               f"{input.shape[1] if input.dim() > 1 else input.shape[0]}.")
-        if input.dim() > 1:
-            weight = weight.reshape((-1,) + (1,) * (input.dim() - 2))
-    return where(input > 0, input, weight * input)
+                               f"{channels}.")
+    if weight.dim() > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.dim()}")
+    if input._data.dtype != weight._data.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got "
+                           f"{torch_type_name(input.dtype)} and {torch_type_name(weight.dtype)}")
+    if dim != weight.dim():
+        shape = [1] * dim
+        if dim > 1:
+            shape[1] = weight.numel()
+        weight = weight.reshape(tuple(shape))
+    return dispatch(PRELU_KERNEL, (input, weight))
 
 
 def threshold(input, threshold, value, inplace=False):

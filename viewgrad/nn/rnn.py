@@ -11,7 +11,7 @@ initialisation (``weight_ih_l0``, ``weight_hh_l0``, ``bias_ih_l0``, ``bias_hh_l0
     LSTM  gates = W_ih x + b_ih + W_hh h + b_hh, split (i, f, g, o):
           c' = σ(f) c + σ(i) tanh(g);  h' = σ(o) tanh(c')   (then W_hr h' with proj_size)
     GRU   (r, z, n): r = σ(x_r + h_r), z = σ(x_z + h_z), n = tanh(x_n + r (W_hn h + b_hn)),
-          h' = (1 - z) n + z h
+          h' = (h - n) z + n   (PyTorch's arrangement of (1 - z) n + z h)
     RNN   h' = tanh(W_ih x + b_ih + W_hh h + b_hh)   (or relu)
 
 The input-to-hidden products for all time steps are one ``linear`` before the loop (one
@@ -51,13 +51,13 @@ def _cell(mode, gi, h, c, w_hh, b_hh, w_hr=None):
         c = f.sigmoid() * c + i.sigmoid() * g.tanh()
         h = o.sigmoid() * c.tanh()
         return (h if w_hr is None else F.linear(h, w_hr)), c
-    if mode == "GRU":
-        x_r, x_z, x_n = gi.chunk(3, -1)
-        h_r, h_z, h_n = gh.chunk(3, -1)
-        r = (x_r + h_r).sigmoid()
-        z = (x_z + h_z).sigmoid()
-        n = (x_n + r * h_n).tanh()
-        return (1 - z) * n + z * h, None
+    if mode == "GRU":   # PyTorch's GRU cell, operation for operation
+        x_r, x_z, x_n = gi.unsafe_chunk(3, -1)
+        h_r, h_z, h_n = gh.unsafe_chunk(3, -1)
+        r = (h_r + x_r).sigmoid()
+        z = (h_z + x_z).sigmoid()
+        n = (x_n + h_n * r).tanh()
+        return (h - n) * z + n, None
     pre = gi + gh
     return (pre.tanh() if mode == "RNN_TANH" else F.relu(pre)), None
 
@@ -198,7 +198,9 @@ class RNNBase(Module):
                 w_ih, w_hh = w[0], w[1]
                 b_ih, b_hh = (w[2], w[3]) if self.bias else (None, None)
                 w_hr = w[-1] if self.proj_size > 0 else None
-                gi_all = F.linear(layer_in, w_ih, b_ih)    # all steps at once: one node
+                # all steps at once, then unbound into steps (one UnbindBackward0), as
+                # PyTorch's CPU layers precompute the input part
+                gi_all = F.linear(layer_in, w_ih, b_ih).unbind(0)
                 h, c = hx[k], (cx[k] if cx is not None else None)
                 seq = [None] * T
                 for t in (range(T - 1, -1, -1) if d else range(T)):

@@ -99,8 +99,8 @@ def sgn(input, *, out=None):
     """``torch.sgn``: the sign for real tensors, the same numbers as ``sign``; one
     ``SgnBackward0`` node, as PyTorch's (it saves self and the result; the gradient is
     zeros)."""
-    if not isinstance(input, Tensor):
-        return with_out(P.sign(input), out, "sgn")   # (sign's refusal, in its words)
+    if not isinstance(input, Tensor) or input._data.dtype.kind == "b":
+        return with_out(P.sign(input), out, "sgn")   # (a bool is itself; sign's refusal)
     return with_out(dispatch(P.SGN, (input,)), out, "sgn")
 
 

@@ -83,15 +83,30 @@ def linear(input, weight, bias=None):
     if input.dim() == 0 or weight.dim() == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
                            f"{input.dim()}D and {weight.dim()}D")
+    # PyTorch's at::linear: with a bias, a 2-D input is one addmm; any other contiguous
+    # input is flattened to 2-D (a view), addmm'ed and viewed back (_flatten_nd_linear);
+    # otherwise matmul, then the bias added in place
+    flatten = bias is not None and input.dim() != 2 and input.is_contiguous()
+    rows = input.shape
+    if flatten:
+        n = 1
+        for k in input.shape[:-1]:
+            n *= k
+        rows = (n, input.shape[-1])
     if input.shape[-1] != weight.shape[-1]:
         raise RuntimeError(
-            f"linear: mat1 and mat2 shapes cannot be multiplied ({'x'.join(map(str, input.shape))}"
+            f"linear: mat1 and mat2 shapes cannot be multiplied ({'x'.join(map(str, rows))}"
             f" and {'x'.join(map(str, weight.t().shape))}): input features "
             f"({input.shape[-1]}) must equal weight.shape[1] ({weight.shape[-1]})")
     if input.dim() == 2 and bias is not None:
         return addmm(bias, input, weight.t())
+    if flatten:
+        out = addmm(bias, input.reshape(rows), weight.t())
+        return out.view(tuple(input.shape[:-1]) + (out.shape[1],))
     out = matmul(input, weight.t())
-    return out if bias is None else out + bias
+    if bias is not None:
+        out.add_(bias)
+    return out
 
 
 _RED = ("none", "mean", "sum")

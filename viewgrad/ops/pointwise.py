@@ -204,6 +204,8 @@ _xp = B.xp_of
 def _sign_fwd(self):
     # PyTorch's (0 < x) - (x < 0): sign(NaN) is 0 and sign(-0.) is +0. (NumPy's sign gives
     # NaN and -0.); for integers the same numbers as NumPy's
+    if self.dtype.kind == "b":
+        return self.copy()   # a bool's sign is itself (PyTorch); NumPy has no bool sign
     if self.dtype.kind != "f":
         return _xp(self).sign(self)
     return ((self > 0).astype(self.dtype) - (self < 0).astype(self.dtype))

@@ -16,7 +16,8 @@ from .joining import cat, stack
 from .table import defop, method, _edges
 from .views import _select_fwd, _slice_fwd, narrow, select, slice as _slice
 
-__all__ = ["split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit"]
+__all__ = ["split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit",
+           "unsafe_split", "unsafe_chunk"]
 
 builtins_max = _builtins.max
 builtins_min = _builtins.min
@@ -54,6 +55,42 @@ UNBIND = defop("unbind", "UnbindBackward0", None, attrs=("dim", "dtype", "device
                multi_output=True,
                self=lambda grad, self_shape, dim, dtype, device:
                _unbind_bwd(grad, self_shape, dim, dtype, device))
+
+
+# unsafe_split / unsafe_chunk: the same pieces, but not views to autograd (PyTorch uses
+# them inside its own layers, the GRU cell's gates): one UnsafeSplitBackward0 node, each
+# piece an ordinary tensor (a copy here, so no untracked alias exists)
+UNSAFE_SPLIT = defop("unsafe_split", "UnsafeSplitBackward0", None,
+                     attrs=("dim", "sizes", "dtype", "device"), multi_output=True,
+                     self=lambda grad, self_shape, dim, sizes, dtype, device:
+                     _split_bwd(grad, self_shape, dim, sizes, dtype, device))
+
+
+@method("unsafe_split")
+def unsafe_split(self, split_size, dim=0):
+    """``split`` whose pieces are not views to autograd (``torch.Tensor.unsafe_split``):
+    one ``UnsafeSplitBackward0`` node; modifying a piece in place is not refused."""
+    from .stats import _multi
+    d = _wrap_dim(dim, self.dim())
+    n = self._data.shape[d]
+    if split_size <= 0 and n:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
+                           f"dimension size of {n}")
+    sizes = [builtins_min(split_size, n - i) for i in range(0, n, split_size)] if n else [0]
+    datas, off = [], 0
+    for s in sizes:
+        datas.append(_slice_fwd(self._data, d, off, off + s, 1).copy())
+        off += s
+    return _multi(UNSAFE_SPLIT, self, datas, (d, tuple(sizes), self.dtype, self.device))
+
+
+@method("unsafe_chunk")
+def unsafe_chunk(self, chunks, dim=0):
+    """``chunk`` whose pieces are not views to autograd (``torch.Tensor.unsafe_chunk``)."""
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0")
+    d = _wrap_dim(dim, self.dim())
+    return unsafe_split(self, builtins_max(-(-self._data.shape[d] // chunks), 1), d)
 
 
 def _multi_view(op, self, datas, attrs, replays):

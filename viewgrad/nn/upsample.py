@@ -1,0 +1,166 @@
+"""Resizing for ``interpolate`` as PyTorch records it: one node per mode and number of
+spatial dims (``UpsampleNearest2DBackward0``, ``UpsampleBilinear2DBackward0``,
+``UpsampleLinear1DBackward0``...), saving the output size, the scales (``scales_h``...),
+``align_corners`` for the interpolating modes and the input's sizes — never the input,
+so modifying it in place afterwards is fine, as there. Each node's gradient is the
+backward op (``upsample_*_backward``: every output's gradient added back onto the input
+rows it read, with their weights), whose own gradient is the upsampling again
+(``Upsample...BackwardBackward0``): double backward never ends.
+
+Note [Separable interpolation]: linear, bilinear, trilinear and bicubic resizing are each
+a 1-D interpolation applied along one spatial dim after the other: along a dim, output
+position j reads input rows ``idx_k[j]`` with weights ``w_k[j]`` (2 taps for linear, 4 for
+cubic), i.e. ``sum_k x[..., idx_k, ...] * w_k``. The source positions follow PyTorch's
+``area_pixel_compute_source_index`` (half-pixel centres, or corner-aligned with
+``align_corners=True``); ``nearest`` picks ``floor(j * scale)`` computed in float32, as
+PyTorch does, so the same pixel is chosen at every boundary.
+"""
+from __future__ import annotations
+
+import math
+import struct
+
+from .. import backend as B
+from ..ops.table import defop, dispatch
+
+__all__ = ["upsample"]
+
+
+def _f32(v):
+    """``v`` rounded to float32 (PyTorch computes the nearest-neighbour scale in float)."""
+    return struct.unpack("f", struct.pack("f", v))[0]
+
+
+def _scale(in_size, out_size, align_corners, scale_factor):
+    if align_corners:
+        return (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
+    if scale_factor is not None and scale_factor > 0:
+        return 1.0 / scale_factor
+    return in_size / out_size
+
+
+def _taps(mode, in_size, out_size, align_corners, scale_factor):
+    """For one dim: a list of (index list, weight list or None) pairs, one per tap."""
+    scale = _scale(in_size, out_size, align_corners, scale_factor)
+    if mode in ("nearest", "nearest-exact"):
+        s = _f32(scale)
+        off = 0.5 if mode == "nearest-exact" else 0.0
+        idx = [min(int(math.floor(_f32((j + off) * s))), in_size - 1) for j in range(out_size)]
+        return [(idx, None)]
+    if mode == "bicubic":
+        A = -0.75
+        taps = [([], []) for _ in range(4)]
+        for j in range(out_size):
+            src = scale * j if align_corners else scale * (j + 0.5) - 0.5
+            i0 = math.floor(src)
+            t = src - i0
+            ws = [((A * (t + 1) - 5 * A) * (t + 1) + 8 * A) * (t + 1) - 4 * A,
+                  ((A + 2) * t - (A + 3)) * t * t + 1,
+                  ((A + 2) * (1 - t) - (A + 3)) * (1 - t) * (1 - t) + 1,
+                  ((A * (2 - t) - 5 * A) * (2 - t) + 8 * A) * (2 - t) - 4 * A]
+            for k in range(4):
+                taps[k][0].append(min(max(i0 - 1 + k, 0), in_size - 1))
+                taps[k][1].append(ws[k])
+        return taps
+    i0s, i1s, w0s, w1s = [], [], [], []
+    for j in range(out_size):
+        src = scale * j if align_corners else max(scale * (j + 0.5) - 0.5, 0.0)
+        i0 = min(int(src), in_size - 1)
+        i1 = i0 + (1 if i0 < in_size - 1 else 0)
+        lam = src - i0
+        i0s.append(i0)
+        i1s.append(i1)
+        w0s.append(1.0 - lam)
+        w1s.append(lam)
+    return [(i0s, w0s), (i1s, w1s)]
+
+
+def _dim_taps(xp, mode, dim, ndim, in_size, out_size, align_corners, scale, dtype):
+    """``_taps`` as arrays: (index array, weights shaped to broadcast along ``dim`` or
+    None) per tap."""
+    out = []
+    for idx, w in _taps(mode, in_size, out_size, align_corners, scale):
+        if w is not None:
+            shape = [1] * ndim
+            shape[dim] = len(w)
+            w = xp.asarray(w, dtype=dtype).reshape(shape)
+        out.append((xp.asarray(idx, dtype="int64"), w))
+    return out
+
+
+def _resample(x, mode, output_size, align_corners, scales):
+    """The forward on an array: each spatial dim resampled in turn."""
+    xp = B.xp_of(x)
+    for i, n_out in enumerate(output_size):
+        d = i + 2
+        y = None
+        for idx, w in _dim_taps(xp, mode, d, x.ndim, x.shape[d], n_out, align_corners,
+                                scales[i], x.dtype):
+            picked = xp.take(x, idx, axis=d)
+            if w is not None:
+                picked = picked * w
+            y = picked if y is None else y + picked
+        x = y
+    return x
+
+
+def _resample_adjoint(g, mode, input_size, align_corners, scales):
+    """The backward op on an array: each output gradient added back onto the input rows
+    its value read, with their weights (dims undone in reverse order)."""
+    xp = B.xp_of(g)
+    for i in reversed(range(len(input_size) - 2)):
+        d = i + 2
+        shape = list(g.shape)
+        shape[d] = input_size[d]
+        acc = xp.zeros(tuple(shape), dtype=g.dtype)
+        for idx, w in _dim_taps(xp, mode, d, g.ndim, input_size[d], g.shape[d], align_corners,
+                                scales[i], g.dtype):
+            B.add_at(acc, (slice(None),) * d + (idx,), g if w is None else g * w)
+        g = acc
+    return g
+
+
+_MODE_NAMES = {"nearest": ("Nearest", (1, 2, 3)), "nearest-exact": ("NearestExact", (1, 2, 3)),
+               "linear": ("Linear", (1,)), "bilinear": ("Bilinear", (2,)),
+               "bicubic": ("Bicubic", (2,)), "trilinear": ("Trilinear", (3,))}
+_SCALE_NAMES = {1: ("scales",), 2: ("scales_h", "scales_w"),
+                3: ("scales_d", "scales_h", "scales_w")}
+_OPS = {}
+
+
+def _rows(mode, nd):
+    """The forward and backward rows of one mode and spatial rank; ``_saved_scales_h``
+    (...) read the scales as PyTorch names them."""
+    name, _ = _MODE_NAMES[mode]
+    slug = mode.replace("-", "_")
+    fwd = defop(f"upsample_{slug}{nd}d", f"Upsample{name}{nd}DBackward0",
+                lambda self, output_size, align_corners, scales: _resample(
+                    self, mode, output_size, align_corners, scales),
+                attrs=("output_size", "align_corners", "scales"),
+                self=lambda grad, self_shape, output_size, align_corners, scales:
+                dispatch(_OPS[mode, nd][1], (grad,),
+                         (tuple(self_shape), output_size, align_corners, scales)))
+    bwd = defop(f"upsample_{slug}{nd}d_backward", f"Upsample{name}{nd}DBackwardBackward0",
+                lambda self, input_size, output_size, align_corners, scales:
+                _resample_adjoint(self, mode, input_size, align_corners, scales),
+                attrs=("input_size", "output_size", "align_corners", "scales"),
+                self=lambda grad, output_size, align_corners, scales:
+                dispatch(_OPS[mode, nd][0], (grad,), (output_size, align_corners, scales)))
+    for node_cls in (fwd.node_cls, bwd.node_cls):
+        for i, attr in enumerate(_SCALE_NAMES[nd]):
+            setattr(node_cls, "_saved_" + attr,
+                    property(lambda self, i=i: self._saved_scales[i]))
+    return fwd, bwd
+
+
+for _mode, (_, _nds) in _MODE_NAMES.items():
+    for _nd in _nds:
+        _OPS[_mode, _nd] = _rows(_mode, _nd)
+
+
+def upsample(input, mode, output_size, align_corners, scales):
+    """Resize (N, C, *spatial) ``input`` (arguments checked by ``interpolate``): one
+    ``Upsample<Mode><n>DBackward0`` node."""
+    return dispatch(_OPS[mode, len(output_size)][0], (input,),
+                    (tuple(int(n) for n in output_size), align_corners,
+                     tuple(None if s is None else float(s) for s in scales)))
