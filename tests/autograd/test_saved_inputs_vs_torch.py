@@ -188,14 +188,12 @@ _LISTS = {"tests.ops.test_vs_torch": "CASES", "tests.ops.test_reductions_vs_torc
 
 _RECOMPUTE = "Note [decompositions recompute] (ops/linalg_decomp.py): the input is saved, " \
              "not the outputs"
-_COMPOSED = "composed of ops here, where PyTorch records one node that saves its input"
 KNOWN = {
     ("qr", 0): _RECOMPUTE, ("qr", 1): _RECOMPUTE, ("qr_complete_wide", 1): _RECOMPUTE,
     ("svd", 0): _RECOMPUTE, ("svd_wide", 0): _RECOMPUTE, ("svd_full", 0): _RECOMPUTE,
     ("svd_legacy", 0): _RECOMPUTE, ("svdvals", 0): _RECOMPUTE, ("eigh_upper", 0): _RECOMPUTE,
     ("eigvalsh", 0): _RECOMPUTE, ("cond", 0): _RECOMPUTE, ("cond", 1): _RECOMPUTE,
     ("matrix_norm_nuc", 0): _RECOMPUTE,
-    ("bilinear", 2): _COMPOSED,
 }
 
 
@@ -238,8 +236,7 @@ def test_same_programs_refused(name, fn, shapes, i):
     arrays = [rng.standard_normal(s) for s in shapes]
     got, want = _run(vg, fn, arrays, i), _run(torch, fn, arrays, i)
     if (name, i) in KNOWN:
-        expected = ("refused", "ran") if KNOWN[name, i] is _RECOMPUTE else ("ran", "refused")
-        assert (got, want) == expected, (
+        assert (got, want) == ("refused", "ran"), (
             f"{name} input {i}: a known difference ({KNOWN[name, i]}) now reads "
             f"viewgrad {got!r}, torch {want!r}: update KNOWN")
         return

@@ -132,6 +132,8 @@ SAMPLES = {
     # tests/nn/test_layer_norm_node_vs_torch.py compares it with torch)
     "embedding": [(lambda w: F.embedding(vg.tensor([[0, 2, 2], [3, 1, 0]]), w), [(4, 3)])],
     **_upsample_samples(),
+    "adaptive_max_pool2d": [(lambda x: F.adaptive_max_pool2d(x, (2, 3)), [(1, 2, 5, 5)]),
+                            (lambda x: F.adaptive_max_pool2d(x, 2), [(2, 4, 4)])],
     "_prelu_kernel": [(lambda x, w: F.prelu(x, w), [(2, 3, 2), (3,)]),
                       (lambda x, w: F.prelu(x, w), [(4,), (1,)])],
     "pixel_shuffle": [(lambda x: F.pixel_shuffle(x, 2), [(1, 8, 2, 3)])],

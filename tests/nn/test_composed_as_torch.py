@@ -267,3 +267,62 @@ def test_prelu_is_one_kernel_node(xs, ws):
             np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
     else:
         assert res[0][1] == res[1][1]
+
+
+@pytest.mark.parametrize("shape,out", [((1, 2, 4, 4), 2), ((2, 1, 5, 7), (3, 2)),
+                                       ((1, 1, 5, 5), (2, 3)), ((2, 3, 4), (3, None)),
+                                       ((3, 5, 5), 1)])
+def test_adaptive_max_pool_is_one_node(shape, out):
+    """AdaptiveMaxPool2DBackward0 on the input as given (an unbatched one too), the
+    indices PyTorch's kernel picks (the first maximum, or the last NaN)."""
+    rng = np.random.default_rng(9)
+    x0 = rng.standard_normal(shape)
+    x0.flat[3] = x0.flat[5] = np.nan
+    res = []
+    for lib in (vg, torch):
+        x = lib.tensor(x0, requires_grad=True)
+        y, i = lib.nn.functional.adaptive_max_pool2d(x * 1, out, return_indices=True)
+        y.backward(lib.tensor(np.arange(y.numel(), dtype=np.float64).reshape(tuple(y.shape))))
+        res.append((y.grad_fn.name(), i.tolist(),
+                    np.nan_to_num(np.asarray(y.tolist()), nan=-999.0).tolist(),
+                    np.asarray(x.grad.tolist()).tolist()))
+    assert res[0] == res[1]
+
+
+def test_max_pool_of_an_unbatched_input_is_one_node():
+    for lib in (vg, torch):
+        x = lib.arange(32.0, requires_grad=True).reshape(2, 4, 4) * 1
+        y = lib.nn.functional.max_pool2d(x, 2)
+        assert y.grad_fn.name() == "MaxPool2DWithIndicesBackward0"
+        y.sum().backward()
+
+
+_MML = [((3, 4), [0, 2, 1], dict(p=2)), ((3, 4), [0, 2, 1], dict()),
+        ((3, 4), [3, 3, 0], dict(margin=0.5, reduction="sum")),
+        ((3, 4), [0, 2, 1], dict(reduction="none", weight=[1.0, 2.0, 0.5, 3.0])),
+        ((4,), 2, dict()), ((4,), 2, dict(reduction="none"))]
+
+
+@pytest.mark.parametrize("xs,t,kw", _MML)
+def test_multi_margin_loss_is_one_node_without_a_second_derivative(xs, t, kw):
+    rng = np.random.default_rng(10)
+    x0 = rng.standard_normal(xs) * 0.5
+    res = []
+    for lib in (vg, torch):
+        x = lib.tensor(x0, requires_grad=True)
+        kw2 = dict(kw)
+        if "weight" in kw2:
+            kw2["weight"] = lib.tensor(kw2["weight"], dtype=lib.float64)
+        loss = lib.nn.functional.multi_margin_loss(x * 1, lib.tensor(t), **kw2)
+        g, = lib.autograd.grad(loss.sum(), x, create_graph=True)
+        with pytest.raises(RuntimeError, match="derivative for aten::multi_margin_loss_backward "
+                                               "is not implemented"):
+            lib.autograd.grad(g.sum(), x)
+        res.append((loss.grad_fn.name(), tuple(loss.shape), np.asarray(loss.tolist()),
+                    np.asarray(g.tolist())))
+    assert res[0][:2] == res[1][:2]
+    for a, b in zip(res[0][2:], res[1][2:]):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
+    x = vg.tensor(x0, requires_grad=True)
+    assert vg.autograd.gradcheck(lambda x: vg.nn.functional.multi_margin_loss(
+        x, vg.tensor(t), **{k: v for k, v in kw.items() if k != "weight"}), (x,))

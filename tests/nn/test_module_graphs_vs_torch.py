@@ -19,10 +19,7 @@ KNOWN = {
     "lstm": "PyTorch's CPU LSTM is one fused MkldnnRnnLayerBackward0 node",
     "mha": "PyTorch's MultiheadAttention takes its fused attention path",
     "tel": "PyTorch's encoder layer takes its fused attention path",
-    "adaptmax": "adaptive max pooling is a max_pool2d with indices here",
-    "bilinear": "PyTorch records one TrilinearBackward0",
     "unfold": "F.unfold is built of views here, to draw beside a convolution's node",
-    "mml": "multi_margin_loss is composed of ops here",
 }
 
 

@@ -10,6 +10,7 @@ import viewgrad as vg
 from viewgrad.ops import table, views as V, indexing as X, reduce as R, inplace as I, nnops as NN
 from viewgrad.ops import pointwise as P
 from viewgrad.ops import losses as L
+from viewgrad.ops import einsum as _E
 
 _d = table.dispatch
 
@@ -137,6 +138,11 @@ SAMPLES = {
                  (lambda a: NN.nll_loss(a, vg.tensor([1, -100]), reduction="none"), [(2, 3)])],
     "nll_loss2d": [(lambda a: NN.cross_entropy(a, vg.tensor([[[0, 2], [1, -100]]])), [(1, 3, 2, 2)]),
                    (lambda a: NN.nll_loss(a, vg.tensor([[1, 0, 2]]), reduction="none"), [(1, 3, 3)])],
+    # (PyTorch's multi_margin_loss has no second derivative, so neither has viewgrad's:
+    # its gradcheck, first order only, is in tests/nn/test_composed_as_torch.py)
+    "multi_margin_loss": [],
+    "_trilinear": [(lambda a, w, b: _E.trilinear(a, w, b, (1, 3), (0,), (1, 2), (2, 3)),
+                    [(2, 3), (4, 3, 2), (2, 2)])],
     "soft_margin_loss": [(lambda a: L.soft_margin_loss(a, vg.tensor([1.0, -1.0, 1.0])), [(3,)]),
                          (lambda a: L.soft_margin_loss(a, vg.tensor([[1.0, -1.0]]),
                                                        reduction="none"), [(2, 2)])],

@@ -4,8 +4,9 @@
 
 Most are compositions of differentiable viewgrad ops — indexing, weighted sums, ``where``,
 reductions — so their gradients (and second derivatives) come from those ops. Where
-PyTorch records one node (pixel_shuffle, pixel_unshuffle, prelu's kernel), so does
-viewgrad; instance_norm is composed as PyTorch composes it (a view, batch_norm, a view).
+PyTorch records one node (pixel_shuffle, pixel_unshuffle, prelu's kernel, adaptive max
+pooling, bilinear's _trilinear), so does viewgrad; instance_norm is composed as PyTorch
+composes it (a view, batch_norm, a view).
 
 ``interpolate``'s resizing is one node per mode (nn/upsample.py, Note [Separable
 interpolation]).
@@ -20,10 +21,12 @@ from ..backend import xp_of as _xp_of
 from ..ops import activations as _Fact
 from ..ops import factories as Fa
 from ..ops.args import check_mixed_dtypes, torch_type_name
+from ..ops.einsum import trilinear
 from ..ops.joining import cat, stack
 from ..ops.norm import batch_norm
 from ..ops.pointwise import where
-from ..ops.pool import adaptive_avg_pool2d, max_pool2d
+from ..ops.pool import (ADAPTIVE_MAX_POOL2D, adaptive_avg_pool2d, adaptive_max_indices,
+                        max_pool2d)
 from ..ops.table import defop, dispatch
 from ..tensor import Tensor
 from .functional_more import _norm, embedding
@@ -126,35 +129,18 @@ def upsample_bilinear(input, size=None, scale_factor=None):
 
 # -- adaptive max pooling, unpooling ---------------------------------------------------------
 
-def _windows(in_size, out_size):
-    return [(math.floor(i * in_size / out_size), math.ceil((i + 1) * in_size / out_size))
-            for i in range(out_size)]
-
-
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     """Max over the adaptive windows ``[floor(i*H/h), ceil((i+1)*H/h))``; with
-    ``return_indices`` also the flat index (h * W + w) of each maximum in its plane."""
+    ``return_indices`` also the flat index (h * W + w) of each maximum in its plane. One
+    ``AdaptiveMaxPool2DBackward0`` node, as PyTorch's."""
     if input.dim() not in (3, 4):
         raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
                            f"{list(input.shape)}")
-    x = input.unsqueeze(0) if input.dim() == 3 else input
-    H, W = x.shape[-2:]
+    H, W = input.shape[-2:]
     oh, ow = (output_size, output_size) if isinstance(output_size, int) else output_size
     oh, ow = oh if oh is not None else H, ow if ow is not None else W
-    if H % oh == 0 and W % ow == 0:   # equal windows: the ordinary max pool
-        y, idx = max_pool2d(x, (H // oh, W // ow), (H // oh, W // ow), return_indices=True)
-    else:
-        vals, inds = [], []
-        for h0, h1 in _windows(H, oh):
-            for w0, w1 in _windows(W, ow):
-                win = x[..., h0:h1, w0:w1].reshape(tuple(x.shape[:2]) + (-1,))
-                v, i = win.max(-1)
-                vals.append(v)
-                inds.append((i // (w1 - w0) + h0) * W + i % (w1 - w0) + w0)
-        y = stack(vals, -1).reshape(tuple(x.shape[:2]) + (oh, ow))
-        idx = stack(inds, -1).reshape(tuple(x.shape[:2]) + (oh, ow))
-    if input.dim() == 3:
-        y, idx = y.squeeze(0), idx.squeeze(0)
+    idx = Tensor._make(adaptive_max_indices(input._data, oh, ow), input._device)
+    y = dispatch(ADAPTIVE_MAX_POOL2D, (input, idx))
     return (y, idx) if return_indices else y
 
 
@@ -418,7 +404,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
 
 
 def bilinear(input1, input2, weight, bias=None):
-    """``y_k = x1ᵀ W_k x2 + b_k`` with weight (out, in1, in2), over any leading dims."""
+    """``y_k = x1ᵀ W_k x2 + b_k`` with weight (out, in1, in2), over any leading dims: one
+    ``TrilinearBackward0`` between views, as PyTorch records it (ops/einsum.py)."""
     if input1.shape[:-1] != input2.shape[:-1]:
         raise RuntimeError("bilinear(): input batch dimensions do not match: got "
                            f"{list(input1.shape[:-1])} and {list(input2.shape[:-1])}")
@@ -429,12 +416,11 @@ def bilinear(input1, input2, weight, bias=None):
     if input2.shape[-1] != in2:
         raise RuntimeError(f"bilinear(): input2 size does not match weight size: got "
                            f"{input2.shape[-1]} but expected {in2}")
-    lead = tuple(input1.shape[:-1])
-    t = (input1.reshape(-1, in1) @ weight.transpose(0, 1).reshape(in1, out * in2))
-    y = (t.reshape(-1, out, in2) * input2.reshape(-1, 1, in2)).sum(-1)
-    if bias is not None:
-        y = y + bias
-    return y.reshape(lead + (out,))
+    # PyTorch's composition: both inputs flattened to rows, one _trilinear
+    # (TrilinearBackward0), the result reshaped, then the bias added
+    y = trilinear(input1.reshape(-1, in1), weight, input2.reshape(-1, in2), (1, 3), (0,),
+                  (1, 2), (2, 3)).reshape(tuple(input1.shape[:-1]) + (out,))
+    return y if bias is None else y + bias
 
 
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946

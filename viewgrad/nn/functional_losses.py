@@ -15,6 +15,7 @@ import math
 from ..ops import factories as Fa
 from ..ops.activations import softplus
 from ..ops.args import check_no_requires_grad
+from ..ops.losses import multi_margin_loss as _multi_margin_loss
 from ..ops.losses import soft_margin_loss as _soft_margin_loss
 from ..ops.pointwise import where
 from ..tensor import Tensor
@@ -170,8 +171,8 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
                       reduce=None, reduction="mean"):
     """The multi-class hinge: per sample, ``sum over i != y of max(0, margin - x[y] +
     x[i])^p / C`` (times ``weight[y]``), as ``torch.nn.functional.multi_margin_loss``.
-    Built of ops here, so the graph shows the pieces where PyTorch has one
-    MultiMarginLossBackward0 node; the values and gradients are PyTorch's."""
+    One ``MultiMarginLossBackward0`` node, as PyTorch's (ops/losses.py); like PyTorch's,
+    it has no second derivative."""
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
     check_no_requires_grad(weight, "weight", "multi_margin_loss")
@@ -186,17 +187,11 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     tv = t.tolist()
     if any(not 0 <= v < c for v in tv):
         raise RuntimeError("target out of range")
-    xy = x.gather(1, t.unsqueeze(1))
-    z = (margin - xy + x).clamp(min=0)
-    if p == 2:
-        z = z * z
-    if weight is not None:
-        z = z * weight[t].unsqueeze(1)
-    own = Fa.arange(c, device=x.device).unsqueeze(0) == t.unsqueeze(1)   # i == y: no term
-    loss = where(own, Fa.zeros((), dtype=z.dtype, device=z.device), z).sum(1) / c
-    if one:
-        loss = loss.squeeze(0)
-    return _reduce(loss, _legacy(size_average, reduce, reduction), "multi_margin_loss")
+    if weight is not None and (weight.dim() != 1 or weight.numel() != c):
+        raise RuntimeError(f"inconsistent weight size, expected {c} but got "
+                           f"{list(weight.shape)}")
+    return _multi_margin_loss(input, target, p, margin, weight,
+                              _legacy(size_average, reduce, reduction))
 
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):

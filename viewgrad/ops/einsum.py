@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from ..tensor import Tensor
 from .linalg import bmm
-from .table import method
+from ..backend import xp_of as _xp_of
+from .table import defop, dispatch, method
 
-__all__ = ["einsum", "outer"]
+__all__ = ["einsum", "outer", "trilinear"]
 
 _ELLIPSIS = 52
 
@@ -318,3 +319,37 @@ def outer(self, vec2):
         if v.dim() != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v.dim()}-D")
     return self.reshape(self.shape[0], 1) * vec2
+
+
+# -- _trilinear: PyTorch's one node for bilinear -----------------------------------------
+# ``_trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim)`` unsqueezes each input at
+# its ``expand`` dims (so all three have the same rank), multiplies them and sums over
+# ``sumdim``: bilinear is ``_trilinear(x1, W, x2, [1, 3], [0], [1, 2], [2, 3])``, that is
+# ``y[n, o] = sum_ij x1[n, i] W[o, i, j] x2[n, j]``. Its gradient for each input is the
+# same op with that input's role and the output's swapped (PyTorch's _trilinear_backward):
+# TrilinearBackward0 again, so double backward is itself.
+
+def _trilinear_fwd(i1, i2, i3, expand1, expand2, expand3, sumdim):
+    ndim = i1.ndim + len(expand1)
+    letters = "abcdefghijklmnopqrstuvwxyz"[:ndim]
+
+    def sub(expand):
+        return "".join(ch for d, ch in enumerate(letters) if d not in expand)
+    eq = f"{sub(expand1)},{sub(expand2)},{sub(expand3)}->{sub(sumdim)}"
+    return _xp_of(i1).einsum(eq, i1, i2, i3)
+
+
+TRILINEAR = defop("_trilinear", "TrilinearBackward0", _trilinear_fwd,
+                  inputs=("i1", "i2", "i3"), attrs=("expand1", "expand2", "expand3", "sumdim"),
+                  i1=lambda grad, i2, i3, expand1, expand2, expand3, sumdim: trilinear(
+                      grad, i2, i3, sumdim, expand2, expand3, expand1),
+                  i2=lambda grad, i1, i3, expand1, expand2, expand3, sumdim: trilinear(
+                      i1, grad, i3, expand1, sumdim, expand3, expand2),
+                  i3=lambda grad, i1, i2, expand1, expand2, expand3, sumdim: trilinear(
+                      i1, i2, grad, expand1, expand2, sumdim, expand3))
+
+
+def trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim):
+    """PyTorch's ``_trilinear`` (one ``TrilinearBackward0`` node)."""
+    return dispatch(TRILINEAR, (i1, i2, i3), (tuple(expand1), tuple(expand2), tuple(expand3),
+                                              tuple(sumdim)))

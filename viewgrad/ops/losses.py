@@ -10,6 +10,7 @@ gradient penalty through ``bce_with_logits``). As in PyTorch, ``weight`` and
 from __future__ import annotations
 
 from .. import backend as B
+from ..autograd.nodes import OpDef
 from .args import check_no_requires_grad
 from .nnops import _reduction
 from .table import defop, dispatch
@@ -250,3 +251,78 @@ def _broadcast(input, target):
         return input, target
     shape = B.broadcast_shapes(tuple(input.shape), tuple(target.shape))
     return input.expand(*shape), target.expand(*shape)
+
+
+# -- multi_margin_loss ---------------------------------------------------------------------
+# One MultiMarginLossBackward0 node, as PyTorch's, saving the input, the target and the
+# class weights. Its gradient is PyTorch's multi_margin_loss_backward, computed on arrays
+# and recorded (under create_graph) as PyTorch records it: a node named NotImplemented
+# whose backward refuses, for PyTorch has no second derivative of this loss.
+
+def _mm_terms(xp, x, t, p, margin, w):
+    """The per-element hinge terms of (N, C) scores ``x`` and targets ``t`` (N,): 0 at
+    the target's own column; and the mask of the active ones."""
+    n = x.shape[0]
+    rows = xp.arange(n)
+    z = margin - x[rows, t][:, None] + x
+    active = z > 0
+    active[rows, t] = False
+    h = xp.where(active, z if p == 1 else z * z, 0)
+    if w is not None:
+        h = h * w[t][:, None]
+    return h, active, z
+
+
+def _mm_rows(self, target):
+    x = self if self.ndim == 2 else self.reshape(1, -1)
+    return x, target.reshape(-1)
+
+
+def _mm_fwd(self, target, p, margin, weight, reduction):
+    xp = B.xp_of(self)
+    x, t = _mm_rows(self, target)
+    w = None if weight is None else weight._data
+    h, _, _ = _mm_terms(xp, x, t, p, margin, w)
+    loss = h.sum(axis=1) / x.shape[1]
+    if self.ndim == 1:
+        loss = loss.reshape(())
+    return _reduced(xp, loss.astype(self.dtype, copy=False), reduction)
+
+
+def _mm_bwd_fwd(grad, self, target, p, margin, weight, reduction):
+    """PyTorch's multi_margin_loss_backward on arrays."""
+    xp = B.xp_of(self)
+    x, t = _mm_rows(self, target)
+    n, c = x.shape
+    w = None if weight is None else weight._data
+    _, active, z = _mm_terms(xp, x, t, p, margin, None)
+    g = grad.reshape(-1, 1) if reduction == "none" else grad.reshape(1, 1)
+    g = g / (n * c if reduction == "mean" else c)
+    h = xp.where(active, g if p == 1 else 2 * g * z, 0)
+    if w is not None:
+        h = h * w[t][:, None]
+    out = h.copy()
+    out[xp.arange(n), t] -= h.sum(axis=1)
+    return out.reshape(self.shape).astype(self.dtype, copy=False)
+
+
+def _mm_no_second(grad):
+    raise RuntimeError("derivative for aten::multi_margin_loss_backward is not implemented")
+
+
+MULTI_MARGIN_BACKWARD = OpDef("multi_margin_loss_backward", "NotImplemented", _mm_bwd_fwd,
+                              ("grad_output", "self", "target"),
+                              ("p", "margin", "weight", "reduction"),
+                              {"grad_output": _mm_no_second, "self": _mm_no_second},
+                              False, False, False, None, None)
+MULTI_MARGIN = defop("multi_margin_loss", "MultiMarginLossBackward0", _mm_fwd,
+                     inputs=("self", "target"), attrs=("p", "margin", "weight", "reduction"),
+                     self=lambda grad, self, target, p, margin, weight, reduction: dispatch(
+                         MULTI_MARGIN_BACKWARD, (grad, self, target),
+                         (p, margin, weight, reduction)))
+
+
+def multi_margin_loss(input, target, p, margin, weight, reduction):
+    """One ``MultiMarginLossBackward0`` node (arguments checked by the caller)."""
+    return dispatch(MULTI_MARGIN, (input, target), (p, float(margin), weight,
+                                                    _reduction(reduction)))

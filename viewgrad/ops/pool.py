@@ -70,37 +70,75 @@ def _max_pool_indices(x, kernel, stride, padding, dilation, out):
     return ((rows + ki * dilation[0]) * w + (cols + kj * dilation[1])).astype(B.int64)
 
 
+# (the planes are the last two dims; whatever leads them, (N, C) or an unbatched (C,),
+# is flattened into one dim of planes)
+
 def _max_pool_fwd(self, indices):
     xp = _xp(self)
-    n, c = self.shape[:2]
-    flat = self.reshape(n, c, -1)
-    return xp.take_along_axis(flat, indices.reshape(n, c, -1), axis=2).reshape(indices.shape)
+    flat = self.reshape(-1, self.shape[-2] * self.shape[-1])
+    return xp.take_along_axis(flat, indices.reshape(flat.shape[0], -1), axis=1).reshape(
+        indices.shape)
 
 
 def _max_pool_bwd(grad, self, indices, self_shape):
     # self is saved (unused here) as PyTorch saves it: modifying the input in place after
     # pooling makes backward fail, as there
     from .factories import zeros
-    n, c = self_shape[:2]
-    z = zeros((n, c, self_shape[2] * self_shape[3]), dtype=grad.dtype, device=grad.device)
-    return z.scatter_add(2, indices.reshape(n, c, -1), grad.reshape(n, c, -1)).view(self_shape)
+    planes = 1
+    for k in self_shape[:-2]:
+        planes *= k
+    z = zeros((planes, self_shape[-2] * self_shape[-1]), dtype=grad.dtype, device=grad.device)
+    return z.scatter_add(1, indices.reshape(planes, -1), grad.reshape(planes, -1)).view(
+        self_shape)
 
 
 def _max_pool_bwd_arrays(grad, self, indices, self_shape):  # self: unpacked = checked
     # overlapping windows may pick one element twice: accumulate with bincount over
     # plane-offset flat indices (one pass, no Python loop)
     xp = _xp(grad)
-    n, c, h, w = self_shape
-    plane = h * w
-    offs = (xp.arange(n * c, dtype=B.int64) * plane).reshape(n, c, 1, 1)
-    flat = xp.bincount((indices + offs).reshape(-1), weights=grad.reshape(-1),
-                       minlength=n * c * plane)
+    plane = self_shape[-2] * self_shape[-1]
+    planes = 1
+    for k in self_shape[:-2]:
+        planes *= k
+    offs = (xp.arange(planes, dtype=B.int64) * plane).reshape(planes, 1)
+    flat = xp.bincount((indices.reshape(planes, -1) + offs).reshape(-1),
+                       weights=grad.reshape(-1), minlength=planes * plane)
     return flat.astype(grad.dtype, copy=False).reshape(self_shape)
 
 
 MAX_POOL2D = defop("max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", _max_pool_fwd,
                    inputs=("self", "indices"), self=_max_pool_bwd)
 set_fast_kernels(MAX_POOL2D, self=_max_pool_bwd_arrays)
+# adaptive max pooling: the same gather by indices and the same scatter back, PyTorch's
+# AdaptiveMaxPool2DBackward0 (saving the input and the indices)
+ADAPTIVE_MAX_POOL2D = defop("adaptive_max_pool2d", "AdaptiveMaxPool2DBackward0",
+                            _max_pool_fwd, inputs=("self", "indices"), self=_max_pool_bwd)
+set_fast_kernels(ADAPTIVE_MAX_POOL2D, self=_max_pool_bwd_arrays)
+
+
+def adaptive_windows(in_size, out_size):
+    """PyTorch's adaptive windows along one dim: output i reads
+    ``[floor(i * in / out), ceil((i + 1) * in / out))``."""
+    return [((i * in_size) // out_size, -((-(i + 1) * in_size) // out_size))
+            for i in range(out_size)]
+
+
+def adaptive_max_indices(x, oh, ow):
+    """The flat index (h * W + w) of each adaptive window's maximum in its plane, as
+    PyTorch's CPU kernel picks it: the first maximum, or the last NaN if there is one."""
+    xp = _xp(x)
+    lead, (h, w) = x.shape[:-2], x.shape[-2:]
+    idx = xp.empty(lead + (oh, ow), dtype=B.int64)
+    for i, (h0, h1) in enumerate(adaptive_windows(h, oh)):
+        for j, (w0, w1) in enumerate(adaptive_windows(w, ow)):
+            win = x[..., h0:h1, w0:w1].reshape(lead + (-1,))
+            k = win.argmax(axis=-1)
+            if x.dtype.kind == "f":
+                nan = xp.isnan(win)
+                last = win.shape[-1] - 1 - nan[..., ::-1].argmax(axis=-1)
+                k = xp.where(nan.any(axis=-1), last, k)
+            idx[..., i, j] = (h0 + k // (w1 - w0)) * w + w0 + k % (w1 - w0)
+    return idx
 
 
 def _pair(v, name, fn):
@@ -167,11 +205,10 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     x, unbatched = _batched(input, "max_pool2d")
     kernel, stride, padding, dilation, out = _pool_geometry(
         x, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
-    idx = Tensor._make(_max_pool_indices(x._data, kernel, stride, padding, dilation, out),
-                       x._device)
-    y = dispatch(MAX_POOL2D, (x, idx))
-    if unbatched:
-        y, idx = y.squeeze(0), idx.squeeze(0)
+    idx = _max_pool_indices(x._data, kernel, stride, padding, dilation, out)
+    # an unbatched input is pooled as it is (one node on it, as PyTorch's)
+    idx = Tensor._make(idx[0] if unbatched else idx, x._device)
+    y = dispatch(MAX_POOL2D, (input, idx))
     return (y, idx) if return_indices else y
 
 
