@@ -202,9 +202,17 @@ _NUMBER_DTYPES = {float: "float64", int: "int64", bool: "bool", complex: "comple
 # binding of int64 saved values). The rows keep the string and the signed int, which
 # their formulas use; ``_saved_<name>`` shows PyTorch's.
 _REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}
+
+
+def int64_as_shown(v):
+    """A saved int64 argument as PyTorch's ``grad_fn._saved_<name>`` shows it: a negative
+    one comes out as the unsigned 64-bit number of the same bits."""
+    return v + 2 ** 64 if type(v) is int and v < 0 else v
+
+
 _AS_TORCH_SHOWS = {
     "reduction": lambda v: _REDUCTION_ENUM.get(v, v) if type(v) is str else v,
-    "ignore_index": lambda v: v + 2 ** 64 if type(v) is int and v < 0 else v,
+    "ignore_index": int64_as_shown,
 }
 
 

@@ -259,13 +259,9 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     updated by batch_norm, and their mean over the N samples is copied back (one version
     bump each, as PyTorch's)."""
     if use_input_stats:
-        size = input.shape
-        n = 1
-        for k in size[2:]:
-            n *= k
-        if n == 1:
+        if math.prod(input.shape[2:]) == 1:
             raise ValueError(f"Expected more than 1 spatial element when training, got "
-                             f"input size {size}")
+                             f"input size {input.shape}")
     elif running_mean is None or running_var is None:
         raise RuntimeError("Expected running_mean and running_var to be defined when "
                            "use_input_stats is false")

@@ -78,10 +78,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"Expected number of channels in input to be divisible by "
                            f"num_groups, but got input of shape {list(input.shape)} and "
                            f"num_groups={num_groups}")
-    size = n * c // num_groups
-    for k in input.shape[2:]:
-        size *= k
-    if size == 1:
+    if n * c // num_groups * math.prod(input.shape[2:]) == 1:
         raise ValueError(f"Expected more than 1 value per channel when training, got input "
                          f"size {[n * c // num_groups, num_groups] + list(input.shape[2:])}")
     for name, t in (("weight", weight), ("bias", bias)):

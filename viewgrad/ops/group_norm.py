@@ -13,6 +13,8 @@ differentiable ops (double backward works); with x̂ = (x - mean) · rstd per gr
 """
 from __future__ import annotations
 
+import math
+
 from .. import backend as B
 from .table import defop, dispatch
 
@@ -78,7 +80,5 @@ GROUP_NORM = defop("native_group_norm", "NativeGroupNormBackward0", _gn_fwd,
 def native_group_norm(input, weight, bias, num_groups, eps):
     """One ``NativeGroupNormBackward0`` node (arguments checked by ``F.group_norm``)."""
     n, c = input.shape[0], input.shape[1]
-    hxw = 1
-    for k in input.shape[2:]:
-        hxw *= k
-    return dispatch(GROUP_NORM, (input, weight, bias), (n, c, hxw, num_groups, float(eps)))
+    return dispatch(GROUP_NORM, (input, weight, bias),
+                    (n, c, math.prod(input.shape[2:]), num_groups, float(eps)))

@@ -11,17 +11,12 @@ import operator
 
 from ..autograd.state import state as _st
 from ..autograd.graph import Node
+from ..autograd.nodes import int64_as_shown
 from ..tensor import Tensor, _wrap_dim
 from .table import _edges, promoted_dtype
 from .views import narrow, select
 
 __all__ = ["cat", "stack"]
-
-
-def _as_saved_int(v):
-    """An int64 argument as PyTorch's ``grad_fn._saved_<name>`` shows it: a negative one
-    (``dim=-1``, as given) comes out as the unsigned 64-bit number of the same bits."""
-    return v + 2 ** 64 if v < 0 else v
 
 
 class CatBackward0(Node):
@@ -30,7 +25,7 @@ class CatBackward0(Node):
     @property
     def _saved_dim(self):
         """The dim as it was given (PyTorch saves the argument, not the wrapped dim)."""
-        return _as_saved_int(self.dim_arg)
+        return int64_as_shown(self.dim_arg)
 
     def apply(self, grads):
         g = grads[0]

@@ -3,6 +3,8 @@ cross_entropy. (Convolution, pooling and batch norm live in ``viewgrad.nn.functi
 """
 from __future__ import annotations
 
+import math
+
 from .. import backend as B
 from ..tensor import Tensor, _wrap_dim
 from ..autograd import blame as _blame
@@ -87,12 +89,7 @@ def linear(input, weight, bias=None):
     # input is flattened to 2-D (a view), addmm'ed and viewed back (_flatten_nd_linear);
     # otherwise matmul, then the bias added in place
     flatten = bias is not None and input.dim() != 2 and input.is_contiguous()
-    rows = input.shape
-    if flatten:
-        n = 1
-        for k in input.shape[:-1]:
-            n *= k
-        rows = (n, input.shape[-1])
+    rows = (math.prod(input.shape[:-1]), input.shape[-1]) if flatten else input.shape
     if input.shape[-1] != weight.shape[-1]:
         raise RuntimeError(
             f"linear: mat1 and mat2 shapes cannot be multiplied ({'x'.join(map(str, rows))}"
@@ -299,18 +296,11 @@ def _nll2d_bwd(grad, target, self, weight, reduction, ignore_index):
     self_shape = tuple(self.shape)
     n, c = self_shape[0], self_shape[1]
     rest = tuple(self_shape[2:])
-    rows = (n * _prod(rest), c)
+    rows = (n * math.prod(rest), c)
     g = grad.reshape(-1) if reduction == "none" else grad
     g2 = _nll_bwd_rows(g, target.reshape(-1), rows, weight, reduction, ignore_index)
     nd = len(self_shape)
     return g2.reshape((n,) + rest + (c,)).permute((0, nd - 1) + tuple(range(1, nd - 1)))
-
-
-def _prod(xs):
-    p = 1
-    for x in xs:
-        p *= x
-    return p
 
 
 NLL2D = defop("nll_loss2d", "NllLoss2DBackward0", _nll2d_fwd, inputs=("self", "target"),

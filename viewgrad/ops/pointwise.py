@@ -204,11 +204,12 @@ _xp = B.xp_of
 def _sign_fwd(self):
     # PyTorch's (0 < x) - (x < 0): sign(NaN) is 0 and sign(-0.) is +0. (NumPy's sign gives
     # NaN and -0.); for integers the same numbers as NumPy's
-    if self.dtype.kind == "b":
+    kind = self.dtype.kind
+    if kind == "f":
+        return ((self > 0).astype(self.dtype) - (self < 0).astype(self.dtype))
+    if kind == "b":
         return self.copy()   # a bool's sign is itself (PyTorch); NumPy has no bool sign
-    if self.dtype.kind != "f":
-        return _xp(self).sign(self)
-    return ((self > 0).astype(self.dtype) - (self < 0).astype(self.dtype))
+    return _xp(self).sign(self)
 
 
 SIGN = defop("sign", "SignBackward0", _sign_fwd,

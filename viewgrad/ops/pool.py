@@ -17,6 +17,8 @@ All work on (N, C, H, W); the public functions also take unbatched (C, H, W) inp
 """
 from __future__ import annotations
 
+import math
+
 from .. import backend as B
 from ..tensor import Tensor
 from .conv import _convolution, _pad_fwd, constant_pad_nd, set_fast_kernels, sliding_windows
@@ -84,9 +86,7 @@ def _max_pool_bwd(grad, self, indices, self_shape):
     # self is saved (unused here) as PyTorch saves it: modifying the input in place after
     # pooling makes backward fail, as there
     from .factories import zeros
-    planes = 1
-    for k in self_shape[:-2]:
-        planes *= k
+    planes = math.prod(self_shape[:-2])
     z = zeros((planes, self_shape[-2] * self_shape[-1]), dtype=grad.dtype, device=grad.device)
     return z.scatter_add(1, indices.reshape(planes, -1), grad.reshape(planes, -1)).view(
         self_shape)
@@ -97,9 +97,7 @@ def _max_pool_bwd_arrays(grad, self, indices, self_shape):  # self: unpacked = c
     # plane-offset flat indices (one pass, no Python loop)
     xp = _xp(grad)
     plane = self_shape[-2] * self_shape[-1]
-    planes = 1
-    for k in self_shape[:-2]:
-        planes *= k
+    planes = math.prod(self_shape[:-2])
     offs = (xp.arange(planes, dtype=B.int64) * plane).reshape(planes, 1)
     flat = xp.bincount((indices.reshape(planes, -1) + offs).reshape(-1),
                        weights=grad.reshape(-1), minlength=planes * plane)
@@ -116,7 +114,7 @@ ADAPTIVE_MAX_POOL2D = defop("adaptive_max_pool2d", "AdaptiveMaxPool2DBackward0",
 set_fast_kernels(ADAPTIVE_MAX_POOL2D, self=_max_pool_bwd_arrays)
 
 
-def adaptive_windows(in_size, out_size):
+def _adaptive_windows(in_size, out_size):
     """PyTorch's adaptive windows along one dim: output i reads
     ``[floor(i * in / out), ceil((i + 1) * in / out))``."""
     return [((i * in_size) // out_size, -((-(i + 1) * in_size) // out_size))
@@ -129,8 +127,8 @@ def adaptive_max_indices(x, oh, ow):
     xp = _xp(x)
     lead, (h, w) = x.shape[:-2], x.shape[-2:]
     idx = xp.empty(lead + (oh, ow), dtype=B.int64)
-    for i, (h0, h1) in enumerate(adaptive_windows(h, oh)):
-        for j, (w0, w1) in enumerate(adaptive_windows(w, ow)):
+    for i, (h0, h1) in enumerate(_adaptive_windows(h, oh)):
+        for j, (w0, w1) in enumerate(_adaptive_windows(w, ow)):
             win = x[..., h0:h1, w0:w1].reshape(lead + (-1,))
             k = win.argmax(axis=-1)
             if x.dtype.kind == "f":
@@ -289,9 +287,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 def _bins(xp, dtype, size, out):
     """(out, size) averaging matrix: row i averages [floor(i*size/out), ceil((i+1)*size/out))."""
     p = xp.zeros((out, size), dtype=dtype)
-    for i in range(out):
-        start = (i * size) // out
-        end = -(-((i + 1) * size) // out)
+    for i, (start, end) in enumerate(_adaptive_windows(size, out)):
         p[i, start:end] = 1.0 / (end - start)
     return p
 
