@@ -186,15 +186,7 @@ _LISTS = {"tests.ops.test_vs_torch": "CASES", "tests.ops.test_reductions_vs_torc
           "tests.ops.test_shaping_vs_torch": "DIFFERENTIABLE",
           "tests.ops.test_linalg_vs_torch": "DIFFERENTIABLE"}
 
-_RECOMPUTE = "Note [decompositions recompute] (ops/linalg_decomp.py): the input is saved, " \
-             "not the outputs"
-KNOWN = {
-    ("qr", 0): _RECOMPUTE, ("qr", 1): _RECOMPUTE, ("qr_complete_wide", 1): _RECOMPUTE,
-    ("svd", 0): _RECOMPUTE, ("svd_wide", 0): _RECOMPUTE, ("svd_full", 0): _RECOMPUTE,
-    ("svd_legacy", 0): _RECOMPUTE, ("svdvals", 0): _RECOMPUTE, ("eigh_upper", 0): _RECOMPUTE,
-    ("eigvalsh", 0): _RECOMPUTE, ("cond", 0): _RECOMPUTE, ("cond", 1): _RECOMPUTE,
-    ("matrix_norm_nuc", 0): _RECOMPUTE,
-}
+KNOWN = {}   # (name, input index): why viewgrad differs; none left
 
 
 def _all_cases():

@@ -69,13 +69,17 @@ class FnNode(Node):
             return [None if r is None else g if r is garr else _make(r, g._device)
                     for r in self.apply_arrays([garr])]
         grad = grads if op.multi_output else grads[0]
+        # no gradient arrived at all (only a multi-output node's output without one was
+        # used: slogdet's sign): PyTorch's "any_grad_defined", every gradient undefined,
+        # after the saved values are unpacked (a stale one raises all the same)
+        nothing = grad is None or (op.multi_output and all(g is None for g in grads))
         out = []
         edges = self.next_functions
         if op.nondiff:
             edges = _per_input(edges, op.nondiff)
         shapes = self._shapes
         for i, (formula, deps, _) in enumerate(op.formulas):
-            if edges[i][0] is None or formula is None:
+            if edges[i][0] is None or formula is None or nothing:
                 if formula is not None:
                     _check_saved(saved, deps)
                 out.append(None)
@@ -252,6 +256,18 @@ def _saved_property(key, raw, shown=None, then=None):
     return property(get)
 
 
+# Note [saved outputs of a multi-output node]
+# A multi-output row may name its outputs (``multi_output=("Q", "R")``); a formula that
+# takes one of those names gets that output. Like a single output's ``result`` it is saved
+# whatever needs a gradient (PyTorch saves outputs unconditionally), as an output: its
+# array and version counter, not the Tensor (which would make the cycle node -> output ->
+# node), with its output number set before ``record`` saves it (``_multi`` in
+# ops/stats.py). So modifying Q in place before backward raises PyTorch's error, "output 0
+# of LinalgQrBackward0", and modifying the input A does not (the decompositions save only
+# their outputs); ``grad_fn._saved_Q`` unpacks to a Tensor whose grad_fn is the node
+# itself, which is how a double backward differentiates through the formula.
+# tests/autograd/test_saved_outputs_vs_torch.py runs the same programs in both.
+
 # Note [what a freed node keeps]
 # A backward without retain_graph frees what a node saved (``_saved`` becomes None: a
 # second backward through it raises). PyTorch frees the saved *tensors* only: the dims,
@@ -390,7 +406,11 @@ class OpDef:
         self.inputs = inputs              # names of tensor inputs, in order
         self.attrs = attrs                # names of non-tensor arguments, in order
         self.broadcast = broadcast
-        self.multi_output = multi_output
+        self.multi_output = bool(multi_output)
+        # a multi-output row may name its outputs (``multi_output=("Q", "R")``): a formula
+        # that takes an output's name gets that output, saved as PyTorch saves it
+        # (Note [saved outputs of a multi-output node])
+        self.outputs = tuple(multi_output) if isinstance(multi_output, tuple) else ()
         self.view = view                  # a view op (output shares memory with input)
         self.differentiable_outputs = differentiable_outputs
         self.samples = samples            # for the gradcheck sweep: fn(rng) -> [(args, kw)]
@@ -409,15 +429,17 @@ class OpDef:
                 continue
             params = list(inspect.signature(f).parameters)[1:]
             for p in params:
-                if p not in inputs and p != "result" and p not in attrs and not (
+                if p not in inputs and p != "result" and p not in attrs and (
+                        p not in self.outputs) and not (
                         p.endswith("_shape") and p[:-6] in inputs) and not (
                         p.endswith("_transposed") and p[:-11] in inputs):
                     raise TypeError(f"derivative of {name} wrt {inp}: unknown name {p!r}")
-            fl.append((f, tuple(params), "result" in params))
+            fl.append((f, tuple(params), "result" in params or any(
+                p in self.outputs for p in params)))
         self.formulas = tuple(fl)
         # Note [what a freed node keeps]: the saved values that are not tensors
         self.kept = tuple(d for d in dict.fromkeys(x for _, deps, _ in fl for x in deps)
-                          if d != "result" and d not in inputs)
+                          if d != "result" and d not in inputs and d not in self.outputs)
         # Note [edges of non-differentiable inputs]: an input with no derivative formula
         # (an index, a mask, a target, the Python number of a Scalar overload such as
         # 1 - x) gets no edge at all, so ``next_functions`` lists what PyTorch's lists:
@@ -433,6 +455,9 @@ class OpDef:
             for d in deps:
                 ns["_saved_" + d] = _saved_property(d, False)
                 ns["_raw_saved_" + d] = _saved_property(d, True)
+                if name == "linalg_svd" and d == "S":   # PyTorch's S.sym_size(-1), saved
+                    ns["_saved_S_sym_argsize_minus_1"] = _saved_property(
+                        d, False, "_saved_S_sym_argsize_minus_1", lambda v: v.shape[-1])
                 if d.endswith("_shape"):
                     # the names PyTorch gives a saved size (and a mean's element count)
                     alias = "_saved_" + d[:-6] + "_sym_sizes"
@@ -457,8 +482,8 @@ class OpDef:
             # where's condition) and the result, which PyTorch saves unconditionally and
             # checks when the node runs (``x = nograd_view.gather(1, i); i.fill_(0)``, or
             # ``h = hypot(nograd_view, nograd_view); h.tanh_()``, refuse at backward)
-            always = set(self.attrs) | {"result"} | {self.inputs[i] for i, (f, _, _) in
-                                                     enumerate(self.formulas) if f is None}
+            always = set(self.attrs) | {"result", *self.outputs} | {
+                self.inputs[i] for i, (f, _, _) in enumerate(self.formulas) if f is None}
             names = []
             for need, (f, deps, _) in zip(needs, self.formulas):
                 if f is not None:
@@ -469,6 +494,8 @@ class OpDef:
             for d in names:
                 if d == "result":
                     plan.append((d, 1, 0))
+                elif d in self.outputs:
+                    plan.append((d, 1, self.outputs.index(d)))
                 elif d in self.inputs:
                     plan.append((d, 0, self.inputs.index(d)))
                 elif d in self.attrs:
@@ -550,7 +577,7 @@ def _save(node, plan, inputs, out, attrs):
     releasable = False
     for name, kind, idx in plan:
         if kind < 2:
-            t = out if kind == 1 else inputs[idx]
+            t = inputs[idx] if kind == 0 else out[idx] if type(out) is tuple else out
             if type(t) is _Tensor or isinstance(t, _Tensor):
                 st = _new_saved_tensor(t, kind == 1)
                 if where is None and _st.blame:  # once per node: where the user's line is

@@ -78,20 +78,23 @@ def cummin(self, dim):
     return _cum_ext(self, dim, CUMMIN, RT.cummin)
 
 
-def _aminmax_bwd(grads, self, dim, keepdim):
-    # each output as amin / amax: shared evenly by the entries equal to it
+def _aminmax_bwd(grads, self, lo, hi, dim, keepdim):
+    # each output as amin / amax: shared evenly by the entries equal to it (the saved
+    # outputs, as PyTorch's _saved_min and _saved_max; dim as given, as PyTorch saves it)
+    dim = _red_dims(dim, self.dim())
     out = None
-    for g, name in zip(grads, ("amin", "amax")):
+    for g, ext in zip(grads, (lo, hi)):
         if g is None:
             continue
-        ext = getattr(self.detach(), name)(dim, keepdim=keepdim)
-        part = _amax_bwd(g, self, ext, dim, keepdim)
+        part = _amax_bwd(g, self, ext.detach(), dim, keepdim)
         out = part if out is None else out + part
     return out
 
 
-AMINMAX = defop("aminmax", "AminmaxBackward0", None, multi_output=True,
-                attrs=("dim", "keepdim"), self=_aminmax_bwd)
+AMINMAX = defop("aminmax", "AminmaxBackward0", None, multi_output=("min", "max"),
+                attrs=("dim", "keepdim"),
+                self=lambda grad, self, min, max, dim, keepdim:   # noqa: A002 - PyTorch's names
+                _aminmax_bwd(grad, self, min, max, dim, keepdim))
 
 
 @method("aminmax")
@@ -111,7 +114,7 @@ def aminmax(input, *, dim=None, keepdim=False):
     xp = input._device.xp
     lo = xp.asarray(a.min(axis=dims, keepdims=keepdim))
     hi = xp.asarray(a.max(axis=dims, keepdims=keepdim))
-    return RT.aminmax(_multi(AMINMAX, input, (lo, hi), (dims, bool(keepdim))))
+    return RT.aminmax(_multi(AMINMAX, input, (lo, hi), (dim, bool(keepdim))))
 
 
 # -- logcumsumexp: log(cumsum(exp(x))) without overflow ----------------------------------------

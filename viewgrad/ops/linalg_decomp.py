@@ -2,12 +2,14 @@
 (and the old ``torch.cholesky``, ``torch.svd``, ``torch.qr``) with PyTorch's node names,
 derivatives and errors, for batches of real matrices.
 
-Note [decompositions recompute]: the backward of a multi-output decomposition needs its
-outputs (U, S, Vh; Q, R; eigenvalues and eigenvectors). Instead of saving them (which
-would tie the outputs to their own node) the backward recomputes the decomposition of the
-saved input — in viewgrad ops, so that double backward differentiates through it. The
-numbers are the same; only PyTorch's check "an output was modified in place" does not
-fire here (the input's is, as for every saved input).
+Note [decompositions save their outputs]: the backward of a multi-output decomposition
+needs its outputs (U, S, Vh; Q, R; eigenvalues and eigenvectors), and saves them, as
+PyTorch does (``grad_fn._saved_Q``, ``_saved_U``, ``_saved_eigenvectors``...; Note [saved
+outputs of a multi-output node] in autograd/nodes.py): modifying the input in place after
+the decomposition is harmless, modifying an output raises "modified by an inplace
+operation" at backward, exactly where PyTorch's does. The formulas are viewgrad ops on
+the saved outputs, so a double backward differentiates through them, and through the
+node itself (an unpacked output has the node as its grad_fn).
 
 The formulas are the classic ones (Giles' "Collected matrix derivative results",
 Walter & Lehmann for QR), as in PyTorch's FunctionsManual: the terms with 1/(σⱼ² - σᵢ²)
@@ -111,39 +113,37 @@ def _qr_tall(gQ, gR, Q, R):
     return matmul(gQ + matmul(Q, C), _t(inv(R)))
 
 
-def _qr_bwd(grads, A, mode):
+def _qr_bwd(grads, Q, R, mode):
     if mode == "r":
         raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed "
                            "when mode='r'. Please use linalg.qr(A, mode='reduced') if you are "
                            "going to differentiate through linalg.qr.")
-    m, n = A.shape[-2], A.shape[-1]
+    m, n = Q.shape[-2], R.shape[-1]
     if mode == "complete" and m > n:
         raise RuntimeError("The QR decomposition is not differentiable when mode='complete' "
                            "and nrows > ncols.")
-    Q, R = qr(A, mode=mode)     # Note [decompositions recompute]
     gQ, gR = grads
     gQ = Q.new_zeros(Q.shape) if gQ is None else gQ
     gR = R.new_zeros(R.shape) if gR is None else gR
     if m >= n:
         return _qr_tall(gQ, gR, Q, R)
     # wide: A = [X | Y], R = [U | V] with X = Q U, Y = Q V
-    X, Y = A[..., :, :m], A[..., :, m:]
-    U, gU, gV = R[..., :, :m], gR[..., :, :m], gR[..., :, m:]
-    gX = _qr_tall(gQ + matmul(Y, _t(gV)), gU, Q, U)
+    U, V, gU, gV = R[..., :, :m], R[..., :, m:], gR[..., :, :m], gR[..., :, m:]
+    gX = _qr_tall(gQ + matmul(matmul(Q, V), _t(gV)), gU, Q, U)
     from .joining import cat
     return cat([gX, matmul(Q, gV)], -1)
 
 
 QR = defop("linalg_qr", "LinalgQrBackward0", None, inputs=("A",), attrs=("mode",),
-           multi_output=True, A=_qr_bwd)
+           multi_output=("Q", "R"), A=_qr_bwd)
 
 
 def qr(A, mode="reduced", *, out=None):
     """The QR decomposition A = Q R (Q with orthonormal columns, R upper triangular), as
     ``torch.linalg.qr`` (a named tuple ``Q, R``): ``mode='reduced'`` (k = min(m, n)
     columns), ``'complete'`` (Q square) or ``'r'`` (R only; Q is empty). Backward
-    (``LinalgQrBackward0``): Walter & Lehmann's formula (Note [decompositions
-    recompute])."""
+    (``LinalgQrBackward0``): Walter & Lehmann's formula, from the saved Q and R (Note
+    [decompositions save their outputs])."""
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            "'reduced' (default), 'r', or 'complete'")
@@ -162,12 +162,12 @@ def _svd_fwd(A, full_matrices):
     return tuple(xp.asarray(r) for r in xp.linalg.svd(A, full_matrices=full_matrices))
 
 
-def _svd_bwd(grads, A, full_matrices):
+def _svd_bwd(grads, U, S, Vh, full_matrices):
     gU, gS, gVh = grads
-    U, S, Vh = svd(A, full_matrices=False)     # Note [decompositions recompute]
-    m, n = A.shape[-2], A.shape[-1]
+    m, n = U.shape[-2], Vh.shape[-1]
     k = S.shape[-1]
-    if full_matrices:
+    if full_matrices:   # (PyTorch's formula narrows the saved U and Vh the same way)
+        U, Vh = U[..., :, :k], Vh[..., :k, :]
         gU = None if gU is None else gU[..., :, :k]
         gVh = None if gVh is None else gVh[..., :k, :]
     if gU is None and gVh is None:
@@ -205,14 +205,14 @@ def _svd_bwd(grads, A, full_matrices):
 
 
 SVD = defop("linalg_svd", "LinalgSvdBackward0", None, inputs=("A",),
-            attrs=("full_matrices",), multi_output=True, A=_svd_bwd)
+            attrs=("full_matrices",), multi_output=("U", "S", "Vh"), A=_svd_bwd)
 
 
 def svd(A, full_matrices=True, *, driver=None, out=None):
     """The singular value decomposition A = U diag(S) Vh, as ``torch.linalg.svd`` (a named
     tuple ``U, S, Vh``; S descending). ``full_matrices=True`` (the default) gives square
     U and Vh, ``False`` only k = min(m, n) columns. Singular vectors are defined up to
-    sign. Backward (``LinalgSvdBackward0``, Note [decompositions recompute]): undefined
+    sign. Backward (``LinalgSvdBackward0``, Note [decompositions save their outputs]): undefined
     for repeated singular values when U or Vh is used, as in PyTorch."""
     check_matrix(A, "linalg.svd")
     check_float(A, "linalg.svd")
@@ -245,9 +245,9 @@ def _eigh_fwd(A, uplo):
     return tuple(xp.asarray(r) for r in xp.linalg.eigh(A, UPLO=uplo))
 
 
-def _eigh_bwd(grads, A, uplo):
+def _eigh_bwd(grads, eigenvalues, eigenvectors):
     gL, gV = grads
-    L, V = eigh(A, UPLO=uplo)      # Note [decompositions recompute]
+    L, V = eigenvalues, eigenvectors
     if gV is None:
         return matmul(V * gL.unsqueeze(-2), _t(V))
     VhgV = matmul(_t(V), gV)
@@ -260,7 +260,7 @@ def _eigh_bwd(grads, A, uplo):
 
 
 EIGH = defop("linalg_eigh", "LinalgEighBackward0", None, inputs=("A",), attrs=("uplo",),
-             multi_output=True, A=_eigh_bwd)
+             multi_output=("eigenvalues", "eigenvectors"), A=_eigh_bwd)
 
 
 def eigh(A, UPLO="L", *, out=None):

@@ -147,15 +147,17 @@ def _slogdet_fwd(A):
     return xp.asarray(s, dtype=A.dtype), xp.asarray(l, dtype=A.dtype)
 
 
-def _slogdet_bwd(grads, A):
-    g = grads[1]           # the sign has no gradient
+def _slogdet_bwd(grads, A, sign):
+    # (the sign is saved as PyTorch saves it, for complex inputs' formula: modifying it in
+    # place before backward raises; for real inputs it has no gradient and no part here)
+    g = grads[1]
     if g is None:
         return None
     return g.unsqueeze(-1).unsqueeze(-1) * inv(A).transpose(-1, -2)
 
 
 SLOGDET = defop("linalg_slogdet", "LinalgSlogdetBackward0", None, inputs=("A",),
-                multi_output=True, A=_slogdet_bwd)
+                multi_output=("sign", "logabsdet"), A=_slogdet_bwd)
 
 
 def slogdet(A, *, out=None):
@@ -300,8 +302,11 @@ def _lstsq_fwd(A, Bm):
     return _pinv_fwd(A, 0.0, B.finfo_fields(A.dtype)["eps"] * max(A.shape[-2:])) @ Bm
 
 
+# The solution is saved as PyTorch saves it (``_saved_solution``: modifying it in place
+# before backward raises there); the gradients are the pseudo-inverse's.
 LSTSQ = defop("linalg_lstsq", "LinalgLstsqBackward0", _lstsq_fwd, inputs=("A", "B"),
-              broadcast=True, A=_lstsq_gA, B=_lstsq_gB)
+              broadcast=True, A=lambda grad, A, B, result: _lstsq_gA(grad, A, B),
+              B=lambda grad, A, result: _lstsq_gB(grad, A))
 
 
 def lstsq(A, B, rcond=None, *, driver=None):

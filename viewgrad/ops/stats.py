@@ -108,12 +108,12 @@ STD = defop("std", "StdBackward0",
             _var_bwd(_std_grad(grad, result), self, dim, correction, keepdim))
 
 
-def _var_mean_bwd(grads, self, dim, correction, keepdim, take_sqrt):
+def _var_mean_bwd(grads, self, dim, correction, keepdim, std=None):
     gv, gm = grads
     out = None
     if gv is not None:
-        if take_sqrt:  # std_mean: the saved std is recomputed (outputs are not saved here)
-            gv = _std_grad(gv, var(self, dim, correction=correction, keepdim=keepdim).sqrt())
+        if std is not None:  # std_mean: its saved std (PyTorch's _saved_result0)
+            gv = _std_grad(gv, std)
         out = _var_bwd(gv, self, dim, correction, keepdim)
     if gm is not None:
         gm = _restore(gm, tuple(self.shape), dim, keepdim).expand(tuple(self.shape)) \
@@ -125,11 +125,11 @@ def _var_mean_bwd(grads, self, dim, correction, keepdim, take_sqrt):
 VAR_MEAN = defop("var_mean", "VarMeanBackward0", None, multi_output=True,
                  attrs=("dim", "correction", "keepdim"),
                  self=lambda grad, self, dim, correction, keepdim:
-                 _var_mean_bwd(grad, self, dim, correction, keepdim, False))
-STD_MEAN = defop("std_mean", "StdMeanBackward0", None, multi_output=True,
+                 _var_mean_bwd(grad, self, dim, correction, keepdim))
+STD_MEAN = defop("std_mean", "StdMeanBackward0", None, multi_output=("result0", "result1"),
                  attrs=("dim", "correction", "keepdim"),
-                 self=lambda grad, self, dim, correction, keepdim:
-                 _var_mean_bwd(grad, self, dim, correction, keepdim, True))
+                 self=lambda grad, self, result0, dim, correction, keepdim:
+                 _var_mean_bwd(grad, self, dim, correction, keepdim, result0))
 
 
 def _correction(name, dim, unbiased, correction, keepdim):
@@ -189,11 +189,12 @@ def _multi(op, self, datas, attrs):
     if _st.grad_enabled:
         edges = _edges((self,))
         if edges is not None:
-            node = record(op, (self,), None, attrs, edges)
-            node._n_outputs = len(outs)
             for i, o in enumerate(outs):
+                o._output_nr = i   # (before record: a row that saves its outputs saves these)
+            node = record(op, (self,), outs, attrs, edges)
+            node._n_outputs = len(outs)
+            for o in outs:
                 o._grad_fn = node
-                o._output_nr = i
     return outs
 
 
