@@ -702,6 +702,17 @@ def linalg_raises(a):
 _NO_CONTEXT = contextlib.nullcontext()
 
 
+def lapack_layout(a):
+    """``a`` laid out as LAPACK writes a matrix, and as PyTorch returns the result of a
+    linear-algebra kernel (an inverse, a solve, a factor): each matrix column-major, the
+    batch dims outermost (strides ``(..., 1, m)``). So ``Q.is_contiguous()`` is False and
+    ``Q.view(-1)`` refuses, as in PyTorch; a 0-d or 1-d array is returned as it is."""
+    if a.ndim < 2:
+        return a
+    xp = xp_of(a)
+    return xp.swapaxes(xp.swapaxes(a, -1, -2).copy(), -1, -2)
+
+
 def inv(a):
     """``xp.linalg.inv(a)`` factorising ``a`` itself on every device (LU with partial
     pivoting), as LAPACK and PyTorch's kernels do. CuPy hands a C-ordered matrix to

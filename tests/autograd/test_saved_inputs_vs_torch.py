@@ -199,6 +199,28 @@ def _all_cases():
     return [(n, f, s, i) for n, f, s in out for i in range(len(s))]
 
 
+def one_case_per_op():
+    """``(name, fn, shapes)``: the first case of every op in the lists (shared by the
+    sweeps of saved outputs, saved names and recorded nodes)."""
+    seen, out = set(), []
+    for name, fn, shapes, _ in _all_cases():
+        if name not in seen:
+            seen.add(name)
+            out.append((name, fn, shapes))
+    return out
+
+
+def backward_verdict(outs):
+    """Backward through the sum of ``outs``: "ran", "refused" (a saved tensor modified in
+    place) or "backward failed: ..." (anything else)."""
+    try:
+        sum(o.sum() for o in outs).backward()
+    except RuntimeError as e:
+        return "refused" if "modified by an inplace operation" in str(e) else \
+            "backward failed: " + str(e)[:60]
+    return "ran"
+
+
 def _run(M, fn, arrays, i):
     F = M.nn.functional
     xs = [M.tensor(a, dtype=M.float64, requires_grad=True) for a in arrays]
@@ -213,12 +235,7 @@ def _run(M, fn, arrays, i):
         return "no graph"
     with M.no_grad():
         hs[i].mul_(1.0)
-    try:
-        sum(o.sum() for o in outs).backward()
-    except RuntimeError as e:
-        return "refused" if "modified by an inplace operation" in str(e) else \
-            "backward failed: " + str(e)[:60]
-    return "ran"
+    return backward_verdict(outs)
 
 
 @pytest.mark.parametrize("name,fn,shapes,i", _all_cases(),

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import viewgrad as vg
+from tests.autograd.test_saved_inputs_vs_torch import backward_verdict, one_case_per_op
 
 torch = pytest.importorskip("torch", reason="torch is the oracle of these tests "
                                             "(pip install torch==2.13.0)")
@@ -167,16 +168,6 @@ def test_a_saved_output_unpacks_to_the_node_itself():
     assert vg.autograd.gradgradcheck(lambda A: tuple(vg.std_mean(A, 1)), (A,))
 
 
-def _every_op():
-    from tests.autograd.test_saved_inputs_vs_torch import _all_cases
-    seen, out = set(), []
-    for name, fn, shapes, _ in _all_cases():
-        if name not in seen:
-            seen.add(name)
-            out.append((name, fn, shapes))
-    return out
-
-
 def _run_outputs_modified(M, fn, arrays):
     F = M.nn.functional
     hs = [M.tensor(a, dtype=M.float64, requires_grad=True) * 1 for a in arrays]
@@ -194,15 +185,11 @@ def _run_outputs_modified(M, fn, arrays):
                 o.mul_(1)
     except Exception as e:   # noqa: BLE001
         return "in-place refused: " + type(e).__name__
-    try:
-        sum(o.sum() for o in outs).backward()
-    except RuntimeError as e:
-        return "refused" if "modified by an inplace operation" in str(e) else \
-            "backward failed: " + str(e)[:60]
-    return "ran"
+    return backward_verdict(outs)
 
 
-@pytest.mark.parametrize("name,fn,shapes", _every_op(), ids=[c[0] for c in _every_op()])
+@pytest.mark.parametrize("name,fn,shapes", one_case_per_op(),
+                         ids=[c[0] for c in one_case_per_op()])
 def test_every_op_with_its_outputs_modified(name, fn, shapes):
     """Every op of the torch-differential lists (one case each), its outputs modified in
     place before backward: refused exactly where PyTorch's node saved its result."""

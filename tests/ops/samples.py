@@ -150,6 +150,8 @@ SAMPLES = {
     # composites]) and at::norm's NormBackward1
     "mul_scalar": [(lambda a: P.mul_scalar(a, 0.3), [(2, 3)])],
     "add_scalar_op": [(lambda a: P.add_scalar(a, 1e-6), [(2, 3)])],
+    "sub_scalar_op": [(lambda a: P.sub_scalar(a, 0.25), [(2, 3)])],
+    "div_scalar_op": [(lambda a: P.div_scalar(a, 3), [(2, 3)]), (lambda a: P.div_scalar(a, 0.5), [(4,)])],
     "norm_dim": [(lambda a, b: vg.nn.functional.pairwise_distance(a, b), [(2, 3), (2, 3)]),
                  (lambda a, b: vg.nn.functional.pairwise_distance(a, b, p=3.0, keepdim=True),
                   [(3,), (3,)])],

@@ -53,6 +53,9 @@ class FnNode(Node):
     # validate_outputs does, so a float32 leaf never receives a float64 .grad.
     _dtypes = None
 
+    def __dir__(self):
+        return [n for n in super().__dir__() if _shown_name(n, self)]
+
     def apply(self, grads):
         op = self.OP
         saved = self._sdict
@@ -239,6 +242,12 @@ def _saved_property(key, raw, shown=None, then=None):
             raise AttributeError(f"'{type(self).__name__}' object has no attribute "
                                  f"'{shown or ('_raw' if raw else '') + '_saved_' + key}'")
         v = saved[key]
+        if raw and type(v) is not SavedTensor and key not in self.OP.inputs and not (
+                _saved_tuple(v) or (v is None and key in _TENSOR_ARGUMENTS)):
+            # PyTorch has _raw_saved_ names for what it saves as tensors (a loss's weight,
+            # None or not; an input, a Python number given for it too), none for a dim
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute "
+                                 f"'{shown or '_raw_saved_' + key}'")
         if then is not None:
             return then(v)
         if key in _AS_TORCH_SHOWS:   # Note [saved arguments as PyTorch shows them]
@@ -254,6 +263,25 @@ def _saved_property(key, raw, shown=None, then=None):
             return v if raw else tuple(s.unpack(self) for s in v)
         return v
     return property(get)
+
+
+# the arguments PyTorch saves as (optional) tensors, which viewgrad keeps as attributes
+_TENSOR_ARGUMENTS = frozenset(("weight", "pos_weight", "bias", "running_mean", "running_var",
+                               "total_weight"))
+
+
+def _shown_name(n, node):
+    """Whether ``dir(node)`` lists ``n``: a ``_raw_saved_`` name only where the node
+    saved a tensor under it (PyTorch's nodes have none for a dim or a flag)."""
+    if not n.startswith("_raw_saved_"):
+        return True
+    try:
+        getattr(node, n)
+    except AttributeError:
+        return False
+    except Exception:   # noqa: BLE001 - freed, or stale: the name is there all the same
+        return True
+    return True
 
 
 # Note [saved outputs of a multi-output node]
@@ -399,7 +427,8 @@ class OpDef:
     """One row of the derivatives table."""
 
     def __init__(self, name, node_name, forward, inputs, attrs, formulas, broadcast,
-                 multi_output, view, differentiable_outputs, samples, cls=FnNode):
+                 multi_output, view, differentiable_outputs, samples, cls=FnNode,
+                 result_name=None):
         self.name = name
         self.node_name = node_name
         self.forward = forward
@@ -453,8 +482,13 @@ class OpDef:
         ns = {"__slots__": (), "OP": self}
         for _, deps, _ in fl:
             for d in deps:
-                ns["_saved_" + d] = _saved_property(d, False)
-                ns["_raw_saved_" + d] = _saved_property(d, True)
+                if d.endswith("_transposed") and d[:-11] in inputs:
+                    continue   # (how a matrix was laid out: viewgrad's own, not shown)
+                if not (d.endswith("_shape") and d[:-6] in inputs):
+                    shown = result_name if d == "result" and result_name else d
+                    ns["_saved_" + shown] = _saved_property(d, False, "_saved_" + shown)
+                    ns["_raw_saved_" + shown] = _saved_property(d, True,
+                                                                "_raw_saved_" + shown)
                 if name == "linalg_svd" and d == "S":   # PyTorch's S.sym_size(-1), saved
                     ns["_saved_S_sym_argsize_minus_1"] = _saved_property(
                         d, False, "_saved_S_sym_argsize_minus_1", lambda v: v.shape[-1])
@@ -540,13 +574,16 @@ class OpDef:
 
 def defop(name, node_name, forward, inputs=("self",), attrs=(), broadcast=False,
           multi_output=False, view=False, differentiable_outputs=None, samples=None,
-          cls=FnNode, promote=False, edge_for_every_input=False, **formulas):
+          cls=FnNode, promote=False, edge_for_every_input=False, result_name=None,
+          **formulas):
     """Declare an op in the derivatives table; returns its OpDef. ``promote=True``: the
     forward gets its tensor inputs cast to PyTorch's result dtype (elementwise ops).
     ``edge_for_every_input=True``: keep an edge even for inputs without a formula (``x +
-    2``: PyTorch's AddBackward0 lists the wrapped number as ``(None, 0)``)."""
+    2``: PyTorch's AddBackward0 lists the wrapped number as ``(None, 0)``).
+    ``result_name``: the name PyTorch gives the saved result (``_saved_L`` for cholesky's,
+    not ``_saved_result``)."""
     op = OpDef(name, node_name, forward, tuple(inputs), tuple(attrs), formulas, broadcast,
-               multi_output, view, differentiable_outputs, samples, cls)
+               multi_output, view, differentiable_outputs, samples, cls, result_name)
     op.promote = promote
     if edge_for_every_input:
         op.nondiff = ()

@@ -242,14 +242,20 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     if input.numel() == 0:
         return input
     c = input.shape[1]
-    sq = input * input
+    sq = input.mul(input)
     before, after = size // 2, (size - 1) // 2
-    pads = [0, 0] * (input.dim() - 2) + [before, after]
-    padded = pad(sq, tuple(pads))
-    total = padded.narrow(1, 0, c)
-    for i in range(1, size):
-        total = total + padded.narrow(1, i, c)
-    return input / (total / size).mul(alpha).add(k).pow(beta)
+    if input.dim() == 3:
+        # PyTorch's steps: the channels as a window of (size, 1) for avg_pool2d
+        div = constant_pad_nd(sq.unsqueeze(1), (0, 0, before, after))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        # (PyTorch pools a 5-D view with avg_pool3d; the same mean, as a sum of shifts)
+        padded = pad(sq, tuple([0, 0] * (input.dim() - 2) + [before, after]))
+        total = padded.narrow(1, 0, c)
+        for i in range(1, size):
+            total = total + padded.narrow(1, i, c)
+        div = total / size
+    return input / div.mul(alpha).add(k).pow(beta)
 
 
 def pdist(input, p=2):

@@ -4,8 +4,8 @@
 ``triplet_margin_loss``, ``poisson_nll_loss``, ``gaussian_nll_loss``,
 ``multi_margin_loss``, ``multilabel_margin_loss``.
 
-Each is written as PyTorch defines it, out of differentiable ops (``clamp``, ``where``,
-``softplus``...), then reduced by ``reduction`` ('mean', 'sum' or 'none'; the legacy
+Each is written as PyTorch defines it, out of differentiable ops (``clamp_min``, ``where``,
+``logsigmoid``...), then reduced by ``reduction`` ('mean', 'sum' or 'none'; the legacy
 ``size_average``/``reduce`` arguments are translated as PyTorch does).
 """
 from __future__ import annotations
@@ -13,11 +13,12 @@ from __future__ import annotations
 import math
 
 from ..ops import factories as Fa
-from ..ops.activations import softplus
+from ..autograd.grad_mode import no_grad
+from ..ops.activations import logsigmoid
 from ..ops.args import check_no_requires_grad
 from ..ops.losses import multi_margin_loss as _multi_margin_loss
 from ..ops.losses import soft_margin_loss as _soft_margin_loss
-from ..ops.pointwise import where
+from ..ops.pointwise import add_scalar, scalar_sub, sub_scalar, where
 from ..tensor import Tensor
 from .functional_more import _reduce, pairwise_distance
 
@@ -46,7 +47,9 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same "
                            f"dimension but got sizes: input1: {tuple(input1.shape)}, input2: "
                            f"{tuple(input2.shape)}, target: {tuple(target.shape)} ")
-    loss = (-target * (input1 - input2) + margin).clamp(min=0)
+    # (ATen's arithmetic: a Scalar margin, clamped in place; Note [a Scalar inside
+    # PyTorch's own composites])
+    loss = add_scalar(-target * (input1 - input2), margin).clamp_min_(0)
     return _reduce(loss, _legacy(size_average, reduce, reduction), "margin_ranking_loss")
 
 
@@ -54,7 +57,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
                          reduction="mean"):
     """``x`` where target is 1, ``max(0, margin - x)`` where it is -1 (x: a distance)."""
     zero = Fa.zeros((), dtype=input.dtype, device=input.device)
-    loss = where(target != 1, (margin - input).clamp(min=0), zero) + \
+    loss = where(target != 1, scalar_sub(margin, input).clamp_min_(0), zero) + \
         where(target != -1, input, zero)
     return _reduce(loss, _legacy(size_average, reduce, reduction), "hinge_embedding_loss")
 
@@ -69,7 +72,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
                                 reduction="mean"):
     """Binary cross-entropy with logits per class, averaged over the C classes of each
     sample (input and target (N, C), target 0/1)."""
-    loss = -(target * -softplus(-input) + (1 - target) * -softplus(input))
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
         loss = loss * weight
     loss = loss.sum(dim=input.dim() - 1) / input.shape[-1]
@@ -83,12 +86,12 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     dim = input1.dim() - 1
     eps = 1e-12    # PyTorch's EPSILON inside the squared magnitudes
     prod = (input1 * input2).sum(dim)
-    mag1 = (input1 * input1).sum(dim) + eps
-    mag2 = (input2 * input2).sum(dim) + eps
+    mag1 = add_scalar((input1 * input1).sum(dim), eps)
+    mag2 = add_scalar((input2 * input2).sum(dim), eps)
     cos = prod / (mag1 * mag2).sqrt()
     zero = Fa.zeros((), dtype=cos.dtype, device=cos.device)
-    loss = where(target == 1, 1 - cos, zero) + where(target == -1, (cos - margin).clamp(min=0),
-                                                     zero)
+    loss = where(target == 1, scalar_sub(1, cos), zero) + where(
+        target == -1, sub_scalar(cos, margin).clamp_min_(0), zero)
     return _reduce(loss, _legacy(size_average, reduce, reduction), "cosine_embedding_loss")
 
 
@@ -106,7 +109,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     if swap:
         d_swap = pairwise_distance(positive, negative, p, eps)
         d_neg = where(d_swap < d_neg, d_swap, d_neg)
-    loss = (margin + d_pos - d_neg).clamp(min=0)
+    loss = (add_scalar(d_pos, margin) - d_neg).clamp_min(0)
     return _reduce(loss, _legacy(size_average, reduce, reduction), "triplet_margin_loss")
 
 
@@ -152,7 +155,9 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
         raise ValueError("var has negative entry/entries")
     # PyTorch clamps a clone in place under no_grad: the value is clamped, the gradient
     # still flows as if it were not
-    var = var + (var.clamp(min=eps) - var).detach()
+    var = var.clone()
+    with no_grad():
+        var.clamp_(min=eps)
     loss = 0.5 * (var.log() + (input - target) ** 2 / var)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)

@@ -16,6 +16,7 @@ from ..autograd.grad_mode import no_grad
 from ..ops import factories as Fa
 from ..ops.args import check_mixed_dtypes
 from ..ops.conv import constant_pad_nd
+from ..ops.elementwise import xlogy
 from ..ops.embedding import embedding_rows
 from ..ops.group_norm import native_group_norm
 from ..ops.layer_norm import layer_norm  # noqa: F401
@@ -55,8 +56,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        safe = where(target > 0, target, Fa.ones_like(target))
-        loss = where(target > 0, target * safe.log(), Fa.zeros_like(target)) - target * input
+        loss = xlogy(target, target) - target * input   # (ATen's kl_div)
     if reduction == "batchmean":
         return loss.sum() / input.shape[0] if input.dim() else loss.sum()
     return _reduce(loss, reduction, "kl_div")
@@ -97,7 +97,7 @@ def _norm(x, p, dim, keepdim=True):
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """``x / max(‖x‖_p, eps)`` along ``dim``."""
-    return input / _norm(input, p, dim).clamp(min=eps).expand_as(input)
+    return input / _norm(input, p, dim).clamp_min(eps).expand_as(input)
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):

@@ -372,7 +372,7 @@ def matmul(self, other):
     if da == 1 and db == 2:
         if self.shape[0] != other.shape[0]:
             raise _shape_err("matmul", self.unsqueeze(0), other)
-        return mm(self.unsqueeze(0), other).squeeze(0)
+        return mm(self.unsqueeze(0), other).squeeze_(0)   # (PyTorch's: SqueezeBackward4)
     if da == 2 and db == 2:
         return mm(self, other)
     if _should_fold(self, other):

@@ -57,7 +57,7 @@ def _cholesky_fwd(A, upper, name):
             L = _xp(A).linalg.cholesky(A)
     except B.LinAlgError:
         raise _not_pd(name, A) from None
-    return _xp(A).swapaxes(L, -1, -2).copy() if upper else L
+    return B.lapack_layout(_xp(A).swapaxes(L, -1, -2) if upper else L)
 
 
 def _cholesky_bwd(grad, result, upper):
@@ -71,7 +71,7 @@ def _cholesky_bwd(grad, result, upper):
 
 
 CHOLESKY = defop("linalg_cholesky", "LinalgCholeskyExBackward0", _cholesky_fwd,
-                 attrs=("upper", "name"),
+                 attrs=("upper", "name"), result_name="L",
                  self=lambda grad, result, upper: _cholesky_bwd(grad, result, upper))
 CHOLESKY_LEGACY = defop("cholesky", "CholeskyBackward0", _cholesky_fwd,
                         attrs=("upper", "name"),
@@ -101,8 +101,8 @@ def cholesky_legacy(input, upper=False, *, out=None):
 
 def _qr_fwd(A, mode):
     xp = _xp(A)
-    Q, R = (xp.asarray(r) for r in xp.linalg.qr(A, mode="complete" if mode == "complete"
-                                                 else "reduced"))
+    Q, R = (B.lapack_layout(xp.asarray(r)) for r in xp.linalg.qr(
+        A, mode="complete" if mode == "complete" else "reduced"))
     return Q, R
 
 
@@ -159,7 +159,8 @@ def qr(A, mode="reduced", *, out=None):
 
 def _svd_fwd(A, full_matrices):
     xp = _xp(A)
-    return tuple(xp.asarray(r) for r in xp.linalg.svd(A, full_matrices=full_matrices))
+    U, S, Vh = (xp.asarray(r) for r in xp.linalg.svd(A, full_matrices=full_matrices))
+    return B.lapack_layout(U), S, B.lapack_layout(Vh)
 
 
 def _svd_bwd(grads, U, S, Vh, full_matrices):
@@ -242,7 +243,8 @@ def svd_legacy(input, some=True, compute_uv=True, *, out=None):
 
 def _eigh_fwd(A, uplo):
     xp = _xp(A)
-    return tuple(xp.asarray(r) for r in xp.linalg.eigh(A, UPLO=uplo))
+    L, V = (xp.asarray(r) for r in xp.linalg.eigh(A, UPLO=uplo))
+    return L, B.lapack_layout(V)
 
 
 def _eigh_bwd(grads, eigenvalues, eigenvectors):

@@ -36,9 +36,9 @@ def cond(A, p=None):
     ``torch.linalg.cond``; p may also be 'fro', 'nuc', inf, -inf, 1, -1, -2 (via
     ``linalg.matrix_norm`` of A and of inv(A))."""
     if p is None or p == 2 or p == -2:
-        s = D.svdvals(A)
-        hi, lo = s[..., 0], s[..., -1]
-        return lo / hi if p == -2 else hi / lo
+        s = D.svdvals(A)   # (descending; PyTorch's steps: narrow, divide, squeeze)
+        hi, lo = s.narrow(-1, 0, 1), s.narrow(-1, -1, 1)
+        return (lo / hi if p == -2 else hi / lo).squeeze(-1)
     from .vector_norms import matrix_norm
     return matrix_norm(A, p) * matrix_norm(S.inv(A), p)
 

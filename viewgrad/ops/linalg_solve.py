@@ -88,7 +88,7 @@ def _singular(name, a, dev, inverse):
 def _inv_fwd(A):
     try:
         with B.linalg_raises(A):
-            return B.inv(A)
+            return B.lapack_layout(B.inv(A))
     except B.LinAlgError:
         raise _singular("linalg.inv", A, B._dev_of(A), True) from None
 
@@ -99,7 +99,7 @@ def _inv_bwd(grad, result):
 
 
 INV = defop("linalg_inv", "LinalgInvExBackward0", _inv_fwd, inputs=("A",),
-            A=_inv_bwd)
+            result_name="inverse", A=_inv_bwd)
 
 
 def inv(A, *, out=None):
@@ -198,7 +198,7 @@ def _solve_fwd(A, Bm, vec, left):
     try:
         with B.linalg_raises(A):
             X = batched_solve(xp, A, Bm[..., None] if vec else Bm)
-        return X[..., 0] if vec else X
+        return X[..., 0] if vec else B.lapack_layout(X)
     except B.LinAlgError:
         raise _singular("torch.linalg.solve", A, B._dev_of(A), False) from None
 
@@ -299,14 +299,23 @@ def _lstsq_gA(grad, A, B):
 
 
 def _lstsq_fwd(A, Bm):
-    return _pinv_fwd(A, 0.0, B.finfo_fields(A.dtype)["eps"] * max(A.shape[-2:])) @ Bm
+    X = _pinv_fwd(A, 0.0, B.finfo_fields(A.dtype)["eps"] * max(A.shape[-2:])) @ Bm
+    m, n = A.shape[-2], A.shape[-1]
+    if m <= n:
+        return B.lapack_layout(X)
+    # LAPACK solves in B's own (m, k) column-major buffer and PyTorch returns its first n
+    # rows: a view with B's strides (its storage is m rows long)
+    buf = B.lapack_layout(_xp(X).zeros(X.shape[:-2] + (m, X.shape[-1]), dtype=X.dtype))
+    buf[..., :n, :] = X
+    return buf[..., :n, :]
 
 
 # The solution is saved as PyTorch saves it (``_saved_solution``: modifying it in place
 # before backward raises there); the gradients are the pseudo-inverse's.
-LSTSQ = defop("linalg_lstsq", "LinalgLstsqBackward0", _lstsq_fwd, inputs=("A", "B"),
-              broadcast=True, A=lambda grad, A, B, result: _lstsq_gA(grad, A, B),
-              B=lambda grad, A, result: _lstsq_gB(grad, A))
+LSTSQ = defop("linalg_lstsq", "LinalgLstsqBackward0", _lstsq_fwd, inputs=("self", "b"),
+              broadcast=True, result_name="solution",
+              self=lambda grad, self, b, result: _lstsq_gA(grad, self, b),
+              b=lambda grad, self, result: _lstsq_gB(grad, self))
 
 
 def lstsq(A, B, rcond=None, *, driver=None):

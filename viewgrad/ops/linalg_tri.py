@@ -43,9 +43,9 @@ def _tri_fwd(A, Bm, upper, left, unit):
     xp = _xp(A, Bm)
     T = _triangle(xp, A, upper, unit)
     if left:
-        return batched_solve(xp, T, Bm)
-    return xp.swapaxes(batched_solve(xp, xp.swapaxes(T, -1, -2), xp.swapaxes(Bm, -1, -2)),
-                       -1, -2)
+        return B.lapack_layout(batched_solve(xp, T, Bm))
+    return B.lapack_layout(xp.swapaxes(batched_solve(xp, xp.swapaxes(T, -1, -2),
+                                                     xp.swapaxes(Bm, -1, -2)), -1, -2))
 
 
 def _tri_gB(row, grad, A, upper, left, unit):
@@ -109,7 +109,7 @@ def _llt(xp, L, upper):
 
 def _chol_solve_fwd(Bm, L, upper):
     xp = _xp(Bm, L)
-    return batched_solve(xp, _llt(xp, L, upper), Bm)
+    return B.lapack_layout(batched_solve(xp, _llt(xp, L, upper), Bm))
 
 
 def _chol_solve_gB(grad, L, upper):
@@ -141,7 +141,7 @@ def cholesky_solve(B, L, upper=False, *, out=None):
 
 def _chol_inv_fwd(L, upper):
     xp = _xp(L)
-    return xp.linalg.inv(_llt(xp, L, upper))
+    return B.lapack_layout(xp.linalg.inv(_llt(xp, L, upper)))
 
 
 def _chol_inv_bwd(grad, self, result, upper):

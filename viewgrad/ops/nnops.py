@@ -13,7 +13,7 @@ from ..autograd.state import state as _st
 from ..tensor import new_result
 from . import nn_fast as _nnf
 from .linalg import ADDMM, addmm, matmul
-from .pointwise import mul_scalar
+from .pointwise import div_scalar, mul_scalar
 from .views import T as _T, t as _t
 from .args import check_no_requires_grad, torch_type_name
 from .table import FnNode, defop, dispatch, method
@@ -402,7 +402,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
             return -terms.sum(cdim)
         total = -terms.sum()
         # the mean is over the samples (every element but the classes), not the weights
-        return total / (input.numel() // c) if reduction == "mean" else total
+        return div_scalar(total, input.numel() // c) if reduction == "mean" else total
     if label_smoothing <= 0.0:
         return nll_loss(logp, target, weight, ignore_index, reduction)
     nll = nll_loss(logp, target, weight, ignore_index, reduction)

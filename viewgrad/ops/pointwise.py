@@ -126,6 +126,10 @@ MUL_SCALAR = defop("mul_scalar", "MulBackward1", _mul_fwd, attrs=("other",),
                    self=lambda grad, other: mul_scalar(grad, other))
 ADD_SCALAR_OP = defop("add_scalar_op", "AddBackward1", _add_fwd, attrs=("other",),
                       self=lambda grad: grad)
+SUB_SCALAR_OP = defop("sub_scalar_op", "SubBackward1", _sub_fwd, attrs=("other",),
+                      self=lambda grad: grad)
+DIV_SCALAR_OP = defop("div_scalar_op", "DivBackward1", lambda self, other: self / other,
+                      attrs=("other",), self=lambda grad, other: div_scalar(grad, other))
 
 
 def mul_scalar(t, number):
@@ -136,6 +140,24 @@ def mul_scalar(t, number):
 def add_scalar(t, number):
     """``t + number`` recorded as PyTorch's ``add.Scalar`` (AddBackward1)."""
     return dispatch(ADD_SCALAR_OP, (t,), (float(number),))
+
+
+def sub_scalar(t, number):
+    """``t - number`` recorded as PyTorch's ``sub.Scalar`` (SubBackward1)."""
+    return dispatch(SUB_SCALAR_OP, (t,), (float(number),))
+
+
+def div_scalar(t, number):
+    """``t / number`` recorded as PyTorch's ``div.Scalar`` (DivBackward1, saving
+    ``other``: the number, as given)."""
+    return dispatch(DIV_SCALAR_OP, (t,), (number,))
+
+
+def scalar_sub(number, t):
+    """``number - t`` as PyTorch's C++ writes it (``empty_like(t).fill_(number).sub_(t)``):
+    an in-place SubBackward0 on a fresh tensor, whose first edge is empty."""
+    from .factories import full_like
+    return full_like(t, number).sub_(t)
 
 
 HALF_OPMATH.update((MUL, DIV))   # Note [float16 with a number] (table.py)
