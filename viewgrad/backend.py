@@ -702,6 +702,24 @@ def linalg_raises(a):
 _NO_CONTEXT = contextlib.nullcontext()
 
 
+def row_major(a):
+    """``a`` row-major (copied only when it is not): PyTorch's layout for the result of a
+    kernel that writes a fresh contiguous tensor (softmax, cumsum, roll, masked_fill...),
+    where NumPy's ufuncs would follow a transposed input's layout."""
+    return a if a.flags.c_contiguous else xp_of(a).ascontiguousarray(a)
+
+
+def layout_like(a, ref):
+    """``a`` (``ref``'s shape) laid out as ``ref`` is: PyTorch's ``empty_like`` and
+    ``clone()`` keep a transposed or permuted layout, so a flip, a sort or a scatter of a
+    transposed tensor is transposed too (NumPy's ``empty_like`` keeps it the same way)."""
+    if ref.flags.c_contiguous or a.shape != ref.shape:
+        return a
+    out = xp_of(a).empty_like(ref, dtype=a.dtype)
+    out[...] = a
+    return out
+
+
 def lapack_layout(a):
     """``a`` laid out as LAPACK writes a matrix, and as PyTorch returns the result of a
     linear-algebra kernel (an inverse, a solve, a factor): each matrix column-major, the

@@ -212,6 +212,10 @@ def _rfloordiv(self, other):
 # -- lerp, addcmul, addcdiv ----------------------------------------------------------------
 
 def _lerp_fwd(self, end, weight):
+    return B.layout_like(_lerp_values(self, end, weight), self)   # (PyTorch's layout)
+
+
+def _lerp_values(self, end, weight):
     # PyTorch's two branches: self + w (end - self) for |w| < 0.5, else end - (end - self)
     # (1 - w) — exact at w = 1, and NaN for an infinite end at w >= 0.5, as in PyTorch
     # — with a number weight, as PyTorch's vector loop computes them: one rounding of

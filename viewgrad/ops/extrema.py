@@ -51,7 +51,7 @@ def _running_indices(a, dim, larger):
             best = xp.where(better, x, best)
             cur = xp.where(better, i, cur)
             idx[i] = cur
-    return xp.moveaxis(idx, 0, dim)
+    return xp.ascontiguousarray(xp.moveaxis(idx, 0, dim))   # (row-major, as PyTorch's)
 
 
 def _cum_ext(self, dim, op, out_type):

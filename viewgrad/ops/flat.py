@@ -26,7 +26,7 @@ def _put_fwd(self, index, source, accumulate):
         B.add_at(flat, index.reshape(-1), src)
     else:
         flat[index.reshape(-1)] = src
-    return out
+    return B.layout_like(out, self)   # (self's layout, as PyTorch's clone keeps it)
 
 
 def _put_zeros(grad, index, self_shape):

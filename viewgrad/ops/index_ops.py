@@ -61,7 +61,7 @@ def _index_copy_fwd(self, index, source, dim):
 
 
 def _index_fill_fwd(self, index, value, dim):
-    out = self.copy()
+    out = self.copy(order="K")   # (self's layout, as PyTorch's clone keeps it)
     if out.ndim == 0:
         out.reshape(1)[index] = value
         return out

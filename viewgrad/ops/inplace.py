@@ -386,7 +386,7 @@ def copy_(self, src, non_blocking=False):
 
 
 def _masked_fill_fwd(self, mask, value):
-    return B.xp_of(self).where(mask, value, self)
+    return B.row_major(B.xp_of(self).where(mask, value, self))
 
 
 MASKED_FILL = defop("masked_fill", "MaskedFillBackward0", _masked_fill_fwd,

@@ -100,6 +100,26 @@ def _finish_variadic(node_cls, data, tensors, **fields):
     return out
 
 
+def _channels_last(a):
+    """Whether 4-D array ``a`` is laid out NHWC (PyTorch's channels_last), not NCHW."""
+    n, c, h, w = a.shape
+    st, it = a.strides, a.itemsize
+    return (not a.flags.c_contiguous and st[1] == it and st[3] == c * it
+            and st[2] == w * c * it and (n == 1 or st[0] == h * w * c * it))
+
+
+def _concatenate(xp, arrays, d):
+    """``concatenate`` with PyTorch's layout for cat's result: row-major (whatever the
+    inputs' strides: NumPy would follow a column-major input), or channels_last when every
+    input is a channels_last 4-D tensor."""
+    if arrays[0].ndim == 4 and all(_channels_last(a) for a in arrays):
+        to, back = (0, 2, 3, 1), (0, 3, 1, 2)
+        return xp.transpose(xp.concatenate([xp.transpose(a, to) for a in arrays],
+                                           axis=to.index(d)), back)
+    data = xp.concatenate(arrays, axis=d)
+    return data if data.flags.c_contiguous else xp.ascontiguousarray(data)
+
+
 def cat(tensors, dim=0):
     _seq_check(tensors, "cat")
     tensors = list(tensors)
@@ -114,7 +134,7 @@ def cat(tensors, dim=0):
                 "list.")
     xp = ref._device.xp
     arrays, dtypes = _promoted(tensors)
-    data = xp.concatenate(arrays, axis=d)
+    data = _concatenate(xp, arrays, d)
     return _finish_variadic(CatBackward0, data, tensors, dim=d, dim_arg=operator.index(dim),
                             sizes=tuple(t._data.shape[d] for t in tensors), dtypes=dtypes)
 

@@ -35,7 +35,7 @@ def _ln_fwd(input, weight, bias, ndim, eps):
         out = out * weight
     if bias is not None:
         out = out + bias
-    return out.astype(input.dtype, copy=False)
+    return B.row_major(out.astype(input.dtype, copy=False))   # (PyTorch's layout)
 
 
 def _x_hat(input, ndim, eps):

@@ -106,7 +106,7 @@ def _renorm_fwd(self, p, dim, maxnorm):
     acc = self.astype(B.float32) if self.dtype == B.float16 else self
     norm = _vnorm_fwd(acc, p, _reduce_dims(self.ndim, dim), True)
     factor = xp.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0).astype(self.dtype)
-    return self * factor
+    return B.row_major(self * factor)
 
 
 def _renorm_bwd(grad, self, p, dim, maxnorm):

@@ -30,7 +30,7 @@ def _softmax_fwd(self, dim):
         dim = None
     xp = _xp(self)
     e = xp.exp(self - self.max(axis=dim, keepdims=True))
-    return e / e.sum(axis=dim, keepdims=True)
+    return B.row_major(e / e.sum(axis=dim, keepdims=True))   # (PyTorch's layout)
 
 
 def _log_softmax_fwd(self, dim):
@@ -40,7 +40,7 @@ def _log_softmax_fwd(self, dim):
         dim = None
     xp = _xp(self)
     z = self - self.max(axis=dim, keepdims=True)
-    return z - xp.log(xp.exp(z).sum(axis=dim, keepdims=True))
+    return B.row_major(z - xp.log(xp.exp(z).sum(axis=dim, keepdims=True)))
 
 
 SOFTMAX = defop("softmax", "SoftmaxBackward0", _softmax_fwd, attrs=("dim",),

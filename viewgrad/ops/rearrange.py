@@ -30,15 +30,15 @@ TRIL = defop("tril", "TrilBackward0", _tri("tril"), attrs=("diagonal",),
              self=lambda grad, diagonal: grad.tril(diagonal))
 TRIU = defop("triu", "TriuBackward0", _tri("triu"), attrs=("diagonal",),
              self=lambda grad, diagonal: grad.triu(diagonal))
-FLIP = defop("flip", "FlipBackward0", lambda self, dims: B.xp_of(self).flip(
-    self, axis=dims).copy(), attrs=("dims",), self=lambda grad, dims: grad.flip(dims))
+FLIP = defop("flip", "FlipBackward0", lambda self, dims: B.layout_like(B.xp_of(self).flip(
+    self, axis=dims).copy(), self), attrs=("dims",), self=lambda grad, dims: grad.flip(dims))
 
 
 def _roll_fwd(self, shifts, dims):
     xp = B.xp_of(self)
     if dims is None:
         return xp.roll(self.reshape(-1), shifts[0]).reshape(self.shape)
-    return xp.roll(self, shifts, axis=dims)
+    return B.row_major(xp.roll(self, shifts, axis=dims))
 
 
 ROLL = defop("roll", "RollBackward0", _roll_fwd, attrs=("shifts", "dims"),
@@ -47,7 +47,7 @@ ROLL = defop("roll", "RollBackward0", _roll_fwd, attrs=("shifts", "dims"),
 
 def _repeat_fwd(self, repeats):
     lead = len(repeats) - self.ndim
-    return B.xp_of(self).tile(self.reshape((1,) * lead + self.shape), repeats)
+    return B.row_major(B.xp_of(self).tile(self.reshape((1,) * lead + self.shape), repeats))
 
 
 def _repeat_bwd(grad, self_shape, repeats):

@@ -56,9 +56,13 @@ def _scatter_back(grad, indices, self_shape, dim):
     return zeros(self_shape, dtype=grad.dtype, device=grad.device).scatter(dim, indices, grad)
 
 
-SORT = defop("sort", "SortBackward0", _take, inputs=("self", "indices"), attrs=("dim",),
+def _sorted(self, indices, dim):
+    return B.layout_like(_take(self, indices, dim), self)   # (self's layout, as PyTorch's)
+
+
+SORT = defop("sort", "SortBackward0", _sorted, inputs=("self", "indices"), attrs=("dim",),
              self=_scatter_back)
-SORT_STABLE = defop("sort_stable", "SortBackward1", _take, inputs=("self", "indices"),
+SORT_STABLE = defop("sort_stable", "SortBackward1", _sorted, inputs=("self", "indices"),
                     attrs=("dim",), self=_scatter_back)
 TOPK = defop("topk", "TopkBackward0", _take, inputs=("self", "indices"), attrs=("dim",),
              self=_scatter_back)
@@ -100,7 +104,8 @@ def sort(self, dim=-1, descending=False, *, stable=False):
                         "pass sort(dim=-1, descending=False, *, stable=False) by keyword")
     d = _dim_of(self, dim)
     a = self._data
-    idx = _argsort(a, d, descending) if a.ndim else _xp(a).zeros((), dtype=B.int64)
+    idx = B.layout_like(_argsort(a, d, descending), a) if a.ndim else _xp(a).zeros(
+        (), dtype=B.int64)
     ind = _indices(self, idx)
     vals = dispatch(SORT_STABLE if stable else SORT, (self, ind), (d,))
     return RT.sort((vals, ind))

@@ -233,7 +233,7 @@ def _scan_fwd(name):
         xp = _xp(self)
         if self.ndim == 0:
             return self.copy()
-        return getattr(xp, name)(self, axis=dim)
+        return B.row_major(getattr(xp, name)(self, axis=dim))   # (PyTorch's layout)
     return fwd
 
 
