@@ -4,7 +4,8 @@ Programs mix views (also made under no_grad / inference_mode), in-place ops (ali
 operands too), operands modified after an op used them, custom Functions that mark_dirty,
 and multi-output views used after their base was modified in place. Each program either
 matches the oracle or raises one of the documented errors:
-  * against PyTorch (values, gradients, _version of every live tensor, grad_fn names;
+  * against PyTorch (values, gradients, _version, shape and strides of every live tensor,
+    grad_fn names;
     when there is an error: the same exception type and message at the same STEP), in
     geometry and in view-replay mode;
   * against finite differences (gradcheck over all leaves), in both modes, and the two
@@ -41,7 +42,8 @@ def execute(M, program, leaf_values, replay):
             loss, live = run(M, program, leaves, at)
             at[0] += 1
             names = [short(t.grad_fn.name()) if t.grad_fn is not None else None for t in live]
-            versions = [t._version for t in live]
+            # each live tensor's version and layout (strides decide what .view() accepts)
+            versions = [(t._version, tuple(t.shape), tuple(t.stride())) for t in live]
             at[0] += 1
             loss.backward()
         except Exception as e:  # noqa: BLE001 - where and what it raised IS the result
