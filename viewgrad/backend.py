@@ -709,6 +709,15 @@ def row_major(a):
     return a if a.flags.c_contiguous else xp_of(a).ascontiguousarray(a)
 
 
+def fresh_row_major(a):
+    """``a`` as PyTorch allocates a reduction's result: row-major, with the canonical
+    strides along dims of size 1 too (NumPy keeps an input's strides there, and follows a
+    permuted input's layout)."""
+    if a.ndim > 1 and (not a.flags.c_contiguous or 1 in a.shape):
+        return a.copy()   # (a copy is laid out afresh: row-major, canonical strides)
+    return a
+
+
 def layout_like(a, ref):
     """``a`` (``ref``'s shape) laid out as ``ref`` is: PyTorch's ``empty_like`` and
     ``clone()`` keep a transposed or permuted layout, so a flip, a sort or a scatter of a

@@ -82,7 +82,7 @@ def count_nonzero(input, dim=None):
     dims = _reduce_dims(dim, input.dim())
     xp = input._device.xp
     n = (input._data != 0).sum(axis=dims)
-    return _make(xp.asarray(n).astype(B.int64, copy=False), input._device)
+    return _make(B.fresh_row_major(xp.asarray(n).astype(B.int64, copy=False)), input._device)
 
 
 def _logical(name, input, dim, keepdim):
@@ -92,7 +92,8 @@ def _logical(name, input, dim, keepdim):
     flags = a if a.dtype.kind == "b" else a != 0
     out = xp.asarray(getattr(flags, name)(axis=dims, keepdims=bool(keepdim)))
     # PyTorch keeps uint8 for uint8 inputs (the legacy "byte mask" dtype); else bool
-    return _make(out.astype(B.uint8) if a.dtype == B.uint8 else out, input._device)
+    return _make(B.fresh_row_major(out.astype(B.uint8) if a.dtype == B.uint8 else out),
+                 input._device)
 
 
 @method("all")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from .. import backend as B
 from .. import return_types as _RT
 from ..tensor import Tensor, _wrap_dim
-from .table import defop, dispatch, method
+from .table import defop, dispatch, fresh_results, method
 from .args import torch_type_name
 from ..autograd.state import state as _st
 
@@ -163,6 +163,8 @@ AMAX = defop("amax", "AmaxBackward0",
 AMIN = defop("amin", "AminBackward0",
              lambda self, dim, keepdim: _xp(self).asarray(self.min(axis=dim, keepdims=keepdim)),
              attrs=("dim", "keepdim"), self=_amax_bwd)
+fresh_results(SUM, SUM_DIM, SUM_CAST, SUM_DIM_CAST, MEAN, MEAN_DIM, MEAN_CAST, MEAN_DIM_CAST,
+              AMAX, AMIN)   # (row-major results, as PyTorch's reductions allocate them)
 
 
 def _select_fwd(self, indices, dim, keepdim):

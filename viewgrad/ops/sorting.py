@@ -18,7 +18,7 @@ from .. import backend as B
 from .. import return_types as RT
 from ..tensor import Tensor, _wrap_dim
 from .reduce import _evenly, _select_fwd, _value_selecting_bwd
-from .table import defop, dispatch, method
+from .table import defop, dispatch, fresh_results, method
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "mode"]
 
@@ -72,6 +72,7 @@ MEDIAN_DIM = defop("median_dim", "MedianBackward1", _select_fwd, inputs=("self",
                    attrs=("dim", "keepdim"), self=_value_selecting_bwd)
 MODE = defop("mode", "ModeBackward0", _select_fwd, inputs=("self", "indices"),
              attrs=("dim", "keepdim"), self=_value_selecting_bwd)
+fresh_results(KTHVALUE, MEDIAN_DIM, MODE)   # (row-major, as PyTorch's)
 
 
 def _median_all_fwd(self):
@@ -182,7 +183,8 @@ def kthvalue(self, k, dim=-1, keepdim=False):
         return _scalar_result(self, KTHVALUE, RT.kthvalue)
     xp = self._device.xp
     shape = tuple(1 if i == d else s for i, s in enumerate(self._data.shape))
-    ind = _indices(self, _pick(self, d, keepdim, xp.full(shape, k - 1, dtype=B.int64)))
+    ind = _indices(self, B.fresh_row_major(_pick(self, d, keepdim, xp.full(shape, k - 1,
+                                                                      dtype=B.int64))))
     return RT.kthvalue((dispatch(KTHVALUE, (self, ind), (d, bool(keepdim))), ind))
 
 
@@ -208,7 +210,7 @@ def median(self, dim=None, keepdim=False):
     else:
         pos = xp.full(tuple(1 if i == d else s for i, s in enumerate(a.shape)),
                       (n - 1) // 2, dtype=B.int64)
-    ind = _indices(self, _pick(self, d, keepdim, pos))
+    ind = _indices(self, B.fresh_row_major(_pick(self, d, keepdim, pos)))
     return RT.median((dispatch(MEDIAN_DIM, (self, ind), (d, bool(keepdim))), ind))
 
 
@@ -243,5 +245,6 @@ def mode(self, dim=-1, keepdim=False):
     if not self.dim():
         return _scalar_result(self, MODE, RT.mode)
     idx = _mode_indices(self._data, d)
-    ind = _indices(self, idx if keepdim else self._device.xp.squeeze(idx, axis=d))
+    idx = idx if keepdim else self._device.xp.squeeze(idx, axis=d)
+    ind = _indices(self, B.fresh_row_major(idx))
     return RT.mode((dispatch(MODE, (self, ind), (d, bool(keepdim))), ind))

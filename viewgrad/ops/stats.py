@@ -39,7 +39,7 @@ from ..autograd.state import state as _st
 from ..tensor import Tensor, _wrap_dim
 from .args import torch_type_name
 from .reduce import _count, _restore
-from .table import apply_inplace, defop, dispatch, method, record, _edges
+from .table import apply_inplace, defop, dispatch, fresh_results, method, record, _edges
 
 __all__ = ["var", "std", "var_mean", "std_mean", "prod", "cumsum", "cumprod", "logsumexp",
            "nansum", "nanmean"]
@@ -451,6 +451,7 @@ NANSUM = defop("nansum", "NansumBackward0",
                self=lambda grad, self, dim, keepdim:
                # times the not-NaN mask, as PyTorch (an infinite grad there gives NaN)
                _restore(grad, tuple(self.shape), dim, keepdim) * (self == self).to(grad.dtype))
+fresh_results(VAR, STD, PROD_DIM, LOGSUMEXP, NANSUM)   # (row-major, as PyTorch's)
 
 
 @method("nansum")

@@ -36,7 +36,7 @@ from ..autograd.state import state as _st
 from ..autograd.views import apply_inplace, make_view as _make_view
 from ..tensor import Tensor, new_result as _new_result
 
-__all__ = ["OpDef", "defop", "dispatch", "dispatch_view", "apply_inplace", "OPS",
+__all__ = ["OpDef", "defop", "fresh_results", "dispatch", "dispatch_view", "apply_inplace", "OPS",
            "FnNode", "sum_to", "unpack_args"]
 
 _make = Tensor._make
@@ -55,6 +55,20 @@ def zeros_grad(grad):
     ``zeros_like(grad)`` — not ``grad * 0``, which is NaN where ``grad`` is infinite
     (``b.zero_(); (1 / b).sum().backward()`` gives 0 in PyTorch, and must here)."""
     return grad.new_zeros(grad.shape)
+
+
+def fresh_results(*ops):
+    """Make each row's forward give its result laid out as PyTorch allocates a reduction's
+    (``backend.fresh_row_major``: row-major, canonical strides) whatever its input's
+    layout: ``x.t().sum(0)`` is contiguous in PyTorch, where NumPy follows the transpose."""
+    for op in ops:
+        op.forward = _fresh(op.forward)
+
+
+def _fresh(forward):
+    def fresh(*args):
+        return B.fresh_row_major(forward(*args))
+    return fresh
 
 
 def dispatch(op, inputs, attrs=()):

@@ -22,7 +22,7 @@ from .. import backend as B
 from ..tensor import Tensor, _wrap_dim
 from .args import torch_type_name
 from .reduce import _restore, amax, amin
-from .table import defop, dispatch, method
+from .table import defop, dispatch, fresh_results, method
 
 __all__ = ["vector_norm", "matrix_norm", "linalg_norm", "norm"]
 
@@ -99,6 +99,7 @@ NORM_DIM = defop("norm_dim", "NormBackward1",
                  attrs=("p", "dim", "keepdim"),
                  self=lambda grad, self, result, p, dim, keepdim: _vnorm_bwd(
                      grad, self, result, p, dim, keepdim))
+fresh_results(VECTOR_NORM, NORM_DIM)   # (row-major results, as PyTorch's)
 
 
 def _norm_dims(dim, ndim):
