@@ -102,7 +102,10 @@ METHODS = {
     "any_keepdim": lambda M, x: (x > 0).any(0, keepdim=True),
     "count_nonzero": lambda M, x: x.count_nonzero(-1),
 }
-# still different: tril/triu of a permuted batch (PyTorch's result is row-major), diff
+METHODS.update({"tril": lambda M, x: x.tril(), "triu": lambda M, x: x.triu(1)})
+# still different: diff of a transposed matrix (a 1-row result's strides), and a binary op
+# whose FIRST operand alone is transposed (x.t() + y: PyTorch's TensorIterator follows the
+# first operand's layout, NumPy's ufuncs give row-major)
 
 
 @pytest.mark.parametrize("permuted", [False, True], ids=["2d_transposed", "3d_permuted"])

@@ -22,7 +22,9 @@ __all__ = ["tril", "triu", "flip", "roll", "repeat", "tile", "repeat_interleave"
 
 def _tri(fn):
     def fwd(self, diagonal):
-        return getattr(B.xp_of(self), fn)(self, diagonal)
+        r = getattr(B.xp_of(self), fn)(self, diagonal)
+        # (PyTorch's result keeps a transposed matrix's layout, not a permuted batch's)
+        return B.row_major(r) if r.ndim > 2 else r
     return fwd
 
 
