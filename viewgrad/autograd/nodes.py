@@ -11,6 +11,8 @@ is the graph side of a row:
   or their array kernels (``ops/fast.py``) in a plain backward;
 * ``sum_to`` reduces a broadcast gradient back to its input's shape.
 
+How the saved values read as ``grad_fn._saved_<name>`` is saved_names.py.
+
 autograd never imports ops: the ops package fills ``OPS`` and calls ``record``.
 """
 from __future__ import annotations
@@ -26,6 +28,7 @@ from .graph import (Node, SavedTensor, ERR_FREED, _NO_EDGE, next_sequence_nr as 
                     _new_saved_tensor, _InNode, get_saved as _get_saved,
                     set_saved as _set_saved)
 from .apply_lean import install as _install_lean_apply
+from .saved_names import saved_attributes, shown_name as _shown_name, _saved_tuple
 from .state import state as _st
 
 __all__ = ["OpDef", "defop", "OPS", "FnNode", "record", "sum_to"]
@@ -198,92 +201,6 @@ class FnNode(Node):
                      if type(v) is SavedTensor)
 
 
-_NUMBER_DTYPES = {float: "float64", int: "int64", bool: "bool", complex: "complex128"}
-
-
-# Note [saved arguments as PyTorch shows them]
-# Two saved arguments read differently from how viewgrad keeps them, because PyTorch's
-# kernels take them differently: a loss's ``reduction`` is ATen's enum (0 'none',
-# 1 'mean', 2 'sum'), and an int64 argument such as ``ignore_index`` is shown as the
-# unsigned 64-bit number of its bits (-100 reads 18446744073709551516: PyTorch's Python
-# binding of int64 saved values). The rows keep the string and the signed int, which
-# their formulas use; ``_saved_<name>`` shows PyTorch's.
-_REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}
-
-
-def int64_as_shown(v):
-    """A saved int64 argument as PyTorch's ``grad_fn._saved_<name>`` shows it: a negative
-    one comes out as the unsigned 64-bit number of the same bits."""
-    return v + 2 ** 64 if type(v) is int and v < 0 else v
-
-
-_AS_TORCH_SHOWS = {
-    "reduction": lambda v: _REDUCTION_ENUM.get(v, v) if type(v) is str else v,
-    "ignore_index": int64_as_shown,
-}
-
-
-def _saved_property(key, raw, shown=None, then=None):
-    """The property ``_saved_<key>`` (``raw``: ``_raw_saved_<key>``, the SavedTensor);
-    ``shown``: the attribute's own name when it is another name for ``key``'s value
-    (PyTorch's ``_saved_self_sym_sizes``), ``then``: what to make of that value."""
-    def get(self):
-        saved = self._saved
-        if saved is None:
-            kept = self._kept   # Note [what a freed node keeps]
-            if kept is None or key not in kept:
-                if key in self.OP.inputs and not _was_saved(self, key):
-                    return None   # never saved, so never freed: PyTorch's None
-                raise RuntimeError(ERR_FREED)
-            saved = kept
-        if key not in saved:
-            if key in self.OP.inputs:
-                return None   # an input saved only for a gradient not asked: PyTorch's None
-            raise AttributeError(f"'{type(self).__name__}' object has no attribute "
-                                 f"'{shown or ('_raw' if raw else '') + '_saved_' + key}'")
-        v = saved[key]
-        if raw and type(v) is not SavedTensor and key not in self.OP.inputs and not (
-                _saved_tuple(v) or (v is None and key in _TENSOR_ARGUMENTS)):
-            # PyTorch has _raw_saved_ names for what it saves as tensors (a loss's weight,
-            # None or not; an input, a Python number given for it too), none for a dim
-            raise AttributeError(f"'{type(self).__name__}' object has no attribute "
-                                 f"'{shown or '_raw_saved_' + key}'")
-        if then is not None:
-            return then(v)
-        if key in _AS_TORCH_SHOWS:   # Note [saved arguments as PyTorch shows them]
-            return _AS_TORCH_SHOWS[key](v)
-        if not raw and type(v) in _NUMBER_DTYPES and key in self.OP.inputs:
-            # a Python number given for a tensor input (``x * 1.01``): PyTorch saves it
-            # wrapped, as a 0-d tensor of double, long, bool or complex double
-            return Tensor._make(B.np.asarray(v, _NUMBER_DTYPES[type(v)]), B.cpu)
-        if type(v) is SavedTensor:
-            v._set_node(self)
-            return v if raw else v.unpack(self)
-        if _saved_tuple(v):   # IndexBackward0's indices
-            return v if raw else tuple(s.unpack(self) for s in v)
-        return v
-    return property(get)
-
-
-# the arguments PyTorch saves as (optional) tensors, which viewgrad keeps as attributes
-_TENSOR_ARGUMENTS = frozenset(("weight", "pos_weight", "bias", "running_mean", "running_var",
-                               "total_weight"))
-
-
-def _shown_name(n, node):
-    """Whether ``dir(node)`` lists ``n``: a ``_raw_saved_`` name only where the node
-    saved a tensor under it (PyTorch's nodes have none for a dim or a flag)."""
-    if not n.startswith("_raw_saved_"):
-        return True
-    try:
-        getattr(node, n)
-    except AttributeError:
-        return False
-    except Exception:   # noqa: BLE001 - freed, or stale: the name is there all the same
-        return True
-    return True
-
-
 # Note [saved outputs of a multi-output node]
 # A multi-output row may name its outputs (``multi_output=("Q", "R")``); a formula that
 # takes one of those names gets that output. Like a single output's ``result`` it is saved
@@ -313,26 +230,6 @@ def keep_attributes(node):
     if saved and type(saved) is not _InNode:   # (a number in the slots is an input's)
         node._kept = {k: saved[k] for k in node.OP.kept if k in saved
                       and type(saved[k]) is not SavedTensor and not _saved_tuple(saved[k])}
-
-
-def _was_saved(node, key):
-    """Whether ``node`` saved input ``key``: its row's plan for the inputs that had an
-    edge, which is what recording saved (Note [what a node saves])."""
-    op = node.OP
-    try:
-        edges = _per_input(node.next_functions, op.nondiff) if op.nondiff else \
-            node.next_functions
-        plan = op.save_plan(tuple(e[0] is not None for e in edges))
-    except Exception:   # noqa: BLE001 - a node this cannot read: say it was (freed)
-        return True
-    return any(name == key for name, _, _ in plan)
-
-
-def _numel(shape):
-    n = 1
-    for k in shape:
-        n *= k
-    return n
 
 
 def _kernel_args(node, saved, names, g):
@@ -380,12 +277,6 @@ def _check_saved(saved, deps):
         elif type(v) is tuple and v and type(v[0]) is SavedTensor:   # _saved_tuple
             for s in v:
                 s.unpack_data()
-
-
-def _saved_tuple(v):
-    """Whether ``v`` is a tuple of SavedTensors (an attribute that was a tuple of Tensors:
-    the index tensors of ``x[idx]``, Note [saved index tensors])."""
-    return type(v) is tuple and len(v) > 0 and type(v[0]) is SavedTensor
 
 
 def _cast_to_inputs(grads, dtypes):
@@ -480,25 +371,7 @@ class OpDef:
         # _raw_saved_self... one property per name a formula can save (a property, not a
         # __getattr__ hook: that would slow down every attribute read of every node)
         ns = {"__slots__": (), "OP": self}
-        for _, deps, _ in fl:
-            for d in deps:
-                if d.endswith("_transposed") and d[:-11] in inputs:
-                    continue   # (how a matrix was laid out: viewgrad's own, not shown)
-                if not (d.endswith("_shape") and d[:-6] in inputs):
-                    shown = result_name if d == "result" and result_name else d
-                    ns["_saved_" + shown] = _saved_property(d, False, "_saved_" + shown)
-                    ns["_raw_saved_" + shown] = _saved_property(d, True,
-                                                                "_raw_saved_" + shown)
-                if name == "linalg_svd" and d == "S":   # PyTorch's S.sym_size(-1), saved
-                    ns["_saved_S_sym_argsize_minus_1"] = _saved_property(
-                        d, False, "_saved_S_sym_argsize_minus_1", lambda v: v.shape[-1])
-                if d.endswith("_shape"):
-                    # the names PyTorch gives a saved size (and a mean's element count)
-                    alias = "_saved_" + d[:-6] + "_sym_sizes"
-                    ns[alias] = _saved_property(d, False, alias, tuple)
-                    if name.startswith("mean") and d == "self_shape":
-                        ns["_saved_self_sym_numel"] = _saved_property(
-                            d, False, "_saved_self_sym_numel", _numel)
+        ns.update(saved_attributes(name, fl, inputs, result_name))
         self.node_cls = type(node_name, (cls,), ns)
         self._plans = {}
         self.plan1 = self.save_plan((True,)) if len(inputs) == 1 else None

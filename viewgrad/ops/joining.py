@@ -11,7 +11,7 @@ import operator
 
 from ..autograd.state import state as _st
 from ..autograd.graph import Node
-from ..autograd.nodes import int64_as_shown
+from ..autograd.saved_names import int64_as_shown
 from ..tensor import Tensor, _wrap_dim
 from .table import _edges, promoted_dtype
 from .views import narrow, select
