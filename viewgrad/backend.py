@@ -702,6 +702,15 @@ def linalg_raises(a):
 _NO_CONTEXT = contextlib.nullcontext()
 
 
+def is_channels_last(a):
+    """Whether 4-D array ``a`` is laid out NHWC (PyTorch's channels_last), not NCHW: a
+    kernel that keeps a suggested memory format (cat, batch_norm) keeps that one."""
+    n, c, h, w = a.shape
+    st, it = a.strides, a.itemsize
+    return (not a.flags.c_contiguous and st[1] == it and st[3] == c * it
+            and st[2] == w * c * it and (n == 1 or st[0] == h * w * c * it))
+
+
 def row_major(a):
     """``a`` row-major (copied only when it is not): PyTorch's layout for the result of a
     kernel that writes a fresh contiguous tensor (softmax, cumsum, roll, masked_fill...),

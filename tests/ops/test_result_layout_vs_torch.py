@@ -23,12 +23,8 @@ KNOWN = {
                                   "as one column-major matrix",
     ("solve_vec_batched", True): "(the same)",
     ("conv1d_stride", True): "convolution's output layout follows a channels-last input",
-    ("batch_norm_train", True): "batch_norm's output follows a transposed input",
-    ("bilinear", True): "bilinear's output is row-major in PyTorch",
-    ("addr", True): "addr's output follows a transposed input",
     ("local_response_norm", True): "avg_pool2d's output follows a permuted input",
     ("max_pool1d_idx", True): "max_pool's output follows a permuted input",
-    ("cat_stack", True): "stack of transposed inputs",
     ("as_strided_scatter", True): "as_strided_scatter keeps the input's layout",
     ("kron", True): "the product of two transposed inputs: PyTorch's TensorIterator keeps "
                     "their layout and the _unsafe_view after it is a view; NumPy's product "
@@ -115,3 +111,24 @@ def test_methods_keep_pytorchs_layout(name, permuted):
         x = M.tensor(_C).permute(2, 0, 1) if permuted else M.tensor(_A).t()
         return METHODS[name](M, x).stride()
     assert run(vg) == run(torch)
+
+
+def test_channels_last_is_kept_where_pytorch_keeps_it():
+    """A channels_last (NHWC-strided) 4-D input keeps that layout through cat, stack along
+    the batch and batch_norm (train and eval), as PyTorch's suggested memory format does;
+    a transposed matrix gets row-major results there."""
+    x4 = np.random.default_rng(0).standard_normal((2, 3, 4, 5))
+    x2 = np.random.default_rng(0).standard_normal((3, 4))
+
+    def strides(M):
+        F = M.nn.functional
+        cl = M.tensor(x4).permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)
+        t2 = M.tensor(x2).t()
+        rm, rv = M.zeros(3, dtype=M.float64), M.ones(3, dtype=M.float64)
+        return [F.batch_norm(cl, None, None, training=True).stride(),
+                F.batch_norm(cl, rm, rv, training=False).stride(),
+                F.batch_norm(t2, rm, rv, training=False).stride(),
+                F.batch_norm(t2, None, None, training=True).stride(),
+                M.stack([t2, t2]).stride(), M.stack([cl, cl], 0).stride(),
+                M.cat([cl, cl], 1).stride(), M.cat([cl, cl.contiguous()], 1).stride()]
+    assert strides(vg) == strides(torch)

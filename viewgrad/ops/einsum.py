@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from ..tensor import Tensor
 from .linalg import bmm
+from .. import backend as B
 from ..backend import xp_of as _xp_of
 from .table import defop, dispatch, method
 
@@ -336,7 +337,7 @@ def _trilinear_fwd(i1, i2, i3, expand1, expand2, expand3, sumdim):
     def sub(expand):
         return "".join(ch for d, ch in enumerate(letters) if d not in expand)
     eq = f"{sub(expand1)},{sub(expand2)},{sub(expand3)}->{sub(sumdim)}"
-    return _xp_of(i1).einsum(eq, i1, i2, i3)
+    return B.row_major(_xp_of(i1).einsum(eq, i1, i2, i3))   # (PyTorch's layout)
 
 
 TRILINEAR = defop("_trilinear", "TrilinearBackward0", _trilinear_fwd,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import operator
 
+from .. import backend as B
 from ..autograd.state import state as _st
 from ..autograd.graph import Node
 from ..autograd.saved_names import int64_as_shown
@@ -100,19 +101,11 @@ def _finish_variadic(node_cls, data, tensors, **fields):
     return out
 
 
-def _channels_last(a):
-    """Whether 4-D array ``a`` is laid out NHWC (PyTorch's channels_last), not NCHW."""
-    n, c, h, w = a.shape
-    st, it = a.strides, a.itemsize
-    return (not a.flags.c_contiguous and st[1] == it and st[3] == c * it
-            and st[2] == w * c * it and (n == 1 or st[0] == h * w * c * it))
-
-
 def _concatenate(xp, arrays, d):
     """``concatenate`` with PyTorch's layout for cat's result: row-major (whatever the
     inputs' strides: NumPy would follow a column-major input), or channels_last when every
     input is a channels_last 4-D tensor."""
-    if arrays[0].ndim == 4 and all(_channels_last(a) for a in arrays):
+    if arrays[0].ndim == 4 and all(B.is_channels_last(a) for a in arrays):
         to, back = (0, 2, 3, 1), (0, 3, 1, 2)
         return xp.transpose(xp.concatenate([xp.transpose(a, to) for a in arrays],
                                            axis=to.index(d)), back)
@@ -151,5 +144,7 @@ def stack(tensors, dim=0):
     xp = ref._device.xp
     arrays, dtypes = _promoted(tensors)
     data = xp.stack(arrays, axis=d)
+    if not (arrays[0].ndim == 4 and all(B.is_channels_last(a) for a in arrays)):
+        data = B.row_major(data)   # (row-major unless channels_last, as PyTorch's stack)
     return _finish_variadic(StackBackward0, data, tensors, dim=d, dim_arg=operator.index(dim),
                             dtypes=dtypes)

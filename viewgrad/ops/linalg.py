@@ -88,8 +88,8 @@ ADDMV = defop("addmv", "AddmvBackward0",
               mat=lambda grad, vec, alpha: _scale(grad.outer(vec), alpha),
               vec=lambda grad, mat, alpha: _scale(mat.t().mv(grad), alpha))
 ADDR = defop("addr", "AddrBackward0",
-             lambda self, vec1, vec2, beta, alpha: _add_scaled(_outer_fwd(vec1, vec2), self,
-                                                               beta, alpha),
+             lambda self, vec1, vec2, beta, alpha: B.layout_like(_add_scaled(
+                 _outer_fwd(vec1, vec2), self, beta, alpha), self),   # (self's layout)
              inputs=("self", "vec1", "vec2"), attrs=("beta", "alpha"), broadcast=True,
              promote=True,  # unlike the matrix products, addr promotes (as PyTorch's)
              self=lambda grad, beta: _scale(grad, beta),

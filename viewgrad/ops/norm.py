@@ -52,7 +52,7 @@ def _train_fwd(input, weight, bias, eps):
         y = y * _bcast(weight, input.ndim)
     if bias is not None:
         y = y + _bcast(bias, input.ndim)
-    return y.astype(input.dtype, copy=False)
+    return _bn_layout(y.astype(input.dtype, copy=False), input)
 
 
 def _stats(input, eps):
@@ -123,7 +123,12 @@ def _eval_fwd(input, weight, bias, running_mean, running_var, eps):
         y = y * _bcast(weight, nd)
     if bias is not None:
         y = y + _bcast(bias, nd)
-    return y.astype(input.dtype, copy=False)
+    return _bn_layout(y.astype(input.dtype, copy=False), input)
+
+
+def _bn_layout(y, input):
+    """PyTorch's layout for batch_norm's output: channels_last kept, else row-major."""
+    return y if y.ndim == 4 and B.is_channels_last(input) else B.row_major(y)
 
 
 def _eval_input_bwd(grad, weight, running_var, eps):
