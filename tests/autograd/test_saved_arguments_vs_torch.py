@@ -177,3 +177,22 @@ def test_saved_names_are_pytorchs():
                         wrong.append(f"{name}: {node} lacks {a}")
     assert compared > 300
     assert not wrong, "\n".join(sorted(set(wrong)))
+
+
+def test_constant_and_derived_saved_arguments_read_as_pytorchs():
+    """What PyTorch's nodes show beyond the formulas' arguments: elu/selu's scales, gelu's
+    approximation, gather's sparse_grad, embedding's flags, weight size and padding_idx
+    (None is ATen's -1, shown unsigned)."""
+    def shown(M):
+        F = M.nn.functional
+        x = M.tensor([1.0, -2.0, 3.0], requires_grad=True) * 1
+        w = M.tensor(np.ones((4, 3)), requires_grad=True)
+        nodes = [F.elu(x), F.selu(x), F.elu(x, 0.5), F.gelu(x), F.gelu(x, approximate="tanh"),
+                 x.unsqueeze(0).gather(1, M.zeros(1, 2, dtype=M.int64))]
+        nodes += [F.embedding(M.tensor([1, 2]), w, padding_idx=p) for p in (None, 2, -1)]
+        names = ("_saved_alpha", "_saved_scale", "_saved_input_scale", "_saved_approximate",
+                 "_saved_sparse_grad", "_saved_sparse", "_saved_scale_grad_by_freq",
+                 "_saved_weight_sym_argsize_0", "_saved_padding_idx", "_saved_dim")
+        return [{a: getattr(t.grad_fn, a) for a in names if hasattr(t.grad_fn, a)}
+                for t in nodes]
+    assert shown(vg) == shown(torch)

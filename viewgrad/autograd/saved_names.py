@@ -73,6 +73,8 @@ def int64_as_shown(v):
 _AS_TORCH_SHOWS = {
     "reduction": lambda v: _REDUCTION_ENUM.get(v, v) if type(v) is str else v,
     "ignore_index": int64_as_shown,
+    # embedding's padding_idx: None is ATen's -1
+    "padding_idx": lambda v: int64_as_shown(-1 if v is None else v),
 }
 
 

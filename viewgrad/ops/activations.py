@@ -216,6 +216,12 @@ def _where(cond, a, b):
 SELU = defop("selu", "EluBackward0",
              lambda self: _cast(_SELU_SCALE * _elu_fwd(self, _SELU_ALPHA), self),
              self=lambda grad, self: _SELU_SCALE * _elu_bwd(grad, self, _SELU_ALPHA))
+# PyTorch's EluBackward0 (elu and selu: one kernel) also shows its scale and input scale,
+# and selu's alpha, as the doubles its kernel takes
+ELU.node_cls._saved_scale = ELU.node_cls._saved_input_scale = property(lambda self: 1)
+SELU.node_cls._saved_alpha = property(lambda self: 1.6732632423543772)
+SELU.node_cls._saved_scale = property(lambda self: 1.0507009873554805)
+SELU.node_cls._saved_input_scale = property(lambda self: 1)
 
 
 def _celu_fwd(self, alpha):
@@ -305,6 +311,8 @@ def _gelu_tanh_bwd(grad, self):
 
 
 GELU_TANH = defop("gelu_tanh", "GeluBackward0", _gelu_tanh_fwd, self=_gelu_tanh_bwd)
+GELU.node_cls._saved_approximate = property(lambda self: "none")   # (PyTorch's one node
+GELU_TANH.node_cls._saved_approximate = property(lambda self: "tanh")   # shows which)
 
 
 def _mish_fwd(self):

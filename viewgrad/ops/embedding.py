@@ -26,6 +26,11 @@ def _emb_weight(grad, weight_shape, indices, padding_idx):
 
 EMBEDDING = defop("embedding", "EmbeddingBackward0", _emb_fwd,
                   inputs=("weight", "indices"), attrs=("padding_idx",), weight=_emb_weight)
+# (PyTorch's node also shows the two flags viewgrad's embedding refuses to be given)
+EMBEDDING.node_cls._saved_sparse = property(lambda self: False)
+EMBEDDING.node_cls._saved_scale_grad_by_freq = property(lambda self: False)
+EMBEDDING.node_cls._saved_weight_sym_argsize_0 = property(
+    lambda self: self._saved_weight_sym_sizes[0])   # (PyTorch saves weight.size(0))
 
 
 def embedding_rows(weight, indices, padding_idx=None):

@@ -247,6 +247,7 @@ def _zeros_scatter_add(grad, index, self_shape, dim):
 GATHER = defop("gather", "GatherBackward0", _gather_fwd, inputs=("self", "index"),
                attrs=("dim",), self=lambda grad, self, index, self_shape, dim:
                _zeros_scatter_add(grad, index, self_shape, dim))
+GATHER.node_cls._saved_sparse_grad = property(lambda self: False)   # (PyTorch's, always)
 SCATTER = defop("scatter", "ScatterBackward0", _scatter_fwd, inputs=("self", "index", "src"),
                 attrs=("dim",),
                 self=lambda grad, index, dim: grad.scatter(dim, index, 0.0),
