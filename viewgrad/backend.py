@@ -738,6 +738,20 @@ def layout_like(a, ref):
     return out
 
 
+def follow_first(r, x):
+    """``r`` laid out as its first operand ``x`` (row-major, transposed or permuted) when
+    ``x`` has ``r``'s shape and no broadcast dim: PyTorch's TensorIterator orders a
+    result's dims by its operands' strides, the first operand first (``x.t() + y`` is
+    transposed there, ``y + x.t()`` row-major), where NumPy falls back to row-major when
+    its operands disagree."""
+    if r.ndim > 1 and r.shape == x.shape and 0 not in x.strides:   # (a broadcast one
+        if x.flags.c_contiguous:                                      # orders nothing)
+            return r if r.flags.c_contiguous else xp_of(r).ascontiguousarray(r)
+        if r.flags.c_contiguous:
+            return layout_like(r, x)
+    return r
+
+
 def lapack_layout(a):
     """``a`` laid out as LAPACK writes a matrix, and as PyTorch returns the result of a
     linear-algebra kernel (an inverse, a solve, a factor): each matrix column-major, the

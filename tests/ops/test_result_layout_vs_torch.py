@@ -132,3 +132,24 @@ def test_channels_last_is_kept_where_pytorch_keeps_it():
                 M.stack([t2, t2]).stride(), M.stack([cl, cl], 0).stride(),
                 M.cat([cl, cl], 1).stride(), M.cat([cl, cl.contiguous()], 1).stride()]
     assert strides(vg) == strides(torch)
+
+
+def test_an_elementwise_result_follows_its_first_operand():
+    """PyTorch's TensorIterator orders a result's dims by its operands' strides, the first
+    operand first: ``x.t() + y`` is transposed, ``y + x.t()`` row-major; a broadcast
+    operand orders nothing (``backend.follow_first``)."""
+    a = np.random.default_rng(0).standard_normal((3, 4))
+    b = np.random.default_rng(1).standard_normal((3, 4))
+    c = np.random.default_rng(2).standard_normal((2, 3, 4))
+
+    def strides(M):
+        T = M.tensor(np.ascontiguousarray(a.T)).t()
+        C = M.tensor(b)
+        P = M.tensor(np.ascontiguousarray(c.transpose(2, 0, 1))).permute(1, 2, 0)
+        R = M.tensor(a[0].copy())
+        out = [T + C, C + T, P + C, C + P, T * R, R * T, T.maximum(C), T.atan2(C),
+               T.where(T > 0, C), T.addcmul(C, C), T.addcdiv(C, C + 5), T + C.float(),
+               T.clamp(C - 9, C + 9), T[:, :2] + C[:, :2], T * C.requires_grad_(),
+               M.tensor(b).expand(2, 3, 4) + P, M.linalg.cross(T[:, :3], C[:, :3])]
+        return [tuple(o.stride()) for o in out]
+    assert strides(vg) == strides(torch)

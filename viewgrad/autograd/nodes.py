@@ -340,6 +340,9 @@ class OpDef:
         self.host = None                  # the forward's NumPy ufunc (ops/table.py)
         self.lean1 = self.lean2 = None    # what ops/lean.py needs of this row (Note [lean ops])
         self.promote = False              # cast inputs per PyTorch's type promotion first
+        # an elementwise result laid out as its first input (ops/table.py's dispatch):
+        # None lets ``promote`` answer (the elementwise rows promote)
+        self.follows_first = None
         # formulas: tuple aligned with inputs of (fn or None, deps, uses_result)
         fl = []
         for inp in inputs:

@@ -267,6 +267,7 @@ ADDCDIV = defop("addcdiv", "AddcdivBackward0",
                 tensor1=lambda grad, tensor2, value: grad * value / tensor2,
                 tensor2=lambda grad, tensor1, tensor2, value:
                 -grad * value * tensor1 / (tensor2 * tensor2))
+ADDCMUL.follows_first = ADDCDIV.follows_first = True   # (elementwise: TensorIterator's layout)
 
 
 def _lerp_args(input, end, weight):

@@ -116,6 +116,7 @@ CROSS = defop("linalg_cross", "LinalgCrossBackward0", _cross_fwd, promote=True,
               inputs=("self", "other"), attrs=("dim",), broadcast=True,
               self=lambda grad, other, dim: dispatch(CROSS, (other, grad), (dim,)),
               other=lambda grad, self, dim: dispatch(CROSS, (grad, self), (dim,)))
+CROSS.follows_first = False   # (PyTorch allocates cross's result row-major first)
 
 
 def linalg_cross(input, other, *, dim=-1, out=None):

@@ -190,6 +190,7 @@ def _a_constant_like(c, cd, x, data):
     tensor (a lean result not yet asked for its counter is none: Note [a version counter
     made when first asked])."""
     return (type(cd) is _HOST and cd.dtype is data.dtype and cd.shape == data.shape
+            and (data.ndim < 2 or data.flags.c_contiguous)   # (else dispatch: its layout)
             and c._grad_fn is None and not c._requires_grad and c._view_info is None
             and c._device is x._device and not c._output_nr
             and (c._vc is None or not c._vc.inference))

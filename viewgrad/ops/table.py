@@ -71,6 +71,13 @@ def _fresh(forward):
     return fresh
 
 
+def _follows_first(op):
+    """Whether ``op``'s result is laid out as its first input (backend.follow_first): an
+    elementwise row, which is one that promotes, unless it says otherwise."""
+    ff = op.follows_first
+    return op.promote if ff is None else ff
+
+
 def dispatch(op, inputs, attrs=()):
     """Run a (non-view, single-output) op on Tensors (and Python scalars)."""
     n = len(inputs)
@@ -101,10 +108,14 @@ def dispatch(op, inputs, attrs=()):
                     data = op.forward(*promoted_arrays(inputs), *attrs)
                 else:
                     data = op.forward(x._data, y._data, *attrs)
+                if type(data) is _HOST and data.ndim > 1 and _follows_first(op):
+                    data = B.follow_first(data, x._data)   # (an elementwise op's layout)
             elif isinstance(y, _Tensor):
                 dev = _device_of(inputs)
                 data = op.forward(*(promoted_arrays(inputs) if op.promote else
                                     (x._data, y._data)), *attrs)
+                if type(data) is _HOST and data.ndim > 1 and _follows_first(op):
+                    data = B.follow_first(data, x._data)
             elif op.promote and type(y) is float and x._data.dtype.kind in "iub":
                 data = op.forward(*promoted_arrays(inputs), *attrs)  # int tensor * 2.5
             else:
@@ -114,6 +125,9 @@ def dispatch(op, inputs, attrs=()):
             data = op.forward(*(promoted_arrays(inputs) if op.promote else
                                 [t._data if isinstance(t, _Tensor) else t for t in inputs]),
                               *attrs)
+            if (type(data) is _HOST and data.ndim > 1 and isinstance(inputs[0], _Tensor)
+                    and _follows_first(op)):
+                data = B.follow_first(data, inputs[0]._data)   # (an elementwise op's layout)
     except OverflowError:
         # an integer op with an out-of-range Python int: NumPy refuses it, PyTorch wraps it
         # (Note [wrapped integer scalars] in backend.py)

@@ -22,8 +22,16 @@ _xp = B.xp_of
 
 
 def _where_fwd(self, other, condition, dtype):
-    out = _xp(condition._data).where(condition._data, self, other)
-    return out if out.dtype == dtype else out.astype(dtype)
+    c = condition._data
+    out = _xp(c).where(c, self, other)
+    out = out if out.dtype == dtype else out.astype(dtype)
+    if out.ndim > 1 and type(out) is B.HOST_ARRAY:
+        # PyTorch's operands are (condition, self, other): the first that orders the dims
+        # lays the result out (backend.follow_first)
+        first = c if c.shape == out.shape and 0 not in c.strides else self
+        if hasattr(first, "strides"):
+            out = B.follow_first(out, first)
+    return out
 
 
 WHERE = defop("where", "WhereBackward0", _where_fwd, inputs=("self", "other"),
