@@ -702,6 +702,23 @@ def linalg_raises(a):
 _NO_CONTEXT = contextlib.nullcontext()
 
 
+# Note [result layouts]
+# Strides are behaviour: they decide whether ``.view()`` works and what ``.stride()`` and
+# ``is_contiguous()`` say, so a result is laid out as PyTorch lays it out, not as NumPy
+# happens to. Five rules, one helper each, applied by the ops that need them:
+# * a kernel that writes a fresh tensor: row-major (``row_major``: softmax, cumsum, cat...);
+#   a reduction: row-major with canonical strides along kept dims of size 1
+#   (``fresh_row_major``, through ops.table.fresh_results);
+# * a clone-then-write kernel: the input's own layout (``layout_like``: flip, sort, the
+#   scatters);
+# * an elementwise op: its first operand's layout, as TensorIterator orders dims
+#   (``follow_first``, in ops.table.dispatch for the rows that promote);
+# * a LAPACK result: batched column-major (``lapack_layout``: inv, solve, qr, svd...);
+# * channels_last kept where PyTorch keeps a suggested memory format (``is_channels_last``:
+#   cat, stack, batch_norm).
+# tests/ops/test_result_layout_vs_torch.py and test_linalg_layout_vs_torch.py compare
+# strides with torch op by op; the random view programs compare every live tensor's.
+
 def is_channels_last(a):
     """Whether 4-D array ``a`` is laid out NHWC (PyTorch's channels_last), not NCHW: a
     kernel that keeps a suggested memory format (cat, batch_norm) keeps that one."""
