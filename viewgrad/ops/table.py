@@ -108,14 +108,10 @@ def dispatch(op, inputs, attrs=()):
                     data = op.forward(*promoted_arrays(inputs), *attrs)
                 else:
                     data = op.forward(x._data, y._data, *attrs)
-                if type(data) is _HOST and data.ndim > 1 and _follows_first(op):
-                    data = B.follow_first(data, x._data)   # (an elementwise op's layout)
             elif isinstance(y, _Tensor):
                 dev = _device_of(inputs)
                 data = op.forward(*(promoted_arrays(inputs) if op.promote else
                                     (x._data, y._data)), *attrs)
-                if type(data) is _HOST and data.ndim > 1 and _follows_first(op):
-                    data = B.follow_first(data, x._data)
             elif op.promote and type(y) is float and x._data.dtype.kind in "iub":
                 data = op.forward(*promoted_arrays(inputs), *attrs)  # int tensor * 2.5
             else:
@@ -125,9 +121,6 @@ def dispatch(op, inputs, attrs=()):
             data = op.forward(*(promoted_arrays(inputs) if op.promote else
                                 [t._data if isinstance(t, _Tensor) else t for t in inputs]),
                               *attrs)
-            if (type(data) is _HOST and data.ndim > 1 and isinstance(inputs[0], _Tensor)
-                    and _follows_first(op)):
-                data = B.follow_first(data, inputs[0]._data)   # (an elementwise op's layout)
     except OverflowError:
         # an integer op with an out-of-range Python int: NumPy refuses it, PyTorch wraps it
         # (Note [wrapped integer scalars] in backend.py)
@@ -137,6 +130,9 @@ def dispatch(op, inputs, attrs=()):
         return dispatch(op, wrapped, attrs)
     if type(data) not in _ARRAYS:
         data = dev.xp.asarray(data)
+    elif (n > 1 and type(data) is _HOST and data.ndim > 1 and _follows_first(op)
+          and isinstance(inputs[0], _Tensor)):
+        data = B.follow_first(data, inputs[0]._data)   # (an elementwise op's layout)
     st = _st
     if not st.grad_enabled or st.inference:
         return _make(data, dev)
