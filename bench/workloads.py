@@ -38,6 +38,7 @@ FULL = {
     "chain": {"n_ops": 200, "width": 8},
     "scaling": {"sizes": (1_000, 10_000, 100_000), "width": 8},
     "mlp": {"batch": 256, "sizes": (784, 512, 512, 10), "lr": 1e-3},
+    "mlp_modules": {"batch": 256, "sizes": (784, 512, 512, 10), "lr": 1e-3},
     "cnn": {"batch": 32, "hw": 28, "chans": (8, 16, 16), "classes": 10, "lr": 1e-3},
     "inplace": {"rows": 256, "width": 256},
     "trace": {"n_ops": 1000, "width": 8, "rows": 64, "unrelated": 10_000},
@@ -48,6 +49,7 @@ QUICK = {
     "chain": {"n_ops": 60, "width": 8},
     "scaling": {"sizes": (100, 1_000, 3_000), "width": 8},
     "mlp": {"batch": 32, "sizes": (64, 32, 32, 10), "lr": 1e-3},
+    "mlp_modules": {"batch": 32, "sizes": (64, 32, 32, 10), "lr": 1e-3},
     "cnn": {"batch": 4, "hw": 6, "chans": (3, 4, 8), "classes": 5, "lr": 1e-3},
     "inplace": {"rows": 16, "width": 8},
     "trace": {"n_ops": 60, "width": 8, "rows": 8, "unrelated": 500},
@@ -908,4 +910,16 @@ BUILDERS = {"chain": build_chain, "scaling": build_scaling, "mlp": build_mlp,
 CHECKS = {"chain": check_chain, "scaling": check_scaling, "mlp": check_mlp,
           "cnn": check_cnn, "inplace": check_inplace, "trace": check_trace,
           "render": check_render}
-ORDER = ("chain", "scaling", "mlp", "cnn", "inplace", "trace", "render", "memory")
+ORDER = ("chain", "scaling", "mlp", "mlp_modules", "cnn", "inplace", "trace", "render",
+         "memory")
+
+
+def _register_modules_workload():
+    # bench/workloads_modules.py builds on this module's helpers: registered once both
+    # exist (an import at the top would be circular)
+    from .workloads_modules import build_mlp_modules, check_mlp_modules
+    BUILDERS["mlp_modules"] = build_mlp_modules
+    CHECKS["mlp_modules"] = check_mlp_modules
+
+
+_register_modules_workload()

@@ -25,7 +25,7 @@ import weakref
 from . import backend as B
 from .autograd.state import state as _st
 
-__all__ = ["Tensor", "VersionCounter", "describe_tensor"]
+__all__ = ["LEAN_CLASSES", "Tensor", "VersionCounter", "describe_tensor"]
 
 class VersionCounter:
     """The version shared by every tensor that looks at one storage."""
@@ -581,6 +581,16 @@ class Tensor:
 
 
 _new = object.__new__
+
+
+# Note [the classes the lean paths take]
+# The lean paths (speed tricks, each fenced off in its module) ask ``type(x) is Tensor``
+# rather than isinstance, so that a class they were not written for takes the teaching
+# path. A Parameter is a Tensor for every op (nn/parameter.py changes only how one is made
+# and printed), so it adds itself here, and a Module's layers and an optimizer's updates
+# take the same lean paths as plain tensors: ``type(x) is Tensor or type(x) in
+# LEAN_CLASSES`` (the first test keeps a plain tensor's cost as it was).
+LEAN_CLASSES = {Tensor}
 
 
 class Size(tuple):

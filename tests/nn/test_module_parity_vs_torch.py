@@ -20,7 +20,10 @@ CASES = [
     ("RNN", (3, 4), {}), ("LSTMCell", (3, 4), {}), ("GRUCell", (3, 4), {}),
     ("MultiheadAttention", (4, 2), {}), ("MultiheadAttention", (4, 2), {"kdim": 3, "vdim": 5}),
     ("TransformerEncoderLayer", (4, 2), {"dim_feedforward": 8}), ("PReLU", (), {}),
-    ("Bilinear", (2, 3, 4), {}),
+    ("Bilinear", (2, 3, 4), {}), ("RMSNorm", (4,), {}), ("RMSNorm", ([3, 4],), {"eps": 1e-3}),
+    ("RMSNorm", (4,), {"elementwise_affine": False}), ("InstanceNorm1d", (3,), {"affine": True}),
+    ("InstanceNorm1d", (3,), {}), ("PReLU", (3,), {"init": 0.1}),
+    ("LayerNorm", (4,), {"elementwise_affine": False}),
 ]
 
 
@@ -34,6 +37,23 @@ def test_module_structure_is_torchs(name, args, kw):
     assert [n for n, _ in v.named_parameters()] == [n for n, _ in t.named_parameters()]
     assert [n for n, _ in v.named_buffers()] == [n for n, _ in t.named_buffers()]
     assert repr(v) == repr(t)
+
+
+@pytest.mark.parametrize("name,args,kw", CASES,
+                         ids=[f"{n}-{i}" for i, (n, _, _) in enumerate(CASES)])
+def test_module_versions_after_construction_are_torchs(name, args, kw):
+    """Each parameter and buffer is written by the constructor as many times as PyTorch's
+    writes it (``init.ones_``, ``reset_running_stats``...): the same ``_version``, which
+    the "modified by an inplace operation" error quotes. The deterministic ones (ones,
+    zeros, constants) hold the same values."""
+    torch = torch_or_skip()
+    t, v = getattr(torch.nn, name)(*args, **kw), getattr(vg.nn, name)(*args, **kw)
+    tv = {k: x._version for k, x in list(t.named_parameters()) + list(t.named_buffers())}
+    vv = {k: x._version for k, x in list(v.named_parameters()) + list(v.named_buffers())}
+    assert vv == tv
+    if name in ("LayerNorm", "GroupNorm", "RMSNorm", "PReLU") or "Norm" in name:
+        for (k, a), (_, b) in zip(v.state_dict().items(), t.state_dict().items()):
+            np.testing.assert_array_equal(a.cpu().numpy(), b.numpy(), err_msg=k)
 
 
 @pytest.mark.host_only("compared with torch CPU tensors through .numpy()")

@@ -89,6 +89,7 @@ SAMPLES = {
     "unsqueeze": [(lambda a: a.unsqueeze(1), [(2, 3)])],
     "squeeze": [(lambda a: a.squeeze(), [(2, 1, 3)])],
     "squeeze_dim": [(lambda a: a.squeeze(1), [(2, 1, 3)])],
+    "squeeze_dims": [(lambda a: a.squeeze((0, 2)), [(1, 3, 1)])],
     "transpose": [(lambda a: a.transpose(0, 2), [(2, 3, 2)])],
     "t": [(lambda a: a.t(), [(2, 3)])],
     "permute": [(lambda a: a.permute(2, 0, 1), [(2, 3, 2)])],

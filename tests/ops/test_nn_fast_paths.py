@@ -591,3 +591,102 @@ def test_sgd_update_matches_torch():
     if blas.AXPY is not None and v.device.type == "cpu":   # one rounding, as torch
         np.testing.assert_array_equal(v.cpu().numpy(), t.numpy())
     np.testing.assert_allclose(v.cpu().numpy(), t.numpy(), rtol=1e-6)
+
+
+# -- Note [the classes the lean paths take] (tensor.py): a Module's Parameters -------------
+
+def _all_ways(fast):
+    """Every lean path of a training step on (fast) or off, as one context."""
+    from viewgrad.ops import inplace, lean
+    stack = contextlib.ExitStack()
+    for setter in (nn_fast.set_nn_fast, lean.set_lean_ops, _update_way):
+        prev = setter(fast)
+        stack.callback(setter, prev)
+    return stack
+
+
+def _module_steps(fast, dtype, momentum):
+    """Two training steps of a Module (Linear, ReLU, Linear; cross-entropy; SGD):
+    everything observable, the lean paths on or off."""
+    rng = np.random.default_rng(11)
+    with _all_ways(fast):
+        vg.manual_seed(3)
+        m = vg.nn.Sequential(vg.nn.Linear(3, 5), vg.nn.ReLU(), vg.nn.Linear(5, 4)).to(dtype)
+        opt = vg.optim.SGD(m.parameters(), lr=0.1, momentum=momentum)
+        x = vg.tensor(rng.standard_normal((6, 3)), dtype=dtype)
+        y = vg.tensor(rng.integers(0, 4, 6))
+        out = []
+        for _ in range(2):
+            opt.zero_grad()
+            z = m(x)
+            h = z * 2.0 + m[0].bias.exp().sum()   # a Parameter (a leaf) in a lean op too
+            loss = vg.nn.functional.cross_entropy(h, y)
+            params = {f"p{i}": p for i, p in enumerate(m.parameters())}
+            out.append((_describe(loss, params), _seq(loss), _bits(loss)))
+            loss.backward()
+            out.append([_bits(p.grad) for p in m.parameters()])
+            opt.step()
+            out.append([(_bits(p), p._version) for p in m.parameters()])
+    return out
+
+
+@pytest.mark.parametrize("momentum", [0.0, 0.9])
+@pytest.mark.parametrize("dtype", [vg.float32, vg.float64])
+def test_module_training_lean_is_the_teaching_path(dtype, momentum):
+    assert _module_steps(True, dtype, momentum) == _module_steps(False, dtype, momentum)
+
+
+@pytest.mark.host_only("the lean paths are for host arrays")
+def test_parameters_take_the_lean_paths(monkeypatch):
+    """A Parameter is not refused by the lean paths (Note [the classes the lean paths
+    take]): nn.Linear's forward is lean_linear's, SGD's update is Note [an update with
+    alpha, under no_grad]'s, and a leaf Parameter in a unary or Python-number op takes
+    the lean op."""
+    from viewgrad.ops import inplace, table
+    seen = []
+    real = nn_fast.lean_linear
+    monkeypatch.setattr(nn_fast, "lean_linear", lambda *a: seen.append(r := real(*a)) or r)
+    layer = vg.nn.Linear(3, 2)
+    layer(vg.randn(4, 3)).sum().backward()
+    assert len(seen) == 1 and seen[0] is not None
+    slow = []
+    real_inplace = inplace.apply_inplace
+    monkeypatch.setattr(inplace, "apply_inplace",
+                        lambda *a, **k: slow.append(a[0].name) or real_inplace(*a, **k))
+    vg.optim.SGD(layer.parameters(), lr=0.1).step()
+    assert slow == []
+    dispatched = []
+    real_dispatch = table.dispatch
+    monkeypatch.setattr(table, "dispatch",
+                        lambda op, *a, **k: dispatched.append(op.name) or
+                        real_dispatch(op, *a, **k))
+    from viewgrad.ops import lean
+    monkeypatch.setattr(lean, "dispatch", table.dispatch)
+    w = layer.weight
+    assert type(w) is vg.nn.Parameter
+    w.exp(), w * 2.0
+    assert dispatched == []
+
+
+def test_module_step_matches_torch():
+    torch = torch_or_skip()
+    rng = np.random.default_rng(12)
+    mods = []
+    for lib in (vg, torch):
+        m = lib.nn.Sequential(lib.nn.Linear(3, 5), lib.nn.ReLU(), lib.nn.Linear(5, 4))
+        mods.append((m, lib.optim.SGD(m.parameters(), lr=0.1)))
+    with torch.no_grad():
+        for pv, pt in zip(mods[0][0].parameters(), mods[1][0].parameters()):
+            pt.copy_(torch.tensor(pv.detach().cpu().numpy()))
+    x = rng.standard_normal((6, 3)).astype(np.float32)
+    y = rng.integers(0, 4, 6)
+    start = [[p._version for p in m.parameters()] for m, _ in mods]
+    for lib, (m, opt) in zip((vg, torch), mods):
+        for _ in range(3):
+            opt.zero_grad()
+            lib.nn.functional.cross_entropy(m(lib.tensor(x)), lib.tensor(y)).backward()
+            opt.step()
+    for pv, pt, sv, st in zip(mods[0][0].parameters(), mods[1][0].parameters(), *start):
+        assert pv._version - sv == pt._version - st == 3   # one bump a step
+        np.testing.assert_allclose(pv.detach().cpu().numpy(), pt.detach().numpy(),
+                                   rtol=1e-5, atol=1e-6)

@@ -49,6 +49,7 @@ class FnNode(Node):
     _saved = property(_get_saved, _set_saved)
     OP: "OpDef" = None
     _kept = None   # what a released node keeps (Note [what a freed node keeps])
+    _shown = None   # dims as the caller gave them (Note [dims as given], saved_names.py)
     # The inputs' shapes, only when some input was broadcast (set on the instance then)
     _shapes = None
     # The inputs' dtypes, only when some input's dtype differs from the output's (a float32

@@ -15,7 +15,7 @@ from .. import backend as B
 from ..tensor import Tensor
 from .graph import ERR_FREED, SavedTensor
 
-__all__ = ["saved_attributes", "shown_name", "int64_as_shown"]
+__all__ = ["saved_attributes", "shown_name", "int64_as_shown", "show_given"]
 
 
 def saved_attributes(name, formulas, inputs, result_name=None):
@@ -70,6 +70,35 @@ def int64_as_shown(v):
     return v + 2 ** 64 if type(v) is int and v < 0 else v
 
 
+# Note [dims as given]
+# An op normalises a dim before it records it: -1 becomes ndim - 1, a list of dims is
+# sorted, and the formulas use those. PyTorch's node keeps the dims as the caller gave
+# them: ``x.sum((-1, 0)).grad_fn._saved_dim`` is ``(18446744073709551615, 0)`` (a negative
+# int64 read as unsigned, Note [saved arguments as PyTorch shows them]) and
+# ``x.mean((2, 1))`` keeps ``(2, 1)``. So an op that was given a dim hands it to
+# ``show_given`` after recording; when it is not what the node keeps, the node's
+# ``_shown`` holds it as PyTorch shows it, and ``_saved_<name>`` reads it there first.
+# Only what is shown changes: the formulas never see it.
+
+def show_given(out, name, given, kept):
+    """Let the node of ``out`` (a Tensor, or the first of a tuple of them) show ``given``
+    (an int or a sequence of ints, as the caller gave it) as its saved ``name``, where it
+    keeps ``kept`` (Note [dims as given]); returns ``out``."""
+    t = out
+    if type(out) is not Tensor and isinstance(out, tuple):
+        t = out[0] if out else None
+    fn = getattr(t, "_grad_fn", None)
+    if fn is None or given is None:
+        return out
+    shown = (int64_as_shown(int(given)) if not isinstance(given, (tuple, list))
+             else tuple(int64_as_shown(int(d)) for d in given))
+    if shown != kept:
+        if fn._shown is None:
+            fn._shown = {}
+        fn._shown[name] = shown
+    return out
+
+
 _AS_TORCH_SHOWS = {
     "reduction": lambda v: _REDUCTION_ENUM.get(v, v) if type(v) is str else v,
     "ignore_index": int64_as_shown,
@@ -97,6 +126,8 @@ def _saved_property(key, raw, shown=None, then=None):
             raise AttributeError(f"'{type(self).__name__}' object has no attribute "
                                  f"'{shown or ('_raw' if raw else '') + '_saved_' + key}'")
         v = saved[key]
+        if self._shown is not None and key in self._shown and not raw:
+            return self._shown[key]   # Note [dims as given]
         if raw and type(v) is not SavedTensor and key not in self.OP.inputs and not (
                 _saved_tuple(v) or (v is None and key in _TENSOR_ARGUMENTS)):
             # PyTorch has _raw_saved_ names for what it saves as tensors (a loss's weight,

@@ -30,6 +30,7 @@ from .functional_cnn import *  # noqa: F401,F403  (fold, rrelu)
 from .functional_more import (adaptive_avg_pool1d, avg_pool1d, binary_cross_entropy,
                               binary_cross_entropy_with_logits, cosine_similarity, embedding,
                               group_norm, huber_loss, kl_div, l1_loss, layer_norm, max_pool3d,
+                              rms_norm,
                               normalize, one_hot, pairwise_distance, smooth_l1_loss)
 # the core losses under PyTorch's full signatures (they call the short forms above)
 from .functional_signatures import (binary_cross_entropy,  # noqa: E402,F811

@@ -19,7 +19,7 @@ from ..ops.conv import constant_pad_nd
 from ..ops.elementwise import xlogy
 from ..ops.embedding import embedding_rows
 from ..ops.group_norm import native_group_norm
-from ..ops.layer_norm import layer_norm  # noqa: F401
+from ..ops.layer_norm import layer_norm, rms_norm  # noqa: F401
 from ..ops.losses import (binary_cross_entropy, binary_cross_entropy_with_logits,  # noqa: F401
                            huber_loss, smooth_l1_loss)
 from ..ops.pointwise import add_scalar, where
@@ -29,7 +29,8 @@ from ..ops.vector_norms import NORM_DIM, vector_norm
 from ..tensor import Tensor
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "l1_loss",
-           "smooth_l1_loss", "huber_loss", "kl_div", "layer_norm", "group_norm", "normalize",
+           "smooth_l1_loss", "huber_loss", "kl_div", "layer_norm", "rms_norm", "group_norm",
+           "normalize",
            "cosine_similarity", "pairwise_distance", "embedding", "one_hot", "pad",
            "avg_pool1d", "max_pool3d", "adaptive_avg_pool1d"]
 

@@ -14,7 +14,7 @@ from ..autograd.grad_mode import no_grad
 from ..ops import factories as Fa
 from . import functional as F
 from . import init
-from .layers import Conv2d, ConvTranspose2d
+from .layers import Conv2d, ConvTranspose2d, _BatchNorm
 from .layers_more import _Loss
 from .module import Module
 from .parameter import Parameter
@@ -132,6 +132,7 @@ class PReLU(Module):
         self.num_parameters, self.init = num_parameters, init
         self.weight = Parameter(Fa.full((num_parameters,), float(init), device=device,
                                         dtype=dtype))
+        self.reset_parameters()   # (written once: _version 1, as PyTorch's)
 
     def reset_parameters(self):
         init.constant_(self.weight, self.init)
@@ -194,6 +195,12 @@ class _InstanceNorm(Module):
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
             self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    # PyTorch's _NormBase, shared with BatchNorm: every buffer and affine parameter written
+    # once by the constructor (``_version`` 1)
+    reset_parameters = _BatchNorm.reset_parameters
+    reset_running_stats = _BatchNorm.reset_running_stats
 
     def forward(self, input):
         want = self._dims + 2

@@ -17,7 +17,7 @@ from .parameter import Parameter
 
 __all__ = ["LeakyReLU", "ELU", "GELU", "SiLU", "Softplus", "Mish", "Hardtanh", "ReLU6",
            "LogSigmoid", "Softsign", "SELU", "CELU", "Hardswish", "Hardsigmoid",
-           "Tanhshrink", "Hardshrink", "Softshrink", "LocalResponseNorm", "Softmin", "GLU", "Unflatten", "Embedding", "LayerNorm",
+           "Tanhshrink", "Hardshrink", "Softshrink", "LocalResponseNorm", "Softmin", "GLU", "Unflatten", "Embedding", "LayerNorm", "RMSNorm",
            "GroupNorm", "ModuleDict", "ParameterList", "ParameterDict", "BCELoss",
            "BCEWithLogitsLoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "KLDivLoss",
            "AvgPool1d", "MaxPool1d", "MaxPool3d", "AdaptiveAvgPool1d", "Dropout1d",
@@ -200,6 +200,15 @@ class Embedding(Module):
         return s + (f", padding_idx={self.padding_idx}" if self.padding_idx is not None else "")
 
 
+def _reset_affine(norm):
+    """A normalisation's affine parameters, those it has: weight ones, bias zeros, each
+    written once (``_version`` 1 after the constructor, as PyTorch's)."""
+    if norm.weight is not None:
+        init.ones_(norm.weight)
+    if getattr(norm, "bias", None) is not None:
+        init.zeros_(norm.bias)
+
+
 class LayerNorm(Module):
     """Normalise over the last dims (``normalized_shape``), then an elementwise affine
     (weight ones, bias zeros)."""
@@ -220,6 +229,10 @@ class LayerNorm(Module):
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        _reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -227,6 +240,34 @@ class LayerNorm(Module):
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
+
+
+class RMSNorm(Module):
+    """Root-mean-square normalisation over the last dims (``normalized_shape``), then an
+    elementwise scale (weight ones); ``eps`` None is the dtype's machine epsilon."""
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None,
+                 dtype=None):
+        super().__init__()
+        self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) \
+            else tuple(normalized_shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(Fa.empty(self.normalized_shape, device=device,
+                                             dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        _reset_affine(self)
+
+    def forward(self, x):
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")
 
 
 class GroupNorm(Module):
@@ -247,6 +288,10 @@ class GroupNorm(Module):
             self.bias = Parameter(Fa.zeros(num_channels, device=device, dtype=dtype))
         else:
             self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        _reset_affine(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)

@@ -7,7 +7,7 @@ every view and alias of it sees.
 """
 from __future__ import annotations
 
-from ..tensor import Tensor
+from ..tensor import LEAN_CLASSES, Tensor
 
 __all__ = ["Parameter"]
 
@@ -37,3 +37,6 @@ class Parameter(Tensor):
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
+
+
+LEAN_CLASSES.add(Parameter)   # Note [the classes the lean paths take] (tensor.py)

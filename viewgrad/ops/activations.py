@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import struct
 
+from ..autograd.saved_names import show_given
 from .. import backend as B
 from . import pointwise as _P
 from . import special
@@ -443,7 +444,7 @@ def glu(input, dim=-1):
     if input.shape[d] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
                            f"{input.shape[d]}")
-    return dispatch(GLU, (input,), (d,))
+    return show_given(dispatch(GLU, (input,), (d,)), "dim", dim, d)   # (Note [dims as given])
 
 
 # hardshrink / softshrink: 0 inside [-lambd, lambd] (a NaN is not inside: it stays NaN),

@@ -26,8 +26,11 @@ def _reduce_dims(dim, ndim):
     if dim is None:
         return None
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    dims = tuple(sorted({_wrap_dim(int(d), ndim) for d in dims}))
-    return () if ndim == 0 else dims
+    dims = [_wrap_dim(int(d), ndim) for d in dims]
+    if len(set(dims)) != len(dims):   # (PyTorch's check, as reduce.unique_dims)
+        twice = next(d for i, d in enumerate(dims) if d in dims[:i])
+        raise RuntimeError(f"dim {twice} appears multiple times in the list of dims")
+    return () if ndim == 0 else tuple(sorted(dims))
 
 
 @method("isclose")

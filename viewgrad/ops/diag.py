@@ -11,6 +11,7 @@ from __future__ import annotations
 import warnings
 
 from .. import backend as B
+from ..autograd.saved_names import show_given
 from ..tensor import Tensor, _wrap_dim
 from .args import with_out
 from .table import defop, dispatch, method
@@ -130,7 +131,8 @@ def linalg_cross(input, other, *, dim=-1, out=None):
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
                            f"{input.shape[d]} and {other.shape[d]}")
     try:
-        return with_out(dispatch(CROSS, (input, other), (d,)), out, "linalg.cross")
+        return with_out(show_given(dispatch(CROSS, (input, other), (d,)), "dim", dim, d), out,
+                        "linalg.cross")   # (the dim as given: Note [dims as given])
     except ValueError:
         from .pointwise import _bshape_err
         raise _bshape_err("linalg.cross", input, other) from None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .. import backend as B
 from .. import return_types as RT
+from ..autograd.saved_names import show_given
 from ..tensor import Tensor, _wrap_dim
 from .reduce import _amax_bwd, _zeros_scatter_add
 from .sorting import _take
@@ -60,7 +61,7 @@ def _cum_ext(self, dim, op, out_type):
     idx = _running_indices(a, d, op is CUMMAX) if a.ndim else self._device.xp.zeros(
         (), dtype=B.int64)
     ind = Tensor._make(idx, self._device)
-    return out_type((dispatch(op, (self, ind), (d,)), ind))
+    return show_given(out_type((dispatch(op, (self, ind), (d,)), ind)), "dim", dim, d)
 
 
 @method("cummax")
@@ -114,7 +115,8 @@ def aminmax(input, *, dim=None, keepdim=False):
     xp = input._device.xp
     lo = xp.asarray(a.min(axis=dims, keepdims=keepdim))
     hi = xp.asarray(a.max(axis=dims, keepdims=keepdim))
-    return RT.aminmax(_multi(AMINMAX, input, (lo, hi), (dim, bool(keepdim))))
+    return show_given(RT.aminmax(_multi(AMINMAX, input, (lo, hi), (dim, bool(keepdim)))), "dim",
+                      dim, dim)   # (kept as given; shown as PyTorch reads an int64)
 
 
 # -- logcumsumexp: log(cumsum(exp(x))) without overflow ----------------------------------------
@@ -159,4 +161,5 @@ def logcumsumexp(input, dim):
     if input._data.dtype.kind not in "fc":
         raise RuntimeError(f"logcumsumexp(): Expected floating point type for result tensor, "
                            f"but got: {B.dtype_name(input.dtype)}")
-    return dispatch(LOGCUMSUMEXP, (input,), (_wrap_dim(dim, input.dim()),))
+    d = _wrap_dim(dim, input.dim())
+    return show_given(dispatch(LOGCUMSUMEXP, (input,), (d,)), "dim", dim, d)

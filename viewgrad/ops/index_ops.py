@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from .. import backend as B
 from ..autograd.nodes import OpDef
+from ..autograd.saved_names import show_given
 from ..tensor import Tensor, _wrap_dim
 from .reduce import _full_index
 from .table import apply_inplace, defop, dispatch, method
@@ -223,7 +224,7 @@ def index_select(self, dim, index):
     records ``IndexSelectBackward0``, whose backward index_adds the gradient into zeros
     (repeated positions add up)."""
     d, index = _check_index(self, dim, index, "index_select")
-    return dispatch(INDEX_SELECT, (self, index), (d,))
+    return show_given(dispatch(INDEX_SELECT, (self, index), (d,)), "dim", dim, d)
 
 
 def _index_add_args(self, dim, index, source, name):
@@ -238,7 +239,7 @@ def index_add(self, dim, index, source, alpha=1):
     along ``dim`` (repeated indices add up): ``torch.index_add``, node
     ``IndexAddBackward0`` (the source's gradient is ``grad.index_select(dim, index)``)."""
     d, index = _index_add_args(self, dim, index, source, "index_add")
-    return dispatch(INDEX_ADD, (self, index, source), (d, alpha))
+    return show_given(dispatch(INDEX_ADD, (self, index, source), (d, alpha)), "dim", dim, d)
 
 
 @method("index_add_")

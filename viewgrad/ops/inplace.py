@@ -16,7 +16,7 @@ from .. import backend as B
 from .. import blas as _blas
 from ..autograd.inplace_lean import lean_binary_
 from ..autograd.state import state as _st
-from ..tensor import Tensor
+from ..tensor import LEAN_CLASSES as _LEAN, Tensor
 from . import clamping as C
 from . import pointwise as P
 from .args import check_result_cast, checked_scalar
@@ -91,7 +91,8 @@ def _update_(self, other, alpha, ufunc, name, sign):
     """``self.<name>(other, alpha=alpha)`` for the common optimizer call, or None."""
     st = _st
     if (st.grad_enabled or st.inference or st.inplace_observer is not None
-            or type(self) is not Tensor or type(other) is not Tensor or type(alpha) is not float
+            or (type(self) is not Tensor and type(self) not in _LEAN)   # (a Parameter)
+            or type(other) is not Tensor or type(alpha) is not float
             or not _fast_update[0]):
         return None
     d = self._data

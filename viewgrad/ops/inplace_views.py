@@ -23,9 +23,11 @@ import operator
 
 from ..autograd.views import check_inplace, strided_region
 from ..autograd.state import state as _st
+from ..autograd.saved_names import show_given
 from ..tensor import Tensor, _wrap_dim
 from .table import defop, method, record
-from .views import (_as_strided_bwd, _xp, as_strided, squeeze, t, transpose, unsqueeze,
+from .views import (_as_strided_bwd, _xp, as_strided, squeeze, squeeze_dims, t, transpose,
+                    unsqueeze,
                     as_strided_bounds)
 
 __all__ = ["t_", "transpose_", "unsqueeze_", "squeeze_", "as_strided_"]
@@ -50,10 +52,11 @@ def _unsqueeze_to(grad, self_shape):
 
 SQUEEZE_ = defop("squeeze_", "SqueezeBackward3", _squeeze_fwd, attrs=("dims",),
                  self=_unsqueeze_to)
-SQUEEZE_DIM_ = defop("squeeze_dim_", "SqueezeBackward4", _squeeze_fwd, attrs=("dims",),
-                     self=_unsqueeze_to)
-SQUEEZE_DIMS_ = defop("squeeze_dims_", "SqueezeBackward5", _squeeze_fwd, attrs=("dims",),
-                      self=_unsqueeze_to)
+# (``dim``: the dims squeezed, shown as given as the out-of-place rows' in ops/views.py)
+SQUEEZE_DIM_ = defop("squeeze_dim_", "SqueezeBackward4", _squeeze_fwd, attrs=("dim",),
+                     self=lambda grad, self_shape, dim: grad.reshape(self_shape))
+SQUEEZE_DIMS_ = defop("squeeze_dims_", "SqueezeBackward5", _squeeze_fwd, attrs=("dim",),
+                      self=lambda grad, self_shape, dim: grad.reshape(self_shape))
 AS_STRIDED_ = defop("as_strided_", "AsStridedBackward1", None,
                     attrs=("size", "stride", "storage_offset", "in_geom"),
                     self=_as_strided_bwd)
@@ -132,13 +135,11 @@ def squeeze_(self, dim=None):
         op, dims, replay = SQUEEZE_, tuple(i for i, s in enumerate(shape) if s == 1), ()
     else:
         op = SQUEEZE_DIM_ if isinstance(dim, int) else SQUEEZE_DIMS_
-        ds = (dim,) if isinstance(dim, int) else tuple(dim)
-        n = max(self.dim(), 1)
-        dims = tuple(sorted({d for d in (_wrap_dim(x, n) for x in ds)
-                             if self.dim() and shape[d] == 1}))
+        dims = squeeze_dims(self, dim)
         replay = (dim,)
     data = _squeeze_fwd(self._data, dims)
-    return _restride(self, op, (dims,), data, (squeeze, replay), "squeeze_", replay)
+    out = _restride(self, op, (dims,), data, (squeeze, replay), "squeeze_", replay)
+    return out if dim is None else show_given(out, "dim", dim, None)   # (as given)
 
 
 @method("as_strided_")

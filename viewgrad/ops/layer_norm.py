@@ -12,10 +12,11 @@ with differentiable ops (double backward works), with x̂ = (x - mean) · rstd a
 from __future__ import annotations
 
 from .. import backend as B
-from .args import check_mixed_dtypes
+from .args import check_mixed_dtypes, torch_type_name
+from .pointwise import add_scalar_
 from .table import defop, dispatch
 
-__all__ = ["layer_norm"]
+__all__ = ["layer_norm", "rms_norm"]
 
 _xp = B.xp_of
 
@@ -85,3 +86,45 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
                            f"{list(input.shape)}")
     check_mixed_dtypes(input, weight, bias)
     return dispatch(LAYER_NORM, (input, weight, bias), (len(shape), float(eps)))
+
+
+# float16 is computed in float32 (PyTorch's opmath type), then cast back
+_OPMATH = {"float16": "float32", "bfloat16": "float32"}
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """Root-mean-square normalisation over the trailing ``normalized_shape`` dims, then
+    an elementwise scale: ``x * rsqrt(mean(x², dims) + eps) * weight``, with ``eps`` the
+    machine epsilon of the computing dtype when None. PyTorch's composite, op for op, so
+    the graph shows the same nodes: PowBackward0, MeanBackward1 (its dims last first),
+    AddBackward1 (``add_`` in place), RsqrtBackward0, MulBackward0 twice (ToCopyBackward0
+    around a float16 input, computed in float32)."""
+    if isinstance(normalized_shape, int) or not isinstance(normalized_shape, (list, tuple)):
+        raise TypeError("rms_norm(): argument 'normalized_shape' (position 2) must be tuple "
+                        f"of ints, not {type(normalized_shape).__name__}")
+    shape = tuple(int(s) for s in normalized_shape)
+    if not shape:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
+    if weight is not None and tuple(weight.shape) != shape:
+        raise RuntimeError("Expected weight to be of same shape as normalized_shape, but got "
+                           f"weight of shape {list(weight.shape)} and normalized_shape = "
+                           f"{list(shape)}")
+    n = input.dim()
+    if n < len(shape) or tuple(input.shape[n - len(shape):]) != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*{', '.join(map(str, shape))}], but got input of size"
+                           f"{list(input.shape)}")
+    if input.dtype.kind != "f":
+        raise NotImplementedError(
+            f"\"rms_norm\" not implemented for '{torch_type_name(input.dtype)}'")
+    opmath = _OPMATH.get(input.dtype.name)
+    x = input.to(opmath) if opmath else input
+    if eps is None:
+        eps = float(B.np.finfo(x.dtype).eps)
+    dims = [n - 1 - i for i in range(len(shape))]
+    r = add_scalar_(x.pow(2).mean(dims, keepdim=True), eps).rsqrt()
+    out = x.mul(r)
+    if weight is not None:
+        out = out.mul(weight)
+    return out.type_as(input)

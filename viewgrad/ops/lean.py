@@ -50,7 +50,7 @@ from ..autograd.graph import (_NO_EDGE, _NO_BLAME, _InNode,
                               next_sequence_nr as _next_seq)
 from ..autograd.nodes import _NOTHING_SAVED
 from ..autograd.state import state as _st
-from ..tensor import Tensor, VersionCounter, new_result
+from ..tensor import LEAN_CLASSES as _LEAN, Tensor, VersionCounter, new_result
 from .table import OPS as _OPS, dispatch
 
 __all__ = ["unary", "with_number", "with_constant", "set_lean_ops", "unary_method",
@@ -241,8 +241,9 @@ def unary_method(op, slow):
 
     def method(self):
         fn = self._grad_fn
-        if fn is None and self._requires_grad and type(self) is _Tensor:
-            fn = _grad_accumulator(self)   # a leaf: the edge is to its AccumulateGrad
+        if fn is None and self._requires_grad and (type(self) is _Tensor
+                                                   or type(self) in _LEAN):
+            fn = _grad_accumulator(self)   # a leaf (a Parameter too): its AccumulateGrad
         data = self._data
         plain = _st.plain   # (2: blame on too: Note [one plain flag])
         if (plain and fn is not None and type(data) is _HOST and self._view_info is None
@@ -300,13 +301,14 @@ def operator_method(op, slow, constants=False):
         kind = type(other)
         if kind is float or (constants and kind is _Tensor):
             fn = self._grad_fn
-            if fn is None and self._requires_grad and type(self) is _Tensor:
-                fn = _grad_accumulator(self)   # a leaf: the edge is to its AccumulateGrad
+            if fn is None and self._requires_grad and (type(self) is _Tensor
+                                                       or type(self) in _LEAN):
+                fn = _grad_accumulator(self)   # a leaf (a Parameter too): its AccumulateGrad
             data = self._data
             plain = _st.plain   # (2: blame on too: Note [one plain flag])
             cache = _SCALARS.get(data.dtype) if type(data) is _HOST else None
             if (plain and fn is not None and cache is not None and self._view_info is None
-                    and type(self) is _Tensor):   # (cache: float32 and float64 only)
+                    and (type(self) is _Tensor or type(self) in _LEAN)):   # (cache: f32/f64)
                 if kind is float:
                     z = cache.get(other)
                     if z is None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 
 from .. import backend as B
+from ..autograd.saved_names import show_given
 from ..tensor import Tensor, _wrap_dim
 from .args import torch_type_name
 from .signatures import TENSOR, _function, _method
@@ -151,7 +152,7 @@ def renorm(self, p, dim, maxnorm):
     (norm + 1e-7)``, as ``torch.renorm``); the others are kept. Autograd records
     ``RenormBackward0``."""
     p, d, maxnorm = _renorm_args(self, p, dim, maxnorm)
-    return dispatch(RENORM, (self,), (p, d, maxnorm))
+    return show_given(dispatch(RENORM, (self,), (p, d, maxnorm)), "dim", dim, d)
 
 
 @method("renorm_")

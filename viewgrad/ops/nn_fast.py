@@ -30,7 +30,7 @@ from ..autograd.nodes import FnNode, _NOTHING_SAVED, _edge_of, _sum_to_array
 from ..autograd.state import state as _st
 from ..autograd.views import DEFAULT, ViewChain, ViewInfo
 from ..autograd.views_fast import alias_tensor
-from ..tensor import Tensor, new_result
+from ..tensor import LEAN_CLASSES as _LEAN, Tensor, new_result
 
 __all__ = ["lean_linear", "relu_host", "relu_grad", "ReluNode", "AddmmNode", "saved_array",
            "set_nn_fast"]
@@ -179,9 +179,10 @@ _lean_on = _apply_lean._enabled   # the lean steps' switch (the profiler turns i
 
 def lean_linear(input, weight, bias, T, ADDMM, t_fn):
     """``addmm(bias, input, weight.t())`` (Note [lean linear]), or None."""
-    if (type(input) is not _Tensor or type(weight) is not _Tensor or type(bias) is not _Tensor
-            or not _enabled[0]):
-        return None
+    if ((type(input) is not _Tensor and type(input) not in _LEAN)
+            or (type(weight) is not _Tensor and type(weight) not in _LEAN)
+            or (type(bias) is not _Tensor and type(bias) not in _LEAN) or not _enabled[0]):
+        return None   # (a Parameter: Note [the classes the lean paths take], tensor.py)
     xd = input._data
     wd = weight._data
     bd = bias._data

@@ -8,6 +8,7 @@ import math
 from .. import backend as B
 from ..tensor import Tensor, _wrap_dim
 from ..autograd import blame as _blame
+from ..autograd.saved_names import show_given
 from ..autograd.graph import ERR_FREED, _new_saved_tensor, next_sequence_nr as _next_seq
 from ..autograd.state import state as _st
 from ..tensor import new_result
@@ -64,7 +65,8 @@ def softmax(input, dim, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
     _float_check(input, "softmax")
-    return dispatch(SOFTMAX, (input,), (_wrap_dim(dim, input.dim()),))
+    d = _wrap_dim(dim, input.dim())   # (shown as given: Note [dims as given])
+    return show_given(dispatch(SOFTMAX, (input,), (d,)), "dim", dim, d)
 
 
 @method("log_softmax")
@@ -73,7 +75,8 @@ def log_softmax(input, dim, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
     _float_check(input, "log_softmax")
-    return dispatch(LOG_SOFTMAX, (input,), (_wrap_dim(dim, input.dim()),))
+    d = _wrap_dim(dim, input.dim())   # (shown as given: Note [dims as given])
+    return show_given(dispatch(LOG_SOFTMAX, (input,), (d,)), "dim", dim, d)
 
 
 def linear(input, weight, bias=None):

@@ -18,7 +18,8 @@ from . import nn_fast as _nnf
 from .lean import unary as _unary, with_number as _with_number   # Note [lean ops]
 from .lean import with_constant as _with_constant
 from .lean import operator_method as _operator_method, unary_method as _unary_method
-from .table import HALF_OPMATH, METHODS, defop, dispatch, method, promoted_dtype, zeros_grad
+from .table import (HALF_OPMATH, METHODS, apply_inplace, defop, dispatch, method,
+                    promoted_dtype, zeros_grad)
 
 __all__ = ["add", "sub", "mul", "div", "neg", "pow", "abs", "sqrt", "exp", "log", "tanh",
            "sigmoid", "relu", "where", "sign", "reciprocal", "rsub", "square"]
@@ -140,6 +141,12 @@ def mul_scalar(t, number):
 def add_scalar(t, number):
     """``t + number`` recorded as PyTorch's ``add.Scalar`` (AddBackward1)."""
     return dispatch(ADD_SCALAR_OP, (t,), (float(number),))
+
+
+def add_scalar_(t, number):
+    """``t.add_(number)`` as PyTorch's C++ writes it (``add_.Scalar``: AddBackward1 in
+    place, rms_norm's ``+ eps``)."""
+    return apply_inplace(ADD_SCALAR_OP, t, (), (float(number),), name="add_")
 
 
 def sub_scalar(t, number):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import operator
 
 from .. import backend as B
+from ..autograd.saved_names import show_given
 from ..tensor import Tensor, _wrap_dim
 from .table import apply_inplace, defop, dispatch, method, unpack_args
 
@@ -120,10 +121,11 @@ def flip(self, *dims, **kw):
     if kw.keys() - {"dims"}:
         raise TypeError(f"flip() got an unexpected keyword argument "
                         f"'{sorted(kw.keys() - {'dims'})[0]}'")
-    dims = _dim_list(self, unpack_args(dims, kw.get("dims"), "dims", "flip"), "flip")
+    given = unpack_args(dims, kw.get("dims"), "dims", "flip")
+    dims = _dim_list(self, given, "flip")
     if not self.dim():
         return dispatch(FLIP, (self,), ((),))
-    return dispatch(FLIP, (self,), (dims,))
+    return show_given(dispatch(FLIP, (self,), (dims,)), "dims", given, dims)   # (as given)
 
 
 ROT90 = defop("rot90", "Rot90Backward0", lambda self, k, dims: B.xp_of(self).rot90(
@@ -178,8 +180,9 @@ def roll(self, shifts, dims=None):
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
                            f"dims:{len(dims)}")
-    dims = tuple(_wrap_dim(d, self.dim()) for d in dims)
-    return dispatch(ROLL, (self,), (tuple(int(s) for s in shifts), dims))
+    given, dims = dims, tuple(_wrap_dim(d, self.dim()) for d in dims)
+    return show_given(dispatch(ROLL, (self,), (tuple(int(s) for s in shifts), dims)), "dims",
+                      given, dims)   # (Note [dims as given])
 
 
 @method("repeat")

@@ -8,6 +8,7 @@ from .. import return_types as _RT
 from ..tensor import Tensor, _wrap_dim
 from .table import defop, dispatch, fresh_results, method
 from .args import torch_type_name
+from ..autograd.saved_names import show_given
 from ..autograd.state import state as _st
 
 __all__ = ["sum", "mean", "max", "min", "amax", "amin", "gather", "scatter", "scatter_add",
@@ -24,10 +25,29 @@ def _dims(dim, ndim):
         return None
     if isinstance(dim, int):
         dim = (dim,)
-    out = tuple(sorted({_wrap_dim(int(d), ndim) for d in dim}))
+    out = tuple(sorted(unique_dims([_wrap_dim(int(d), ndim) for d in dim])))
     if ndim == 0:
         return ()
     return out or None
+
+
+def unique_dims(wrapped):
+    """``wrapped`` (normalised dims), after PyTorch's check that none is given twice."""
+    if len(set(wrapped)) != len(wrapped):
+        twice = next(d for i, d in enumerate(wrapped) if d in wrapped[:i])
+        raise RuntimeError(f"dim {twice} appears multiple times in the list of dims")
+    return wrapped
+
+
+def given_dims(dim):
+    """A reduction's ``dim`` as the caller gave it, as a tuple (an int is one dim), for
+    ``show_given`` (Note [dims as given], autograd/saved_names.py); None for None."""
+    if dim is None:
+        return None
+    try:
+        return tuple(dim)
+    except TypeError:   # an int (a NumPy integer, a 0-d tensor)
+        return (dim,)
 
 
 def _restore(grad, self_shape, dims, keepdim):
@@ -274,10 +294,13 @@ def sum(self, dim=None, keepdim=False, dtype=None):
         self = self.to(B.int64)   # bool and integer sums are int64 (PyTorch)
     dims = _dims(dim, self.dim())
     if dims is None:
-        if keepdim:
-            return dispatch(SUM_DIM, (self,), (tuple(range(self.dim())), True))
+        if keepdim or dim is not None:   # (dim=(): every dim, SumBackward1 as PyTorch's)
+            every = tuple(range(self.dim()))
+            return show_given(dispatch(SUM_DIM, (self,), (every, bool(keepdim))), "dim",
+                              given_dims(dim), every)
         return dispatch(SUM, (self,), (None, False))
-    return dispatch(SUM_DIM, (self,), (dims, keepdim))
+    return show_given(dispatch(SUM_DIM, (self,), (dims, keepdim)), "dim", given_dims(dim),
+                      dims)
 
 
 @method("mean")
@@ -294,10 +317,13 @@ def mean(self, dim=None, keepdim=False, *, dtype=None):
             f"or complex dtype. Got: {B.dtype_name(self.dtype)}; call .float() first")
     dims = _dims(dim, self.dim())
     if dims is None:
-        if keepdim:   # every dim reduced, kept as size 1 (MeanBackward1, as PyTorch)
-            return dispatch(MEAN_DIM, (self,), (tuple(range(self.dim())), True))
+        if keepdim or dim is not None:   # every dim reduced: MeanBackward1, as PyTorch's
+            every = tuple(range(self.dim()))
+            return show_given(dispatch(MEAN_DIM, (self,), (every, bool(keepdim))), "dim",
+                              given_dims(dim), every)
         return dispatch(MEAN, (self,), (None, False))
-    return dispatch(MEAN_DIM, (self,), (dims, keepdim))
+    return show_given(dispatch(MEAN_DIM, (self,), (dims, keepdim)), "dim", given_dims(dim),
+                      dims)
 
 
 def _check_nonempty(self, name, error=RuntimeError):
@@ -342,7 +368,7 @@ def _ext(self, dim, keepdim, kind, full_op, dim_op):
     d = _wrap_dim(dim, self.dim())
     _check_dims_nonempty(self, (d,), kind)
     idx = _argext(self, d, keepdim, kind)
-    vals = dispatch(dim_op, (self, idx), (d, keepdim))
+    vals = show_given(dispatch(dim_op, (self, idx), (d, keepdim)), "dim", dim, d)
     return (_RT.max if kind == "max" else _RT.min)((vals, idx))
 
 
@@ -362,7 +388,7 @@ def _amaxmin(self, dim, keepdim, name, op):
         _check_nonempty(self, name)
         dims = tuple(range(self.dim()))
     _check_dims_nonempty(self, dims, name)
-    return dispatch(op, (self,), (dims, keepdim))
+    return show_given(dispatch(op, (self,), (dims, keepdim)), "dim", given_dims(dim), dims)
 
 
 @method("amax")
@@ -406,7 +432,7 @@ def _check_index(self, dim, index, name="gather"):
 @method("gather")
 def gather(self, dim, index):
     d = _check_index(self, dim, index)
-    return dispatch(GATHER, (self, index), (d,))
+    return show_given(dispatch(GATHER, (self, index), (d,)), "dim", dim, d)
 
 
 @method("scatter")
@@ -416,9 +442,10 @@ def scatter(self, dim, index, src=None, *, value=None, reduce=None):
         from .index_ops import _scatter_reduce
         return _scatter_reduce(self, d, index, value if src is None else src, reduce, False)
     if not isinstance(src, Tensor):
-        return dispatch(SCATTER_VALUE, (self, index), (value if src is None else src, d))
+        return show_given(dispatch(SCATTER_VALUE, (self, index), (value if src is None else src,
+                                                                  d)), "dim", dim, d)
     _same_dtype(self, src)
-    return dispatch(SCATTER, (self, index, src), (d,))
+    return show_given(dispatch(SCATTER, (self, index, src), (d,)), "dim", dim, d)
 
 
 def _same_dtype(self, src):

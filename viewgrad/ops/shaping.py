@@ -124,12 +124,13 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     parts = [p for p in (prepend, input, append) if p is not None]
     if len(parts) > 1:
         input = cat([p if isinstance(p, Tensor) else input.new_tensor(p).expand(
-            *[1 if i == d else s for i, s in enumerate(input.shape)]) for p in parts], d)
+            *[1 if i == d else s for i, s in enumerate(input.shape)]) for p in parts], dim)
     for _ in range(n):
         k = input.shape[d]
         if k == 0:
             break
-        hi, lo = narrow(input, d, 1, k - 1), narrow(input, d, 0, k - 1)
+        # (the dim as given, which the nodes show: Note [dims as given])
+        hi, lo = narrow(input, dim, 1, k - 1), narrow(input, dim, 0, k - 1)
         input = hi != lo if input.dtype.kind == "b" else hi - lo
     return input
 

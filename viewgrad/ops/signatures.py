@@ -140,6 +140,10 @@ def _int_ok(kind) -> bool:
     return kind in (INT, INTS, NUMBER, "int?", "Number?", None)
 
 
+# the kinds a Tensor is accepted as, as it is (``_as_ints`` gives it back unchanged)
+_TENSOR_KINDS = frozenset((TENSOR, TENSOR + "?"))
+
+
 def _check(name, params, args, kwargs, first_pos, shown_args, kw_positions=False):
     """Raise PyTorch's TypeError for the first typed argument of the wrong kind; else
     (args, kwargs) with NumPy integers and 0-d integer tensors given as ints made Python
@@ -149,7 +153,8 @@ def _check(name, params, args, kwargs, first_pos, shown_args, kw_positions=False
         if i >= len(params):
             break
         arg, kind = params[i]
-        if kind is None or (type(v) is int and _int_ok(kind)):
+        if (kind is None or (type(v) is int and _int_ok(kind))
+                or (kind in _TENSOR_KINDS and isinstance(v, Tensor))):
             continue
         if not _accepts(kind, v):
             _refuse(name, arg, kind, v, first_pos + i, shown_args, kwargs)

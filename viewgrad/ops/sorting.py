@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from .. import backend as B
 from .. import return_types as RT
+from ..autograd.saved_names import show_given
 from ..tensor import Tensor, _wrap_dim
 from .reduce import _evenly, _select_fwd, _value_selecting_bwd
 from .table import defop, dispatch, fresh_results, method
@@ -109,7 +110,7 @@ def sort(self, dim=-1, descending=False, *, stable=False):
         (), dtype=B.int64)
     ind = _indices(self, idx)
     vals = dispatch(SORT_STABLE if stable else SORT, (self, ind), (d,))
-    return RT.sort((vals, ind))
+    return show_given(RT.sort((vals, ind)), "dim", dim, d)   # (Note [dims as given])
 
 
 @method("argsort")
@@ -146,7 +147,7 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
     else:
         idx = _xp(a).zeros((), dtype=B.int64)
     ind = _indices(self, idx)
-    return RT.topk((dispatch(TOPK, (self, ind), (d,)), ind))
+    return show_given(RT.topk((dispatch(TOPK, (self, ind), (d,)), ind)), "dim", dim, d)
 
 
 def _nonempty_dim(self, d, name):
@@ -185,7 +186,8 @@ def kthvalue(self, k, dim=-1, keepdim=False):
     shape = tuple(1 if i == d else s for i, s in enumerate(self._data.shape))
     ind = _indices(self, B.fresh_row_major(_pick(self, d, keepdim, xp.full(shape, k - 1,
                                                                       dtype=B.int64))))
-    return RT.kthvalue((dispatch(KTHVALUE, (self, ind), (d, bool(keepdim))), ind))
+    return show_given(RT.kthvalue((dispatch(KTHVALUE, (self, ind), (d, bool(keepdim))), ind)),
+                      "dim", dim, d)
 
 
 @method("median")
@@ -211,7 +213,8 @@ def median(self, dim=None, keepdim=False):
         pos = xp.full(tuple(1 if i == d else s for i, s in enumerate(a.shape)),
                       (n - 1) // 2, dtype=B.int64)
     ind = _indices(self, B.fresh_row_major(_pick(self, d, keepdim, pos)))
-    return RT.median((dispatch(MEDIAN_DIM, (self, ind), (d, bool(keepdim))), ind))
+    return show_given(RT.median((dispatch(MEDIAN_DIM, (self, ind), (d, bool(keepdim))), ind)),
+                      "dim", dim, d)
 
 
 def _mode_indices(a, d):
@@ -247,4 +250,5 @@ def mode(self, dim=-1, keepdim=False):
     idx = _mode_indices(self._data, d)
     idx = idx if keepdim else self._device.xp.squeeze(idx, axis=d)
     ind = _indices(self, B.fresh_row_major(idx))
-    return RT.mode((dispatch(MODE, (self, ind), (d, bool(keepdim))), ind))
+    return show_given(RT.mode((dispatch(MODE, (self, ind), (d, bool(keepdim))), ind)), "dim",
+                      dim, d)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins as _builtins
 
+from ..autograd.saved_names import show_given
 from ..autograd.state import state as _st
 from ..autograd.views import CreationMeta, make_view
 from ..tensor import Tensor, _wrap_dim
@@ -131,7 +132,8 @@ def split(self, split_size_or_sections, dim=0):
         off += s
     # a list of sizes is PyTorch's split_with_sizes (its node is SplitWithSizesBackward0)
     op = SPLIT if isinstance(split_size_or_sections, int) else SPLIT_WITH_SIZES
-    return _multi_view(op, self, datas, (d, tuple(sizes), self.dtype, self.device), replays)
+    return show_given(_multi_view(op, self, datas, (d, tuple(sizes), self.dtype, self.device),
+                                  replays), "dim", dim, d)   # (Note [dims as given])
 
 
 @method("split_with_sizes")
@@ -149,7 +151,7 @@ def chunk(self, chunks, dim=0):
     size = -(-n // chunks) if chunks > 0 else 0
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0")
-    return split(self, builtins_max(size, 1), d)
+    return show_given(split(self, builtins_max(size, 1), d), "dim", dim, d)
 
 
 @method("unbind")
@@ -157,7 +159,8 @@ def unbind(self, dim=0):
     d = _wrap_dim(dim, self.dim())
     datas = [_select_fwd(self._data, d, i) for i in range(self._data.shape[d])]
     replays = [(select, (d, i)) for i in range(len(datas))]
-    return _multi_view(UNBIND, self, datas, (d, self.dtype, self.device), replays)
+    return show_given(_multi_view(UNBIND, self, datas, (d, self.dtype, self.device), replays),
+                      "dim", dim, d)
 
 
 @method("tensor_split")

@@ -38,7 +38,8 @@ from .. import backend as B
 from ..autograd.state import state as _st
 from ..tensor import Tensor, _wrap_dim
 from .args import torch_type_name
-from .reduce import _count, _restore
+from ..autograd.saved_names import show_given
+from .reduce import _count, _restore, given_dims, unique_dims
 from .table import apply_inplace, defop, dispatch, fresh_results, method, record, _edges
 
 __all__ = ["var", "std", "var_mean", "std_mean", "prod", "cumsum", "cumprod", "logsumexp",
@@ -55,7 +56,7 @@ def _red_dims(dim, ndim):
         return tuple(range(ndim))
     if isinstance(dim, int):
         dim = (dim,)
-    dims = sorted({_wrap_dim(int(d), ndim) for d in dim})
+    dims = sorted(unique_dims([_wrap_dim(int(d), ndim) for d in dim]))
     if ndim == 0:
         return ()
     return tuple(dims) if dims else tuple(range(ndim))
@@ -159,7 +160,7 @@ def _prepare(self, name, dim, unbiased, correction, keepdim):
     dim, correction = _correction(name, dim, unbiased, correction, keepdim)
     dims = _red_dims(dim, self.dim())
     _dof_warning(name, _count(tuple(self.shape), dims), correction)
-    return dims, correction
+    return dims, correction, given_dims(dim)
 
 
 @method("var")
@@ -168,8 +169,8 @@ def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
     (``correction=1``, i.e. ``unbiased=True``) as ``torch.var``: ``sum((x - mean)^2) /
     (N - correction)``. Records ``VarBackward0``; its gradient ``2 (x - mean) /
     (N - correction)`` is written in viewgrad ops, so double backward works."""
-    dims, c = _prepare(self, "var", dim, unbiased, correction, keepdim)
-    return dispatch(VAR, (self,), (dims, c, bool(keepdim)))
+    dims, c, given = _prepare(self, "var", dim, unbiased, correction, keepdim)
+    return show_given(dispatch(VAR, (self,), (dims, c, bool(keepdim))), "dim", given, dims)
 
 
 @method("std")
@@ -177,8 +178,8 @@ def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """The standard deviation ``sqrt(var)`` over ``dim``, as ``torch.std`` (same
     ``correction``/``unbiased`` rules as ``var``). Records ``StdBackward0``; where the
     std is 0 the gradient is the subgradient 0, as in PyTorch."""
-    dims, c = _prepare(self, "std", dim, unbiased, correction, keepdim)
-    return dispatch(STD, (self,), (dims, c, bool(keepdim)))
+    dims, c, given = _prepare(self, "std", dim, unbiased, correction, keepdim)
+    return show_given(dispatch(STD, (self,), (dims, c, bool(keepdim))), "dim", given, dims)
 
 
 def _multi(op, self, datas, attrs):
@@ -199,12 +200,13 @@ def _multi(op, self, datas, attrs):
 
 
 def _stat_mean(op, name, self, dim, unbiased, keepdim, correction, take_sqrt):
-    dims, c = _prepare(self, name, dim, unbiased, correction, keepdim)
+    dims, c, given = _prepare(self, name, dim, unbiased, correction, keepdim)
     xp = self._device.xp
     v = _var_fwd(self._data, dims, c, keepdim)
     m = xp.asarray(self._data.mean(axis=dims, keepdims=keepdim)) if self.numel() else \
         xp.full(v.shape, math.nan, dtype=self._data.dtype)
-    return _multi(op, self, (xp.sqrt(v) if take_sqrt else v, m), (dims, c, bool(keepdim)))
+    return show_given(_multi(op, self, (xp.sqrt(v) if take_sqrt else v, m),
+                             (dims, c, bool(keepdim))), "dim", given, dims)
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -300,7 +302,8 @@ def cumsum(self, dim, *, dtype=None):
     (integers accumulate in int64). Records ``CumsumBackward0``, whose gradient is the
     reversed running sum of ``grad``."""
     self = _acc_dtype(self, dtype)
-    return dispatch(CUMSUM, (self,), (_wrap_dim(dim, self.dim()),))
+    d = _wrap_dim(dim, self.dim())
+    return show_given(dispatch(CUMSUM, (self,), (d,)), "dim", dim, d)
 
 
 def _scan_(op, name):
@@ -321,7 +324,8 @@ def cumprod(self, dim, *, dtype=None):
     Records ``CumprodBackward0``; its gradient is right with zeros in the input (see
     Note [products with zeros] in ops/stats.py), never 0/0."""
     self = _acc_dtype(self, dtype)
-    return dispatch(CUMPROD, (self,), (_wrap_dim(dim, self.dim()),))
+    d = _wrap_dim(dim, self.dim())
+    return show_given(dispatch(CUMPROD, (self,), (d,)), "dim", dim, d)
 
 
 method("cumsum_")(_scan_(CUMSUM, "cumsum_"))
@@ -403,7 +407,8 @@ def prod(self, dim=None, keepdim=False, *, dtype=None):
     self = _acc_dtype(self, dtype)
     if dim is None:
         return dispatch(PROD, (self,))
-    return dispatch(PROD_DIM, (self,), (_wrap_dim(dim, self.dim()), bool(keepdim)))
+    d = _wrap_dim(dim, self.dim())
+    return show_given(dispatch(PROD_DIM, (self,), (d, bool(keepdim))), "dim", dim, d)
 
 
 # -- logsumexp --------------------------------------------------------------------------------
@@ -439,7 +444,9 @@ def logsumexp(self, dim, keepdim=False):
     ``softmax``: ``grad * exp(x - result)``."""
     if self._data.dtype.kind not in "fc":
         self = self.to(B.float32)
-    return dispatch(LOGSUMEXP, (self,), (_red_dims(dim, self.dim()), bool(keepdim)))
+    dims = _red_dims(dim, self.dim())
+    return show_given(dispatch(LOGSUMEXP, (self,), (dims, bool(keepdim))), "dim",
+                      given_dims(dim), dims)
 
 
 # -- NaN-ignoring sums ------------------------------------------------------------------------
@@ -460,7 +467,9 @@ def nansum(self, dim=None, keepdim=False, *, dtype=None):
     (integers give int64). Records ``NansumBackward0``: the NaN entries get no
     gradient."""
     self = _acc_dtype(self, dtype)
-    return dispatch(NANSUM, (self,), (_red_dims(dim, self.dim()), bool(keepdim)))
+    dims = _red_dims(dim, self.dim())
+    return show_given(dispatch(NANSUM, (self,), (dims, bool(keepdim))), "dim", given_dims(dim),
+                      dims)
 
 
 @method("nanmean")

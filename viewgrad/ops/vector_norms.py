@@ -21,7 +21,8 @@ import numbers
 from .. import backend as B
 from ..tensor import Tensor, _wrap_dim
 from .args import torch_type_name
-from .reduce import _restore, amax, amin
+from ..autograd.saved_names import show_given
+from .reduce import _restore, amax, amin, given_dims
 from .table import defop, dispatch, fresh_results, method
 
 __all__ = ["vector_norm", "matrix_norm", "linalg_norm", "norm"]
@@ -148,7 +149,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {_fmt(ord)} norm on "
                                    f"the dimension {d}because this dimension is empty and the "
                                    "operation does not have an identity")
-    return dispatch(VECTOR_NORM, (x,), (ord, dims, bool(keepdim)))
+    return show_given(dispatch(VECTOR_NORM, (x,), (ord, dims, bool(keepdim))), "dim",
+                      given_dims(dim), dims)
 
 
 _MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)

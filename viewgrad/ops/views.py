@@ -20,6 +20,7 @@ import operator
 from .. import backend as B
 from ..autograd.views import make_view, strided_region
 from ..autograd.inplace_lean import lean_select
+from ..autograd.saved_names import show_given
 from ..autograd.views_fast import select_geometry, slice_geometry
 from ..tensor import Tensor, _wrap_dim
 from .flat import put, take
@@ -269,11 +270,12 @@ def select(self, dim, index):
     data = self._data[i, ...] if d == 0 else _select_fwd(self._data, d, i)  # 0-d: a view
     args = (d, i)
     out = lean_select(SELECT, self, data, d, i, (select, args))   # Note [a select view in line]
-    if out is not None:
-        return out
-    out = make_view(SELECT, self, data, args, (select, args))
-    if out._grad_fn is not None:  # Note [view geometry by arithmetic] (a tracked view only)
-        out._view_info.geom = select_geometry(self, out, d, i)
+    if out is None:
+        out = make_view(SELECT, self, data, args, (select, args))
+        if out._grad_fn is not None:  # Note [view geometry by arithmetic] (a tracked view)
+            out._view_info.geom = select_geometry(self, out, d, i)
+    if dim is not d:   # (shown as given: Note [dims as given])
+        show_given(out, "dim", dim, d)
     return out
 
 
@@ -308,7 +310,7 @@ def narrow(self, dim, start, length):
     if start + length > n:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
                            f"({n}).")
-    return slice(self, d, start, start + length, 1)
+    return show_given(slice(self, d, start, start + length, 1), "dim", dim, d)
 
 
 @method("diagonal")
@@ -317,7 +319,9 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     d2 = _wrap_dim(dim2, self.dim())
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    return dispatch_view(DIAGONAL, self, (offset, d1, d2), (diagonal, (offset, d1, d2)))
+    out = dispatch_view(DIAGONAL, self, (offset, d1, d2), (diagonal, (offset, d1, d2)))
+    show_given(out, "dim1", dim1, d1)   # (Note [dims as given])
+    return show_given(out, "dim2", dim2, d2)
 
 
 # Shape-only views: their backward is another view or a reshape.
@@ -327,9 +331,25 @@ UNSQUEEZE = defop("unsqueeze", "UnsqueezeBackward0", lambda self, dim: _xp(self)
 SQUEEZE = defop("squeeze", "SqueezeBackward0", lambda self, dims: _xp(self).squeeze(
     self, axis=dims), attrs=("dims",), view=True,
     self=lambda grad, self_shape: grad.reshape(self_shape))
-SQUEEZE_DIM = defop("squeeze_dim", "SqueezeBackward1", lambda self, dims: _xp(self).squeeze(
-    self, axis=dims), attrs=("dims",), view=True,
-    self=lambda grad, self_shape: grad.reshape(self_shape))
+# squeeze(dim) and squeeze(dims): ``dim`` is the dims actually squeezed (those of size 1),
+# shown as the caller gave them (Note [dims as given], autograd/saved_names.py)
+SQUEEZE_DIM = defop("squeeze_dim", "SqueezeBackward1", lambda self, dim: _xp(self).squeeze(
+    self, axis=dim), attrs=("dim",), view=True,
+    self=lambda grad, self_shape, dim: grad.reshape(self_shape))
+SQUEEZE_DIMS = defop("squeeze_dims", "SqueezeBackward2", lambda self, dim: _xp(self).squeeze(
+    self, axis=dim), attrs=("dim",), view=True,
+    self=lambda grad, self_shape, dim: grad.reshape(self_shape))
+
+
+def squeeze_dims(self, dim):
+    """The dims of ``self`` that ``squeeze(dim)`` removes (those of size 1 among ``dim``,
+    an int or a sequence), sorted; PyTorch's error for a dim given twice."""
+    ds = (dim,) if isinstance(dim, int) else tuple(dim)
+    wrapped = [_wrap_dim(x, self.dim()) for x in ds]   # a 0-d tensor accepts 0 / -1
+    if len(set(wrapped)) != len(wrapped):
+        twice = next(d for i, d in enumerate(wrapped) if d in wrapped[:i])
+        raise RuntimeError(f"dim {twice} appears multiple times in the list of dims")
+    return tuple(sorted(d for d in wrapped if self.dim() and self._data.shape[d] == 1))
 TRANSPOSE = defop("transpose", "TransposeBackward0", lambda self, d0, d1: _xp(self).swapaxes(
     self, d0, d1) if self.ndim else self[...], attrs=("dim0", "dim1"), view=True,
     self=lambda grad, dim0, dim1: grad.transpose(dim0, dim1))
@@ -379,7 +399,7 @@ UNFOLD = defop("unfold", "UnfoldBackward0", _unfold_fwd, attrs=("dimension", "si
 @method("unsqueeze")
 def unsqueeze(self, dim):
     d = _wrap_dim(dim, self.dim() + 1)
-    return dispatch_view(UNSQUEEZE, self, (d,), (unsqueeze, (d,)))
+    return show_given(dispatch_view(UNSQUEEZE, self, (d,), (unsqueeze, (d,))), "dim", dim, d)
 
 
 @method("squeeze")
@@ -387,17 +407,19 @@ def squeeze(self, dim=None):
     if dim is None:
         dims = tuple(i for i, s in enumerate(self._data.shape) if s == 1)
         return dispatch_view(SQUEEZE, self, (dims,), (squeeze, ()))
-    ds = (dim,) if isinstance(dim, int) else tuple(dim)
-    wrapped = [_wrap_dim(x, self.dim()) for x in ds]   # a 0-d tensor accepts 0 / -1
-    dims = tuple(d for d in wrapped if self.dim() and self._data.shape[d] == 1)
-    return dispatch_view(SQUEEZE_DIM, self, (dims,), (squeeze, (dim,)))
+    dims = squeeze_dims(self, dim)
+    op = SQUEEZE_DIM if isinstance(dim, int) else SQUEEZE_DIMS
+    return show_given(dispatch_view(op, self, (dims,), (squeeze, (dim,))), "dim", dim,
+                      None)   # (shown as given, always: Note [dims as given])
 
 
 @method("transpose", "swapaxes", "swapdims")
 def transpose(self, dim0, dim1):
     d0 = _wrap_dim(dim0, self.dim())   # a 0-d tensor accepts 0 / -1 (a view of itself)
     d1 = _wrap_dim(dim1, self.dim())
-    return dispatch_view(TRANSPOSE, self, (d0, d1), (transpose, (d0, d1)))
+    out = dispatch_view(TRANSPOSE, self, (d0, d1), (transpose, (d0, d1)))
+    show_given(out, "dim0", dim0, d0)   # (shown as given: Note [dims as given])
+    return show_given(out, "dim1", dim1, d1)
 
 
 @method("t")
