@@ -27,6 +27,45 @@ class _Required:
 required = _Required()
 
 
+# Note [an optimizer's counters as tensors]
+# PyTorch keeps a parameter's step count in its state as a 0-d tensor of the default float
+# dtype (``state["step"]`` is ``tensor(3.)``), and so NAdam's ``mu_product`` and ASGD's
+# ``eta`` and ``mu``: a checkpoint holds tensors, and ``state["step"].item()`` works. The
+# steps do their arithmetic on the Python number (``.item()``, PyTorch's ``_get_value``),
+# so the counters are kept as such tensors here too, and read back with ``_state_value``.
+
+def _scalar_state(x):
+    """``x`` as an optimizer keeps a counter: a 0-d tensor of the default float dtype
+    (Note [an optimizer's counters as tensors])."""
+    from ..ops.factories import tensor   # (ops is built when a step first runs)
+    return tensor(float(x))
+
+
+def _state_value(v):
+    """The Python number of a counter kept by ``_scalar_state`` (a number from an older
+    state dict as it is)."""
+    return v.item() if isinstance(v, Tensor) else v
+
+
+def _next_step(state):
+    """Count one more step in ``state["step"]`` (made a tensor if it is not one) and return
+    the new count as a Python number."""
+    s = state.get("step")
+    if not isinstance(s, Tensor):
+        s = state["step"] = _scalar_state(0.0 if s is None else s)
+    with no_grad():
+        s.add_(1)
+    return s.item()
+
+
+# Note [an optimizer's group keys]
+# A PyTorch optimizer's ``defaults`` (and so every param group, and ``state_dict()``'s
+# "param_groups") hold the implementation switches too — ``foreach``, ``fused``,
+# ``capturable``, ``differentiable``, ``decoupled_weight_decay`` — in an order of its own
+# per optimizer. viewgrad's groups hold the same keys in the same order, with the values
+# given (they choose no kernel here: ``_check_implementation_flags``), so a group reads,
+# prints and round-trips through a state dict as PyTorch's does.
+
 def _check_implementation_flags(differentiable=False, **_flags):
     """PyTorch's implementation switches (``foreach``, ``fused``, ``capturable``) choose a
     kernel, not the numbers: viewgrad's one implementation gives what each gives, so they
@@ -106,7 +145,14 @@ class Optimizer:
                 for p in group["params"]:
                     if p._grad is None:
                         continue
-                    self._update(p, p._grad, group, self.state.setdefault(p, {}))
+                    state = self.state.get(p)
+                    if state is None:   # kept only once the step stores something in it
+                        state = {}      # (as PyTorch's: SGD without momentum keeps none)
+                        self._update(p, p._grad, group, state)
+                        if state:
+                            self.state[p] = state
+                    else:
+                        self._update(p, p._grad, group, state)
         return loss
 
     @staticmethod
@@ -181,9 +227,11 @@ class SGD(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        # (every key PyTorch's group has, in its order: Note [an optimizer's group keys])
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
                                       weight_decay=weight_decay, nesterov=nesterov,
-                                      maximize=maximize))
+                                      maximize=maximize, foreach=foreach,
+                                      differentiable=differentiable, fused=fused))
 
     def _update(self, p, grad, group, state):
         g = self._l2_grad(p, grad, group)
@@ -221,7 +269,10 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
                                       weight_decay=weight_decay, amsgrad=amsgrad,
-                                      maximize=maximize))
+                                      maximize=maximize, foreach=foreach,
+                                      capturable=capturable, differentiable=differentiable,
+                                      fused=fused,
+                                      decoupled_weight_decay=bool(self._decoupled)))
 
     def _update(self, p, grad, group, state):
         from ..ops.factories import zeros_like
@@ -234,13 +285,11 @@ class Adam(Optimizer):
             else:
                 g = g.add(p, alpha=wd)
         if not state:
-            state["step"] = 0
             state["exp_avg"] = zeros_like(p)
             state["exp_avg_sq"] = zeros_like(p)
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = zeros_like(p)
-        state["step"] += 1
-        t = state["step"]
+        t = _next_step(state)   # (a tensor in the state: Note [an optimizer's counters as tensors])
         m, v = state["exp_avg"], state["exp_avg_sq"]
         # torch's single-tensor Adam, operation for operation (the same roundings)
         m.lerp_(g, 1 - b1)

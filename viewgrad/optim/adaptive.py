@@ -9,7 +9,7 @@ the last bit that float arithmetic allows.
 from __future__ import annotations
 
 from ..ops.factories import full_like, zeros_like
-from . import Optimizer, _check_implementation_flags
+from . import Optimizer, _check_implementation_flags, _next_step, _scalar_state
 
 __all__ = ["RMSprop", "Adagrad", "Adadelta"]
 
@@ -37,20 +37,21 @@ class RMSprop(Optimizer):
         _check("momentum value", momentum)
         _check("weight_decay value", weight_decay)
         _check("alpha value", alpha)
-        super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
-                                      momentum=momentum, centered=centered,
-                                      maximize=maximize))
+        # (PyTorch's keys and order: Note [an optimizer's group keys])
+        super().__init__(params, dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps,
+                                      centered=centered, weight_decay=weight_decay,
+                                      capturable=capturable, foreach=foreach,
+                                      maximize=maximize, differentiable=differentiable))
 
     def _update(self, p, grad, group, state):
         g = self._l2_grad(p, grad, group)
         if not state:
-            state["step"] = 0
             state["square_avg"] = zeros_like(p)
             if group["momentum"] > 0:
                 state["momentum_buffer"] = zeros_like(p)
             if group["centered"]:
                 state["grad_avg"] = zeros_like(p)
-        state["step"] += 1
+        _next_step(state)
         alpha = group["alpha"]
         sq = state["square_avg"]
         sq.mul_(alpha).add_(g * g, alpha=1 - alpha)
@@ -87,16 +88,17 @@ class Adagrad(Optimizer):
         super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps,
                                       weight_decay=weight_decay,
                                       initial_accumulator_value=initial_accumulator_value,
-                                      maximize=maximize))
+                                      foreach=foreach, maximize=maximize,
+                                      differentiable=differentiable, fused=fused))
         for group in self.param_groups:   # as PyTorch: the state exists from the start
             for p in group["params"]:
-                self.state[p] = {"step": 0, "sum": full_like(
+                self.state[p] = {"step": _scalar_state(0.0), "sum": full_like(
                     p, group["initial_accumulator_value"])}
 
     def _update(self, p, grad, group, state):
-        state["step"] += 1
+        t = _next_step(state)
         g = self._l2_grad(p, grad, group)
-        clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
+        clr = group["lr"] / (1 + (t - 1) * group["lr_decay"])
         s = state["sum"]
         s.add_(g * g)
         std = s.sqrt().add_(group["eps"])
@@ -120,15 +122,15 @@ class Adadelta(Optimizer):
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
         super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay,
-                                      maximize=maximize))
+                                      maximize=maximize, capturable=capturable,
+                                      foreach=foreach, differentiable=differentiable))
 
     def _update(self, p, grad, group, state):
         g = self._l2_grad(p, grad, group)
         if not state:
-            state["step"] = 0
             state["square_avg"] = zeros_like(p)
             state["acc_delta"] = zeros_like(p)
-        state["step"] += 1
+        _next_step(state)
         rho, eps = group["rho"], group["eps"]
         sq, acc = state["square_avg"], state["acc_delta"]
         sq.mul_(rho).add_(g * g, alpha=1 - rho)

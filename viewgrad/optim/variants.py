@@ -15,7 +15,7 @@ import struct
 from .. import backend as B
 from ..ops.factories import full_like, zeros_like
 from ..ops.pointwise import where
-from . import Optimizer, _check_implementation_flags
+from . import Optimizer, _check_implementation_flags, _next_step, _scalar_state, _state_value
 
 __all__ = ["Adamax", "NAdam", "RAdam", "ASGD", "Rprop"]
 
@@ -60,11 +60,9 @@ def _decayed(p, grad, group):
 
 def _moments(state, p, *names):
     if not state:
-        state["step"] = 0
         for n in names:
             state[n] = zeros_like(p)
-    state["step"] += 1
-    return state["step"]
+    return _next_step(state)
 
 
 class Adamax(Optimizer):
@@ -78,7 +76,9 @@ class Adamax(Optimizer):
         _check_implementation_flags(differentiable)
         _check_adam_args(lr, betas, eps, weight_decay)
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
-                                      weight_decay=weight_decay, maximize=maximize))
+                                      weight_decay=weight_decay, foreach=foreach,
+                                      maximize=maximize, differentiable=differentiable,
+                                      capturable=capturable))
 
     def _update(self, p, grad, group, state):
         g = self._l2_grad(p, grad, group)
@@ -107,19 +107,21 @@ class NAdam(Optimizer):
                                       weight_decay=weight_decay,
                                       momentum_decay=momentum_decay,
                                       decoupled_weight_decay=decoupled_weight_decay,
-                                      maximize=maximize))
+                                      maximize=maximize, foreach=foreach,
+                                      capturable=capturable, differentiable=differentiable))
 
     def _update(self, p, grad, group, state):
         t = _moments(state, p, "exp_avg", "exp_avg_sq")
-        state.setdefault("mu_product", _scalar(1.0))
+        if "mu_product" not in state:   # (a tensor: Note [an optimizer's counters as tensors])
+            state["mu_product"] = _scalar_state(1.0)
         lr, (b1, b2) = group["lr"], group["betas"]
         bc2 = 1 - b2 ** t
         g = _decayed(p, grad, group)
         md = group["momentum_decay"]
         mu = b1 * (1.0 - 0.5 * (0.96 ** (t * md)))
         mu_next = b1 * (1.0 - 0.5 * (0.96 ** ((t + 1) * md)))
-        state["mu_product"] = _scalar(state["mu_product"] * _scalar(mu))
-        mu_product = state["mu_product"]
+        mu_product = _scalar(_state_value(state["mu_product"]) * _scalar(mu))
+        state["mu_product"] = _scalar_state(mu_product)
         m, v = state["exp_avg"], state["exp_avg_sq"]
         _lerp_(m, g, 1 - b1)
         v.mul_(b2).add_(g * g, alpha=1 - b2)
@@ -139,9 +141,10 @@ class RAdam(Optimizer):
         _check_implementation_flags(differentiable)
         _check_adam_args(lr, betas, eps, weight_decay)
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
-                                      weight_decay=weight_decay,
+                                      weight_decay=weight_decay, maximize=maximize,
+                                      foreach=foreach, capturable=capturable,
                                       decoupled_weight_decay=decoupled_weight_decay,
-                                      maximize=maximize))
+                                      differentiable=differentiable))
 
     def _update(self, p, grad, group, state):
         t = _moments(state, p, "exp_avg", "exp_avg_sq")
@@ -176,24 +179,27 @@ class ASGD(Optimizer):
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         super().__init__(params, dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0,
-                                      weight_decay=weight_decay, maximize=maximize))
+                                      weight_decay=weight_decay, foreach=foreach,
+                                      maximize=maximize, differentiable=differentiable,
+                                      capturable=capturable))
 
     def _update(self, p, grad, group, state):
         g = self._l2_grad(p, grad, group)
         t = _moments(state, p, "ax")
-        state.setdefault("eta", _scalar(group["lr"]))
-        state.setdefault("mu", _scalar(1.0))
+        if "eta" not in state:   # (tensors: Note [an optimizer's counters as tensors])
+            state["eta"] = _scalar_state(_scalar(group["lr"]))
+            state["mu"] = _scalar_state(1.0)
         lr, lambd = group["lr"], group["lambd"]
-        eta = state["eta"]
+        eta, mu = _state_value(state["eta"]), _state_value(state["mu"])
         p.mul_(1 - lambd * eta)
         p.add_(g, alpha=-eta)
         ax = state["ax"]
-        if state["mu"] != 1:
-            ax.add_((p - ax).mul_(state["mu"]))
+        if mu != 1:
+            ax.add_((p - ax).mul_(mu))
         else:
             ax.copy_(p)
-        state["eta"] = _scalar(lr / ((1 + lambd * lr * t) ** group["alpha"]))
-        state["mu"] = _scalar(1 / max(1, t - group["t0"]))
+        state["eta"] = _scalar_state(_scalar(lr / ((1 + lambd * lr * t) ** group["alpha"])))
+        state["mu"] = _scalar_state(_scalar(1 / max(1, t - group["t0"])))
 
 
 class Rprop(Optimizer):
@@ -209,15 +215,15 @@ class Rprop(Optimizer):
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
         super().__init__(params, dict(lr=lr, etas=tuple(etas), step_sizes=tuple(step_sizes),
-                                      maximize=maximize))
+                                      foreach=foreach, maximize=maximize,
+                                      differentiable=differentiable, capturable=capturable))
 
     def _update(self, p, grad, group, state):
         g = -grad if group["maximize"] else grad
         if not state:
-            state["step"] = 0
             state["prev"] = zeros_like(p)
             state["step_size"] = full_like(g, group["lr"])
-        state["step"] += 1
+        _next_step(state)
         etaminus, etaplus = group["etas"]
         lo, hi = group["step_sizes"]
         prev, size = state["prev"], state["step_size"]
