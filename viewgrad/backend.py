@@ -851,6 +851,46 @@ def broadcast_shapes(*shapes) -> tuple:
     return tuple(np.broadcast_shapes(*shapes))
 
 
+def broadcast_error(name, sa, sb):
+    """PyTorch's broadcasting error (``infer_size``) for shapes ``sa`` and ``sb`` that do
+    not broadcast: the first dim from the right where they differ and neither is 1,
+    numbered in the broadcast result; plus what to do."""
+    sa, sb = list(sa), list(sb)
+    n = max(len(sa), len(sb))
+    for i in range(n - 1, -1, -1):
+        da = sa[i - n + len(sa)] if i - n + len(sa) >= 0 else 1
+        db = sb[i - n + len(sb)] if i - n + len(sb) >= 0 else 1
+        if da != db and da != 1 and db != 1:
+            break
+    return RuntimeError(
+        f"The size of tensor a ({da}) must match the size of tensor b ({db}) at non-singleton "
+        f"dimension {i} ({name} of shapes {sa} and {sb}: reshape or unsqueeze one of them)")
+
+
+def shapes_error(name, shapes):
+    """``broadcast_error`` for the first of ``shapes`` (taken in order, each against the
+    broadcast of those before it, as PyTorch's TensorIterator does) that does not
+    broadcast; None when they all do."""
+    shape = None
+    for s in shapes:
+        s = tuple(s)
+        if shape is not None:
+            try:
+                s = tuple(np.broadcast_shapes(shape, s))
+            except ValueError:
+                return broadcast_error(name, shape, s)
+        shape = s
+    return None
+
+
+def checked_broadcast(name, *shapes) -> tuple:
+    """``broadcast_shapes``, with PyTorch's error (``shapes_error``) when they do not."""
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise shapes_error(name, shapes) from None
+
+
 def synchronize(spec=None):
     """Wait until the device has finished its queued work (CuPy runs kernels
     asynchronously: time a GPU step only after this). A no-op on host devices."""

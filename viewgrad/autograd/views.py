@@ -353,6 +353,9 @@ def _compute_into(op, self, others, attrs, opname, compute):
         new = compute(*args, *attrs) if compute is not None else op.forward(*args, *attrs)
     except ValueError as e:
         shapes = [list(getattr(a, "shape", ())) for a in args]
+        err = B.shapes_error(opname, shapes)   # PyTorch's words when they do not broadcast
+        if err is not None:
+            raise err from None
         raise RuntimeError(f"{opname}: the shapes {shapes} cannot be broadcast together "
                            f"into self's shape {shapes[0]} ({e})") from None
     _write_into(self, new, opname)

@@ -107,7 +107,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     as a dim, cloned, and clamped in place under no_grad: the clamp is not differentiated),
     then the product summed. Its graph, numbers and gradients are PyTorch's."""
     if tuple(x1.shape) != tuple(x2.shape):
-        shape = B.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+        shape = B.checked_broadcast("cosine_similarity", tuple(x1.shape), tuple(x2.shape))
         x1 = x1 if tuple(x1.shape) == shape else x1.expand(shape)
         x2 = x2 if tuple(x2.shape) == shape else x2.expand(shape)
     n1 = _norm(x1, 2, dim, keepdim=True).clone()

@@ -19,14 +19,24 @@ from collections import OrderedDict, namedtuple
 from .. import backend as B
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
+from .module_lookup import SubmoduleLookup
 from .parameter import Parameter
 
 __all__ = ["Module", "Sequential", "ModuleList", "save", "load"]
 
-_IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns; reads as PyTorch's."""
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
 
 
-class Module:
+class Module(SubmoduleLookup):
     """Base class of every layer; subclasses define ``forward``."""
 
     training: bool
@@ -287,6 +297,9 @@ class Module:
     def float(self):
         return self._convert(lambda t: t.float() if t.is_floating_point() else t)
 
+    def half(self):
+        return self._convert(lambda t: t.half() if t.is_floating_point() else t)
+
     def cpu(self):
         return self.to("cpu")
 
@@ -331,8 +344,8 @@ class Module:
                 v = _to_tensor(v, t)
             if tuple(v.shape) != tuple(t.shape):
                 errors.append(f"size mismatch for {k}: copying a param with shape "
-                              f"{list(v.shape)} from checkpoint, the shape in current model is "
-                              f"{list(t.shape)}.")
+                              f"{v.shape!r} from checkpoint, the shape in current model is "
+                              f"{t.shape!r}.")
         if errors:
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
                                + "\n\t".join(errors))

@@ -35,4 +35,8 @@ EMBEDDING.node_cls._saved_weight_sym_argsize_0 = property(
 
 def embedding_rows(weight, indices, padding_idx=None):
     """``weight[indices]`` as one EmbeddingBackward0 node (what ``F.embedding`` records)."""
+    idx = indices._data
+    if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= weight.shape[0]):
+        # PyTorch's words (a negative index is out of range too: no wrapping around)
+        raise IndexError("index out of range in self")
     return dispatch(EMBEDDING, (weight, indices), (padding_idx,))

@@ -11,6 +11,7 @@ import operator
 
 from .. import backend as B
 from ..tensor import Tensor
+from .index_checks import check_advanced_key
 from .table import defop, dispatch, dispatch_view, method, sum_to
 from ..autograd.inplace_lean import lean_select
 from .views import SELECT, select, slice, unsqueeze
@@ -122,6 +123,7 @@ def normalize_key(self, key):
     if not isinstance(key, tuple):
         key = (key,)
     if any(_is_advanced(k) for k in key):
+        check_advanced_key(tuple(self._data.shape), key)   # (PyTorch's words, not NumPy's)
         return "advanced", _key_on_device(self, key)
     return "basic", key
 

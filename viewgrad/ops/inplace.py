@@ -419,6 +419,8 @@ def masked_fill_(self, mask, value):
 @method("masked_fill")
 def masked_fill(self, mask, value):
     _check_mask(mask)
+    if tuple(mask.shape) != tuple(self.shape):   # (PyTorch broadcasts the mask first)
+        B.checked_broadcast("masked_fill", tuple(mask.shape), tuple(self.shape))
     if isinstance(value, Tensor):
         return dispatch(MASKED_FILL_T, (self, mask, value))
     if self._data.dtype.kind in "iu":   # -1 is 255 for uint8, 300 is refused, as torch

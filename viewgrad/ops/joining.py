@@ -119,12 +119,15 @@ def cat(tensors, dim=0):
     ref = tensors[0]
     d = _wrap_dim(dim, ref.dim())
     for i, t in enumerate(tensors):
-        if t.dim() != ref.dim() or any(a != b for j, (a, b) in enumerate(
-                zip(t.shape, ref.shape)) if j != d):
-            raise RuntimeError(
-                f"Sizes of tensors must match except in dimension {d}. Expected size "
-                f"{list(ref.shape)} but got size {list(t.shape)} for tensor number {i} in the "
-                "list.")
+        if t.dim() != ref.dim():
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.dim()} "
+                               f"and {t.dim()}")
+        for j, (a, b) in enumerate(zip(ref.shape, t.shape)):
+            if j != d and a != b:   # (PyTorch's words: the first dim that differs)
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size {a} "
+                    f"but got size {b} for tensor number {i} in the list. (Shapes "
+                    f"{list(ref.shape)} and {list(t.shape)}: only dim {d} may differ.)")
     xp = ref._device.xp
     arrays, dtypes = _promoted(tensors)
     data = _concatenate(xp, arrays, d)

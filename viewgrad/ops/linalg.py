@@ -178,7 +178,8 @@ def _matmul_check(a, b):
 def mm(self, mat2):
     _check(self, mat2, "mm")
     if self.dim() != 2 or mat2.dim() != 2:
-        raise RuntimeError(f"mm: expected 2-D tensors, got {self.dim()}-D and {mat2.dim()}-D")
+        raise RuntimeError(f"{'self' if self.dim() != 2 else 'mat2'} must be a matrix (mm "
+                           f"takes 2-D tensors; got {self.dim()}-D and {mat2.dim()}-D)")
     if self.shape[1] != mat2.shape[0]:
         raise _shape_err("mm", self, mat2)
     return dispatch(MM, (self, mat2))
@@ -188,20 +189,26 @@ def mm(self, mat2):
 def bmm(self, mat2):
     _check(self, mat2, "bmm")
     if self.dim() != 3 or mat2.dim() != 3:
-        raise RuntimeError(f"bmm: batch1 must be a 3D tensor and batch2 too (got "
-                           f"{self.dim()}-D and {mat2.dim()}-D)")
+        raise RuntimeError(f"{'batch1' if self.dim() != 3 else 'batch2'} must be a 3D tensor "
+                           f"(bmm takes [b, n, m] and [b, m, p]; got {self.dim()}-D and "
+                           f"{mat2.dim()}-D)")
     if self.shape[0] != mat2.shape[0] or self.shape[2] != mat2.shape[1]:
-        raise RuntimeError(f"bmm: expected sizes [b, n, m] and [b, m, p], got "
-                           f"{list(self.shape)} and {list(mat2.shape)}")
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{self.shape[0]}, {self.shape[2]}] but got: [{mat2.shape[0]}, "
+                           f"{mat2.shape[1]}].")
     return dispatch(BMM, (self, mat2))
 
 
 @method("dot")
 def dot(self, tensor):
     _check(self, tensor, "dot")
-    if self.dim() != 1 or tensor.dim() != 1 or self.shape[0] != tensor.shape[0]:
-        raise RuntimeError(f"dot: expected 1-D tensors of the same size, got "
-                           f"{list(self.shape)} and {list(tensor.shape)}")
+    if self.dim() != 1 or tensor.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {self.dim()}D and {tensor.dim()}D "
+                           "tensors")
+    if self.shape[0] != tensor.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{self.shape[0]}] and "
+                           f"src [{tensor.shape[0]}] to have the same number of elements, but "
+                           f"got {self.shape[0]} and {tensor.shape[0]} elements respectively")
     return dispatch(DOT, (self, tensor))
 
 
@@ -222,7 +229,24 @@ def addmm(input, mat1, mat2, beta=1, alpha=1):
             raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
                                f"{torch_type_name(t.dtype)} and {torch_type_name(mat2.dtype)}")
     _check(mat1, mat2, "mm")  # bool
+    out_shape = (mat1.shape[0], mat2.shape[1])
+    if tuple(input.shape) != out_shape and isinstance(input, Tensor):
+        _expand_check(input, out_shape)   # (PyTorch expands self first: its words)
     return dispatch(ADDMM, (input, mat1, mat2), (beta, alpha))
+
+
+def _expand_check(t, shape):
+    """PyTorch's error (expand's) when ``t`` does not expand to ``shape``."""
+    n, nd = len(shape), t.dim()
+    if nd > n:
+        return   # (dispatch's broadcast error says what is wrong)
+    for i in range(n - nd, n):
+        cur = t.shape[i - (n - nd)]
+        if cur != shape[i] and cur != 1:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({shape[i]}) must match the existing size "
+                f"({cur}) at non-singleton dimension {i}.  Target sizes: {list(shape)}.  "
+                f"Tensor sizes: {list(t.shape)}")
 
 
 @method("addmm")

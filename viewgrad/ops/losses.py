@@ -38,10 +38,11 @@ def _per_element(grad, like, reduction):
 
 def _same_size(input, target, fn):
     if tuple(input.shape) != tuple(target.shape):
-        raise ValueError(f"Target size ({tuple(target.shape)}) must be the same as input "
-                         f"size ({tuple(input.shape)})" if fn.endswith("logits") else
-                         f"Using a target size ({tuple(target.shape)}) that is different to "
-                         f"the input size ({tuple(input.shape)}) is deprecated. Please "
+        # (the sizes as PyTorch prints them: viewgrad.Size([...]), its torch.Size([...]))
+        raise ValueError(f"Target size ({target.shape!r}) must be the same as input "
+                         f"size ({input.shape!r})" if fn.endswith("logits") else
+                         f"Using a target size ({target.shape!r}) that is different to "
+                         f"the input size ({input.shape!r}) is deprecated. Please "
                          f"ensure they have the same size.")
 
 
@@ -212,6 +213,7 @@ def soft_margin_loss(input, target, reduction="mean"):
     ``torch.nn.functional.soft_margin_loss`` (the target gets no gradient: refused when
     it requires one, as there)."""
     check_no_requires_grad(target, "target", "soft_margin_loss")
+    B.checked_broadcast("soft_margin_loss", tuple(input.shape), tuple(target.shape))
     return dispatch(SOFT_MARGIN, (input, target), (_reduction(reduction),))
 
 
@@ -249,7 +251,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0):
 def _broadcast(input, target):
     if tuple(input.shape) == tuple(target.shape):
         return input, target
-    shape = B.broadcast_shapes(tuple(input.shape), tuple(target.shape))
+    shape = B.checked_broadcast("loss", tuple(input.shape), tuple(target.shape))
     return input.expand(*shape), target.expand(*shape)
 
 

@@ -95,7 +95,7 @@ def linear(input, weight, bias=None):
     rows = (math.prod(input.shape[:-1]), input.shape[-1]) if flatten else input.shape
     if input.shape[-1] != weight.shape[-1]:
         raise RuntimeError(
-            f"linear: mat1 and mat2 shapes cannot be multiplied ({'x'.join(map(str, rows))}"
+            f"mat1 and mat2 shapes cannot be multiplied ({'x'.join(map(str, rows))}"
             f" and {'x'.join(map(str, weight.t().shape))}): input features "
             f"({input.shape[-1]}) must equal weight.shape[1] ({weight.shape[-1]})")
     if input.dim() == 2 and bias is not None:
@@ -328,6 +328,8 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
         check_no_requires_grad(weight, "weight", "nll_loss2d_forward")
         return dispatch(NLL2D, (input, target), (_warray(weight, input), reduction,
                                                  ignore_index))
+    if target.dim() > 1:   # (a column of class indices: PyTorch refuses it, not a broadcast)
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     tn = target.shape[0] if target.dim() else 0   # a 0-d target has batch size 0 there
     if input.shape[0] != tn:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
@@ -366,7 +368,8 @@ def _check_targets(target, c, ignore_index):
         bad = (t >= c) | ((t < 0) & (t != ignore_index))
         if bool(bad.any()):
             v = int(t[bad].reshape(-1)[0])
-            raise IndexError(f"Target {v} is out of bounds for {c} classes.")
+            raise IndexError(f"Target {v} is out of bounds. (There are {c} classes: a target "
+                             f"is a class index from 0 to {c - 1}.)")
 
 
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",

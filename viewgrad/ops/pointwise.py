@@ -18,27 +18,17 @@ from . import nn_fast as _nnf
 from .lean import unary as _unary, with_number as _with_number   # Note [lean ops]
 from .lean import with_constant as _with_constant
 from .lean import operator_method as _operator_method, unary_method as _unary_method
-from .table import (HALF_OPMATH, METHODS, apply_inplace, defop, dispatch, method,
-                    promoted_dtype, zeros_grad)
+from .table import (HALF_OPMATH, METHODS, apply_inplace, broadcast_error, defop, dispatch,
+                    method, promoted_dtype, zeros_grad)
 
 __all__ = ["add", "sub", "mul", "div", "neg", "pow", "abs", "sqrt", "exp", "log", "tanh",
            "sigmoid", "relu", "where", "sign", "reciprocal", "rsub", "square"]
 
 
 def _bshape_err(op, a, b):
-    """PyTorch's broadcasting error (infer_size): the first mismatching dim from the right,
-    numbered in the broadcast result; plus what to do."""
-    sa = list(getattr(a, "shape", ()))
-    sb = list(getattr(b, "shape", ()))
-    n = max(len(sa), len(sb))
-    for i in range(n - 1, -1, -1):
-        da = sa[i - n + len(sa)] if i - n + len(sa) >= 0 else 1
-        db = sb[i - n + len(sb)] if i - n + len(sb) >= 0 else 1
-        if da != db and da != 1 and db != 1:
-            break
-    return RuntimeError(
-        f"The size of tensor a ({da}) must match the size of tensor b ({db}) at non-singleton "
-        f"dimension {i} ({op} of shapes {sa} and {sb}: reshape or unsqueeze one of them)")
+    """PyTorch's broadcasting error (infer_size) for operands ``a`` and ``b`` (a number
+    has no dims): ``table.broadcast_error`` of their shapes."""
+    return broadcast_error(op, getattr(a, "shape", ()), getattr(b, "shape", ()))
 
 
 _sc = B.scalar_operand  # Note [cached scalar operands] (backend.py)

@@ -432,6 +432,13 @@ def _check_index(self, dim, index, name="gather"):
 @method("gather")
 def gather(self, dim, index):
     d = _check_index(self, dim, index)
+    idx = index._data
+    if idx.size and self.dim():
+        n = self._data.shape[d]
+        bad = (idx < 0) | (idx >= n)   # (no wrapping around: PyTorch's bounds)
+        if bool(bad.any()):
+            raise RuntimeError(f"index {int(idx.reshape(-1)[bad.reshape(-1)][0])} is out of "
+                               f"bounds for dimension {d} with size {n}")
     return show_given(dispatch(GATHER, (self, index), (d,)), "dim", dim, d)
 
 

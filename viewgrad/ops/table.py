@@ -78,6 +78,15 @@ def _follows_first(op):
     return op.promote if ff is None else ff
 
 
+broadcast_error = B.broadcast_error   # (PyTorch's infer_size words, backend.py)
+
+
+def _shapes_error(op, inputs):
+    """PyTorch's error for the Tensor ``inputs`` of an elementwise ``op`` whose shapes do
+    not broadcast (``backend.shapes_error``), or None when they do."""
+    return B.shapes_error(op.name, [t._data.shape for t in inputs if isinstance(t, _Tensor)])
+
+
 def dispatch(op, inputs, attrs=()):
     """Run a (non-view, single-output) op on Tensors (and Python scalars)."""
     n = len(inputs)
@@ -128,6 +137,13 @@ def dispatch(op, inputs, attrs=()):
         if wrapped is None:
             raise
         return dispatch(op, wrapped, attrs)
+    except ValueError:
+        # NumPy's words for operands that do not broadcast, from an elementwise row reached
+        # without a public function's own check (a loss, a composite): PyTorch's instead
+        err = _shapes_error(op, inputs) if (op.broadcast or op.promote) else None
+        if err is None:
+            raise
+        raise err from None
     if type(data) not in _ARRAYS:
         data = dev.xp.asarray(data)
     elif (n > 1 and type(data) is _HOST and data.ndim > 1 and _follows_first(op)

@@ -1,0 +1,88 @@
+"""PyTorch's errors for an advanced index (``x[idx]``, ``x[mask]``, ``x[idx] = v``),
+raised before NumPy sees the key so that its own words never reach the user:
+
+* an index tensor of another dtype: "tensors used as indices must be long, int, byte or
+  bool tensors";
+* a boolean mask whose shape is not that of the dims it indexes: "The shape of the mask
+  [3] at index 0 does not match the shape of the indexed tensor [2, 3] at index 0" — the
+  indexed tensor being what the key's integers and slices leave of self, as PyTorch
+  applies them first;
+* an integer index out of range: "index 5 is out of bounds for dimension 0 with size 2",
+  the dimension counted among the key's index tensors (a mask counts one per dim), as
+  PyTorch's index kernel numbers them.
+"""
+from __future__ import annotations
+
+import builtins as _builtins
+
+from .. import backend as B
+from ..tensor import Tensor
+
+__all__ = ["check_advanced_key"]
+
+
+def _as_array(k):
+    if isinstance(k, Tensor):
+        return k._data
+    if isinstance(k, list):
+        return B.np.asarray(k)
+    if B.is_array(k):
+        return k
+    return None
+
+
+def check_advanced_key(shape, key):
+    """Raise PyTorch's IndexError for the first bad index tensor of ``key`` (a tuple) on a
+    tensor of ``shape``; a key this check does not read (a Python bool, too many
+    indices) is left to the indexing itself."""
+    arrays = [None if (k is None or k is Ellipsis or isinstance(k, (int, _builtins.slice)))
+              else _as_array(k) for k in key]
+    if any(isinstance(k, bool) for k in key) or any(
+            a is None and k is not None and k is not Ellipsis
+            and not isinstance(k, (int, _builtins.slice)) for a, k in zip(arrays, key)):
+        return
+    used = sum(a.ndim if a is not None and a.dtype.kind == "b" else 1
+               for a, k in zip(arrays, key) if k is not None and k is not Ellipsis)
+    if used > len(shape):
+        return
+    after, starts, d = [], [], 0   # what the basic part leaves, where each element starts
+    for a, k in zip(arrays, key):
+        starts.append(len(after))
+        if k is Ellipsis:
+            m = len(shape) - used
+            after.extend(shape[d:d + m])
+            d += m
+        elif k is None:
+            after.append(1)
+        elif isinstance(k, int):
+            d += 1   # (an integer removes its dim)
+        elif isinstance(k, _builtins.slice):
+            after.append(len(range(*k.indices(shape[d]))))
+            d += 1
+        else:
+            m = a.ndim if a.dtype.kind == "b" else 1
+            after.extend(shape[d:d + m])
+            d += m
+    after.extend(shape[d:])
+    ordinal = 0
+    for a, k, s in zip(arrays, key, starts):
+        if a is None:
+            continue
+        if a.dtype.kind == "b":
+            for j in range(a.ndim):
+                if a.shape[j] != after[s + j]:
+                    raise IndexError(f"The shape of the mask {list(a.shape)} at index {j} does "
+                                     f"not match the shape of the indexed tensor {after} at "
+                                     f"index {s + j}")
+            ordinal += a.ndim
+            continue
+        if a.dtype.kind not in "iu":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        n = after[s]
+        if a.size:
+            bad = (a < -n) | (a >= n)
+            if bool(bad.any()):
+                v = int(a.reshape(-1)[bad.reshape(-1)][0])
+                raise IndexError(f"index {v} is out of bounds for dimension {ordinal} with "
+                                 f"size {n}")
+        ordinal += 1
