@@ -202,14 +202,18 @@ def bmm(self, mat2):
 @method("dot")
 def dot(self, tensor):
     _check(self, tensor, "dot")
-    if self.dim() != 1 or tensor.dim() != 1:
-        raise RuntimeError(f"1D tensors expected, but got {self.dim()}D and {tensor.dim()}D "
-                           "tensors")
-    if self.shape[0] != tensor.shape[0]:
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{self.shape[0]}] and "
-                           f"src [{tensor.shape[0]}] to have the same number of elements, but "
-                           f"got {self.shape[0]} and {tensor.shape[0]} elements respectively")
+    check_vectors(self, tensor)
     return dispatch(DOT, (self, tensor))
+
+
+def check_vectors(a, b):
+    """PyTorch's errors for dot/vdot operands: both 1-D, of one size."""
+    if a.dim() != 1 or b.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.dim()}D and {b.dim()}D tensors")
+    if a.shape[0] != b.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and "
+                           f"src [{b.shape[0]}] to have the same number of elements, but got "
+                           f"{a.shape[0]} and {b.shape[0]} elements respectively")
 
 
 @method("mv")

@@ -13,7 +13,7 @@ import warnings
 
 from .. import backend as B
 from .. import return_types as RT
-from .linalg import matmul
+from .linalg import check_vectors, matmul
 from .linalg_solve import _out, batched_solve, check_float, check_matrix, multi_dot
 from .operands import need_tensor
 from .pointwise import where
@@ -172,13 +172,7 @@ VDOT = defop("vdot", "VdotBackward0", lambda self, other: _xp(self).asarray(self
 def vdot(input, other, *, out=None):
     """The dot product of two 1-D tensors, as ``torch.vdot`` (for real tensors the same
     as ``dot``; node ``VdotBackward0``)."""
-    if input.dim() != 1 or other.dim() != 1:
-        raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D "
-                           "tensors")
-    if input.shape[0] != other.shape[0]:
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] "
-                           f"and src [{other.shape[0]}] to have the same number of elements, "
-                           "but got 1 and 1 elements respectively")
+    check_vectors(input, other)
     return _out(dispatch(VDOT, (input, other)), out, "vdot")
 
 
