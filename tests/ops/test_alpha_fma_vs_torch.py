@@ -461,3 +461,23 @@ def test_alpha_checks_as_torch(expr):
             return ("raise", type(e).__name__, str(e).split("\n")[0][:60])
         return ("ok", str(r.dtype).split(".")[-1], r.numpy().tolist())
     assert run(vg) == run(torch)
+
+
+def test_fma_float32_blocks_keep_one_rounding_everywhere():
+    """Note [one rounding of a float32 fma]: the array runs in blocks; midpoint cases
+    planted in every block (and at the block edges) still round once, exactly."""
+    n = 2 * blas._FMA_BLOCK + 7
+    rng = np.random.default_rng(3)
+    a, b, c = (rng.standard_normal(n).astype(np.float32) for _ in range(3))
+    x = np.float32(1321) * np.float32(2.0 ** -30)
+    y = np.float32(812825) * np.float32(2.0 ** -24)
+    planted = [0, 1, blas._FMA_BLOCK - 1, blas._FMA_BLOCK, blas._FMA_BLOCK + 3, n - 1]
+    for i in planted:
+        a[i], b[i], c[i] = x, y, 1.0
+    a[5], b[5], c[5] = np.float32(1e-30), np.float32(1e-15), np.float32(1e-44)   # subnormal
+    got = blas.fma_float32(a, b, c)
+    for i in planted + [5] + list(rng.integers(0, n, 200)):
+        want = _round_to(Fraction(float(a[i])) * Fraction(float(b[i]))
+                         + Fraction(float(c[i])), np.float32)
+        assert got[i] == want, i
+    assert got[planted[0]] != np.float32(1.0)   # (the exact sum rounds up, not to even)

@@ -244,17 +244,17 @@ def default_collate(batch):
     if isinstance(elem, numbers.Real):
         return Fa.tensor(batch, dtype=B.float64)
     if isinstance(elem, (str, bytes)):
-        return list(batch)
+        return batch   # as given: a list at the top, a tuple inside (torch's zip(*batch))
     if isinstance(elem, dict):
         return type(elem)({k: default_collate([d[k] for d in batch]) for k in elem}) \
             if type(elem) is not dict else {k: default_collate([d[k] for d in batch])
                                             for k in elem}
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
-        return type(elem)(*(default_collate(list(s)) for s in zip(*batch)))
+        return type(elem)(*(default_collate(s) for s in zip(*batch)))
     if isinstance(elem, (tuple, list)):
         if any(len(e) != len(elem) for e in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        return [default_collate(list(s)) for s in zip(*batch)]
+        return [default_collate(s) for s in zip(*batch)]
     raise TypeError(f"default_collate: batch must contain tensors, numpy arrays, numbers, "
                     f"dicts or lists; found {type(elem)}")
 
