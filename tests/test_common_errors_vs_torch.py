@@ -80,8 +80,37 @@ CODES = [
  "M.ones(2,3)[M.tensor([0.5])]",
 ]
 
+# shapes, dims and indices out of range, linear algebra, layers and losses
+CODES += [
+ "M.ones(2,3).view(-1,-1)", "M.ones(2,3).reshape(-1,4)", "M.ones(2,3).view(7)", "M.zeros(2,3).unflatten(1,(2,2))",
+ "M.ones(2,3).repeat(1)", "M.ones(2,3).expand(-1)", "M.ones(2,3).tile(0.5)", "M.arange(5).float().quantile(2.)",
+ "M.ones(3).multinomial(5)", "M.ones(2,3).split([1,1],0)", "M.ones(2,3).split([1,1],1)", "M.ones(2,3).movedim(0,5)",
+ "M.ones(2,3).flip(3)", "M.ones(2,3).roll(1,5)", "M.ones(2,3).diagonal(0,0,0)", "M.ones(2,3).tril(0).triu(0).trace().item(); M.ones(2,3,4).trace()",
+ "M.ones(2,3).sort(5)", "M.ones(2,3).argmax(5)", "M.ones(2,3).cumsum(5)", "M.ones(2,3).std(5)", "M.ones(2,3).norm(dim=5)",
+ "M.ones(2,3).masked_select(M.ones(3,2)>0)", "M.ones(2,3).index_fill(1, M.tensor([5]), 0.)", "M.ones(2,3).index_add(1, M.tensor([0]), M.ones(2,2))",
+ "M.ones(2,3).scatter(1, M.tensor([[5]]), 0.)", "M.ones(2,3).scatter_add(1, M.tensor([[0]]), M.ones(1,1)).sum(); M.ones(2,3).scatter_add(1, M.tensor([[3]]), M.ones(1,1))",
+ "M.ones(2,3).take(M.tensor([6]))", "M.ones(2,3).put_(M.tensor([6]), M.tensor([1.]))", "M.ones(2,3).index_put_((M.tensor([5]),), M.tensor(1.))",
+ "M.ones(2,3).clone().resize_(2)", "M.ones(2,3).new_full((2,), 'a')", "M.full((2,), 1).float().long().bool().float().requires_grad_().sum().backward(); M.ones(2).int().requires_grad_()",
+ "M.linalg.det(M.ones(2,3))", "M.linalg.eigh(M.ones(2,3))", "M.linalg.svd(M.ones(2))", "M.linalg.qr(M.ones(2))", "M.linalg.cholesky(M.ones(2,3))",
+ "M.linalg.solve(M.ones(2,2), M.ones(3,1))", "M.linalg.matrix_power(M.ones(2,3), 2)", "M.linalg.norm(M.ones(2,3), ord='fro', dim=0)",
+ "M.einsum('ij,jk->ik', M.ones(2,3), M.ones(2,3))", "M.einsum('ij->ijk', M.ones(2,3))", "M.tensordot(M.ones(2,3), M.ones(2,3), dims=([1],[1])).shape; M.tensordot(M.ones(2,3), M.ones(2,3), dims=([0],[1]))",
+ "M.outer(M.ones(2,3), M.ones(2))", "M.kron(M.ones(2), M.ones(2,2)).shape; M.cdist(M.ones(2,3), M.ones(2,4))", "M.nn.functional.pad(M.ones(2,3), (1,))",
+ "M.nn.functional.pad(M.ones(2,3), (1,1), mode='reflect')", "M.nn.functional.interpolate(M.ones(1,1,4), scale_factor=2, mode='bilinear')",
+ "M.nn.functional.softmax(M.ones(2,3), dim=3)", "M.nn.functional.dropout(M.ones(2), p=1.5)", "M.nn.functional.conv1d(M.ones(1,2,5), M.ones(3,2,7))",
+ "M.nn.functional.avg_pool2d(M.ones(1,1,2,2), 2, padding=2)", "M.nn.functional.embedding(M.tensor([0]), M.ones(3))",
+ "M.nn.functional.binary_cross_entropy(M.ones(2)*2, M.ones(2))", "M.nn.functional.nll_loss(M.ones(2,3), M.tensor([0,1]), weight=M.ones(2))",
+ "M.nn.functional.kl_div(M.ones(2), M.ones(3))", "M.nn.functional.one_hot(M.tensor([1.]), 3)", "M.nn.LSTM(3,4)(M.ones(2,5))",
+ "M.nn.Conv2d(3,4,3)(M.ones(1,3,2,2))", "M.nn.BatchNorm1d(3)(M.ones(1,3))", "M.nn.LayerNorm(3)(M.ones(2,4))", "M.nn.MultiheadAttention(4,3)",
+ "M.nn.Linear(2,3).weight.T.T.view(6)", "M.ones(2,2,requires_grad=True).exp().sum().backward(retain_graph=False) or M.autograd.grad(M.ones(1,requires_grad=True).exp(), M.ones(1,requires_grad=True))",
+]
+
 # where viewgrad's words knowingly differ, and why
 KNOWN = {
+    "M.ones(2,3).clone().resize_(2)": "Tensor.resize_ is not in viewgrad's API",
+    "M.linalg.norm(M.ones(2,3), ord='fro', dim=0)": "both refuse; viewgrad asks for a number "
+    "ord first",
+    "M.nn.functional.avg_pool2d(M.ones(1,1,2,2), 2, padding=2)": "viewgrad names the pool "
+    "first",
     "M.ones(2,requires_grad=True).add_(1)": "viewgrad names the in-place op first "
     "(\"add_: a leaf Variable ...\"), as tutorials/07-forbidden.md shows",
     "M.ones(2,3) @ M.ones(2,3)": "viewgrad names the product first (\"mm: mat1 and mat2 ...\")",

@@ -144,6 +144,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             norms = _norm(rows, norm_type, -1)
             scale = where(norms > max_norm, max_norm / (norms + 1e-7), Fa.ones_like(norms))
             weight[input.reshape(-1)] = rows * scale
+    if weight.dim() != 2:
+        raise RuntimeError("'weight' must be 2-D")
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.shape[0]
     return embedding_rows(weight, input, padding_idx)

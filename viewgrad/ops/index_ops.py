@@ -177,7 +177,12 @@ def _check_index(self, dim, index, name):
             bad = hi if hi >= n else lo
             if name == "index_select":
                 raise IndexError("index out of range in self")
-            raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {n}")
+            msg = f"index {bad} is out of bounds for dimension {d} with size {n}"
+            if name == "index_fill":   # (PyTorch's types and words, op by op)
+                raise IndexError(msg)
+            if name == "index_copy":
+                raise IndexError(f"index_copy_(): {msg}")
+            raise RuntimeError(msg)
     return d, index.reshape(-1) if index.dim() == 0 else index
 
 
@@ -414,6 +419,7 @@ def _scatter_reduce(self, d, index, src, reduce, inplace):
 def _scatter_inplace(self, dim, index, src, op_name, reduce=None):
     from . import reduce as R
     d = R._check_index(self, dim, index, "scatter")
+    R.check_bounds(self, d, index)
     if reduce is not None:
         return _scatter_reduce(self, d, index, src, reduce, True)
     if op_name == "scatter_add_":

@@ -352,8 +352,9 @@ def _warray(weight, input):
     if weight is None:
         return None
     if not isinstance(weight, Tensor) or tuple(weight.shape) != (input.shape[1],):
-        raise RuntimeError(f"nll_loss: weight must be a tensor of shape [{input.shape[1]}] "
-                           f"(one per class), got {list(getattr(weight, 'shape', []))}")
+        raise RuntimeError(f"weight tensor should be defined either for all {input.shape[1]} "
+                           f"classes or no classes but got weight tensor of shape: "
+                           f"{list(getattr(weight, 'shape', []))}")
     if weight._device is not input._device:
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least "
                            f"two devices, {input.device.type} and {weight.device.type}!")

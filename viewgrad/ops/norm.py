@@ -206,7 +206,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     count = input.numel() // c if c else 0
     if count <= 1:
         raise ValueError(f"Expected more than 1 value per channel when training, got input "
-                         f"size {list(input.shape)}")
+                         f"size {input.shape!r}")   # (torch.Size([...]) there)
     out = dispatch(BATCH_NORM, (input, weight, bias), (float(eps),))
     if running_mean is not None:
         _update_running(input, running_mean, running_var, momentum, count)

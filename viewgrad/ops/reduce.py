@@ -432,19 +432,26 @@ def _check_index(self, dim, index, name="gather"):
 @method("gather")
 def gather(self, dim, index):
     d = _check_index(self, dim, index)
+    check_bounds(self, d, index)
+    return show_given(dispatch(GATHER, (self, index), (d,)), "dim", dim, d)
+
+
+def check_bounds(self, d, index):
+    """PyTorch's error for a gather/scatter index outside ``[0, size)`` along dim ``d``
+    (no wrapping around: a negative index is out of bounds there)."""
     idx = index._data
     if idx.size and self.dim():
         n = self._data.shape[d]
-        bad = (idx < 0) | (idx >= n)   # (no wrapping around: PyTorch's bounds)
+        bad = (idx < 0) | (idx >= n)
         if bool(bad.any()):
             raise RuntimeError(f"index {int(idx.reshape(-1)[bad.reshape(-1)][0])} is out of "
                                f"bounds for dimension {d} with size {n}")
-    return show_given(dispatch(GATHER, (self, index), (d,)), "dim", dim, d)
 
 
 @method("scatter")
 def scatter(self, dim, index, src=None, *, value=None, reduce=None):
     d = _check_index(self, dim, index, "scatter")
+    check_bounds(self, d, index)
     if reduce is not None:  # PyTorch's deprecated form, without a derivative
         from .index_ops import _scatter_reduce
         return _scatter_reduce(self, d, index, value if src is None else src, reduce, False)
@@ -463,5 +470,6 @@ def _same_dtype(self, src):
 @method("scatter_add")
 def scatter_add(self, dim, index, src):
     d = _check_index(self, dim, index, "scatter")
+    check_bounds(self, d, index)
     _same_dtype(self, src)
     return dispatch(SCATTER_ADD, (self, index, src), (d,))

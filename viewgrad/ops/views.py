@@ -132,7 +132,17 @@ def flatten(self, start_dim=0, end_dim=-1):
 def unflatten(self, dim, sizes):
     d = _wrap_dim(dim, self.dim())
     shape = tuple(self.shape)
-    return view(self, shape[:d] + tuple(sizes) + shape[d + 1:])
+    sizes = tuple(sizes)
+    known = 1
+    for s in sizes:
+        known *= s if s != -1 else 1
+    if sizes.count(-1) > 1:
+        raise RuntimeError("unflatten got an unexpected error:\nonly one dimension can be "
+                           "inferred")
+    if (known != shape[d] if -1 not in sizes else (known == 0 or shape[d] % known)):
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
+                           f"size of dim {d} ({shape[d]}) in the input tensor")
+    return view(self, shape[:d] + sizes + shape[d + 1:])
 
 
 # as_strided: relative to the STORAGE, like PyTorch. Its backward scatters through flat
@@ -476,9 +486,10 @@ def expand(self, *sizes, size=None):
     sizes = list(unpack_args(sizes, size, "size", "expand"))
     nd = self.dim()
     if len(sizes) < nd:
-        raise RuntimeError(
-            f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal to "
-            f"the number of dimensions in the tensor ({nd})")
+        raise RuntimeError(   # (PyTorch names the call: expand(torch.FloatTensor{[2, 3]}...)
+            f"expand({B.dtype_name(self.dtype)}{{{list(self.shape)}}}, size={list(sizes)}): "
+            f"the number of sizes provided ({len(sizes)}) must be greater or equal to the "
+            f"number of dimensions in the tensor ({nd})")
     lead = len(sizes) - nd
     shape = []
     for i, s in enumerate(sizes):

@@ -1,0 +1,90 @@
+"""Tensor methods PyTorch code calls that are other ops in other words, each recorded as
+PyTorch records it:
+
+* ``fill_diagonal_(value, wrap=False)``: PyTorch's own steps — the diagonal as an
+  ``as_strided`` view, ``fill_`` on it (so the graph is a CopySlices, the version moves
+  once, twice with ``wrap``);
+* ``sum_to_size(*size)``: ``at::sum_to`` — one sum with ``keepdim`` over the dims to
+  reduce (SumBackward1), then a view to drop leading dims; itself when nothing is reduced;
+* ``absolute_`` and ``negative_``: ``abs_`` and ``neg_``;
+* ``conj``, ``resolve_conj``, ``resolve_neg``, ``conj_physical`` of a real tensor: the
+  tensor itself (PyTorch returns the same object), ``is_conj``/``is_neg``: False.
+"""
+from __future__ import annotations
+
+from .table import METHODS, method
+
+__all__ = ["fill_diagonal_", "sum_to_size"]
+
+
+@method("fill_diagonal_")
+def fill_diagonal_(self, fill_value, wrap=False):
+    """Fill the main diagonal (of a 2-D tensor, or of an n-D one with equal sizes) with
+    ``fill_value`` in place; ``wrap=True`` continues below a tall matrix's diagonal every
+    ``width + 1`` rows, as ``torch.Tensor.fill_diagonal_``."""
+    nd = self.dim()
+    if nd < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    height, width = self.shape[0], self.shape[1]
+    if nd > 2 and any(s != height for s in self.shape[1:]):
+        raise RuntimeError("all dimensions of input must be of equal length")
+    offset = self.storage_offset()
+    stride = sum(self.stride())
+    size = min(height, width)
+    self.as_strided((size,), (stride,), offset).fill_(fill_value)
+    if wrap and nd == 2 and height > width + 1:
+        step = width + 1
+        wrap_size = (self.numel() + step - 1) // step - size
+        self.as_strided((wrap_size,), (stride,), offset + self.stride(0) * step).fill_(
+            fill_value)
+    return self
+
+
+@method("sum_to_size")
+def sum_to_size(self, *size):
+    """``self`` summed down to ``size`` (which must expand to self's shape), as
+    ``torch.Tensor.sum_to_size``."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = size[0]
+    size = tuple(int(s) for s in size)
+    shape = tuple(self.shape)
+    lead = len(shape) - len(size)
+    if lead < 0 or any(s != 1 and s != t for s, t in zip(size, shape[lead:])):
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size "
+                           f"{{{list(shape)}}}.")
+    dims = list(range(lead)) + [i for i in range(lead, len(shape))
+                                if size[i - lead] == 1 and shape[i] != 1]
+    out = self.sum(dims, keepdim=True) if dims else self
+    return out.view(size) if lead > 0 else out
+
+
+def _real_only(name):
+    def check(self):
+        if self._data.dtype.kind == "c":
+            raise RuntimeError(f"{name}: viewgrad keeps no conjugate or negative bit on a "
+                               "complex tensor; conjugate it with a tensor op instead")
+        return self
+    check.__name__ = name
+    check.__doc__ = (f"``torch.Tensor.{name}`` of a real tensor: the tensor itself (PyTorch "
+                     "returns the same object).")
+    return check
+
+
+for _name in ("conj", "resolve_conj", "resolve_neg", "conj_physical"):
+    method(_name)(_real_only(_name))
+
+
+@method("is_conj")
+def is_conj(self):
+    """False: viewgrad has no conjugate bit (a real tensor's is always unset)."""
+    return False
+
+
+@method("is_neg")
+def is_neg(self):
+    """False: viewgrad has no negative bit."""
+    return False
+
+
+METHODS["absolute_"] = lambda self: METHODS["abs_"](self)   # (torch's alias of abs_)
+METHODS["negative_"] = lambda self: METHODS["neg_"](self)   # (and of neg_)
