@@ -104,8 +104,44 @@ CODES += [
  "M.nn.Linear(2,3).weight.T.T.view(6)", "M.ones(2,2,requires_grad=True).exp().sum().backward(retain_graph=False) or M.autograd.grad(M.ones(1,requires_grad=True).exp(), M.ones(1,requires_grad=True))",
 ]
 
+# nn.functional's calls with odd arguments (F is M.nn.functional)
+CODES += [
+ "F.pad(M.ones(1,2,3), (1,2), mode='circular').shape", "F.pad(M.ones(1,2,3), (4,4), mode='reflect')", "F.pad(M.ones(2,3), (1,1,1,1), value=2.).sum().item()",
+ "F.pad(M.ones(1,2,3), (1,1), mode='replicate').shape", "F.pad(M.ones(1,2,3), (-1,0)).shape", "F.pad(M.ones(3), (1,1), mode='nearest')",
+ "F.interpolate(M.ones(1,1,4), size=6).shape", "F.interpolate(M.ones(1,1,4,4), scale_factor=0.5, mode='bilinear', align_corners=False).shape",
+ "F.interpolate(M.ones(1,1,4,4), size=(2,3), mode='nearest-exact').shape", "F.interpolate(M.ones(1,1,4,4), mode='bilinear')",
+ "F.softmax(M.ones(2,3)).shape", "F.log_softmax(M.ones(2,3), 1, dtype=M.float64).dtype.__str__()",
+ "F.dropout(M.ones(4), 0.0, training=True).tolist()", "F.dropout(M.ones(4), 1.0).tolist()", "F.dropout(M.ones(4), p=-0.1)",
+ "F.relu(M.ones(2), inplace=True).tolist()", "F.leaky_relu(M.ones(2)*-1, 0.2).tolist()", "F.gelu(M.ones(2), approximate='none').shape", "F.gelu(M.ones(2), approximate='bad')",
+ "F.one_hot(M.tensor([0,2]), 3).tolist()", "F.one_hot(M.tensor([-1]), 3)", "F.one_hot(M.tensor([[0,1]])).shape",
+ "F.normalize(M.ones(2,3), p=1, dim=0).tolist()", "F.cosine_similarity(M.ones(3), M.ones(3), dim=0).item()",
+ "F.mse_loss(M.ones(2), M.ones(2), reduction='bad')", "F.cross_entropy(M.ones(2,3), M.tensor([0,1]), reduction='none').shape",
+ "F.cross_entropy(M.ones(2,3), M.tensor([0,1]), label_smoothing=1.5)", "F.cross_entropy(M.ones(2,3,4), M.tensor([[0,1,2,0],[1,1,1,1]])).item()",
+ "F.cross_entropy(M.ones(3), M.tensor(1)).item()", "F.cross_entropy(M.ones(2,3), M.ones(2,3)/3).item()",
+ "F.nll_loss(M.ones(2,3), M.tensor([0,-100])).item()", "F.binary_cross_entropy(M.ones(2)*0.5, M.ones(2)*2)",
+ "F.binary_cross_entropy_with_logits(M.ones(2), M.ones(2), pos_weight=M.ones(3))", "F.l1_loss(M.ones(2), M.ones(2), reduction='sum').item()",
+ "F.smooth_l1_loss(M.ones(2), M.zeros(2), beta=-1)", "F.huber_loss(M.ones(2), M.zeros(2), delta=0)", "F.kl_div(M.ones(2), M.ones(2), reduction='batchmean').item()",
+ "F.max_pool2d(M.ones(1,1,4,4), 2, return_indices=True)[1].dtype.__str__()", "F.max_pool2d(M.ones(1,1,4,4), 2, stride=0)",
+ "F.avg_pool2d(M.ones(1,1,4,4), 2, ceil_mode=True, count_include_pad=False).shape", "F.adaptive_avg_pool2d(M.ones(1,1,5,5), (2,3)).shape",
+ "F.conv2d(M.ones(1,1,4,4), M.ones(1,1,3,3), padding='same').shape", "F.conv2d(M.ones(1,1,4,4), M.ones(1,1,3,3), padding='same', stride=2)",
+ "F.conv2d(M.ones(1,1,4,4), M.ones(1,1,3,3), padding='valid').shape", "F.conv2d(M.ones(1,2,4,4), M.ones(2,1,3,3), groups=2).shape",
+ "F.conv2d(M.ones(1,3,4,4), M.ones(2,1,3,3), groups=2)", "F.conv_transpose2d(M.ones(1,1,3,3), M.ones(1,1,3,3), stride=2, output_padding=1).shape",
+ "F.embedding(M.tensor([1]), M.ones(3,2), max_norm=0.5).tolist()", "F.layer_norm(M.ones(2,3), [3], M.ones(2))",
+ "F.batch_norm(M.ones(4,3), M.zeros(3), M.ones(3), training=True).shape", "F.batch_norm(M.ones(4,3), None, None, training=False)",
+ "F.linear(M.ones(3), M.ones(2,3)).shape", "F.linear(M.ones(2,4,3), M.ones(5,3), M.ones(5)).shape", "F.bilinear(M.ones(2,3), M.ones(2,4), M.ones(5,3,4)).shape",
+ "F.scaled_dot_product_attention(M.ones(1,2,3), M.ones(1,2,3), M.ones(1,2,3), is_causal=True).shape", "F.unfold(M.ones(1,1,4,4), 2).shape", "F.fold(M.ones(1,4,9), (4,4), 2).shape",
+ "F.pixel_shuffle(M.ones(1,4,2,2), 2).shape", "F.pixel_shuffle(M.ones(1,3,2,2), 2)", "F.glu(M.ones(2,3))", "F.softplus(M.ones(2), beta=2, threshold=1).tolist()",
+ "F.hardtanh(M.ones(2), 2, 1)", "F.threshold(M.ones(2), 0.5, 2.).tolist()", "F.elu(M.ones(2)*-1, alpha=2.).tolist()", "F.celu(M.ones(2), alpha=0.)",
+ "F.prelu(M.ones(1,3,2), M.ones(2))", "F.rrelu(M.ones(2), training=False).tolist()", "F.logsigmoid(M.ones(2)).shape", "F.silu(M.ones(2), inplace=True).shape",
+]
+
 # where viewgrad's words knowingly differ, and why
 KNOWN = {
+    "F.binary_cross_entropy_with_logits(M.ones(2), M.ones(2), pos_weight=M.ones(3))": "both "
+    "refuse; viewgrad expands pos_weight first (expand's words)",
+    "F.max_pool2d(M.ones(1,1,4,4), 2, stride=0)": "viewgrad names the pool first",
+    "F.embedding(M.tensor([1]), M.ones(3,2), max_norm=0.5).tolist()": "max_norm's scale "
+    "differs from torch's in the last bit (its norm is summed in another order)",
     "M.ones(2,3).clone().resize_(2)": "Tensor.resize_ is not in viewgrad's API",
     "M.linalg.norm(M.ones(2,3), ord='fro', dim=0)": "both refuse; viewgrad asks for a number "
     "ord first",
@@ -127,13 +163,24 @@ KNOWN = {
 
 
 def _outcome(M, code):
+    """What running ``code`` gives: (exception type, PyTorch's wording) or ("ok", the value
+    of a final expression, as text with the library names normalized)."""
+    g = {"M": M, "F": M.nn.functional}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            exec(code, {"M": M})   # noqa: S102 - the sweep's own code
+            try:
+                v = eval(code, g)   # noqa: S307 - the sweep's own code
+            except SyntaxError:   # statements
+                exec(code, g)   # noqa: S102
+                v = None
         except Exception as e:   # noqa: BLE001 - compared
             return (type(e).__name__, wording(str(e)))
-    return "ok"
+    if isinstance(v, (str, bool, int, float, list, tuple)) or v is None or \
+            type(v).__name__ in ("Size", "dtype"):
+        text = repr(v) if not isinstance(v, str) else v
+        return ("ok", text.replace("torch.", "").replace("viewgrad.", ""))
+    return ("ok",)
 
 
 @pytest.mark.host_only("torch's CPU errors are the oracle")

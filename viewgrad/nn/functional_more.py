@@ -158,7 +158,9 @@ def one_hot(tensor, num_classes=-1):
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if num_classes == -1:
         num_classes = int(tensor.max().item()) + 1 if tensor.numel() else 0
-    if tensor.numel() and (bool((tensor < 0).any()) or int(tensor.max().item()) >= num_classes):
+    if tensor.numel() and bool((tensor < 0).any()):
+        raise RuntimeError("Class values must be non-negative.")
+    if tensor.numel() and int(tensor.max().item()) >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     classes = Fa.arange(num_classes, device=tensor.device)
     return (tensor.unsqueeze(-1) == classes).to(Fa.B.int64)

@@ -173,8 +173,8 @@ def gelu(input, approximate="none"):
     if approximate == "tanh":
         return dispatch(GELU_TANH, (input,))
     if approximate != "none":
-        raise RuntimeError(f"approximate argument must be either none or tanh, got "
-                           f"{approximate!r}")
+        raise RuntimeError(f"approximate argument must be either none or tanh. (Got "
+                           f"{approximate!r}.)")
     return dispatch(GELU, (input,))
 
 
@@ -190,6 +190,8 @@ def silu(input, inplace=False):
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """``clamp(x, min_val, max_val)`` with zero gradient outside, as torch's hardtanh."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
     return _run(HARDTANH, input, (float(min_val), float(max_val)), "hardtanh", inplace)
 
 

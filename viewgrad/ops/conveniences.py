@@ -86,5 +86,15 @@ def is_neg(self):
     return False
 
 
-METHODS["absolute_"] = lambda self: METHODS["abs_"](self)   # (torch's alias of abs_)
-METHODS["negative_"] = lambda self: METHODS["neg_"](self)   # (and of neg_)
+@method("absolute_")
+def absolute_(self):
+    """In-place ``abs`` under PyTorch's other name (``torch.Tensor.absolute_``):
+    ``AbsBackward0`` on self's history, the version bumped."""
+    return METHODS["abs_"](self)
+
+
+@method("negative_")
+def negative_(self):
+    """In-place ``neg`` under PyTorch's other name (``torch.Tensor.negative_``):
+    ``NegBackward0`` on self's history, the version bumped."""
+    return METHODS["neg_"](self)

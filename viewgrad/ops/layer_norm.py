@@ -74,6 +74,15 @@ LAYER_NORM = defop("native_layer_norm", "NativeLayerNormBackward0", _ln_fwd,
                    edge_for_every_input=True)
 
 
+def _check_affine(shape, **tensors):
+    """PyTorch's error for an affine weight or bias not of ``normalized_shape``."""
+    for name, t in tensors.items():
+        if t is not None and tuple(t.shape) != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
+                               f"got {name} of shape {list(t.shape)} and normalized_shape = "
+                               f"{list(shape)}")
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalise over the last ``len(normalized_shape)`` dims (biased variance), then scale
     and shift elementwise: ``(x - mean) / sqrt(var + eps) * weight + bias`` — one
@@ -84,6 +93,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, shape))}], but got input of size"
                            f"{list(input.shape)}")
+    _check_affine(shape, weight=weight, bias=bias)
     check_mixed_dtypes(input, weight, bias)
     return dispatch(LAYER_NORM, (input, weight, bias), (len(shape), float(eps)))
 
@@ -106,10 +116,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if not shape:
         raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
                            "containing at least one element, but got normalized_shape = []")
-    if weight is not None and tuple(weight.shape) != shape:
-        raise RuntimeError("Expected weight to be of same shape as normalized_shape, but got "
-                           f"weight of shape {list(weight.shape)} and normalized_shape = "
-                           f"{list(shape)}")
+    _check_affine(shape, weight=weight)
     n = input.dim()
     if n < len(shape) or tuple(input.shape[n - len(shape):]) != shape:
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "

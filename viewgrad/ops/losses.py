@@ -83,6 +83,8 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
     check_no_requires_grad(weight, "weight", "binary_cross_entropy")
     if bool(((input < 0) | (input > 1)).any()):
         raise RuntimeError("all elements of input should be between 0 and 1")
+    if bool(((target < 0) | (target > 1)).any()):   # (PyTorch refuses it: no silent loss)
+        raise RuntimeError("all elements of target should be between 0 and 1")
     return dispatch(BCE, (input, target), (_weight(weight, input), _reduction(reduction)))
 
 

@@ -198,9 +198,9 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise RuntimeError("batch_norm: running_mean and running_var must both be given or "
                            "both be None")
     if not training:
-        if running_mean is None:
-            raise RuntimeError("batch_norm: running_mean and running_var must be defined in "
-                               "evaluation mode (training=False)")
+        if running_mean is None:   # (PyTorch's words; viewgrad asks for both together)
+            raise RuntimeError("running_mean must be defined in evaluation mode (batch_norm "
+                               "with training=False: pass running_mean and running_var)")
         return dispatch(BATCH_NORM_EVAL, (input, weight, bias, running_mean, running_var),
                         (float(eps),))
     count = input.numel() // c if c else 0
