@@ -61,8 +61,9 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
             arr = src_dev.to_host(data) if src_dev is not None else data
             dt = B.to_dtype(dtype) or arr.dtype
         else:
+            data, leaf_dt = _check_nested(data)   # (ragged lists; tensors among the numbers)
             try:
-                dt = B.to_dtype(dtype) or B.default_float_for(data)
+                dt = B.to_dtype(dtype) or leaf_dt or B.default_float_for(data)
             except (ValueError, TypeError) as e:
                 raise TypeError(f"tensor(): could not infer a dtype from {type(data).__name__}"
                                 f" ({e})") from None
@@ -85,6 +86,55 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
 
 
 _NUMBER_LEAF = object()
+
+
+def _check_nested(data):
+    """``(data, dtype)`` for nested lists as PyTorch reads them: a ragged list is refused
+    ("expected sequence of length 2 at dim 1 (got 1)": the lengths along the first
+    elements are the shape every list must have); a one-element tensor among the numbers
+    stands for its number (any of its dims dropped), a larger one is refused; with tensors
+    among the leaves, the dtype is what the leaves' dtypes promote to (a tensor's own, a
+    Python number's default), else None."""
+    if not isinstance(data, (list, tuple)):
+        return data, None
+    shape, d = [], data
+    while isinstance(d, (list, tuple)):
+        shape.append(len(d))
+        if not d:
+            break
+        d = d[0]
+    found = []
+
+    def walk(x, dim):
+        if isinstance(x, Tensor):
+            if x.numel() != 1:
+                raise ValueError("only one element tensors can be converted to Python scalars"
+                                 " (to make one tensor of several, use viewgrad.stack)")
+            found.append(x.dtype)
+            return x.item()
+        if not isinstance(x, (list, tuple)):
+            if isinstance(x, (bool, numbers.Number)):
+                found.append(B.default_float_for(x))
+            return x
+        if dim < len(shape) and len(x) != shape[dim]:
+            raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got "
+                             f"{len(x)})")
+        return [walk(e, dim + 1) for e in x]
+    out = walk(data, 0)
+    if not any(isinstance(e, Tensor) for e in _leaves(data)):
+        return data, None
+    dt = found[0]
+    for f in found[1:]:
+        dt = B.promote_types(dt, f)
+    return out, dt
+
+
+def _leaves(x):
+    if isinstance(x, (list, tuple)):
+        for e in x:
+            yield from _leaves(e)
+    else:
+        yield x
 
 
 def _refuse_leaf(data):
@@ -200,6 +250,9 @@ def _fill(kind, size, dtype, device, requires_grad, value=None):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
+    flat = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    if any(hasattr(s, "__index__") and not isinstance(s, bool) and int(s) < 0 for s in flat):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")   # (its own words)
     return _fill("zeros", size, dtype, device, requires_grad)
 
 
@@ -283,6 +336,9 @@ def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_gra
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    for name, v in (("n", n), ("m", m)):
+        if v is not None and v < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
     dev = B.device(device)
     return _finish(dev.xp.eye(n, m, dtype=B.to_dtype(dtype) or B.default_float()), dev, requires_grad)
 

@@ -160,7 +160,7 @@ def rand(*size, generator=None, out=None, dtype=None, device=None, requires_grad
     ``vg.rand(size=(3, 4), generator=g)``, as ``torch.rand``."""
     shape = _size(size, kw.pop("size", None), "rand")
     _no_extra(kw, "rand")
-    dt = B.to_dtype(dtype) or B.default_float()
+    dt = _float_kernel(dtype, "check_uniform_bounds")
     host = rng_of(generator).uniform(_numel(shape), dt).reshape(shape)
     return with_out(_finish(host, dt, device, requires_grad), out, "rand")
 
@@ -171,9 +171,20 @@ def randn(*size, generator=None, out=None, dtype=None, device=None, requires_gra
     as ``torch.randn``."""
     shape = _size(size, kw.pop("size", None), "randn")
     _no_extra(kw, "randn")
-    dt = B.to_dtype(dtype) or B.default_float()
+    dt = _float_kernel(dtype, "normal_kernel_cpu")
     host = rng_of(generator).normal(_numel(shape), dt).reshape(shape)
     return with_out(_finish(host, dt, device, requires_grad), out, "randn")
+
+
+def _float_kernel(dtype, kernel):
+    """The dtype a float sampler fills (the default float), after PyTorch's refusal of an
+    integer or bool one (``kernel``: the name its error gives)."""
+    dt = B.to_dtype(dtype) or B.default_float()
+    if dt.kind not in "fc":
+        from .args import torch_type_name
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
+                                  f"'{torch_type_name(dt)}'")
+    return dt
 
 
 def _no_extra(kw, fn):
@@ -264,6 +275,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         raise RuntimeError("normal expects all elements of std >= 0.0")
     stream = rng_of(generator)
     dt = B.to_dtype(dtype) or (like.dtype if like is not None else B.default_float())
+    _float_kernel(dt, "normal_kernel_cpu")
     if like is None:
         host = stream.normal(_numel(shape), dt, float(m), float(s)).reshape(shape)
     elif isinstance(std, Tensor):   # PyTorch: normal_(0, 1), then * std + mean
