@@ -320,7 +320,7 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     dev = B.device(device)
     dt = B.to_dtype(dtype) or B.default_float()
     if int(steps) < 0:
-        raise RuntimeError("linspace(): number of steps must be non-negative")
+        raise RuntimeError("number of steps must be non-negative")
     host = B.torch_linspace(float(start), float(end), int(steps), dt) if int(steps) \
         else B.host_array([], dtype=dt)
     return _finish(host if dev is B.cpu else dev.from_host(host), dev, requires_grad)
