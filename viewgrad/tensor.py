@@ -616,6 +616,16 @@ def _wrap_dim(dim, ndim):
     return dim + n if dim < 0 else dim
 
 
+def _unique_dims(wrapped):
+    """``wrapped`` (normalised dims), after PyTorch's check that none is given twice."""
+    seen = set()
+    for d in wrapped:
+        if d in seen:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        seen.add(d)
+    return wrapped
+
+
 # autograd's modules import Tensor, so the ones Tensor calls are bound here, once the class
 # exists (viewgrad/__init__ imports autograd first; this module is imported from there)
 from .autograd import blame as _blame  # noqa: E402

@@ -32,7 +32,8 @@ CODES = [
     "M.tensor([M.tensor(1), 2.5]).dtype", "M.tensor([M.tensor(1.,dtype=M.float64), 2.5]).dtype",
     "M.tensor([[M.tensor(True)]]).dtype", "M.tensor([[M.ones(2)]])", "M.tensor([[1,2],[3,4,5]])",
     "M.tensor([[[1,2]],[[3]]])", "M.zeros(2,-3)", "M.rand(2, dtype=M.int64)", "M.randn(2, dtype=M.bool)",
-    "M.normal(0,1,(2,), dtype=M.int64)", "M.eye(2,-1)",
+    "M.normal(0,1,(2,), dtype=M.int64)", "M.eye(2,-1)", "M.tensor([1.0, M.ones(1)])",
+    "M.tensor([[1,2],[3]], dtype=M.float32)", "M.tensor([1.0, M.ones(2)])",
 ]
 
 # sampled values, allocator addresses and dtype objects differ by design

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .. import backend as B
 from ..autograd.nodes import _device_of
-from ..tensor import Tensor, _wrap_dim
+from ..tensor import Tensor, _unique_dims, _wrap_dim
 from .args import torch_type_name
 from .operands import OTHER, method_form, need_tensor, operand as _operand
 from .pointwise import _bshape_err
@@ -26,10 +26,7 @@ def _reduce_dims(dim, ndim):
     if dim is None:
         return None
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    dims = [_wrap_dim(int(d), ndim) for d in dims]
-    if len(set(dims)) != len(dims):   # (PyTorch's check, as reduce.unique_dims)
-        twice = next(d for i, d in enumerate(dims) if d in dims[:i])
-        raise RuntimeError(f"dim {twice} appears multiple times in the list of dims")
+    dims = _unique_dims([_wrap_dim(int(d), ndim) for d in dims])
     return () if ndim == 0 else tuple(sorted(dims))
 
 

@@ -61,12 +61,17 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
             arr = src_dev.to_host(data) if src_dev is not None else data
             dt = B.to_dtype(dtype) or arr.dtype
         else:
-            data, leaf_dt = _check_nested(data)   # (ragged lists; tensors among the numbers)
+            leaf_dt = None
+            if _first_leaf_is_tensor(data):   # (tensors among the numbers: PyTorch's way)
+                data, leaf_dt = _check_nested(data)
             try:
                 dt = B.to_dtype(dtype) or leaf_dt or B.default_float_for(data)
             except (ValueError, TypeError) as e:
-                raise TypeError(f"tensor(): could not infer a dtype from {type(data).__name__}"
-                                f" ({e})") from None
+                data, leaf_dt = _check_nested(data)   # a ragged list: PyTorch's words
+                if leaf_dt is None:   # (else a tensor stood among the numbers: read it)
+                    raise TypeError(f"tensor(): could not infer a dtype from "
+                                    f"{type(data).__name__} ({e})") from None
+                dt = B.to_dtype(dtype) or leaf_dt
             arr = data
             if dtype is not None and _holds_none(data):   # numpy would make it NaN
                 raise TypeError("'NoneType' object cannot be interpreted as an integer"
@@ -75,6 +80,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
         host = B.host_array(arr, dtype=dt, copy=True)
     except (ValueError, TypeError, OverflowError) as e:
         host = _checked_ints(arr, dt) if dt.kind in "iu" else None
+        if host is None:
+            _check_nested(arr)   # a ragged list (or a tensor inside one): PyTorch's words
         if host is None and dtype is not None:
             _refuse_leaf(arr)
         if host is None:
@@ -86,6 +93,15 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
 
 
 _NUMBER_LEAF = object()
+
+
+def _first_leaf_is_tensor(data):
+    """Whether nested lists ``data`` hold a Tensor where their first number would be (the
+    one walk of the first elements that is cheap: a list of numbers goes to NumPy as it
+    is, and a tensor elsewhere among them makes NumPy fail, which ``_check_nested`` reads)."""
+    while isinstance(data, (list, tuple)) and data:
+        data = data[0]
+    return isinstance(data, Tensor)
 
 
 def _check_nested(data):
@@ -103,7 +119,8 @@ def _check_nested(data):
         if not d:
             break
         d = d[0]
-    found = []
+    found = []   # the leaves' dtypes
+    tensors = []   # (any tensor among them)
 
     def walk(x, dim):
         if isinstance(x, Tensor):
@@ -111,6 +128,7 @@ def _check_nested(data):
                 raise ValueError("only one element tensors can be converted to Python scalars"
                                  " (to make one tensor of several, use viewgrad.stack)")
             found.append(x.dtype)
+            tensors.append(x)
             return x.item()
         if not isinstance(x, (list, tuple)):
             if isinstance(x, (bool, numbers.Number)):
@@ -121,20 +139,12 @@ def _check_nested(data):
                              f"{len(x)})")
         return [walk(e, dim + 1) for e in x]
     out = walk(data, 0)
-    if not any(isinstance(e, Tensor) for e in _leaves(data)):
+    if not tensors:
         return data, None
     dt = found[0]
     for f in found[1:]:
         dt = B.promote_types(dt, f)
     return out, dt
-
-
-def _leaves(x):
-    if isinstance(x, (list, tuple)):
-        for e in x:
-            yield from _leaves(e)
-    else:
-        yield x
 
 
 def _refuse_leaf(data):

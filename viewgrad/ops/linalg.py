@@ -10,6 +10,7 @@ from ..tensor import Tensor
 from . import nn_fast as _nnf
 from .args import cpp_type_name, torch_type_name
 from .table import apply_inplace, defop, dispatch, method
+from .views import expanded_shape
 
 __all__ = ["mm", "bmm", "dot", "mv", "addmm", "baddbmm", "addmv", "addr", "matmul"]
 
@@ -235,22 +236,10 @@ def addmm(input, mat1, mat2, beta=1, alpha=1):
     _check(mat1, mat2, "mm")  # bool
     out_shape = (mat1.shape[0], mat2.shape[1])
     if tuple(input.shape) != out_shape and isinstance(input, Tensor):
-        _expand_check(input, out_shape)   # (PyTorch expands self first: its words)
+        if input.dim() <= 2:   # (PyTorch expands self first: its words)
+            expanded_shape(input, list(out_shape))
     return dispatch(ADDMM, (input, mat1, mat2), (beta, alpha))
 
-
-def _expand_check(t, shape):
-    """PyTorch's error (expand's) when ``t`` does not expand to ``shape``."""
-    n, nd = len(shape), t.dim()
-    if nd > n:
-        return   # (dispatch's broadcast error says what is wrong)
-    for i in range(n - nd, n):
-        cur = t.shape[i - (n - nd)]
-        if cur != shape[i] and cur != 1:
-            raise RuntimeError(
-                f"The expanded size of the tensor ({shape[i]}) must match the existing size "
-                f"({cur}) at non-singleton dimension {i}.  Target sizes: {list(shape)}.  "
-                f"Tensor sizes: {list(t.shape)}")
 
 
 @method("addmm")

@@ -18,8 +18,8 @@ from . import nn_fast as _nnf
 from .lean import unary as _unary, with_number as _with_number   # Note [lean ops]
 from .lean import with_constant as _with_constant
 from .lean import operator_method as _operator_method, unary_method as _unary_method
-from .table import (HALF_OPMATH, METHODS, apply_inplace, broadcast_error, defop, dispatch,
-                    method, promoted_dtype, zeros_grad)
+from .table import (HALF_OPMATH, METHODS, apply_inplace, defop, dispatch, method,
+                    promoted_dtype, zeros_grad)
 
 __all__ = ["add", "sub", "mul", "div", "neg", "pow", "abs", "sqrt", "exp", "log", "tanh",
            "sigmoid", "relu", "where", "sign", "reciprocal", "rsub", "square"]
@@ -28,7 +28,7 @@ __all__ = ["add", "sub", "mul", "div", "neg", "pow", "abs", "sqrt", "exp", "log"
 def _bshape_err(op, a, b):
     """PyTorch's broadcasting error (infer_size) for operands ``a`` and ``b`` (a number
     has no dims): ``table.broadcast_error`` of their shapes."""
-    return broadcast_error(op, getattr(a, "shape", ()), getattr(b, "shape", ()))
+    return B.broadcast_error(op, getattr(a, "shape", ()), getattr(b, "shape", ()))
 
 
 _sc = B.scalar_operand  # Note [cached scalar operands] (backend.py)

@@ -14,7 +14,7 @@ import operator
 
 from .. import backend as B
 from ..autograd.saved_names import show_given
-from ..tensor import Tensor, _wrap_dim
+from ..tensor import Tensor, _unique_dims, _wrap_dim
 from .table import apply_inplace, defop, dispatch, method, unpack_args
 
 __all__ = ["tril", "triu", "flip", "roll", "repeat", "tile", "repeat_interleave", "ravel",
@@ -107,11 +107,7 @@ def triu_(self, diagonal=0):
 
 
 def _dim_list(self, dims, name):
-    out = tuple(_wrap_dim(d, self.dim()) if self.dim() else _wrap_dim(d, 1) for d in dims)
-    for d in out:
-        if out.count(d) > 1:
-            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-    return out
+    return tuple(_unique_dims([_wrap_dim(d, self.dim()) for d in dims]))
 
 
 @method("flip")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .. import backend as B
 from .. import return_types as _RT
-from ..tensor import Tensor, _wrap_dim
+from ..tensor import Tensor, _unique_dims, _wrap_dim
 from .table import defop, dispatch, fresh_results, method
 from .args import torch_type_name
 from ..autograd.saved_names import show_given
@@ -25,18 +25,11 @@ def _dims(dim, ndim):
         return None
     if isinstance(dim, int):
         dim = (dim,)
-    out = tuple(sorted(unique_dims([_wrap_dim(int(d), ndim) for d in dim])))
+    out = tuple(sorted(_unique_dims([_wrap_dim(int(d), ndim) for d in dim])))
     if ndim == 0:
         return ()
     return out or None
 
-
-def unique_dims(wrapped):
-    """``wrapped`` (normalised dims), after PyTorch's check that none is given twice."""
-    if len(set(wrapped)) != len(wrapped):
-        twice = next(d for i, d in enumerate(wrapped) if d in wrapped[:i])
-        raise RuntimeError(f"dim {twice} appears multiple times in the list of dims")
-    return wrapped
 
 
 def given_dims(dim):

@@ -36,10 +36,10 @@ import warnings
 
 from .. import backend as B
 from ..autograd.state import state as _st
-from ..tensor import Tensor, _wrap_dim
+from ..tensor import Tensor, _unique_dims, _wrap_dim
 from .args import torch_type_name
 from ..autograd.saved_names import show_given
-from .reduce import _count, _restore, given_dims, unique_dims
+from .reduce import _count, _restore, given_dims
 from .table import apply_inplace, defop, dispatch, fresh_results, method, record, _edges
 
 __all__ = ["var", "std", "var_mean", "std_mean", "prod", "cumsum", "cumprod", "logsumexp",
@@ -56,7 +56,7 @@ def _red_dims(dim, ndim):
         return tuple(range(ndim))
     if isinstance(dim, int):
         dim = (dim,)
-    dims = sorted(unique_dims([_wrap_dim(int(d), ndim) for d in dim]))
+    dims = sorted(_unique_dims([_wrap_dim(int(d), ndim) for d in dim]))
     if ndim == 0:
         return ()
     return tuple(dims) if dims else tuple(range(ndim))

@@ -78,9 +78,6 @@ def _follows_first(op):
     return op.promote if ff is None else ff
 
 
-broadcast_error = B.broadcast_error   # (PyTorch's infer_size words, backend.py)
-
-
 def _shapes_error(op, inputs):
     """PyTorch's error for the Tensor ``inputs`` of an elementwise ``op`` whose shapes do
     not broadcast (``backend.shapes_error``), or None when they do."""

@@ -19,7 +19,7 @@ import math
 import numbers
 
 from .. import backend as B
-from ..tensor import Tensor, _wrap_dim
+from ..tensor import Tensor, _unique_dims, _wrap_dim
 from .args import torch_type_name
 from ..autograd.saved_names import show_given
 from .reduce import _restore, amax, amin, given_dims
@@ -108,9 +108,7 @@ def _norm_dims(dim, ndim):
         return tuple(range(ndim))
     if isinstance(dim, int):
         dim = (dim,)
-    dims = [_wrap_dim(int(d), ndim) for d in dim]
-    if len(set(dims)) != len(dims):
-        raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
+    dims = _unique_dims([_wrap_dim(int(d), ndim) for d in dim])
     if ndim == 0:
         return ()
     return tuple(sorted(dims)) if dims else tuple(range(ndim))

@@ -22,7 +22,7 @@ from ..autograd.views import make_view, strided_region
 from ..autograd.inplace_lean import lean_select
 from ..autograd.saved_names import show_given
 from ..autograd.views_fast import select_geometry, slice_geometry
-from ..tensor import Tensor, _wrap_dim
+from ..tensor import Tensor, _unique_dims, _wrap_dim
 from .flat import put, take
 from .operands import invalid_combination
 from .table import defop, dispatch, dispatch_view, method, sum_to, unpack_args
@@ -355,10 +355,7 @@ def squeeze_dims(self, dim):
     """The dims of ``self`` that ``squeeze(dim)`` removes (those of size 1 among ``dim``,
     an int or a sequence), sorted; PyTorch's error for a dim given twice."""
     ds = (dim,) if isinstance(dim, int) else tuple(dim)
-    wrapped = [_wrap_dim(x, self.dim()) for x in ds]   # a 0-d tensor accepts 0 / -1
-    if len(set(wrapped)) != len(wrapped):
-        twice = next(d for i, d in enumerate(wrapped) if d in wrapped[:i])
-        raise RuntimeError(f"dim {twice} appears multiple times in the list of dims")
+    wrapped = _unique_dims([_wrap_dim(x, self.dim()) for x in ds])   # (0-d: 0 / -1)
     return tuple(sorted(d for d in wrapped if self.dim() and self._data.shape[d] == 1))
 TRANSPOSE = defop("transpose", "TransposeBackward0", lambda self, d0, d1: _xp(self).swapaxes(
     self, d0, d1) if self.ndim else self[...], attrs=("dim0", "dim1"), view=True,
@@ -483,7 +480,13 @@ def movedim(self, source, destination):
 
 @method("expand")
 def expand(self, *sizes, size=None):
-    sizes = list(unpack_args(sizes, size, "size", "expand"))
+    shape = expanded_shape(self, list(unpack_args(sizes, size, "size", "expand")))
+    return dispatch_view(EXPAND, self, (shape,), (expand, (shape,)))
+
+
+def expanded_shape(self, sizes):
+    """The shape ``self.expand(*sizes)`` has (-1 keeps a dim), after PyTorch's checks and
+    in its words (an op that expands an operand first, as addmm its bias, asks here too)."""
     nd = self.dim()
     if len(sizes) < nd:
         raise RuntimeError(   # (PyTorch names the call: expand(torch.FloatTensor{[2, 3]}...)
@@ -508,8 +511,7 @@ def expand(self, *sizes, size=None):
                 f"at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
                 f"{list(self.shape)}")
         shape.append(s)
-    shape = tuple(shape)
-    return dispatch_view(EXPAND, self, (shape,), (expand, (shape,)))
+    return tuple(shape)
 
 
 @method("expand_as")
