@@ -41,6 +41,20 @@ PROGRAMS = {
     "div_float": lambda y: y / 3.0,
     "pow_float": lambda y: y ** 2.0,
     "chain": lambda y: ((y * 1.01 - 1.65).tanh() * 0.5).sigmoid().exp(),
+    # rows that save their input (Note [saved values in the node]: 'history' and 'input')
+    "sin": lambda y: y.sin(),
+    "cos_fn": lambda y: vg.cos(y),
+    "erf": lambda y: vg.erf(y),
+    "atan_log1p": lambda y: (y * y).log1p().atan(),
+    "tan_expm1": lambda y: (y * 0.5).tan().expm1(),
+    "chain_inputs": lambda y: (y.sin() * 1.01).cos().asinh().sinh(),
+    # two operands that need a gradient (ops/lean.py: two_tensors)
+    "mul_tensors": lambda y: y * (y + 1.0),
+    "mul_itself": lambda y: y * y,
+    "add_tensors": lambda y: (y * 2.0) + y,
+    "sub_tensors": lambda y: y - y.tanh(),
+    "div_tensors": lambda y: y / (y * y + 1.0),
+    "residual": lambda y: ((y * 0.5).sin() + y) * (y - 0.25).exp(),
     # a constant Tensor operand: no history, no grad, y's shape and dtype
     "mul_const": lambda y: y * _const(y, 1.5),
     "sub_const": lambda y: y - _const(y, 0.25),

@@ -24,6 +24,9 @@ def _y():
     (lambda y, c: y.relu(), "result", "result"),
     (lambda y, c: y * 1.5, "other", "number"),
     (lambda y, c: y * c, "other", "input"),
+    (lambda y, c: y.sin(), "self", "history"),
+    (lambda y, c: vg.cos(y), "self", "history"),
+    (lambda y, c: y.log1p(), "self", "history"),
 ])
 def test_the_value_waits_in_the_node_until_read(make, name, kind):
     x, y = _y()
@@ -40,9 +43,11 @@ def test_the_value_waits_in_the_node_until_read(make, name, kind):
         assert isinstance(raw, SavedTensor)
         assert getattr(fn, "_raw_saved_" + name) is raw
         assert raw.saved_version == (0 if kind == "result" else c._version)
-        assert np.array_equal(v.detach().numpy(), (z if kind == "result" else c).detach().numpy())
-        if kind == "input":
-            assert v is c   # an input is saved as the Tensor itself
+        want = {"result": z, "input": c, "history": y}[kind]
+        assert np.array_equal(v.detach().numpy(), want.detach().numpy())
+        assert raw.had_grad_fn == (kind == "history")
+        if kind != "result":
+            assert v is want   # an input is saved as the Tensor itself
     z.sum().backward()
     assert fn._sdict is None and fn._sv is None   # released: the array goes too
 
@@ -126,3 +131,50 @@ def test_double_backward_through_lean_nodes():
     (gg,) = vg.autograd.grad(g.sum(), x)
     t = np.tanh(1.5 * np.linspace(-1.0, 1.5, 5))
     assert np.allclose(gg.numpy(), 1.5 * 1.5 * (-2 * t * (1 - t * t)))
+
+
+def test_a_leaf_input_is_saved_in_the_node_without_a_history():
+    x = vg.tensor(np.linspace(-1.0, 1.5, 5), requires_grad=True)
+    z = x.sin()
+    assert z.grad_fn._sdict.kind == "input"
+    raw = z.grad_fn._raw_saved_self
+    assert raw.had_grad_fn is False and z.grad_fn._saved_self is x
+    z.sum().backward()
+    assert np.allclose(x.grad.numpy(), np.cos(np.linspace(-1.0, 1.5, 5)))
+
+
+@pytest.mark.parametrize("lean_way", [True, False])
+def test_a_saved_input_detached_in_place_is_refused_both_ways(lean_way):
+    prev = lean.set_lean_ops(lean_way)
+    try:
+        x, y = _y()
+        z = y.cos()
+        y.detach_()
+        with pytest.raises(RuntimeError, match="detach"):
+            z.sum().backward()
+    finally:
+        lean.set_lean_ops(prev)
+
+
+@pytest.mark.parametrize("lean_way", [True, False])
+def test_a_saved_input_modified_in_place_is_refused_both_ways(lean_way):
+    prev = lean.set_lean_ops(lean_way)
+    try:
+        x, y = _y()
+        z = y.atan()
+        y.mul_(2)
+        with pytest.raises(RuntimeError, match=r"output 0 of Mul.*is at version 1; expected "
+                           r"version 0.*\nsaved by AtanBackward0 at test_saved_in_node.py"):
+            z.sum().backward()
+    finally:
+        lean.set_lean_ops(prev)
+
+
+def test_an_inference_tensor_is_refused_as_before():
+    with vg.inference_mode():
+        y = vg.ones(3)
+    x = vg.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
+        (y * x).sin()   # (y * x: no inference tensor; its own saving is checked)
+    with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
+        (x * y)

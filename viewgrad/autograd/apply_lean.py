@@ -10,6 +10,8 @@ as the node class's ``_lean_apply``, which the plain backward loop (engine_plain
 
 * ``one_result``: a one-input row whose kernel takes the saved result (tanh, exp,
   sigmoid, sqrt...);
+* ``one_input``: a one-input row whose kernel takes its saved input (sin, cos, log,
+  erf, silu, gelu...);
 * ``first_of_two``: a two-input row whose second input needs no gradient (``y * 1.01``,
   ``y - 1.65``, ``y * c``), the first input's kernel alone;
 * ``one_attribute``: a one-input row whose kernel takes one saved value that is not a
@@ -78,6 +80,36 @@ def one_result(kernel, name):
             # a saved result with no hooks, unmodified: Note [one saved result] (nodes.py)
             if v.version_counter.version == v.saved_version and v.hooks is None:
                 r = kernel(g, v.data)
+                return r if type(r) is _HOST else _as_array(r, g)
+        return None
+    return step, _on_lists(step, False)
+
+
+def one_input(kernel, name):
+    """The lean step of a one-input row whose kernel takes its saved input ``name``, as
+    ``one_result``'s: the checks of Note [kernel arguments in line] (nodes.py) — no hooks,
+    unmodified, still attached when it had a history."""
+    def step(self, g):
+        saved = self._sdict
+        if type(saved) is _IN:   # Note [saved values in the node] (graph.py)
+            t = self._sv
+            if self._svc.version != self._sver or (
+                    saved.kind == "history" and t._grad_fn is None):
+                return None
+            r = kernel(g, t._data)
+            return r if type(r) is _HOST else _as_array(r, g)
+        if saved is not None:
+            v = saved[name]
+            if (type(v) is _ST and v.hooks is None
+                    and v.version_counter.version == v.saved_version):
+                t = v.tensor
+                if t is None:
+                    d = v.data
+                elif not v.had_grad_fn or t._grad_fn is not None:
+                    d = t._data
+                else:
+                    return None
+                r = kernel(g, d)
                 return r if type(r) is _HOST else _as_array(r, g)
         return None
     return step, _on_lists(step, False)
@@ -185,6 +217,8 @@ def specialize(op):
         plan = op.plan1
         if names == ("result",) and plan == (("result", 1, 0),):
             return one_result(kernel, "result")
+        if len(names) == 1 and plan == ((names[0], 0, 0),):
+            return one_input(kernel, names[0])
         if not names and not plan:
             return nothing_saved(kernel)
         if (len(names) == 2 and names[0] == "result" and plan[:1] == (("result", 1, 0),)
@@ -205,24 +239,37 @@ _INSTALLED = {}   # node class -> its lean step
 _enabled = [True]
 
 
-def install(op):
-    """Give ``op``'s node class its lean step when it has a shape above."""
+def install(op, chain_only=False):
+    """Give ``op``'s node class its lean step when it has a shape above; ``chain_only``:
+    a class with a ``_lean_apply`` of its own (ReluNode: Note [relu's backward in place],
+    ops/nn_fast.py) gets only the step of Note [chain run] (engine_chain.py), which
+    makes a new array, and keeps its own for the loop."""
     lean = specialize(op)
     if lean is None:
         _INSTALLED.pop(op.node_cls, None)
         return
+    if chain_only:
+        lean = (lean[0], None)   # (the class's own _lean_apply stays)
     _INSTALLED[op.node_cls] = lean
     if _enabled[0]:
-        op.node_cls._chain_step, op.node_cls._lean_apply = staticmethod(lean[0]), lean[1]
+        _put(op.node_cls, lean)
+
+
+def _put(cls, lean):
+    cls._chain_step = staticmethod(lean[0])
+    if lean[1] is not None:
+        cls._lean_apply = lean[1]
 
 
 def set_lean_apply(enabled: bool) -> bool:
     """Turn the lean steps on or off (tests compare both); returns the previous setting."""
     prev = _enabled[0]
     _enabled[0] = bool(enabled)
-    for cls, (step, lean) in _INSTALLED.items():
+    for cls, lean in _INSTALLED.items():
         if enabled:
-            cls._chain_step, cls._lean_apply = staticmethod(step), lean
-        elif "_lean_apply" in cls.__dict__:
-            del cls._lean_apply, cls._chain_step   # Node's: always None
+            _put(cls, lean)
+        elif "_chain_step" in cls.__dict__:
+            del cls._chain_step   # Node's: always None
+            if lean[1] is not None:
+                del cls._lean_apply
     return prev

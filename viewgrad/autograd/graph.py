@@ -397,7 +397,7 @@ def _new_saved_tensor(t, is_output=False):
 # Note [saved values in the node]
 # A speed trick for the commonest nodes (Note [lean methods], ops/lean.py): a node that
 # saves one thing — its result, the Python number of ``y * 1.01``, the constant Tensor of
-# ``y * c`` — keeps it in its own slots: ``_sv`` (the array, number or Tensor), ``_svc``
+# ``y * c``, the input of ``y.sin()`` — keeps it in its own slots: ``_sv`` (the array, number or Tensor), ``_svc``
 # (the version counter), ``_sver`` (the version saved), ``_swhere`` (the blame mark) and,
 # for a number, ``_sarg`` (the operand the forward computed with, a cached 0-d array of
 # the same value, which the backward kernel takes as it would take the number); the slot
@@ -415,8 +415,10 @@ _NO_BLAME = object()   # _InNode's _swhere when blame was off: no mark
 class _InNode:
     """What a lean call saved in the node's own slots instead of ``_saved``'s dict (Note
     [saved values in the node]): ``kind`` 'result' (the op's result: its array ``_sv``
-    and version counter ``_svc``), 'number' (the Python number ``_sv``) or 'input' (the
-    constant Tensor ``_sv``, its version counter ``_svc`` and version ``_sver`` then),
+    and version counter ``_svc``), 'number' (the Python number ``_sv``), 'input' (an
+    input Tensor ``_sv`` without a history — ``y * c``'s constant, a leaf —, its version
+    counter ``_svc`` and version ``_sver`` then) or 'history' (the same, for an input
+    that had a history: ``y.sin()``'s ``y``, which must still have it when unpacked),
     saved under ``name``; one shared instance per (kind, name)."""
 
     __slots__ = ("kind", "name")
@@ -446,7 +448,7 @@ class _InNode:
             st.tensor = v
             st.data = None
         st.output_nr = 0
-        st.had_grad_fn = False
+        st.had_grad_fn = self.kind == "history"
         w = node._swhere
         st.where = None if w is _NO_BLAME else (node.OP.node_name, w)
         return {self.name: st}

@@ -49,6 +49,9 @@ class FnNode(Node):
     _saved = property(_get_saved, _set_saved)
     OP: "OpDef" = None
     _kept = None   # what a released node keeps (Note [what a freed node keeps])
+    # a subclass with its own ``_lean_apply`` that the row's chain step may join (Note
+    # [lean apply], apply_lean.py: ``install(op, chain_only=True)``)
+    _own_lean_apply = False
     _shown = None   # dims as the caller gave them (Note [dims as given], saved_names.py)
     # The inputs' shapes, only when some input was broadcast (set on the instance then)
     _shapes = None
@@ -444,6 +447,8 @@ class OpDef:
             len(fl) == 2 and fl[0][0] is not None and not self.nondiff) else None
         if self.node_cls.__bases__ == (FnNode,):   # Note [lean apply] (apply_lean.py)
             _install_lean_apply(self)
+        elif self.node_cls._own_lean_apply:   # (ReluNode: its own step, the row's chain step)
+            _install_lean_apply(self, chain_only=True)
 
     def __repr__(self):
         return f"<op {self.name} -> {self.node_name}>"

@@ -173,6 +173,8 @@ FAST = {
 
 
 def _install():
+    from .fast_pointwise import FAST_POINTWISE   # (it takes helpers from here)
+    FAST.update(FAST_POINTWISE)
     for name, kernels in FAST.items():
         OPS[name].set_fast(**kernels)
 

@@ -1,27 +1,32 @@
-"""The three commonest calls, run in one function each (Note [lean ops]).
+"""The commonest calls, run in one function each (Note [lean ops]).
 
 Note [lean ops]
 A speed trick, fenced off here. The teaching path of an op is ``dispatch``
 (ops/table.py: forward, result Tensor) then ``record_one`` (autograd/record_lean.py:
-node, edges, saved values). Most nodes of a small-op program come from three call shapes:
+node, edges, saved values). Most nodes of a small-op program come from four call shapes:
 
 * ``unary(op, y)``: a one-input row whose forward is a NumPy ufunc (``y.tanh()``,
-  ``y.exp()``, ``y.sigmoid()``: Note [host ufuncs] in table.py);
+  ``y.exp()``, ``y.sigmoid()``, ``y.sin()``: Note [host ufuncs] in table.py);
 * ``with_number(op, y, 2.5)``: ``y <op> a Python float`` (``y * 1.01``, ``y - 1.65``,
   ``y + 2.5``, ``y / 3.0``);
 * ``with_constant(op, y, c)``: ``y <op> c``, ``c`` a constant Tensor (no history, not
   requiring grad, not a view) of ``y``'s shape, dtype and device (``y * c``);
+* ``two_tensors(op, y, z, ...)``: ``y <op> z``, both needing a gradient, of one shape,
+  dtype and device (``y * z``, ``h + f(h)``; the operator methods only);
 
 with ``y`` a host float tensor that has a history and is not a view, and the autograd
 state plain (grad mode on; no inference mode, anomaly mode or saved-tensor hooks: Note
 [one plain flag] in autograd/state.py). For those, the functions below run what dispatch
-and record_one run — the same forward, the same result Tensor, the same node with the
-same edges, sequence number, saved values and blame mark — in one body, without the
-calls between them: the result Tensor is ``tensor.new_result``'s, as dispatch's; the saved
-value is built in line, field for field as ``graph._new_saved_tensor`` builds it (a
-function call costs as much as the fields). What a row may save is decided once per op
-(``_row``): nothing, its result, the Python number, or the constant Tensor; any other
-row, and every other case, go to ``dispatch`` untouched, which also raises every error.
+and record_one (``record``, for two tensors) run — the same forward, the same result
+Tensor, the same node with the same edges, sequence number, saved values and blame mark
+— in one body, without the calls between them: the result Tensor is
+``tensor.new_result``'s, as dispatch's; the saved value is built in line, field for
+field as ``graph._new_saved_tensor`` builds it (a function call costs as much as the
+fields). What a row may save is decided once per op
+(``_row``): nothing, its result, its one input (``y.sin()`` saves ``y``), the Python
+number, or the constant Tensor (two tensors: the SavedTensors of its save plan, made
+here); any other row, and every other case, go to ``dispatch`` untouched, which also
+raises every error.
 
 tests/autograd/test_lean_record.py runs every program both ways (``set_lean_ops(False)``
 turns this off) and compares everything observable.
@@ -46,15 +51,15 @@ from .. import backend as B
 from ..autograd import blame as _blame
 from ..autograd.accumulate import grad_accumulator as _grad_accumulator
 from ..autograd.record_lean import record_one as _record_one
-from ..autograd.graph import (_NO_EDGE, _NO_BLAME, _InNode,
+from ..autograd.graph import (_NO_EDGE, _NO_BLAME, _InNode, _new_saved_tensor,
                               next_sequence_nr as _next_seq)
 from ..autograd.nodes import _NOTHING_SAVED
 from ..autograd.state import state as _st
 from ..tensor import LEAN_CLASSES as _LEAN, Tensor, VersionCounter, new_result
 from .table import OPS as _OPS, dispatch
 
-__all__ = ["unary", "with_number", "with_constant", "set_lean_ops", "unary_method",
-           "operator_method", "reduction_method"]
+__all__ = ["unary", "with_number", "with_constant", "two_tensors", "set_lean_ops",
+           "unary_method", "operator_method", "reduction_method"]
 
 _HOST = B.HOST_ARRAY
 _Tensor = Tensor
@@ -68,6 +73,7 @@ _INSIDE = _blame._INSIDE   # file name -> inside viewgrad? (Note [blame marks])
 # looking it up. A code object's file never changes, so the answer is exact.
 _LAST_USER = [None]
 _getframe = sys._getframe
+_getrefcount = sys.getrefcount
 _VC = VersionCounter
 # the cached 0-d operands of float32/float64 (Note [cached scalar operands], backend.py)
 _SCALARS = B._SCALAR_CACHE
@@ -91,8 +97,9 @@ def set_lean_ops(enabled: bool) -> bool:
 def _row(op, n):
     """What the lean path needs of ``op`` with ``n`` inputs, or False when a row must go
     through dispatch: (array function, node class, name of the one saved value or None,
-    what that value is: 'result' | 'input' (the second operand), and the _InNode markers
-    of Note [saved values in the node]: the result's, or a number's and a Tensor's)."""
+    what that value is: 'result' | 'input' (the second operand, or the one input), and
+    the _InNode markers of Note [saved values in the node]: the result's, a number's and a
+    Tensor's, or a leaf input's and a history input's)."""
     row = False
     if not op.nondiff and _enabled[0]:
         if n == 1:
@@ -104,6 +111,10 @@ def _row(op, n):
                 row = (fwd, op.node_cls, None, None, None)
             elif len(plan) == 1 and n == 1 and plan[0][1] == 1:
                 row = (fwd, op.node_cls, plan[0][0], "result", _InNode("result", plan[0][0]))
+            elif len(plan) == 1 and n == 1 and plan[0][1] == 0:
+                # the input itself (y.sin() saves y): a leaf's, or a tensor with a history
+                row = (fwd, op.node_cls, plan[0][0], "input", _InNode("input", plan[0][0]),
+                       _InNode("history", plan[0][0]))
             elif len(plan) == 1 and n == 2 and plan[0][1] == 0 and plan[0][2] == 1:
                 # the operand: a Python number (x * 1.01) or a constant Tensor (x * c)
                 row = (fwd, op.node_cls, plan[0][0], "input", _InNode("number", plan[0][0]),
@@ -123,7 +134,7 @@ def unary(op, x):
     if row is None:
         row = _row(op, 1)
     if (fn is None or not row or type(data) is not _HOST or x._view_info is not None
-            or not _st.plain):
+            or not _st.plain or (row[3] == "input" and not _an_input_to_keep(x))):
         return dispatch(op, (x,))
     ufunc, cls, name = row[0], row[1], row[2]
     r = ufunc(data)
@@ -136,14 +147,30 @@ def unary(op, x):
     if name is None:
         node._sdict = _NOTHING_SAVED
         node._releasable = False
-    else:   # the result, in the node (Note [saved values in the node], graph.py)
+    elif row[3] == "result":   # the result, in the node (Note [saved values in the node])
         node._sdict = row[4]
         node._sv = r
         node._svc = out._version_counter
         node._swhere = _user_frame(3) if _st.blame else _NO_BLAME
         node._releasable = True
+    else:   # the input itself (it has a history), in the node
+        vc = x._version_counter
+        node._sdict = row[5]
+        node._sv = x
+        node._svc = vc
+        node._sver = vc.version
+        node._swhere = _user_frame(3) if _st.blame else _NO_BLAME
+        node._releasable = True
     out._grad_fn = node
     return out
+
+
+def _an_input_to_keep(x):
+    """Whether ``x`` may be saved in a node's slots (Note [saved values in the node]): the
+    first output of its node (what the slots' SavedTensor says) and not an inference
+    tensor (saving one raises: ``graph._new_saved_tensor``, on the general path)."""
+    vc = x._vc
+    return not x._output_nr and (vc is None or not vc.inference)
 
 
 def with_number(op, x, other):
@@ -234,13 +261,36 @@ def with_constant(op, x, c):
 
 # -- Note [lean methods] ----------------------------------------------------------------
 
-def unary_method(op, slow):
+# Note [a temporary's array reused]
+# A speed trick, for ``relu`` (``linear(x, W, b).relu()``, every hidden layer): when the
+# input Tensor is a temporary — the only references to it are the method's own argument
+# and getrefcount's (a name, a container, a view's base, a saving node would each add
+# one; a caller's evaluation stack hands its reference over) — and its array is held by
+# that Tensor alone (a node that saved it as its result would hold it too) and owns
+# writeable memory, nothing can ever read that array again: the ufunc writes its result
+# into it (``out=``: the same loop, the same bits), as a hand-written ``np.maximum(h, 0,
+# out=h)`` does, instead of filling a new layer-sized array. NumPy elides temporaries
+# the same way. tests/ops/test_nn_fast_paths.py checks that a named, viewed or saved
+# input is never written.
+
+def unary_method(op, slow, out=False, into=None):
     """``Tensor.<op>()``: ``slow(self)`` with ``unary(op, self)``'s lean call in line for
-    a float32/float64 host tensor (Note [lean methods])."""
+    a float32/float64 host tensor (Note [lean methods]). ``out``: the function also takes
+    PyTorch's ``out=`` (``vg.sin(x, out=y)``: ``slow``'s). ``into``: the row's host
+    forward written into its input's array, for a temporary nobody else holds (Note [a
+    temporary's array reused])."""
+    if out:
+        def with_out(self, *, out=None):
+            return method(self) if out is None else slow(self, out=out)
     floats = _SCALARS   # (its keys: float32, float64)
+    name = slow.__name__
 
     def method(self):
-        fn = self._grad_fn
+        try:
+            fn = self._grad_fn
+        except AttributeError:   # (vg.sin(2.0)): PyTorch's words
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, "
+                            f"not {type(self).__name__}") from None
         if fn is None and self._requires_grad and (type(self) is _Tensor
                                                    or type(self) in _LEAN):
             fn = _grad_accumulator(self)   # a leaf (a Parameter too): its AccumulateGrad
@@ -251,8 +301,12 @@ def unary_method(op, slow):
             row = op.lean1   # (the profiler sets it False while it times every forward)
             if row is None:
                 row = _row(op, 1)
-            if row:
-                r = row[0](data)
+            if row and (row[3] != "input" or _an_input_to_keep(self)):
+                if (into is not None and _getrefcount(self) == 2 and _getrefcount(data) == 3
+                        and data.base is None and data.flags.writeable):
+                    r = into(data)   # Note [a temporary's array reused]
+                else:
+                    r = row[0](data)
                 out = _new(_Tensor)
                 out._data = r
                 out._device = self._device
@@ -266,12 +320,21 @@ def unary_method(op, slow):
                     out._vc = None   # Note [a version counter made when first asked]
                     node._sdict = _NOTHING_SAVED
                     node._releasable = False
-                else:   # the result, in the node (Note [saved values in the node])
-                    out._vc = vc = _new(_VC)
-                    vc.version = 0
-                    vc.bumps = None
-                    node._sdict = row[4]
-                    node._sv = r
+                else:
+                    if row[3] == "result":   # the result, in the node (Note [saved values
+                        out._vc = vc = _new(_VC)   # in the node])
+                        vc.version = 0
+                        vc.bumps = None
+                        node._sdict = row[4]
+                        node._sv = r
+                    else:   # the input itself, in the node: a leaf's, or one with a history
+                        out._vc = None   # Note [a version counter made when first asked]
+                        vc = self._vc
+                        if vc is None:
+                            vc = self._version_counter
+                        node._sdict = row[4] if self._grad_fn is None else row[5]
+                        node._sv = self
+                        node._sver = vc.version
                     node._svc = vc
                     if plain == 2:   # blame on: _where(), in line
                         f = _getframe(1)
@@ -287,19 +350,20 @@ def unary_method(op, slow):
                 out._grad_fn = node
                 return out
         return slow(self)
-    method.__name__ = method.__qualname__ = slow.__name__
-    method.__module__, method.__doc__ = slow.__module__, slow.__doc__
-    return method
+    public = with_out if out else method
+    public.__name__ = public.__qualname__ = slow.__name__
+    public.__module__, public.__doc__ = slow.__module__, slow.__doc__
+    return public
 
 
-def operator_method(op, slow, constants=False):
+def operator_method(op, slow, tensors=None):
     """``Tensor.__<op>__(other)``: ``slow(self, other)`` with ``with_number``'s lean call
     in line for a Python float ``other`` and a float32/float64 host tensor, and (with
-    ``constants``) ``with_constant``'s for a constant Tensor ``other`` (Note [lean
-    methods])."""
+    ``tensors``, the row of a Tensor operand) ``with_constant``'s for a constant Tensor
+    ``other`` and ``two_tensors``'s for one that needs a gradient (Note [lean methods])."""
     def method(self, other):
         kind = type(other)
-        if kind is float or (constants and kind is _Tensor):
+        if kind is float or (tensors is not None and kind is _Tensor):
             fn = self._grad_fn
             if fn is None and self._requires_grad and (type(self) is _Tensor
                                                        or type(self) in _LEAN):
@@ -309,17 +373,20 @@ def operator_method(op, slow, constants=False):
             cache = _SCALARS.get(data.dtype) if type(data) is _HOST else None
             if (plain and fn is not None and cache is not None and self._view_info is None
                     and (type(self) is _Tensor or type(self) in _LEAN)):   # (cache: f32/f64)
+                row_op = op
                 if kind is float:
                     z = cache.get(other)
                     if z is None:
                         z = B.scalar_operand(data, other)
                 else:   # with_constant's question: a constant shaped, typed, placed as self
                     z = other._data
+                    row_op = tensors
                     if not _a_constant_like(other, z, self, data):
-                        return slow(self, other)
-                row = op.lean2   # (False while the profiler times every forward)
+                        out = two_tensors(tensors, self, other, fn, data, z, plain)
+                        return slow(self, other) if out is None else out
+                row = row_op.lean2   # (False while the profiler times every forward)
                 if row is None:
-                    row = _row(op, 2)
+                    row = _row(row_op, 2)
                 if row:
                     r = row[0](data, z)
                     if type(r) is not _HOST:   # a 0-d input gives a NumPy scalar
@@ -367,6 +434,72 @@ def operator_method(op, slow, constants=False):
     method.__name__ = method.__qualname__ = slow.__name__
     method.__module__, method.__doc__ = slow.__module__, slow.__doc__
     return method
+
+
+_BOTH = (True, True)   # (both inputs need a gradient: the save plan's key)
+
+
+def two_tensors(op, x, y, fn, data, yd, plain):
+    """``dispatch(op, (x, y))`` for two float32/float64 host Tensors of one shape, dtype
+    and device, neither a view, both needing a gradient (``fn``: x's node, or its
+    AccumulateGrad), nothing broadcast or cast: the result, or None (the caller takes the
+    teaching path, which also raises every error). Called by ``operator_method``'s method
+    (the blame mark is read two frames up: the user's call)."""
+    if (type(yd) is not _HOST or yd.dtype is not data.dtype or yd.shape != data.shape
+            or y._view_info is not None or y._device is not x._device or y._output_nr
+            or (data.ndim > 1 and not (data.flags.c_contiguous and yd.flags.c_contiguous))):
+        return None
+    fn2 = y._grad_fn
+    if fn2 is None:
+        if not y._requires_grad:
+            return None
+        fn2 = _grad_accumulator(y)   # a leaf: its AccumulateGrad
+    vx = x._vc
+    vy = y._vc
+    if (vx is not None and vx.inference) or (vy is not None and vy.inference) or x._output_nr:
+        return None   # (saving an inference tensor raises: the teaching path's words)
+    row = op.lean2   # (False while the profiler times every forward)
+    if row is None:
+        row = _row(op, 2)
+    if not row:
+        return None
+    r = row[0](data, yd)
+    if type(r) is not _HOST:   # a 0-d input gives a NumPy scalar
+        r = _HOST_XP.asarray(r)
+    out = _new(_Tensor)
+    out._data = r
+    out._device = x._device
+    out._vc = None   # Note [a version counter made when first asked]
+    out._base = None
+    out._view_info = None
+    out._output_nr = 0
+    node = _new(op.node_cls)
+    node.next_functions = ((fn, 0), (fn2, 0))
+    node._seq_nr = _next_seq()
+    plan = op._plans.get(_BOTH) or op.save_plan(_BOTH)
+    if not plan:   # y + z saves nothing
+        node._sdict = _NOTHING_SAVED
+        node._releasable = False
+    else:   # record's _save, in line: a SavedTensor of each input its plan names
+        if plain == 2:   # blame on: _where(), in line
+            f = _getframe(2)
+            co = f.f_code
+            if co is _LAST_USER[0] or _INSIDE.get(co.co_filename) is False:
+                _LAST_USER[0] = co   # Note [the last user code]
+                where = (op.node_name, (co, f.f_lasti))
+            else:
+                where = (op.node_name, _user_frame(3))
+        else:
+            where = None
+        saved = {}
+        for name, _, idx in plan:   # (these rows save inputs only)
+            st = _new_saved_tensor(y if idx else x)
+            st.where = where
+            saved[name] = st
+        node._sdict = saved
+        node._releasable = True
+    out._grad_fn = node
+    return out
 
 
 def reduction_method(op, slow, attrs, host):

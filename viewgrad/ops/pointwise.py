@@ -713,12 +713,12 @@ exp = METHODS["exp"] = _unary_method(EXP, exp)
 log = METHODS["log"] = _unary_method(LOG, log)
 tanh = METHODS["tanh"] = _unary_method(TANH, tanh)
 sigmoid = METHODS["sigmoid"] = _unary_method(SIGMOID, sigmoid)
-relu = METHODS["relu"] = _unary_method(RELU, relu)
+relu = METHODS["relu"] = _unary_method(RELU, relu, into=_nnf.relu_into)
 sqrt = METHODS["sqrt"] = _unary_method(SQRT, sqrt)
-METHODS["__mul__"] = _operator_method(MUL, mul, constants=True)
-METHODS["__sub__"] = _operator_method(SUB, sub)
-METHODS["__add__"] = _operator_method(ADD_SCALAR, add)
-METHODS["__truediv__"] = _operator_method(DIV, METHODS["__truediv__"])
+METHODS["__mul__"] = _operator_method(MUL, mul, tensors=MUL)
+METHODS["__sub__"] = _operator_method(SUB, sub, tensors=SUB)
+METHODS["__add__"] = _operator_method(ADD_SCALAR, add, tensors=ADD)
+METHODS["__truediv__"] = _operator_method(DIV, METHODS["__truediv__"], tensors=DIV)
 
 
 # where (its row, the function and the method) lives in ops/where.py and the elementwise

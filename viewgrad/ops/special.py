@@ -14,6 +14,14 @@ Note [erf by series and continued fraction]
     erfc on [0, 2) is 1 - erf: erfc(2) ≈ 4.7e-3, so that costs at most ~2e-14 relative.
     Odd/even symmetry gives negative x: erf(-x) = -erf(x), erfc(-x) = 2 - erfc(x).
 
+Note [erf of a host array]
+    A speed trick: on NumPy arrays, erf and erfc are the C library's own (``math.erf``,
+    ``math.erfc``, once per element through ``numpy.frompyfunc``): ~0.1 µs an element
+    and correctly rounded to a few ulps, where the series and the continued fraction
+    above make ~300 passes over the array (200 µs for 8 numbers, which made ``gelu``
+    200 times slower than ``tanh``). Other devices (CuPy, the strict test device) run
+    the array formulas above.
+
 Note [erfinv by Newton]
     Start from Winitzki's closed form (relative error ~2e-3), then Newton's method on
     erf(x) = y — or, for |y| > 0.5, on erfc(x) = 1 - |y|, which is exact in floating point
@@ -33,6 +41,10 @@ _INV_SQRT_PI = 1.0 / math.sqrt(math.pi)
 _SERIES_TERMS = 50
 _CF_LEVELS = 60
 _SPLIT = 2.0
+
+
+_ERF_HOST = B.np.frompyfunc(math.erf, 1, 1)
+_ERFC_HOST = B.np.frompyfunc(math.erfc, 1, 1)
 
 
 def _f64(a):
@@ -62,6 +74,8 @@ def _erfc_large(xp, ax):
 
 
 def _erf64(xp, x):
+    if type(x) is B.HOST_ARRAY:   # Note [erf of a host array]
+        return B.np.asarray(_ERF_HOST(x), dtype=B.float64)   # (a 0-d x: a float)
     ax = xp.abs(x)
     small = ax < _SPLIT
     r = xp.where(small, _erf_small(xp, ax), 1.0 - _erfc_large(xp, ax))
@@ -69,6 +83,8 @@ def _erf64(xp, x):
 
 
 def _erfc64(xp, x):
+    if type(x) is B.HOST_ARRAY:   # Note [erf of a host array]
+        return B.np.asarray(_ERFC_HOST(x), dtype=B.float64)
     ax = xp.abs(x)
     r = xp.where(ax < _SPLIT, 1.0 - _erf_small(xp, ax), _erfc_large(xp, ax))
     r = xp.where(x < 0, 2.0 - r, r)
@@ -88,7 +104,15 @@ def erfc(a):
 
 
 def erfinv(a):
-    """The inverse of erf on (-1, 1), elementwise (Note [erfinv by Newton])."""
+    """The inverse of erf on (-1, 1), elementwise (Note [erf of a host array]
+    A speed trick: on NumPy arrays, erf and erfc are the C library's own (``math.erf``,
+    ``math.erfc``, once per element through ``numpy.frompyfunc``): ~0.1 µs an element
+    and correctly rounded to a few ulps, where the series and the continued fraction
+    above make ~300 passes over the array (200 µs for 8 numbers, which made ``gelu``
+    200 times slower than ``tanh``). Other devices (CuPy, the strict test device) run
+    the array formulas above.
+
+Note [erfinv by Newton])."""
     xp, y = _f64(a)
     ay = xp.abs(y)
     inside = ay < 1.0

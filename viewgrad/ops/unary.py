@@ -16,6 +16,7 @@ from .. import backend as B
 from . import special
 from .args import float_input, with_out
 from ..autograd.nodes import OpDef
+from .lean import unary_method
 from .table import METHODS, apply_inplace, defop, dispatch, method, zeros_grad
 
 __all__ = ["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
@@ -45,6 +46,12 @@ def _unary(name, node, forward, formula, what, derivative, floating=True):
                   f"``torch.{name}``{' (integer inputs give float32)' if floating else ''}."
                   f"\n\n    Backward (node ``{node}``): {derivative}. ``out=`` as in "
                   "PyTorch.")
+    ufunc = getattr(forward, "ufunc", None)
+    if ufunc is not None and floating:
+        # a NumPy ufunc (Note [host ufuncs], table.py): the function and method take the
+        # lean call (Note [lean methods], lean.py), ``fn`` is their teaching path
+        op.host = B.host_ufunc(ufunc)
+        fn = unary_method(op, fn, out=True)
     fn_.__name__ = fn_.__qualname__ = name + "_"
     fn_.__doc__ = (f"In-place ``{name}``: ``x.{name}_()`` overwrites x, as "
                    f"``torch.Tensor.{name}_``; recorded as ``{node}`` on x's history.")
@@ -54,7 +61,9 @@ def _unary(name, node, forward, formula, what, derivative, floating=True):
 
 
 def _np(fname):
-    return lambda self: getattr(_xp(self), fname)(self)
+    forward = lambda self: getattr(_xp(self), fname)(self)  # noqa: E731
+    forward.ufunc = fname   # (what _unary gives the row as its host ufunc)
+    return forward
 
 
 _zero_grad = zeros_grad   # (table.py: zeros, not grad * 0)

@@ -1,0 +1,58 @@
+"""The pointwise backward kernels (ops/fast_pointwise.py) give the very bits of their
+rows' viewgrad formulas: a plain backward (the kernels) against create_graph=True (the
+formulas), on float32 and float64 inputs that hold zeros of both signs, infinities, NaNs,
+the domain edges of each function and the bounds of clamp and hardtanh."""
+import numpy as np
+import pytest
+
+import viewgrad as vg
+from viewgrad.ops.fast_pointwise import FAST_POINTWISE
+
+F = vg.nn.functional
+CALLS = {
+    "sin": vg.sin, "cos": vg.cos, "tan": vg.tan, "asin": vg.asin, "acos": vg.acos,
+    "atan": vg.atan, "sinh": vg.sinh, "cosh": vg.cosh, "asinh": vg.asinh,
+    "acosh": vg.acosh, "atanh": vg.atanh, "exp2": vg.exp2, "expm1": vg.expm1,
+    "log2": vg.log2, "log10": vg.log10, "log1p": vg.log1p, "erf": vg.erf, "erfc": vg.erfc,
+    "rsqrt": vg.rsqrt, "abs": vg.abs, "silu": F.silu, "gelu": F.gelu, "elu": F.elu,
+    "selu": F.selu, "leaky_relu": F.leaky_relu, "hardsigmoid": F.hardsigmoid,
+    "log_sigmoid": F.logsigmoid, "sign": vg.sign, "floor": vg.floor, "ceil": vg.ceil,
+    "trunc": vg.trunc, "round": vg.round, "frac": vg.frac,
+    "pow": lambda x: x ** 3, "hardtanh": lambda x: F.hardtanh(x, -1.0, 1.0),
+    "clamp": lambda x: x.clamp(-0.5, 1.0), "clamp_min": lambda x: x.clamp(min=0.25),
+    "clamp_max": lambda x: x.clamp(max=1.0),
+}
+MORE = {   # other arguments of the same rows
+    "pow-half": lambda x: x ** 0.5, "pow-2": lambda x: x ** 2, "pow-0": lambda x: x ** 0,
+    "pow-neg": lambda x: x ** -1.5, "elu-alpha": lambda x: F.elu(x, 0.3),
+    "leaky-big": lambda x: F.leaky_relu(x, 2.5), "clamp-lo": lambda x: x.clamp(min=-1.0),
+    "gelu-big": F.gelu,
+}
+EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 0.25, 3.0, -3.0, 2.0, 1e-30, -1e-30, 20.0,
+         -20.0, 90.0, -90.0, np.inf, -np.inf, np.nan]
+
+
+def test_every_kernel_has_a_call():
+    assert set(CALLS) == set(FAST_POINTWISE)
+
+
+def _bits(a):
+    a = np.asarray(a)
+    return np.where(np.isnan(a), np.nan, a).tobytes(), np.signbit(a).tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", sorted(CALLS) + sorted(MORE))
+def test_kernel_bits_equal_formula(name, dtype):
+    fn = CALLS.get(name) or MORE[name]
+    rng = np.random.default_rng(len(name))
+    data = np.concatenate([EDGES, rng.standard_normal(40) * 2, rng.uniform(-1, 1, 20)])
+    x = vg.tensor(data.astype(dtype), requires_grad=True)
+    g = vg.tensor(np.concatenate([[1.0, -1.0, np.inf, 0.0, -0.0, np.nan],
+                                  rng.standard_normal(data.size - 6)]).astype(dtype))
+    with np.errstate(all="ignore"):
+        y = fn(x)
+        (fast,) = vg.autograd.grad(y, x, g, retain_graph=True)
+        (slow,) = vg.autograd.grad(y, x, g, create_graph=True)
+    assert fast.dtype == slow.dtype == x.dtype
+    assert _bits(fast.cpu().numpy()) == _bits(slow.detach().cpu().numpy()), name
