@@ -48,6 +48,12 @@ PROGRAMS = {
     "atan_log1p": lambda y: (y * y).log1p().atan(),
     "tan_expm1": lambda y: (y * 0.5).tan().expm1(),
     "chain_inputs": lambda y: (y.sin() * 1.01).cos().asinh().sinh(),
+    # activations without arguments (activations.py's _run: lean.unary)
+    "silu": lambda y: vg.nn.functional.silu(y),
+    "gelu": lambda y: vg.nn.functional.gelu(y * 2.0),
+    "mish_hardswish": lambda y: vg.nn.functional.hardswish(vg.nn.functional.mish(y)),
+    "logsigmoid_hardsigmoid": lambda y: vg.nn.functional.logsigmoid(
+        vg.nn.functional.hardsigmoid(y)),
     # two operands that need a gradient (ops/lean.py: two_tensors)
     "mul_tensors": lambda y: y * (y + 1.0),
     "mul_itself": lambda y: y * y,

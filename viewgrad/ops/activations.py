@@ -20,6 +20,7 @@ from .. import backend as B
 from . import pointwise as _P
 from . import special
 from .args import torch_type_name
+from .lean import unary as _lean_unary   # Note [lean ops]
 from .table import apply_inplace, defop, dispatch, method
 
 __all__ = ["leaky_relu", "elu", "gelu", "softplus", "silu", "hardtanh", "selu", "celu",
@@ -153,6 +154,8 @@ def _run(op, input, attrs, name, inplace):
     _check(input, name)
     if inplace:
         return apply_inplace(_IN_PLACE.get(name, op), input, (), attrs, name=name + "_")
+    if not attrs and op.host is not None:
+        return _lean_unary(op, input)   # dispatch(op, (input,)): Note [lean ops]
     return dispatch(op, (input,), attrs)
 
 
@@ -175,7 +178,7 @@ def gelu(input, approximate="none"):
     if approximate != "none":
         raise RuntimeError(f"approximate argument must be either none or tanh. (Got "
                            f"{approximate!r}.)")
-    return dispatch(GELU, (input,))
+    return _lean_unary(GELU, input)   # dispatch(GELU, (input,)): Note [lean ops]
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -486,3 +489,10 @@ def softshrink(input, lambd=0.5):
         raise RuntimeError(f"lambda must be in range [0, {big:g}] for input dtype "
                            f"{torch_type_name(input.dtype)}, but found {lambd:g}")
     return dispatch(SOFTSHRINK, (input,), (float(lambd),))
+
+
+# the activations without arguments run their forward as their host function too (Note
+# [host ufuncs], table.py: on a host array it is what dispatch would call), so that
+# ``F.silu(y)`` takes lean.unary (Note [lean ops])
+for _op in (GELU, SILU, MISH, HARDSIGMOID, HARDSWISH, LOGSIGMOID):
+    _op.host = _op.forward
