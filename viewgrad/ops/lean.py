@@ -73,7 +73,6 @@ _INSIDE = _blame._INSIDE   # file name -> inside viewgrad? (Note [blame marks])
 # looking it up. A code object's file never changes, so the answer is exact.
 _LAST_USER = [None]
 _getframe = sys._getframe
-_getrefcount = sys.getrefcount
 _VC = VersionCounter
 # the cached 0-d operands of float32/float64 (Note [cached scalar operands], backend.py)
 _SCALARS = B._SCALAR_CACHE
@@ -261,24 +260,10 @@ def with_constant(op, x, c):
 
 # -- Note [lean methods] ----------------------------------------------------------------
 
-# Note [a temporary's array reused]
-# A speed trick, for ``relu`` (``linear(x, W, b).relu()``, every hidden layer): when the
-# input Tensor is a temporary — the only references to it are the method's own argument
-# and getrefcount's (a name, a container, a view's base, a saving node would each add
-# one; a caller's evaluation stack hands its reference over) — and its array is held by
-# that Tensor alone (a node that saved it as its result would hold it too) and owns
-# writeable memory, nothing can ever read that array again: the ufunc writes its result
-# into it (``out=``: the same loop, the same bits), as a hand-written ``np.maximum(h, 0,
-# out=h)`` does, instead of filling a new layer-sized array. NumPy elides temporaries
-# the same way. tests/ops/test_nn_fast_paths.py checks that a named, viewed or saved
-# input is never written.
-
-def unary_method(op, slow, out=False, into=None):
+def unary_method(op, slow, out=False):
     """``Tensor.<op>()``: ``slow(self)`` with ``unary(op, self)``'s lean call in line for
     a float32/float64 host tensor (Note [lean methods]). ``out``: the function also takes
-    PyTorch's ``out=`` (``vg.sin(x, out=y)``: ``slow``'s). ``into``: the row's host
-    forward written into its input's array, for a temporary nobody else holds (Note [a
-    temporary's array reused])."""
+    PyTorch's ``out=`` (``vg.sin(x, out=y)``: ``slow``'s)."""
     if out:
         def with_out(self, *, out=None):
             return method(self) if out is None else slow(self, out=out)
@@ -302,11 +287,7 @@ def unary_method(op, slow, out=False, into=None):
             if row is None:
                 row = _row(op, 1)
             if row and (row[3] != "input" or _an_input_to_keep(self)):
-                if (into is not None and _getrefcount(self) == 2 and _getrefcount(data) == 3
-                        and data.base is None and data.flags.writeable):
-                    r = into(data)   # Note [a temporary's array reused]
-                else:
-                    r = row[0](data)
+                r = row[0](data)
                 out = _new(_Tensor)
                 out._data = r
                 out._device = self._device

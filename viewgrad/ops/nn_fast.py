@@ -79,14 +79,6 @@ def relu_host(fallback):
     return relu
 
 
-def relu_into(x):
-    """``relu_host`` written into ``x`` (a float32/float64 host array nobody else holds:
-    Note [a temporary's array reused], ops/lean.py)."""
-    if not _enabled[0]:   # (off: the new array relu_host makes)
-        return _maximum(_ZERO[x.dtype], x)
-    return _maximum(_ZERO[x.dtype], x, out=x)
-
-
 # -- Note [relu's backward in place] -----------------------------------------------------
 # ReluBackward0's array kernel (ops/fast.py: relu_grad) makes a new array the
 # size of the layer. In a plain backward the incoming gradient is usually a fresh array
