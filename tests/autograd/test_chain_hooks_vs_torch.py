@@ -12,7 +12,8 @@ from tests.helpers import torch_or_skip
 
 pytestmark = pytest.mark.host_only("compared with torch CPU tensors through .numpy()")
 
-OPS = ("muls", "adds", "tanh", "mulc", "sigmoid", "exp", "relu", "div", "log", "branch")
+OPS = ("muls", "adds", "tanh", "mulc", "sigmoid", "exp", "relu", "div", "log", "branch",
+       "sin", "cos", "silu", "atan", "product", "divc")
 
 
 def _chain(M, ops, x, c, marks, log):
@@ -37,6 +38,18 @@ def _chain(M, ops, x, c, marks, log):
             y = y / 3.0
         elif op == "log":
             y = (y * y + 1.0).log()
+        elif op == "sin":
+            y = y.sin()
+        elif op == "cos":
+            y = M.cos(y) + 0.5
+        elif op == "silu":
+            y = M.nn.functional.silu(y)
+        elif op == "atan":
+            y = y.atan()
+        elif op == "product":
+            y = y * (y * 0.5).sin()
+        elif op == "divc":
+            y = y / (c * c + 1.0)   # (a constant of y's shape, never near 0)
         else:
             y = y * y.tanh() + y
         m = marks[i]

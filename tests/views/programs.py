@@ -55,7 +55,10 @@ DIRTY = ["plain", "save"]
 VIEW_KINDS = ("view", "nograd_view", "inference_view")
 OPS = ["mul2", "tanh", "clone", "exp", "sigmoid", "relu", "pow3", "abs", "softmax",
        "log_softmax", "cumprod", "prod", "max_dim", "sort", "norm", "clamp", "div_self",
-       "matmul_t", "sum_keep", "expand_mul"]
+       "matmul_t", "sum_keep", "expand_mul",
+       # rows that save their input, and two operands that both need a gradient (the
+       # lean calls of ops/lean.py: unary's input rows, two_tensors)
+       "sin", "residual", "product", "log1p_sq"]
 OPS2 = ["mul", "div", "maximum", "atan2", "hypot", "where", "pow", "lerp", "minimum",
         "copysign"]
 INDEX_OPS = ["index0", "mask", "where", "gather", "index_select", "masked_fill", "take"]
@@ -156,8 +159,14 @@ def apply_op(t, name):
         return t.tanh()
     if name == "clone":
         return t.clone()
-    if name in ("exp", "sigmoid", "relu", "abs"):
+    if name in ("exp", "sigmoid", "relu", "abs", "sin"):
         return getattr(t, name)()
+    if name == "residual":
+        return t + t.sin()
+    if name == "product":
+        return t * t.cos()
+    if name == "log1p_sq":
+        return (t * t).log1p()
     if name == "pow3":
         return t ** 3
     if name in ("softmax", "log_softmax"):
