@@ -36,6 +36,7 @@ from .harness import Engine
 
 FULL = {
     "chain": {"n_ops": 200, "width": 8},
+    "chain_mix": {"n_ops": 200, "width": 8},
     "scaling": {"sizes": (1_000, 10_000, 100_000), "width": 8},
     "mlp": {"batch": 256, "sizes": (784, 512, 512, 10), "lr": 1e-3},
     "mlp_modules": {"batch": 256, "sizes": (784, 512, 512, 10), "lr": 1e-3},
@@ -47,6 +48,7 @@ FULL = {
 }
 QUICK = {
     "chain": {"n_ops": 60, "width": 8},
+    "chain_mix": {"n_ops": 60, "width": 8},
     "scaling": {"sizes": (100, 1_000, 3_000), "width": 8},
     "mlp": {"batch": 32, "sizes": (64, 32, 32, 10), "lr": 1e-3},
     "mlp_modules": {"batch": 32, "sizes": (64, 32, 32, 10), "lr": 1e-3},
@@ -910,16 +912,19 @@ BUILDERS = {"chain": build_chain, "scaling": build_scaling, "mlp": build_mlp,
 CHECKS = {"chain": check_chain, "scaling": check_scaling, "mlp": check_mlp,
           "cnn": check_cnn, "inplace": check_inplace, "trace": check_trace,
           "render": check_render}
-ORDER = ("chain", "scaling", "mlp", "mlp_modules", "cnn", "inplace", "trace", "render",
+ORDER = ("chain", "chain_mix", "scaling", "mlp", "mlp_modules", "cnn", "inplace", "trace", "render",
          "memory")
 
 
 def _register_modules_workload():
-    # bench/workloads_modules.py builds on this module's helpers: registered once both
-    # exist (an import at the top would be circular)
+    # bench/workloads_modules.py and workloads_mix.py build on this module's helpers:
+    # registered once they exist (an import at the top would be circular)
     from .workloads_modules import build_mlp_modules, check_mlp_modules
+    from .workloads_mix import build_chain_mix, check_chain_mix
     BUILDERS["mlp_modules"] = build_mlp_modules
     CHECKS["mlp_modules"] = check_mlp_modules
+    BUILDERS["chain_mix"] = build_chain_mix
+    CHECKS["chain_mix"] = check_chain_mix
 
 
 _register_modules_workload()

@@ -39,7 +39,8 @@ def test_engines_agree(name):
         assert np.isfinite(d) and d <= TOL, f"{name}: {key} differs by {d:.3g}"
 
 
-@pytest.mark.parametrize("name", ["chain", "mlp", "mlp_modules", "cnn", "inplace"])
+@pytest.mark.parametrize("name", ["chain", "chain_mix", "mlp", "mlp_modules", "cnn",
+                                  "inplace"])
 def test_gradients_are_checked_against_torch(name):
     # the benchmark reports max |viewgrad grad - torch grad| for each timed workload
     pytest.importorskip("torch", reason="torch (the test-only oracle) is not installed")
