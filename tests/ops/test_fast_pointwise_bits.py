@@ -21,12 +21,18 @@ CALLS = {
     "pow": lambda x: x ** 3, "hardtanh": lambda x: F.hardtanh(x, -1.0, 1.0),
     "clamp": lambda x: x.clamp(-0.5, 1.0), "clamp_min": lambda x: x.clamp(min=0.25),
     "clamp_max": lambda x: x.clamp(max=1.0),
+    # both inputs need a gradient; ties where |x| <= 0.5
+    "maximum": lambda x: vg.maximum(x, x.clamp(-0.5, 0.5)),
+    "minimum": lambda x: vg.minimum(x * 2.0, x.clamp(-0.5, 0.5)),
 }
 MORE = {   # other arguments of the same rows
     "pow-half": lambda x: x ** 0.5, "pow-2": lambda x: x ** 2, "pow-0": lambda x: x ** 0,
     "pow-neg": lambda x: x ** -1.5, "elu-alpha": lambda x: F.elu(x, 0.3),
     "leaky-big": lambda x: F.leaky_relu(x, 2.5), "clamp-lo": lambda x: x.clamp(min=-1.0),
     "gelu-big": F.gelu,
+    "maximum-broadcast": lambda x: vg.maximum(x.reshape(-1, 1), x[:3] * 0.5).sum(1),
+    "minimum-float64-other": lambda x: vg.minimum(x, vg.tensor(0.25, dtype=vg.float64,
+                                                                requires_grad=True)),
 }
 EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 0.25, 3.0, -3.0, 2.0, 1e-30, -1e-30, 20.0,
          -20.0, 90.0, -90.0, np.inf, -np.inf, np.nan]

@@ -90,6 +90,14 @@ def _clamp(grad, self, min, max):
     return _where0(mask, grad)
 
 
+def _split(grad, self, other, lose):
+    """elementwise.py's ``_split``: grad where this input won, grad / 2 on ties, 0 where
+    it lost."""
+    xp = _xp(grad)
+    return xp.where(self == other, grad / _number(grad, 2.0),
+                    xp.where(lose, _number(grad, 0.0), grad))
+
+
 def _pow(grad, self, exponent):
     if exponent == 0:
         return _zeros(grad)
@@ -134,6 +142,10 @@ FAST_POINTWISE = {
     "clamp_min": dict(self=lambda grad, self, min: _where0(self >= min, grad)),
     "clamp_max": dict(self=lambda grad, self, max: _where0(self <= max, grad)),
     "log_sigmoid": dict(self=lambda grad, self: grad * _sigmoid(-self)),
+    "maximum": dict(self=lambda grad, self, other: _split(grad, self, other, self < other),
+                    other=lambda grad, self, other: _split(grad, self, other, self > other)),
+    "minimum": dict(self=lambda grad, self, other: _split(grad, self, other, self > other),
+                    other=lambda grad, self, other: _split(grad, self, other, self < other)),
     "sign": dict(self=_zeros),
     "floor": dict(self=_zeros),
     "ceil": dict(self=_zeros),
