@@ -164,9 +164,13 @@ def first_of_two(kernel, names, other_names):
     input's formula would take (``other_names``); ``(step, lean_apply)`` as
     ``one_result``'s."""
     name = names[0] if len(names) == 1 else None
+    number = _IN("number", name)   # (the markers are shared: Note [saved values in the node])
 
     def step(self, g):
         saved = self._sdict
+        if saved is number:   # x * 1.01: the cached operand the forward used
+            r = kernel(g, self._sarg)
+            return r if type(r) is _HOST else _as_array(r, g)
         if type(saved) is _IN and saved.name == name:
             # Note [saved values in the node] (graph.py): a lean call's node, whose one
             # value saved is the kernel's; its second edge is none, nothing was broadcast

@@ -38,8 +38,10 @@ def run_chain(node, g, deps, buffers, keep_graph):
             break
         edges = node.next_functions
         fn, nr = edges[0]
-        if (fn is None or nr or (len(edges) != 1 and (len(edges) != 2 or edges[1][0] is not None))
-                or fn._n_outputs):
+        if fn is None or nr or fn._n_outputs:
+            break
+        n = len(edges)
+        if n != 1 and (n != 2 or edges[1][0] is not None):
             break
         if deps is not None and (deps[fn] != 1 or (buffers and fn in buffers)):
             break
