@@ -61,6 +61,8 @@ PROGRAMS = {
     "sub_tensors": lambda y: y - y.tanh(),
     "div_tensors": lambda y: y / (y * y + 1.0),
     "residual": lambda y: ((y * 0.5).sin() + y) * (y - 0.25).exp(),
+    "times_parameter": lambda y: y * vg.nn.Parameter(vg.full(tuple(y.shape), 0.5,
+                                                             dtype=y.dtype)),
     # a constant Tensor operand: no history, no grad, y's shape and dtype
     "mul_const": lambda y: y * _const(y, 1.5),
     "sub_const": lambda y: y - _const(y, 0.25),

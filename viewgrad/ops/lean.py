@@ -344,7 +344,7 @@ def operator_method(op, slow, tensors=None):
     ``other`` and ``two_tensors``'s for one that needs a gradient (Note [lean methods])."""
     def method(self, other):
         kind = type(other)
-        if kind is float or (tensors is not None and kind is _Tensor):
+        if kind is float or (tensors is not None and (kind is _Tensor or kind in _LEAN)):
             fn = self._grad_fn
             if fn is None and self._requires_grad and (type(self) is _Tensor
                                                        or type(self) in _LEAN):
