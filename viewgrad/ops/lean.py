@@ -98,7 +98,8 @@ def _row(op, n):
     through dispatch: (array function, node class, name of the one saved value or None,
     what that value is: 'result' | 'input' (the second operand, or the one input), and
     the _InNode markers of Note [saved values in the node]: the result's, a number's and a
-    Tensor's, or a leaf input's and a history input's)."""
+    Tensor's, or a leaf input's and a history input's) — six fields, None where a row
+    has none (the methods unpack it at once)."""
     row = False
     if not op.nondiff and _enabled[0]:
         if n == 1:
@@ -107,9 +108,10 @@ def _row(op, n):
             plan, fwd = op.plan_scalar, _BINARY.get(op.name)
         if fwd is not None:
             if not plan:
-                row = (fwd, op.node_cls, None, None, None)
+                row = (fwd, op.node_cls, None, None, None, None)
             elif len(plan) == 1 and n == 1 and plan[0][1] == 1:
-                row = (fwd, op.node_cls, plan[0][0], "result", _InNode("result", plan[0][0]))
+                row = (fwd, op.node_cls, plan[0][0], "result", _InNode("result", plan[0][0]),
+                       None)
             elif len(plan) == 1 and n == 1 and plan[0][1] == 0:
                 # the input itself (y.sin() saves y): a leaf's, or a tensor with a history
                 row = (fwd, op.node_cls, plan[0][0], "input", _InNode("input", plan[0][0]),
@@ -286,42 +288,47 @@ def unary_method(op, slow, out=False):
             row = op.lean1   # (the profiler sets it False while it times every forward)
             if row is None:
                 row = _row(op, 1)
-            if row and (row[3] != "input" or _an_input_to_keep(self)):
-                r = row[0](data)
+            if row:
+                ufunc, cls, saves, kind, marker, marker2 = row
+                if kind == "input" and not _an_input_to_keep(self):
+                    return slow(self)
+                r = ufunc(data)
                 out = _new(_Tensor)
                 out._data = r
                 out._device = self._device
                 out._base = None
                 out._view_info = None
                 out._output_nr = 0
-                node = _new(row[1])
+                node = _new(cls)
                 node.next_functions = ((fn, self._output_nr),)
                 node._seq_nr = _next_seq()
-                if row[2] is None:
+                if saves is None:
                     out._vc = None   # Note [a version counter made when first asked]
                     node._sdict = _NOTHING_SAVED
                     node._releasable = False
                 else:
-                    if row[3] == "result":   # the result, in the node (Note [saved values
-                        out._vc = vc = _new(_VC)   # in the node])
+                    if kind == "result":   # the result, in the node (Note [saved values in
+                        out._vc = vc = _new(_VC)   # the node])
                         vc.version = 0
                         vc.bumps = None
-                        node._sdict = row[4]
+                        node._sdict = marker
                         node._sv = r
                     else:   # the input itself, in the node: a leaf's, or one with a history
                         out._vc = None   # Note [a version counter made when first asked]
                         vc = self._vc
                         if vc is None:
                             vc = self._version_counter
-                        node._sdict = row[4] if self._grad_fn is None else row[5]
+                        node._sdict = marker if self._grad_fn is None else marker2
                         node._sv = self
                         node._sver = vc.version
                     node._svc = vc
                     if plain == 2:   # blame on: _where(), in line
                         f = _getframe(1)
                         co = f.f_code
-                        if co is _LAST_USER[0] or _INSIDE.get(co.co_filename) is False:
-                            _LAST_USER[0] = co   # Note [the last user code]
+                        if co is _LAST_USER[0]:   # Note [the last user code]
+                            node._swhere = (co, f.f_lasti)
+                        elif _INSIDE.get(co.co_filename) is False:
+                            _LAST_USER[0] = co
                             node._swhere = (co, f.f_lasti)
                         else:
                             node._swhere = _user_frame(2)
@@ -369,7 +376,8 @@ def operator_method(op, slow, tensors=None):
                 if row is None:
                     row = _row(row_op, 2)
                 if row:
-                    r = row[0](data, z)
+                    f, cls, saves, _, marker, marker2 = row
+                    r = f(data, z)
                     if type(r) is not _HOST:   # a 0-d input gives a NumPy scalar
                         r = _HOST_XP.asarray(r)
                     out = _new(_Tensor)
@@ -379,14 +387,14 @@ def operator_method(op, slow, tensors=None):
                     out._base = None
                     out._view_info = None
                     out._output_nr = 0
-                    node = _new(row[1])
+                    node = _new(cls)
                     node.next_functions = ((fn, self._output_nr), _NO_EDGE)
                     node._seq_nr = _next_seq()
-                    if row[2] is None:   # x - 1.65 and y + c save nothing
+                    if saves is None:   # x - 1.65 and y + c save nothing
                         node._sdict = _NOTHING_SAVED
                         node._releasable = False
                     elif kind is float:   # the number itself, as PyTorch saves it, in the node
-                        node._sdict = row[4]
+                        node._sdict = marker
                         node._sv = other
                         node._sarg = z
                         node._releasable = True
@@ -394,15 +402,17 @@ def operator_method(op, slow, tensors=None):
                         cvc = other._vc
                         if cvc is None:   # Note [a version counter made when first asked]
                             cvc = other._version_counter
-                        node._sdict = row[5]
+                        node._sdict = marker2
                         node._sv = other
                         node._svc = cvc
                         node._sver = cvc.version
                         if plain == 2:   # blame on: _where(), in line
                             f = _getframe(1)
                             co = f.f_code
-                            if co is _LAST_USER[0] or _INSIDE.get(co.co_filename) is False:
-                                _LAST_USER[0] = co   # Note [the last user code]
+                            if co is _LAST_USER[0]:   # Note [the last user code]
+                                node._swhere = (co, f.f_lasti)
+                            elif _INSIDE.get(co.co_filename) is False:
+                                _LAST_USER[0] = co
                                 node._swhere = (co, f.f_lasti)
                             else:
                                 node._swhere = _user_frame(2)
@@ -465,8 +475,10 @@ def two_tensors(op, x, y, fn, data, yd, plain):
         if plain == 2:   # blame on: _where(), in line
             f = _getframe(2)
             co = f.f_code
-            if co is _LAST_USER[0] or _INSIDE.get(co.co_filename) is False:
-                _LAST_USER[0] = co   # Note [the last user code]
+            if co is _LAST_USER[0]:   # Note [the last user code]
+                where = (op.node_name, (co, f.f_lasti))
+            elif _INSIDE.get(co.co_filename) is False:
+                _LAST_USER[0] = co
                 where = (op.node_name, (co, f.f_lasti))
             else:
                 where = (op.node_name, _user_frame(3))
