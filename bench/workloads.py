@@ -912,8 +912,8 @@ BUILDERS = {"chain": build_chain, "scaling": build_scaling, "mlp": build_mlp,
 CHECKS = {"chain": check_chain, "scaling": check_scaling, "mlp": check_mlp,
           "cnn": check_cnn, "inplace": check_inplace, "trace": check_trace,
           "render": check_render}
-ORDER = ("chain", "chain_mix", "scaling", "mlp", "mlp_modules", "cnn", "inplace", "trace", "render",
-         "memory")
+ORDER = ("chain", "chain_mix", "scaling", "mlp", "mlp_modules", "cnn", "inplace", "trace",
+         "render", "memory")
 
 
 def _register_modules_workload():

@@ -397,11 +397,12 @@ def _new_saved_tensor(t, is_output=False):
 # Note [saved values in the node]
 # A speed trick for the commonest nodes (Note [lean methods], ops/lean.py): a node that
 # saves one thing — its result, the Python number of ``y * 1.01``, the constant Tensor of
-# ``y * c``, the input of ``y.sin()`` — keeps it in its own slots: ``_sv`` (the array, number or Tensor), ``_svc``
-# (the version counter), ``_sver`` (the version saved), ``_swhere`` (the blame mark) and,
-# for a number, ``_sarg`` (the operand the forward computed with, a cached 0-d array of
-# the same value, which the backward kernel takes as it would take the number); the slot
-# ``_sdict`` holds an ``_InNode`` (graph.py) that says which and under what name. No
+# ``y * c``, the input of ``y.sin()`` — keeps it in its own slots: ``_sv`` (the array,
+# number or Tensor), ``_svc`` (the version counter), ``_sver`` (the version saved),
+# ``_swhere`` (the blame mark) and, for a number, ``_sarg`` (the operand the forward
+# computed with, a cached 0-d array of the same value, which the backward kernel takes as
+# it would take the number); the slot ``_sdict`` holds an ``_InNode`` (graph.py) that
+# says which and under what name. No
 # SavedTensor and no dict is made: ``_saved`` (a property over ``_sdict``) builds them the
 # first time anything reads it — the teaching path, the tracer, ``grad_fn._saved_result``,
 # an error message — and keeps them, so every reader sees what ``record`` would have

@@ -17,7 +17,7 @@ Note [erf by series and continued fraction]
 Note [erf of a host array]
     A speed trick: on NumPy arrays, erf and erfc are the C library's own (``math.erf``,
     ``math.erfc``, once per element through ``numpy.frompyfunc``): ~0.1 µs an element
-    and correctly rounded to a few ulps, where the series and the continued fraction
+    and within an ulp of the exact value, where the series and the continued fraction
     above make ~300 passes over the array (200 µs for 8 numbers, which made ``gelu``
     200 times slower than ``tanh``). Other devices (CuPy, the strict test device) run
     the array formulas above.
@@ -107,7 +107,7 @@ def erfinv(a):
     """The inverse of erf on (-1, 1), elementwise (Note [erf of a host array]
     A speed trick: on NumPy arrays, erf and erfc are the C library's own (``math.erf``,
     ``math.erfc``, once per element through ``numpy.frompyfunc``): ~0.1 µs an element
-    and correctly rounded to a few ulps, where the series and the continued fraction
+    and within an ulp of the exact value, where the series and the continued fraction
     above make ~300 passes over the array (200 µs for 8 numbers, which made ``gelu``
     200 times slower than ``tanh``). Other devices (CuPy, the strict test device) run
     the array formulas above.
