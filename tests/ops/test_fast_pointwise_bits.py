@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import viewgrad as vg
+from tests.helpers import torch_or_skip
 from viewgrad.ops.fast_pointwise import FAST_POINTWISE
 
 F = vg.nn.functional
@@ -62,3 +63,51 @@ def test_kernel_bits_equal_formula(name, dtype):
         (slow,) = vg.autograd.grad(y, x, g, create_graph=True)
     assert fast.dtype == slow.dtype == x.dtype
     assert _bits(fast.cpu().numpy()) == _bits(slow.detach().cpu().numpy()), name
+
+
+def _torch_calls(torch):
+    tF = torch.nn.functional
+    same = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
+            "atanh", "exp2", "expm1", "log2", "log10", "log1p", "erf", "erfc", "rsqrt",
+            "abs", "sign", "floor", "ceil", "trunc", "round", "frac")
+    calls = {n: getattr(torch, n) for n in same}
+    calls.update({
+        "silu": tF.silu, "gelu": tF.gelu, "elu": tF.elu, "selu": tF.selu,
+        "leaky_relu": tF.leaky_relu, "hardsigmoid": tF.hardsigmoid,
+        "log_sigmoid": tF.logsigmoid, "pow": lambda x: x ** 3,
+        "hardtanh": lambda x: tF.hardtanh(x, -1.0, 1.0),
+        "clamp": lambda x: x.clamp(-0.5, 1.0), "clamp_min": lambda x: x.clamp(min=0.25),
+        "clamp_max": lambda x: x.clamp(max=1.0),
+        "maximum": lambda x: torch.maximum(x, x.clamp(-0.5, 0.5)),
+        "minimum": lambda x: torch.minimum(x * 2.0, x.clamp(-0.5, 0.5))})
+    return calls
+
+
+@pytest.mark.host_only("compared with torch CPU tensors through .numpy()")
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_kernels_give_torchs_gradients(dtype):
+    """The oracle: each kernel's gradient is torch 2.13's on 1,000 random points (inside
+    each function's domain), to float32's or float64's rounding."""
+    torch = torch_or_skip()
+    calls = _torch_calls(torch)
+    assert set(calls) == set(CALLS)
+    rng = np.random.default_rng(7)
+    # (float32: both sides round a cancelling sum such as silu's 1 + x(1 - s) near its
+    # zero, so the absolute tolerance follows the gradient's size)
+    rtol, atol = (1e-4, 3e-5) if dtype == "float32" else (1e-9, 1e-12)
+    for name in sorted(CALLS):
+        for scale in (0.5, 3.0):
+            d = rng.standard_normal(1000) * scale
+            if name == "acosh":
+                d = np.abs(d) + 1.0
+            elif name in ("asin", "acos", "atanh"):
+                d = np.clip(d, -0.99, 0.99)
+            elif name in ("log2", "log10", "rsqrt", "log1p"):
+                d = np.abs(d) + 0.01
+            g = rng.standard_normal(1000).astype(dtype)
+            x = vg.tensor(d.astype(dtype), requires_grad=True)
+            CALLS[name](x).backward(vg.tensor(g))
+            t = torch.tensor(d.astype(dtype), requires_grad=True)
+            calls[name](t).backward(torch.tensor(g))
+            np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=rtol, atol=atol,
+                                       err_msg=f"{name} {dtype} scale {scale}")
