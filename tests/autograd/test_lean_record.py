@@ -54,6 +54,9 @@ PROGRAMS = {
     "mish_hardswish": lambda y: vg.nn.functional.hardswish(vg.nn.functional.mish(y)),
     "logsigmoid_hardsigmoid": lambda y: vg.nn.functional.logsigmoid(
         vg.nn.functional.hardsigmoid(y)),
+    # reductions with no arguments (lean.reduction_method)
+    "sum_all": lambda y: y.sin().sum() * y,
+    "mean_all": lambda y: (y * y).mean() + y,
     # two operands that need a gradient (ops/lean.py: two_tensors)
     "mul_tensors": lambda y: y * (y + 1.0),
     "mul_itself": lambda y: y * y,

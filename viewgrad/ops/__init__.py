@@ -32,9 +32,12 @@ from .operands import install_methods  # noqa: E402  (every op's refusals, in Py
 from .signatures import install_method_signatures  # noqa: E402  (typed arguments, checked)
 install_methods(METHODS)
 install_method_signatures(METHODS)
-# y.sum() with no arguments, its checks and dispatch in line (Note [lean methods])
+# y.sum() and y.mean() with no arguments, their checks and dispatch in line (Note [lean
+# methods])
 METHODS["sum"] = lean.reduction_method(reduce.SUM, METHODS["sum"], (None, False),
                                        reduce.sum_all_host)
+METHODS["mean"] = lean.reduction_method(reduce.MEAN, METHODS["mean"], (None, False),
+                                        reduce.mean_all_host)
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
 

@@ -70,6 +70,18 @@ def sum_all_host(data):
     return _add_reduce(data, None)
 
 
+_intp = B.np.intp
+
+
+def mean_all_host(data):
+    """``_mean_fwd(data, None, False)`` for a float32/float64 host array: NumPy's own
+    ``_mean`` steps (the sum, then a division by the count as an ``intp``, which a float32
+    sum takes in float64, rounded back), without its Python round them (Note [host
+    ufuncs])."""
+    s = _add_reduce(data, None)
+    return s.dtype.type(s / _intp(data.size))
+
+
 SUM = defop("sum", "SumBackward0", _sum_fwd, attrs=("dim", "keepdim"),
             self=lambda grad, self_shape: grad.expand(self_shape))
 SUM_DIM = defop("sum_dim", "SumBackward1", _sum_fwd, attrs=("dim", "keepdim"),
