@@ -15,6 +15,7 @@ from ..tensor import new_result
 from . import nn_fast as _nnf
 from .linalg import ADDMM, addmm, matmul
 from .pointwise import div_scalar, mul_scalar
+from .reduce import mean_all_host
 from .views import T as _T, t as _t
 from .args import check_no_requires_grad, torch_type_name
 from .table import FnNode, defop, dispatch, method
@@ -122,6 +123,8 @@ def _mse_fwd(self, target, reduction):
     d = (self - target) ** 2
     xp = _xp(self)
     if reduction == "mean":
+        if type(d) is B.HOST_ARRAY and d.dtype.char in "fd":
+            return xp.asarray(mean_all_host(d))   # (d.mean()'s steps: Note [host ufuncs])
         return xp.asarray(d.mean())
     if reduction == "sum":
         return xp.asarray(d.sum())
