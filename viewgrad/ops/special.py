@@ -52,6 +52,8 @@ _CHUNK = 1 << 16   # elements per call: its array of Python floats stays ~2 MB
 def _libm(f, x):
     """``f`` (a frompyfunc of the C library's function) of float64 host array ``x``, a
     chunk at a time (Note [erf of a host array])."""
+    if x.size <= _CHUNK:   # (a 0-d x gives a float)
+        return B.np.asarray(f(x), dtype=B.float64)
     flat = x.reshape(-1)
     out = B.np.empty(flat.shape, B.float64)
     for i in range(0, flat.size, _CHUNK):
