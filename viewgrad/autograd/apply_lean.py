@@ -34,7 +34,7 @@ gives every node class the general step back) and compares gradients and errors.
 from __future__ import annotations
 
 from .. import backend as B
-from .graph import _InNode, SavedTensor
+from .graph import _InNode, SavedTensor, saved_array
 
 __all__ = ["specialize", "install", "set_lean_apply"]
 
@@ -99,16 +99,8 @@ def one_input(kernel, name):
             r = kernel(g, t._data)
             return r if type(r) is _HOST else _as_array(r, g)
         if saved is not None:
-            v = saved[name]
-            if (type(v) is _ST and v.hooks is None
-                    and v.version_counter.version == v.saved_version):
-                t = v.tensor
-                if t is None:
-                    d = v.data
-                elif not v.had_grad_fn or t._grad_fn is not None:
-                    d = t._data
-                else:
-                    return None
+            d = saved_array(saved[name])
+            if d is not None:
                 r = kernel(g, d)
                 return r if type(r) is _HOST else _as_array(r, g)
         return None

@@ -367,6 +367,22 @@ class SavedTensor:
 _new = object.__new__
 
 
+def saved_array(v):
+    """The array of SavedTensor ``v`` when ``unpack_data`` would give it with nothing to
+    check or raise (no hooks, unmodified, still attached), else None: the lean steps'
+    question (apply_lean.py, ops/nn_fast.py), whose None sends a node to its general
+    step, which raises."""
+    if type(v) is not SavedTensor or v.hooks is not None or \
+            v.version_counter.version != v.saved_version:
+        return None
+    t = v.tensor
+    if t is None:
+        return v.data
+    if not v.had_grad_fn or t._grad_fn is not None:
+        return t._data
+    return None
+
+
 def _new_saved_tensor(t, is_output=False):
     """A SavedTensor of ``t`` (an op's input, or its result: ``is_output``), as
     ``SavedTensor(t, is_output)`` makes it; the recording hot path calls this directly

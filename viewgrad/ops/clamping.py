@@ -58,16 +58,22 @@ def _clamp_fwd(x, min, max):
     return _between(xp, x, lo, hi)
 
 
-def _clamp_bwd(grad, self, min, max):
+def clamp_mask(self, min, max):
+    """Where clamp's input was inside its bounds (a Tensor's, or an array's: the plain
+    backward's kernel takes it too, ops/fast_pointwise.py)."""
     mask = None
     if min is not None:
         mask = self >= min
     if max is not None:
         m2 = self <= max
         mask = m2 if mask is None else mask & m2
+    return mask
+
+
+def _clamp_bwd(grad, self, min, max):
     # PyTorch's where(mask, grad, 0): zeros are +0. (grad * mask gives -0. for a negative
     # grad), and a NaN input gets 0
-    return _where(mask, grad, 0.0)
+    return _where(clamp_mask(self, min, max), grad, 0.0)
 
 
 CLAMP = defop("clamp", "ClampBackward1", _clamp_fwd, attrs=("min", "max"), self=_clamp_bwd)

@@ -20,7 +20,7 @@ from .. import backend as B
 from .fast import _number, _ONES
 from .pointwise import _sign_fwd, _sigmoid_fwd, _sigmoid_host
 from .activations import _gelu_grad_fwd, _f32, _SELU_ALPHA, _SELU_SCALE
-from .clamping import at_most
+from .clamping import at_most, clamp_mask
 from . import special
 
 __all__ = ["FAST_POINTWISE"]
@@ -81,13 +81,7 @@ def _leaky(grad, self, negative_slope):
 
 
 def _clamp(grad, self, min, max):
-    mask = None
-    if min is not None:
-        mask = self >= min
-    if max is not None:
-        m2 = self <= max
-        mask = m2 if mask is None else mask & m2
-    return _where0(mask, grad)
+    return _where0(clamp_mask(self, min, max), grad)
 
 
 def _split(grad, self, other, lose):

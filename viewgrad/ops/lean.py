@@ -457,13 +457,7 @@ def two_tensors(op, x, y, fn, data, yd, plain):
     r = row[0](data, yd)
     if type(r) is not _HOST:   # a 0-d input gives a NumPy scalar
         r = _HOST_XP.asarray(r)
-    out = _new(_Tensor)
-    out._data = r
-    out._device = x._device
-    out._vc = None   # Note [a version counter made when first asked]
-    out._base = None
-    out._view_info = None
-    out._output_nr = 0
+    out = new_result(r, x._device)
     node = _new(op.node_cls)
     node.next_functions = ((fn, 0), (fn2, 0))
     node._seq_nr = _next_seq()

@@ -24,7 +24,7 @@ import sys
 from .. import backend as B
 from ..autograd import apply_lean as _apply_lean
 from ..autograd import blame as _blame
-from ..autograd.graph import (SavedTensor, _InNode, _NO_EDGE, _new_saved_tensor,
+from ..autograd.graph import (SavedTensor, _InNode, _NO_EDGE, _new_saved_tensor, saved_array,
                               next_sequence_nr as _next_seq)
 from ..autograd.nodes import FnNode, _NOTHING_SAVED, _edge_of, _sum_to_array
 from ..autograd.state import state as _st
@@ -269,20 +269,6 @@ def lean_linear(input, weight, bias, T, ADDMM, t_fn):
 # input, a stale saved tensor, which must raise the general step's error) answers None,
 # and the loop runs FnNode's step itself (the same frames in a traceback as always). Like every lean step it is off
 # while ``set_lean_apply(False)`` is (the profiler times every node's apply_arrays).
-
-def saved_array(v):
-    """The array of SavedTensor ``v`` when ``_kernel_args`` would hand it over as is, else
-    None."""
-    if type(v) is not SavedTensor or v.hooks is not None or \
-            v.version_counter.version != v.saved_version:
-        return None
-    t = v.tensor
-    if t is None:
-        return v.data
-    if not v.had_grad_fn or t._grad_fn is not None:
-        return t._data
-    return None
-
 
 class AddmmNode(FnNode):
     """AddmmBackward0's class (the table makes ``AddmmBackward0`` a subclass of it)."""
