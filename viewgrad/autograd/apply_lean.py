@@ -34,7 +34,7 @@ gives every node class the general step back) and compares gradients and errors.
 from __future__ import annotations
 
 from .. import backend as B
-from .graph import _InNode, SavedTensor, saved_array
+from .graph import _InNode, SavedTensor, _saved_array as saved_array
 
 __all__ = ["specialize", "install", "set_lean_apply"]
 

@@ -367,7 +367,7 @@ class SavedTensor:
 _new = object.__new__
 
 
-def saved_array(v):
+def _saved_array(v):
     """The array of SavedTensor ``v`` when ``unpack_data`` would give it with nothing to
     check or raise (no hooks, unmodified, still attached), else None: the lean steps'
     question (apply_lean.py, ops/nn_fast.py), whose None sends a node to its general

@@ -24,8 +24,8 @@ import sys
 from .. import backend as B
 from ..autograd import apply_lean as _apply_lean
 from ..autograd import blame as _blame
-from ..autograd.graph import (SavedTensor, _InNode, _NO_EDGE, _new_saved_tensor, saved_array,
-                              next_sequence_nr as _next_seq)
+from ..autograd.graph import (SavedTensor, _InNode, _NO_EDGE, _new_saved_tensor,
+                              _saved_array as saved_array, next_sequence_nr as _next_seq)
 from ..autograd.nodes import FnNode, _NOTHING_SAVED, _edge_of, _sum_to_array
 from ..autograd.state import state as _st
 from ..autograd.views import DEFAULT, ViewChain, ViewInfo
