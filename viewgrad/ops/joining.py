@@ -50,6 +50,8 @@ class StackBackward0(Node):
         return _in_input_dtypes([select(g, self.dim, i) if e[0] is not None else None
                                  for i, e in enumerate(self.next_functions)], self.dtypes)
 
+    saved_items = CatBackward0.saved_items
+
 
 def _in_input_dtypes(grads, dtypes):
     """Each gradient in its input's dtype (``dtypes``: None when all inputs had the
@@ -67,9 +69,6 @@ def _promoted(tensors):
         return [t._data for t in tensors], None
     return ([t._data if t._data.dtype == dt else t._data.astype(dt) for t in tensors],
             tuple(t._data.dtype for t in tensors))
-
-    def saved_items(self):
-        return [("dim", self.dim)]
 
 
 def _seq_check(tensors, name):

@@ -256,14 +256,6 @@ class _NllNode(FnNode):
             total = xp.asarray(w.sum(), dtype=x.dtype)
         return Tensor._make(total, B.device_of_array(total))
 
-
-def _saved_data(st, node):
-    """The array a SavedTensor refers to, read without a version check (unpacked only
-    when saved-tensor hooks hold it)."""
-    if st.tensor is not None:
-        return st.tensor._data
-    return st.data if st.data is not None else st.unpack(node)._data
-
     def _lean_apply(self, grads):
         """The plain backward loop's first try (Note [lean apply], autograd/apply_lean.py):
         the counted gradient, or None (then the general ``apply_arrays`` runs)."""
@@ -278,6 +270,14 @@ def _saved_data(st, node):
                 dt = self._dtypes[0]
                 return [r if r.dtype == dt else r.astype(dt)]
         return None
+
+
+def _saved_data(st, node):
+    """The array a SavedTensor refers to, read without a version check (unpacked only
+    when saved-tensor hooks hold it)."""
+    if st.tensor is not None:
+        return st.tensor._data
+    return st.data if st.data is not None else st.unpack(node)._data
 
 
 NLL = defop("nll_loss", "NllLossBackward0", _nll_fwd, inputs=("self", "target"),
