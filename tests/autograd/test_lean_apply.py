@@ -182,3 +182,105 @@ def test_the_new_lean_shapes_are_installed():
                      (nnops.LOG_SOFTMAX, "result_and_attribute")):
         step = op.node_cls.__dict__["_chain_step"]
         assert step.__func__.__qualname__.startswith(kind), op
+
+
+# One plain program per node class that has a lean step (apply_lean._INSTALLED), run
+# through a plain backward: the class must answer from its lean step, not the general
+# ``FnNode.apply_arrays``. A lean step lost by an edit still gives the right numbers, so
+# only a count sees it (_NllNode's once became dead code, tests/test_dead_code.py).
+def _pos(x):
+    return x.abs() + 0.25
+
+
+def _unit(x):
+    return (x * 1.0).tanh() * 0.5
+
+
+TAKEN = {
+    "AddBackward0": lambda x: x * 1.0 + 1.5,
+    "SubBackward0": lambda x: x * 1.0 - _const(x, 0.5),
+    "MulBackward0": lambda x: x * 1.0 * _const(x, 0.5),
+    "DivBackward0": lambda x: x * 1.0 / 1.5,
+    "NegBackward0": lambda x: -(x * 1.0),
+    "ReciprocalBackward0": lambda x: _pos(x).reciprocal(),
+    "ExpBackward0": lambda x: (x * 1.0).exp(),
+    "LogBackward0": lambda x: _pos(x).log(),
+    "SqrtBackward0": lambda x: _pos(x).sqrt(),
+    "TanhBackward0": lambda x: (x * 1.0).tanh(),
+    "SigmoidBackward0": lambda x: (x * 1.0).sigmoid(),
+    "ReluBackward0": lambda x: (x * 1.0).relu(),
+    "SumBackward0": lambda x: (x * 1.0).sum() * x,
+    "MeanBackward0": lambda x: (x * 1.0).mean() * x,
+    "MmBackward0": lambda x: (x * 1.0).reshape(2, 3) @ vg.ones(3, 2, dtype=x.dtype),
+    "BmmBackward0": lambda x: (x * 1.0).reshape(1, 2, 3).bmm(vg.ones(1, 3, 2, dtype=x.dtype)),
+    "CloneBackward0": lambda x: (x * 1.0).clone(),
+    "ViewBackward0": lambda x: (x * 1.0).view(2, 3),
+    "ReshapeAliasBackward0": lambda x: (x * 1.0).reshape(2, 3).t().reshape(3, 1, 2),
+    "UnsafeViewBackward0": lambda x: (x * 1.0).reshape(2, 3).t().reshape(6) * 1.5,
+    "AliasBackward0": lambda x: (x * 1.0)[...],
+    "TBackward0": lambda x: (x * 1.0).reshape(2, 3).t(),
+    "PermuteBackward0": lambda x: (x * 1.0).reshape(1, 2, 3).permute(2, 0, 1),
+    "UnsqueezeBackward0": lambda x: (x * 1.0).unsqueeze(0),
+    "SqueezeBackward0": lambda x: (x * 1.0).reshape(1, 6).squeeze(),
+    "SqueezeBackward1": lambda x: (x * 1.0).reshape(1, 6).squeeze(0),
+    "SoftmaxBackward0": lambda x: (x * 1.0).reshape(2, 3).softmax(-1),
+    "LogSoftmaxBackward0": lambda x: (x * 1.0).reshape(2, 3).log_softmax(1),
+    "WhereBackward0": lambda x: vg.where(_const(x, 1.0) > 0, x * 1.0, _const(x, 0.5)),
+    "SinBackward0": lambda x: (x * 1.0).sin(),
+    "CosBackward0": lambda x: (x * 1.0).cos(),
+    "TanBackward0": lambda x: _unit(x).tan(),
+    "AsinBackward0": lambda x: _unit(x).asin(),
+    "AcosBackward0": lambda x: _unit(x).acos(),
+    "AtanBackward0": lambda x: (x * 1.0).atan(),
+    "SinhBackward0": lambda x: (x * 1.0).sinh(),
+    "CoshBackward0": lambda x: (x * 1.0).cosh(),
+    "AsinhBackward0": lambda x: (x * 1.0).asinh(),
+    "AcoshBackward0": lambda x: (_pos(x) + 1.0).acosh(),
+    "AtanhBackward0": lambda x: _unit(x).atanh(),
+    "Exp2Backward0": lambda x: (x * 1.0).exp2(),
+    "Expm1Backward0": lambda x: (x * 1.0).expm1(),
+    "Log2Backward0": lambda x: _pos(x).log2(),
+    "Log10Backward0": lambda x: _pos(x).log10(),
+    "Log1PBackward0": lambda x: _pos(x).log1p(),
+    "ErfBackward0": lambda x: (x * 1.0).erf(),
+    "ErfcBackward0": lambda x: (x * 1.0).erfc(),
+    "RsqrtBackward0": lambda x: _pos(x).rsqrt(),
+    "AbsBackward0": lambda x: (x * 1.0).abs(),
+    "SiluBackward0": lambda x: vg.nn.functional.silu(x * 1.0),
+    "GeluBackward0": lambda x: vg.nn.functional.gelu(x * 1.0),
+    "EluBackward0": lambda x: vg.nn.functional.selu(x * 1.0),
+    "HardsigmoidBackward0": lambda x: vg.nn.functional.hardsigmoid(x * 1.0),
+    "LogSigmoidBackward0": lambda x: vg.nn.functional.logsigmoid(x * 1.0),
+    "SignBackward0": lambda x: (x * 1.0).sign(),
+    "FloorBackward0": lambda x: (x * 1.0).floor(),
+    "CeilBackward0": lambda x: (x * 1.0).ceil(),
+    "TruncBackward0": lambda x: (x * 1.0).trunc(),
+    "RoundBackward0": lambda x: (x * 1.0).round(),
+    "FracBackward0": lambda x: (x * 1.0).frac(),
+}
+
+
+@pytest.mark.host_only("the lean steps are installed per row; checked on host tensors")
+def test_every_installed_lean_step_is_taken_in_its_plain_case(monkeypatch):
+    from viewgrad.autograd.nodes import FnNode
+    installed = sorted({cls.__name__ for cls in apply_lean._INSTALLED})
+    assert sorted(set(installed) - set(TAKEN)) == [], "a program for each new lean step"
+    general = []
+    real = FnNode.apply_arrays
+    monkeypatch.setattr(FnNode, "apply_arrays",
+                        lambda self, grads: general.append(self.name()) or real(self, grads))
+    for name in installed:
+        for dtype in (vg.float32, vg.float64):
+            x = _x(dtype)
+            out = TAKEN[name](x)
+            seen = []
+            stack = [out.grad_fn]
+            while stack:   # the program makes a node of the class it is for
+                n = stack.pop()
+                if n is not None and n not in seen:
+                    seen.append(n)
+                    stack.extend(e[0] for e in n.next_functions)
+            assert name in [n.name() for n in seen], name
+            general.clear()
+            out.sum().backward()
+            assert name not in general, (name, dtype)
