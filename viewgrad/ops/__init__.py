@@ -38,6 +38,11 @@ METHODS["sum"] = lean.reduction_method(reduce.SUM, METHODS["sum"], (None, False)
                                        reduce.sum_all_host)
 METHODS["mean"] = lean.reduction_method(reduce.MEAN, METHODS["mean"], (None, False),
                                         reduce.mean_all_host)
+# y.view(2, -1) and y.reshape(n) of a row-major tensor, its three layers in one body
+# (Note [lean views])
+from .lean_views import shape_method as _shape_method  # noqa: E402
+for _name in ("view", "reshape"):
+    METHODS[_name] = _shape_method(METHODS[_name], views.VIEW, views.view)
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
 
