@@ -101,6 +101,34 @@ CALLS = {
     "reshape_shape_kw": lambda y: y.reshape(shape=(6,)),
     "reshape_bad": lambda y: y.reshape(5),
     "reshape_flatten_like": lambda y: y.reshape(y.shape[0], -1) if y.dim() else y.reshape(1),
+    "unsqueeze_0": lambda y: y.unsqueeze(0),
+    "unsqueeze_last": lambda y: y.unsqueeze(-1),
+    "unsqueeze_1": lambda y: y.unsqueeze(1),
+    "unsqueeze_out_of_range": lambda y: y.unsqueeze(4),
+    "unsqueeze_float": lambda y: y.unsqueeze(1.0),
+    "unsqueeze_kw": lambda y: y.unsqueeze(dim=0),
+    "unsqueeze_numpy_int": lambda y: y.unsqueeze(np.int64(-1)),
+    "squeeze": lambda y: y.unsqueeze(1).squeeze(),
+    "squeeze_none": lambda y: y.squeeze(),
+    "squeeze_0": lambda y: y.unsqueeze(0).squeeze(0),
+    "squeeze_last": lambda y: y.unsqueeze(-1).squeeze(-1),
+    "squeeze_not_one": lambda y: y.squeeze(0),
+    "squeeze_out_of_range": lambda y: y.squeeze(3),
+    "squeeze_tuple": lambda y: y.unsqueeze(0).squeeze((0, -1)),
+    "squeeze_kw": lambda y: y.squeeze(dim=0),
+    "transpose_01": lambda y: y.transpose(0, 1),
+    "transpose_negative": lambda y: y.transpose(-1, -2),
+    "transpose_same": lambda y: y.transpose(1, 1),
+    "transpose_out_of_range": lambda y: y.transpose(0, 2),
+    "transpose_zero_d": lambda y: y.transpose(0, -1),
+    "transpose_kw": lambda y: y.transpose(dim0=0, dim1=-1),
+    "swapaxes": lambda y: y.swapaxes(-1, 0),
+    "swapdims_bool": lambda y: y.swapdims(True, 0),
+    "mT": lambda y: y.mT,
+    "t": lambda y: y.t(),
+    "t_of_t": lambda y: y.t().t(),
+    "t_args": lambda y: y.t(0),
+    "t_3d": lambda y: y.unsqueeze(0).t(),
 }
 
 
@@ -127,10 +155,13 @@ def test_a_view_of_a_result_is_the_checked_methods(kind, call):
 
 
 @pytest.mark.parametrize("replay", [False, True])
-@pytest.mark.parametrize("call", ["view_flat", "view_3_m1", "view_tuple", "reshape_3_2"])
+@pytest.mark.parametrize("call", ["view_flat", "view_3_m1", "view_tuple", "reshape_3_2",
+                                  "unsqueeze_last", "transpose_negative", "t",
+                                  "squeeze_last"])
 def test_a_view_regenerated_after_its_base_changed_is_the_checked_methods(call, replay):
     """The base written in place after the view was made: the view's grad_fn is made
-    again, by as_strided or by replaying the view (what the view recorded for it)."""
+    again, by as_strided or by replaying the view (what the view recorded for it); then
+    a write through the view (CopySlices), replayed or not."""
     def run():
         prev = vg.autograd.set_view_replay(replay)
         try:
@@ -178,9 +209,12 @@ def test_the_lean_view_is_taken_and_hands_the_rest_on(monkeypatch):
     y = x * 1.0
     y.view(-1), y.reshape(3, 2), y.view((6,)), x.view(6)
     assert seen == []
-    y.t().reshape(6), y.view(size=(6,)), y.view(np.int64(6))
-    # (t() is a view of its own; the transposed reshape copies: _unsafe_view, no view)
-    assert seen == ["t", "view", "view"]
+    y.unsqueeze(-1), y.transpose(0, -1), y.t(), y.swapdims(1, 0), y.t().unsqueeze(0)
+    y.unsqueeze(0).squeeze(0), y.squeeze(), y.squeeze(-1)
+    assert seen == []
+    # (the transposed reshape copies: _unsafe_view, no view)
+    y.t().reshape(6), y.view(size=(6,)), y.view(np.int64(6)), y.unsqueeze(dim=0)
+    assert seen == ["view", "view", "unsqueeze"]
 
 
 def test_the_profiler_sees_the_view_forward():

@@ -38,11 +38,19 @@ METHODS["sum"] = lean.reduction_method(reduce.SUM, METHODS["sum"], (None, False)
                                        reduce.sum_all_host)
 METHODS["mean"] = lean.reduction_method(reduce.MEAN, METHODS["mean"], (None, False),
                                         reduce.mean_all_host)
-# y.view(2, -1) and y.reshape(n) of a row-major tensor, its three layers in one body
+# y.view(2, -1), y.reshape(n), y.unsqueeze(d), y.squeeze(d), y.transpose(a, b), y.t(): in
+# one body each
 # (Note [lean views])
-from .lean_views import shape_method as _shape_method  # noqa: E402
+from . import lean_views as _lv  # noqa: E402
 for _name in ("view", "reshape"):
-    METHODS[_name] = _shape_method(METHODS[_name], views.VIEW, views.view)
+    METHODS[_name] = _lv.shape_method(METHODS[_name], views.VIEW, views.view)
+METHODS["unsqueeze"] = _lv.unsqueeze_method(METHODS["unsqueeze"], views.UNSQUEEZE,
+                                            views.unsqueeze)
+METHODS["squeeze"] = _lv.squeeze_method(METHODS["squeeze"], (views.SQUEEZE, views.SQUEEZE_DIM),
+                                        views.squeeze)
+for _name in ("transpose", "swapaxes", "swapdims"):
+    METHODS[_name] = _lv.transpose_method(METHODS[_name], views.TRANSPOSE, views.transpose)
+METHODS["t"] = _lv.t_method(METHODS["t"], views.T, views.t)
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
 
