@@ -211,3 +211,17 @@ def assert_close_torch(ours, theirs, what, tol=1e-7):
     import numpy as np
     np.testing.assert_allclose(ours.detach().cpu().numpy(), theirs.detach().numpy(),
                                rtol=tol, atol=1e-9, err_msg=what)
+
+
+def both_ways(switch, run):
+    """``[run() with switch(True), run() with switch(False)]`` for a speed trick's switch
+    (``set_lean_views``, ``set_lean_dims``...: each takes the new setting and returns the
+    previous one, which is given back after each run)."""
+    out = []
+    for on in (True, False):
+        prev = switch(on)
+        try:
+            out.append(run())
+        finally:
+            switch(prev)
+    return out

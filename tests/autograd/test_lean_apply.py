@@ -12,19 +12,13 @@ import viewgrad as vg
 from viewgrad.autograd import apply_lean
 from viewgrad.ops.pointwise import MUL, SUB, TANH
 
+from ..helpers import both_ways
 from .test_lean_record import PROGRAMS, _const
 
 
 def _both_ways(run):
-    """run() under the lean steps and under the general ones."""
-    out = []
-    for lean in (True, False):
-        prev = apply_lean.set_lean_apply(lean)
-        try:
-            out.append(run())
-        finally:
-            apply_lean.set_lean_apply(prev)
-    return out
+    """run() with the trick on, then off."""
+    return both_ways(apply_lean.set_lean_apply, run)
 
 
 def _grad_or_error(fn):
@@ -164,6 +158,21 @@ SHAPED = {
     "log_softmax": lambda y: y.reshape(-1, 3).log_softmax(-1) * 1.5,
     "softmax": lambda y: y.reshape(-1, 3).softmax(0) * 1.5,
     "t_log_softmax": lambda y: y.reshape(-1, 3).t().log_softmax(1).t().tanh(),
+    # several saved values that are not tensors (sum(dim), mean(dim), the views' numbers)
+    "sum_dim": lambda y: y.reshape(2, 3).sum(1) * 1.5,
+    "sum_dim_keepdim": lambda y: y.reshape(2, 3).sum(-1, keepdim=True) * 1.5,
+    "mean_dim": lambda y: y.reshape(2, 3).mean(0) * 1.5,
+    "transpose": lambda y: y.reshape(1, 2, 3).transpose(0, 2) * 1.5,
+    "select": lambda y: y.reshape(2, 3)[1] * 1.5,
+    "slice": lambda y: y[1:5:2] * 1.5,
+    # the saved input and numbers (pow, leaky_relu, hardtanh, clamp, elu)
+    "pow": lambda y: y ** 3 * 1.5,
+    "leaky_relu": lambda y: vg.nn.functional.leaky_relu(y, 0.2) * 1.5,
+    "hardtanh": lambda y: vg.nn.functional.hardtanh(y, -0.5, 1.25) * 1.5,
+    "clamp": lambda y: y.clamp(-0.5, 1.0) * 1.5,
+    "clamp_min": lambda y: y.clamp(min=-0.25) * 1.5,
+    "clamp_max": lambda y: y.clamp(max=0.75) * 1.5,
+    "elu": lambda y: vg.nn.functional.elu(y, 0.5) * 1.5,
 }
 
 
@@ -257,6 +266,17 @@ TAKEN = {
     "TruncBackward0": lambda x: (x * 1.0).trunc(),
     "RoundBackward0": lambda x: (x * 1.0).round(),
     "FracBackward0": lambda x: (x * 1.0).frac(),
+    "SumBackward1": lambda x: (x * 1.0).reshape(2, 3).sum(1),
+    "MeanBackward1": lambda x: (x * 1.0).reshape(2, 3).mean(-1, keepdim=True),
+    "TransposeBackward0": lambda x: (x * 1.0).reshape(2, 3).transpose(0, 1),
+    "SelectBackward0": lambda x: (x * 1.0).reshape(2, 3)[1],
+    "SliceBackward0": lambda x: (x * 1.0)[1:4],
+    "PowBackward0": lambda x: (x * 1.0) ** 2,
+    "LeakyReluBackward0": lambda x: vg.nn.functional.leaky_relu(x * 1.0, 0.1),
+    "HardtanhBackward0": lambda x: vg.nn.functional.hardtanh(x * 1.0),
+    "ClampBackward1": lambda x: (x * 1.0).clamp(-1.0, 1.0),
+    "ClampMinBackward0": lambda x: (x * 1.0).clamp_min(0.5),
+    "ClampMaxBackward0": lambda x: (x * 1.0).clamp_max(0.5),
 }
 
 

@@ -10,18 +10,12 @@ import pytest
 import viewgrad as vg
 from viewgrad.ops import lean_views
 
-from ..helpers import graph_nodes, raised, saved_values
+from ..helpers import both_ways, graph_nodes, raised, saved_values
 
 
 def _both_ways(run):
-    out = []
-    for lean in (True, False):
-        prev = lean_views.set_lean_views(lean)
-        try:
-            out.append(run())
-        finally:
-            lean_views.set_lean_views(prev)
-    return out
+    """run() with the trick on, then off."""
+    return both_ways(lean_views.set_lean_views, run)
 
 
 def _describe(v, x):

@@ -13,6 +13,7 @@ import viewgrad.ops.inplace as inplace_ops
 from viewgrad.autograd.graph import SavedTensor
 from viewgrad.autograd.inplace_lean import set_lean_inplace
 
+from ..helpers import both_ways as _both_ways
 from .programs import draw_program, run
 
 SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
@@ -63,14 +64,7 @@ def signature(roots):
 
 
 def both_ways(program_fn):
-    results = []
-    for lean in (True, False):
-        prev = set_lean_inplace(lean)
-        try:
-            results.append(program_fn())
-        finally:
-            set_lean_inplace(prev)
-    return results
+    return _both_ways(set_lean_inplace, program_fn)
 
 
 def _row_loop(scalar_first):

@@ -15,7 +15,10 @@ as the node class's ``_lean_apply``, which the plain backward loop (engine_plain
 * ``first_of_two``: a two-input row whose second input needs no gradient (``y * 1.01``,
   ``y - 1.65``, ``y * c``), the first input's kernel alone;
 * ``one_attribute``: a one-input row whose kernel takes one saved value that is not a
-  tensor's (``sum``: the input's shape), and that saves no tensor;
+  tensor's (``sum``: the input's shape), and that saves no tensor; ``attributes``: the
+  same with several (``sum(dim)``, ``mean(dim)``: the shape, the dims, keepdim);
+* ``input_and_attributes``: a one-input row whose kernel takes its saved input and saved
+  values that are not tensors' (``leaky_relu``: the slope; ``hardtanh``: the bounds);
 * ``nothing_saved``: a one-input row whose kernel takes nothing (``t``: TBackward0, the
   transpose of every linear layer's weight; ``neg``);
 * ``result_and_attribute``: a one-input row whose kernel takes its saved result and one
@@ -121,6 +124,43 @@ def one_attribute(kernel, name):
     return step, _on_lists(step, False)
 
 
+def attributes(kernel, names):
+    """The lean step of a one-input row whose kernel takes several saved non-tensor values
+    (``names``), as ``one_attribute``'s."""
+    def step(self, g):
+        saved = self._sdict
+        if saved is not None and type(saved) is not _IN:
+            args = [saved[n] for n in names]
+            for v in args:
+                if type(v) is _ST:   # (a Tensor attribute: the general step unpacks it)
+                    return None
+            r = kernel(g, *args)
+            return r if type(r) is _HOST else _as_array(r, g)
+        return None
+    return step, _on_lists(step, False)
+
+
+def input_and_attributes(kernel, names):
+    """The lean step of a one-input row whose kernel takes its saved input ``names[0]``
+    and saved non-tensor values (``names[1:]``), as ``one_input``'s (a dict of saved
+    values only)."""
+    name, rest = names[0], names[1:]
+
+    def step(self, g):
+        saved = self._sdict
+        if saved is not None and type(saved) is not _IN:
+            d = saved_array(saved[name])
+            if d is not None:
+                args = [saved[n] for n in rest]
+                for v in args:
+                    if type(v) is _ST:
+                        return None
+                r = kernel(g, d, *args)
+                return r if type(r) is _HOST else _as_array(r, g)
+        return None
+    return step, _on_lists(step, False)
+
+
 def nothing_saved(kernel):
     """The lean step of a one-input row whose kernel takes only the gradient, as
     ``one_result``'s (a node released by a retain_graph=False backward: the general step)."""
@@ -220,8 +260,14 @@ def specialize(op):
         if (len(names) == 2 and names[0] == "result" and plan[:1] == (("result", 1, 0),)
                 and len(plan) == 2 and plan[1][0] == names[1] and plan[1][1] in (2, 3)):
             return result_and_attribute(kernel, names[1])
-        if len(names) == 1 and all(kind in (2, 3) for _, kind, _ in plan):
-            return one_attribute(kernel, names[0])   # (every value saved: not a tensor's)
+        if names and all(kind in (2, 3) for _, kind, _ in plan):
+            # (every value saved: not a tensor's)
+            return one_attribute(kernel, names[0]) if len(names) == 1 else attributes(
+                kernel, names)
+        kinds = {n: kind for n, kind, _ in plan}
+        if (len(names) > 1 and plan[:1] == ((names[0], 0, 0),)
+                and all(kinds.get(n) in (2, 3) for n in names[1:])):
+            return input_and_attributes(kernel, names)
         return None
     if op.fast2 is not None and len(op.inputs) == 2:
         kernel, names, other_names = op.fast2

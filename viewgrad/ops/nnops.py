@@ -12,6 +12,7 @@ from ..autograd.saved_names import show_given
 from ..autograd.graph import ERR_FREED, _new_saved_tensor, next_sequence_nr as _next_seq
 from ..autograd.state import state as _st
 from ..tensor import new_result
+from . import lean_dims as _lean_dims
 from . import nn_fast as _nnf
 from .linalg import ADDMM, addmm, matmul
 from .pointwise import div_scalar, mul_scalar
@@ -53,6 +54,10 @@ LOG_SOFTMAX = defop("log_softmax", "LogSoftmaxBackward0", _log_softmax_fwd, attr
                     grad - result.exp() * grad.sum(dim, keepdim=True))
 
 
+def _one_dim(k):
+    return (k,)
+
+
 def _float_check(x, name):
     if x._data.dtype.kind != "f":
         raise RuntimeError(f"{name}: expected a floating point input, got "
@@ -63,7 +68,11 @@ def _float_check(x, name):
 def softmax(input, dim, dtype=None):
     """``exp(x) / exp(x).sum(dim)`` (SoftmaxBackward0); ``dtype`` casts the input first
     (ToCopyBackward0 under it), as PyTorch's."""
-    if dtype is not None:
+    if dtype is None:   # Note [lean dim ops]
+        out = _lean_dims.run(SOFTMAX, input, dim, _one_dim, _lean_dims.softmax_host)
+        if out is not None:
+            return out
+    else:
         input = input.to(dtype)
     _float_check(input, "softmax")
     d = _wrap_dim(dim, input.dim())   # (shown as given: Note [dims as given])
@@ -73,7 +82,11 @@ def softmax(input, dim, dtype=None):
 @method("log_softmax")
 def log_softmax(input, dim, dtype=None):
     """``x - logsumexp(x, dim)`` (LogSoftmaxBackward0); ``dtype`` casts the input first."""
-    if dtype is not None:
+    if dtype is None:   # Note [lean dim ops]
+        out = _lean_dims.run(LOG_SOFTMAX, input, dim, _one_dim, _lean_dims.log_softmax_host)
+        if out is not None:
+            return out
+    else:
         input = input.to(dtype)
     _float_check(input, "log_softmax")
     d = _wrap_dim(dim, input.dim())   # (shown as given: Note [dims as given])

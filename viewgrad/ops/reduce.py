@@ -6,6 +6,7 @@ from __future__ import annotations
 from .. import backend as B
 from .. import return_types as _RT
 from ..tensor import Tensor, _unique_dims, _wrap_dim
+from . import lean_dims as _lean_dims
 from .table import defop, dispatch, fresh_results, method
 from .args import torch_type_name
 from ..autograd.saved_names import show_given
@@ -289,6 +290,11 @@ SCATTER_ADD = defop("scatter_add", "ScatterAddBackward0", _scatter_add_fwd,
 
 @method("sum")
 def sum(self, dim=None, keepdim=False, dtype=None):
+    if dtype is None and type(keepdim) is bool:   # Note [lean dim ops]
+        out = _lean_dims.run(SUM_DIM, self, dim, lambda k: ((k,), keepdim),
+                             _lean_dims.sum_host, keepdim)
+        if out is not None:
+            return out
     cast = _casts(self, dtype, "sum")
     if cast is not None:
         return _reduce_cast((SUM_CAST, SUM_DIM_CAST), self, _dims(dim, self.dim()), keepdim,
@@ -310,6 +316,11 @@ def sum(self, dim=None, keepdim=False, dtype=None):
 
 @method("mean")
 def mean(self, dim=None, keepdim=False, *, dtype=None):
+    if dtype is None and type(keepdim) is bool:   # Note [lean dim ops]
+        out = _lean_dims.run(MEAN_DIM, self, dim, lambda k: ((k,), keepdim),
+                             _lean_dims.mean_host, keepdim)
+        if out is not None:
+            return out
     cast = _casts(self, dtype, "mean")
     if cast is not None:
         return _reduce_cast((MEAN_CAST, MEAN_DIM_CAST), self, _dims(dim, self.dim()),
