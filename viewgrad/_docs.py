@@ -97,6 +97,8 @@ def _apply() -> None:
     # op's docstring, once it has one
     for obj in [*vars(Tensor).values(), *vars(vg).values()]:
         inner = getattr(obj, "__wrapped__", None) if inspect.isfunction(obj) else None
+        while inspect.isfunction(inner) and not inner.__doc__:   # (a lean method's wrapper)
+            inner = getattr(inner, "__wrapped__", None)
         if inner is not None and getattr(inner, "__doc__", None):
             add_docstr(obj, inner.__doc__)
 

@@ -173,6 +173,17 @@ SHAPED = {
     "clamp_min": lambda y: y.clamp(min=-0.25) * 1.5,
     "clamp_max": lambda y: y.clamp(max=0.75) * 1.5,
     "elu": lambda y: vg.nn.functional.elu(y, 0.5) * 1.5,
+    # two inputs that both need a gradient (both_of_two), and the cases it hands on
+    "mul_both": lambda y: y * y.sin(),
+    "div_both": lambda y: y / (y * y + 1.0),
+    "sub_both": lambda y: y.exp() - y,
+    "mm_both": lambda y: y.reshape(2, 3) @ y.reshape(3, 2).tanh(),
+    "bmm_both": lambda y: y.reshape(1, 2, 3).bmm(y.reshape(1, 3, 2) * 2.0),
+    "maximum_both": lambda y: vg.maximum(y, y.cos()),
+    "add_alpha_both": lambda y: vg.add(y, y.sin(), alpha=2.5),   # (a row with no kernels)
+    "mul_broadcast_both": lambda y: y.reshape(2, 3) * y[:3].sin(),
+    "mul_cast_both": lambda y: y * y.double().sin() if y.dtype == vg.float32
+    else y * y.float().sin(),
 }
 
 
@@ -277,6 +288,8 @@ TAKEN = {
     "ClampBackward1": lambda x: (x * 1.0).clamp(-1.0, 1.0),
     "ClampMinBackward0": lambda x: (x * 1.0).clamp_min(0.5),
     "ClampMaxBackward0": lambda x: (x * 1.0).clamp_max(0.5),
+    "MaximumBackward0": lambda x: vg.maximum(x * 1.0, (x * 1.0).cos()),
+    "MinimumBackward0": lambda x: vg.minimum(x * 1.0, (x * 1.0).cos()),
 }
 
 
@@ -304,3 +317,17 @@ def test_every_installed_lean_step_is_taken_in_its_plain_case(monkeypatch):
             general.clear()
             out.sum().backward()
             assert name not in general, (name, dtype)
+
+
+@pytest.mark.host_only("the lean steps are installed per row; checked on host tensors")
+@pytest.mark.parametrize("name", ["mul_both", "div_both", "sub_both", "mm_both", "bmm_both",
+                                  "maximum_both"])
+def test_two_inputs_that_need_a_gradient_take_the_lean_step(name, monkeypatch):
+    from viewgrad.autograd.nodes import FnNode
+    general = []
+    real = FnNode.apply_arrays
+    monkeypatch.setattr(FnNode, "apply_arrays",
+                        lambda self, grads: general.append(self.name()) or real(self, grads))
+    x = _x(vg.float32)
+    SHAPED[name](x * 1.0).sum().backward()
+    assert general == []

@@ -13,7 +13,9 @@ as the node class's ``_lean_apply``, which the plain backward loop (engine_plain
 * ``one_input``: a one-input row whose kernel takes its saved input (sin, cos, log,
   erf, silu, gelu...);
 * ``first_of_two``: a two-input row whose second input needs no gradient (``y * 1.01``,
-  ``y - 1.65``, ``y * c``), the first input's kernel alone;
+  ``y - 1.65``, ``y * c``), the first input's kernel alone; and, in the loop only (two
+  edges end a chain run), ``both_of_two``: both inputs need one (``y * z``, ``h + f(h)``,
+  ``a @ b``), each input's kernel, nothing broadcast or cast;
 * ``one_attribute``: a one-input row whose kernel takes one saved value that is not a
   tensor's (``sum``: the input's shape), and that saves no tensor; ``attributes``: the
   same with several (``sum(dim)``, ``mean(dim)``: the shape, the dims, keepdim);
@@ -244,6 +246,41 @@ def first_of_two(kernel, names, other_names):
     return step, _on_lists(step, True)
 
 
+def both_of_two(fast, lean_first):
+    """The loop's lean step of a two-input row with a kernel per input (``fast``): both
+    inputs' kernels when both need a gradient, nothing was broadcast or cast and every
+    saved tensor they take is unmodified, unhooked and attached (the checks of Note
+    [kernel arguments in line], nodes.py); ``lean_first`` (first_of_two's) when the
+    second needs none; otherwise None."""
+    (k0, names0), (k1, names1) = fast
+
+    def lean_apply(self, grads):
+        e1 = self.next_functions[1][0]
+        if e1 is None:
+            return lean_first(self, grads)
+        g = grads[0]
+        saved = self._sdict
+        if (g is None or saved is None or type(saved) is _IN or self._shapes is not None
+                or self._dtypes is not None or self.next_functions[0][0] is None):
+            return None
+        args = []
+        for names in (names0, names1):
+            a = [g]
+            for n in names:
+                v = saved[n]
+                if type(v) is _ST:
+                    v = saved_array(v)
+                    if v is None:
+                        return None   # (modified, hooked or detached: the general step raises)
+                a.append(v)
+            args.append(a)
+        r0 = k0(*args[0])
+        r1 = k1(*args[1])
+        return [r0 if type(r0) is _HOST else _as_array(r0, g),
+                r1 if type(r1) is _HOST else _as_array(r1, g)]
+    return lean_apply
+
+
 def specialize(op):
     """The lean step for ``op``'s node class, or None (the general one runs)."""
     if op.nondiff:
@@ -271,9 +308,14 @@ def specialize(op):
         return None
     if op.fast2 is not None and len(op.inputs) == 2:
         kernel, names, other_names = op.fast2
-        if len(names) > 1:
-            return None
-        return first_of_two(kernel, names, other_names)
+        first = first_of_two(kernel, names, other_names) if len(names) <= 1 else (None, None)
+        if op.fast[1][0] is not None:   # a kernel for each input
+            return first[0], both_of_two(op.fast, first[1] or _none)
+        return first if first[0] is not None else None
+    return None
+
+
+def _none(self, grads):
     return None
 
 
@@ -298,7 +340,7 @@ def install(op, chain_only=False):
 
 
 def _put(cls, lean):
-    cls._chain_step = staticmethod(lean[0])
+    cls._chain_step = None if lean[0] is None else staticmethod(lean[0])
     if lean[1] is not None:
         cls._lean_apply = lean[1]
 
