@@ -148,3 +148,32 @@ def test_the_profiler_sees_every_dim_op():
     rows = {r.key: r.count for r in prof.key_averages()}
     assert rows.get("softmax") == 1 and rows.get("sum_dim") == 1, rows
     assert rows.get("mean_dim") == 1 and rows.get("SoftmaxBackward0") == 1, rows
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape, dim", [((4, 5), 1), ((4, 5), 0), ((2, 3, 4), -1), ((6,), 0),
+                                        ((3, 4), -2)])
+def test_softmax_backward_on_host_arrays_is_the_formula_bit_for_bit(shape, dim, dtype):
+    """Note [softmax's backward on host arrays] (ops/fast.py) against the formulas as
+    written, on values with infinities, NaNs, zeros of both signs and a transposed grad."""
+    from viewgrad.ops import fast
+    rng = np.random.default_rng(3)
+    for trial in range(4):
+        x = (rng.standard_normal(shape) * 4).astype(dtype)
+        g = (rng.standard_normal(shape) * 2).astype(dtype)
+        if trial == 1:
+            g.flat[:3] = [np.inf, np.nan, -0.0]
+        if trial == 2:
+            x.flat[:2] = [-np.inf, 0.0]
+        if trial == 3 and g.ndim == 2:
+            g = np.ascontiguousarray(g.T).T   # (column-major memory)
+        e = np.exp(x - x.max(axis=dim, keepdims=True))
+        sm = e / e.sum(axis=dim, keepdims=True)
+        lsm = np.log(sm)
+        with np.errstate(all="ignore"):
+            want_sm = (g - (g * sm).sum(axis=dim, keepdims=True)) * sm
+            want_lsm = g - np.exp(lsm) * g.sum(axis=dim, keepdims=True)
+            got_sm = fast._softmax_grad(g, sm, dim % len(shape))
+            got_lsm = fast._log_softmax_grad(g, lsm, dim % len(shape))
+        assert got_sm.dtype == want_sm.dtype and got_sm.tobytes() == want_sm.tobytes()
+        assert got_lsm.dtype == want_lsm.dtype and got_lsm.tobytes() == want_lsm.tobytes()

@@ -102,6 +102,38 @@ def _axis(a, dim):
     return None if a.ndim == 0 else dim
 
 
+# Note [softmax's backward on host arrays]
+# The formulas' ufuncs on host arrays of one dtype and shape, called directly: the
+# reduction is ``add.reduce`` (what ``ndarray.sum`` runs, without its Python), and the
+# temporaries are written in place. The same operations on the same values in the same
+# order: the same bits. Anything else: the formula as written.
+_add_reduce = B.host_ufunc("add").reduce
+_mul, _sub, _exp = B.host_ufunc("multiply"), B.host_ufunc("subtract"), B.host_ufunc("exp")
+
+
+def _same_host(grad, result):
+    return (type(grad) is _HOST and type(result) is _HOST and result.ndim
+            and grad.dtype == result.dtype and grad.shape == result.shape)
+
+
+def _softmax_grad(grad, result, dim):
+    """``(grad - (grad * result).sum(dim, keepdim=True)) * result``"""
+    if _same_host(grad, result):
+        t = _mul(grad, result)
+        _sub(grad, _add_reduce(t, dim, None, None, True), out=t)
+        return _mul(t, result, out=t)
+    return (grad - (grad * result).sum(axis=_axis(result, dim), keepdims=True)) * result
+
+
+def _log_softmax_grad(grad, result, dim):
+    """``grad - result.exp() * grad.sum(dim, keepdim=True)``"""
+    if _same_host(grad, result):
+        e = _exp(result)
+        _mul(e, _add_reduce(grad, dim, None, None, True), out=e)
+        return _sub(grad, e, out=e)
+    return grad - _xp(result).exp(result) * grad.sum(axis=_axis(result, dim), keepdims=True)
+
+
 def _zeros_with(g, shape, region):
     z = _xp(g).zeros(shape, dtype=g.dtype)
     z[region] = g
@@ -160,12 +192,8 @@ FAST = {
                    _zeros_with(grad, self_shape, _full_slices(dim) + (index, Ellipsis))),
     "slice": dict(self=lambda grad, self_shape, dim, start, end, step:
                   _zeros_with(grad, self_shape, _full_slices(dim) + (slice(start, end, step),))),
-    "softmax": dict(self=lambda grad, result, dim:
-                    (grad - (grad * result).sum(axis=_axis(result, dim), keepdims=True))
-                    * result),
-    "log_softmax": dict(self=lambda grad, result, dim:
-                        grad - _xp(result).exp(result)
-                        * grad.sum(axis=_axis(result, dim), keepdims=True)),
+    "softmax": dict(self=lambda grad, result, dim: _softmax_grad(grad, result, dim)),
+    "log_softmax": dict(self=lambda grad, result, dim: _log_softmax_grad(grad, result, dim)),
     # (where's condition is an attribute, saved as a SavedTensor: its array comes here)
     "where": dict(self=lambda grad, condition: _xp(grad).where(condition, grad, 0),
                   other=lambda grad, condition: _xp(grad).where(condition, 0, grad)),

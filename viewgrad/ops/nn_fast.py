@@ -178,6 +178,13 @@ _lean_on = _apply_lean._enabled   # the lean steps' switch (the profiler turns i
 # finds it. Every other call returns None and takes the teaching path, which
 # also raises every error.
 
+def _inference(t):
+    """``t.is_inference()`` without making a version counter nobody asked for (Note [a
+    version counter made when first asked], tensor.py: an inference tensor has one)."""
+    vc = t._vc
+    return vc is not None and vc.inference
+
+
 def lean_linear(input, weight, bias, T, ADDMM, t_fn):
     """``addmm(bias, input, weight.t())`` (Note [lean linear]), or None."""
     if ((type(input) is not _Tensor and type(input) not in _LEAN)
@@ -196,8 +203,7 @@ def lean_linear(input, weight, bias, T, ADDMM, t_fn):
             or weight._device is not dev or bias._device is not dev
             or weight._view_info is not None or weight._base is not None
             or bias._view_info is not None
-            or weight._version_counter.inference or input._version_counter.inference
-            or bias._version_counter.inference
+            or _inference(weight) or _inference(input) or _inference(bias)
             or not st.grad_enabled or st.inference or st.anomaly or st.saved_tensors_hooks
             or st.view_observer is not None):
         return None

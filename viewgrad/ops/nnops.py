@@ -518,9 +518,12 @@ def _lean_cross_entropy(input, target, ignore_index, reduction):
             or type(ignore_index) is not int):
         return None
     c = x.shape[1]
-    if 0 <= ignore_index < c or not (0 <= t.min() and t.max() < c):
+    if 0 <= ignore_index < c or not (0 <= _min_reduce(t) and _max_reduce(t) < c):
         return None
-    logp = dispatch(LOG_SOFTMAX, (input,), (1,))
+    # (Note [lean dim ops]: log_softmax's own lean call, which answers for every input here)
+    logp = _lean_dims.run(LOG_SOFTMAX, input, 1, _one_dim, _lean_dims.log_softmax_host)
+    if logp is None:
+        logp = dispatch(LOG_SOFTMAX, (input,), (1,))
     lp = logp._data
     out = new_result(_nll_fwd_counted(_xp(lp), lp, t, reduction), input._device)
     node = _new(NLL.node_cls)   # (logp has a history: input has one)
@@ -551,4 +554,6 @@ def _lean_cross_entropy(input, target, ignore_index, reduction):
 
 _SELF_ONLY = (True, False)
 _HOST = B.HOST_ARRAY
+_min_reduce = B.host_ufunc("minimum").reduce   # (t.min() and t.max() without their Python)
+_max_reduce = B.host_ufunc("maximum").reduce
 _new = object.__new__
