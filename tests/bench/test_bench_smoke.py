@@ -135,3 +135,12 @@ def test_mlp_floor_engine_computes_numpys_gradients():
     for p, g in zip(fP, want):
         np.testing.assert_allclose(p.grad.data, g, rtol=1e-5, atol=1e-6)
     assert F.main(["--steps", "2", "--phases"]) == 0
+
+
+def test_op_sweep_runs_every_case(capsys):
+    """``python -m bench.op_sweep``: every case runs (forward and backward) in both
+    libraries, or viewgrad's alone without torch, and prints a row."""
+    from bench import op_sweep
+    assert op_sweep.main(["--n", "2", "--rounds", "1"]) == 0
+    rows = capsys.readouterr().out.splitlines()[1:]
+    assert [r.split("  ")[0].strip() for r in rows] == [n.strip() for n in op_sweep.CASES]

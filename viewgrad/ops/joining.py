@@ -36,8 +36,33 @@ class CatBackward0(Node):
             off += s
         return _in_input_dtypes(out, self.dtypes)
 
+    def apply_arrays(self, grads):
+        """``apply`` on bare arrays (Note [cat's and stack's backward on arrays])."""
+        g = grads[0]
+        if g is None or self.dtypes is not None:
+            return Node.apply_arrays(self, grads)
+        out, off = [], 0
+        key = [_ALL] * g.ndim
+        for e, s in zip(self.next_functions, self.sizes):
+            if e[0] is not None:
+                key[self.dim] = slice(off, off + s)
+                out.append(g[tuple(key)])
+            else:
+                out.append(None)
+            off += s
+        return out
+
     def saved_items(self):
         return [("dim", self.dim)]
+
+
+# Note [cat's and stack's backward on arrays]
+# A speed trick: in a plain backward (Note [arrays in a plain backward], engine_plain.py)
+# CatBackward0's pieces of the gradient are narrow()s and StackBackward0's select()s,
+# each a view Tensor with its view metadata, unwrapped at once. On the bare array they
+# are the same slices of it: the same arrays (shape, strides, memory), made directly.
+# A gradient that goes back in another dtype (mixed-dtype inputs) takes ``apply``.
+_ALL = slice(None)
 
 
 class StackBackward0(Node):
@@ -49,6 +74,15 @@ class StackBackward0(Node):
         g = grads[0]
         return _in_input_dtypes([select(g, self.dim, i) if e[0] is not None else None
                                  for i, e in enumerate(self.next_functions)], self.dtypes)
+
+    def apply_arrays(self, grads):
+        """``apply`` on bare arrays (Note [cat's and stack's backward on arrays])."""
+        g = grads[0]
+        if g is None or self.dtypes is not None:
+            return Node.apply_arrays(self, grads)
+        key = [_ALL] * self.dim
+        return [g[(*key, i)] if e[0] is not None else None
+                for i, e in enumerate(self.next_functions)]
 
     saved_items = CatBackward0.saved_items
 
