@@ -19,6 +19,7 @@ from ..autograd.saved_names import show_given
 from .. import backend as B
 from . import pointwise as _P
 from . import special
+from ..tensor import Tensor
 from .args import torch_type_name
 from .lean import unary as _lean_unary   # Note [lean ops]
 from .table import apply_inplace, defop, dispatch, method
@@ -138,7 +139,6 @@ HARDTANH = defop("hardtanh", "HardtanhBackward0", _hardtanh_fwd, attrs=("min_val
 
 
 def _check(input, name):
-    from ..tensor import Tensor
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' must be Tensor, not "
                         f"{type(input).__name__}")

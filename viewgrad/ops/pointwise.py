@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .. import backend as B
 from ..blas import add_scaled   # Note [alpha as one fused multiply-add]
+from .args import checked_scalar
 from ..tensor import Tensor
 from .operands import (EXPONENT, F_EXPONENT, OTHER, check_alpha, function_form, method_form,
                        operand as _operand)
@@ -599,7 +600,6 @@ def number_as(value, dtype):
     value=, a clamp bound, a filled value): its checked conversion (an unsigned dtype
     takes negatives down to -max, which wrap: -1 is 255 for uint8; a float truncates
     toward zero for an integer dtype), or its overflow error."""
-    from .args import checked_scalar
     v, ok = checked_scalar(value, dtype)
     if not ok:
         from .inplace import _C_TYPE
