@@ -121,11 +121,12 @@ def flatten(self, start_dim=0, end_dim=-1):
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
         return self
-    shape = tuple(self.shape)
+    shape = self._data.shape
     n = 1
     for d in shape[s:e + 1]:
         n *= d
-    return reshape(self, shape[:s] + (n,) + shape[e + 1:])
+    # (the method: a row-major tensor's reshape in one body, Note [lean views])
+    return self.reshape(shape[:s] + (n,) + shape[e + 1:])
 
 
 @method("unflatten")
