@@ -177,3 +177,22 @@ def test_softmax_backward_on_host_arrays_is_the_formula_bit_for_bit(shape, dim, 
             got_lsm = fast._log_softmax_grad(g, lsm, dim % len(shape))
         assert got_sm.dtype == want_sm.dtype and got_sm.tobytes() == want_sm.tobytes()
         assert got_lsm.dtype == want_lsm.dtype and got_lsm.tobytes() == want_lsm.tobytes()
+
+
+@pytest.mark.parametrize("gshape, shape", [((4, 1), (4, 8)), ((1, 8), (4, 8)),
+                                           ((2, 1, 3), (2, 5, 3)), ((1, 1), (3, 4)),
+                                           ((3,), (3,)), ((2, 1, 1), (2, 0, 4)), ((), (2, 3))])
+def test_a_gradient_broadcast_in_one_call_is_broadcast_to(gshape, shape):
+    """Note [a 0-d gradient broadcast in one call] (ops/fast.py): the same read-only view
+    as ``np.broadcast_to`` (shape, strides, values, memory), and its error for sizes that
+    do not broadcast."""
+    from viewgrad.ops import fast
+    g = np.random.default_rng(0).standard_normal(gshape).astype(np.float32)
+    a, b = fast._expand(g, shape), np.broadcast_to(g, shape)
+    assert (a.shape, a.strides, a.tobytes(), a.flags.writeable, np.shares_memory(a, g)) == (
+        b.shape, b.strides, b.tobytes(), b.flags.writeable, np.shares_memory(b, g))
+    with pytest.raises(ValueError) as ours:
+        fast._expand(np.ones((4, 2), np.float32), (4, 8))
+    with pytest.raises(ValueError) as numpys:
+        np.broadcast_to(np.ones((4, 2), np.float32), (4, 8))
+    assert str(ours.value) == str(numpys.value)

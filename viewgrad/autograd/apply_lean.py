@@ -15,7 +15,7 @@ as the node class's ``_lean_apply``, which the plain backward loop (engine_plain
 * ``first_of_two``: a two-input row whose second input needs no gradient (``y * 1.01``,
   ``y - 1.65``, ``y * c``), the first input's kernel alone; and, in the loop only (two
   edges end a chain run), ``both_of_two``: both inputs need one (``y * z``, ``h + f(h)``,
-  ``a @ b``), each input's kernel, nothing broadcast or cast;
+  ``a @ b``, ``y - y.mean(-1, keepdim=True)``), each input's kernel, nothing cast;
 * ``one_attribute``: a one-input row whose kernel takes one saved value that is not a
   tensor's (``sum``: the input's shape), and that saves no tensor; ``attributes``: the
   same with several (``sum(dim)``, ``mean(dim)``: the shape, the dims, keepdim);
@@ -39,7 +39,7 @@ gives every node class the general step back) and compares gradients and errors.
 from __future__ import annotations
 
 from .. import backend as B
-from .graph import _InNode, SavedTensor, _saved_array as saved_array
+from .graph import _InNode, SavedTensor, _saved_array as saved_array, _sum_to_array
 
 __all__ = ["specialize", "install", "set_lean_apply"]
 
@@ -248,10 +248,11 @@ def first_of_two(kernel, names, other_names):
 
 def both_of_two(fast, lean_first):
     """The loop's lean step of a two-input row with a kernel per input (``fast``): both
-    inputs' kernels when both need a gradient, nothing was broadcast or cast and every
-    saved tensor they take is unmodified, unhooked and attached (the checks of Note
-    [kernel arguments in line], nodes.py); ``lean_first`` (first_of_two's) when the
-    second needs none; otherwise None."""
+    inputs' kernels when both need a gradient, nothing was cast and every saved tensor
+    they take is unmodified, unhooked and attached (the checks of Note [kernel arguments
+    in line], nodes.py), each gradient summed back to a broadcast input's shape as the
+    general step sums it; ``lean_first`` (first_of_two's) when the second needs none;
+    otherwise None."""
     (k0, names0), (k1, names1) = fast
 
     def lean_apply(self, grads):
@@ -260,8 +261,8 @@ def both_of_two(fast, lean_first):
             return lean_first(self, grads)
         g = grads[0]
         saved = self._sdict
-        if (g is None or saved is None or type(saved) is _IN or self._shapes is not None
-                or self._dtypes is not None or self.next_functions[0][0] is None):
+        if (g is None or saved is None or type(saved) is _IN or self._dtypes is not None
+                or self.next_functions[0][0] is None):
             return None
         args = []
         for names in (names0, names1):
@@ -276,6 +277,12 @@ def both_of_two(fast, lean_first):
             args.append(a)
         r0 = k0(*args[0])
         r1 = k1(*args[1])
+        shapes = self._shapes
+        if shapes is not None:   # an input was broadcast: its gradient summed back to it
+            if r0.shape != shapes[0]:
+                r0 = _sum_to_array(r0, shapes[0])
+            if r1.shape != shapes[1]:
+                r1 = _sum_to_array(r1, shapes[1])
         return [r0 if type(r0) is _HOST else _as_array(r0, g),
                 r1 if type(r1) is _HOST else _as_array(r1, g)]
     return lean_apply

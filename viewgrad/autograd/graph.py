@@ -367,6 +367,19 @@ class SavedTensor:
 _new = object.__new__
 
 
+def _sum_to_array(a, shape):
+    """sum_to on arrays: reduce broadcast dims back to ``shape``. The leading dims are
+    summed away (not kept and reshaped), so the result owns its memory and AccumulateGrad
+    can keep it (a bias gradient) without a copy."""
+    lead = a.ndim - len(shape)
+    if lead:
+        a = a.sum(axis=tuple(range(lead)))
+    dims = tuple(i for i, s in enumerate(shape) if s == 1 and a.shape[i] != 1)
+    if dims:
+        a = a.sum(axis=dims, keepdims=True)
+    return a if a.shape == shape else a.reshape(shape)
+
+
 def _saved_array(v):
     """The array of SavedTensor ``v`` when ``unpack_data`` would give it with nothing to
     check or raise (no hooks, unmodified, still attached), else None: the lean steps'

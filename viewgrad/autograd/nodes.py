@@ -26,7 +26,7 @@ from . import anomaly as _anomaly
 from . import blame as _blame
 from .graph import (Node, SavedTensor, ERR_FREED, _NO_EDGE, next_sequence_nr as _next_seq,
                     _new_saved_tensor, _InNode, get_saved as _get_saved,
-                    set_saved as _set_saved)
+                    set_saved as _set_saved, _sum_to_array)
 from .apply_lean import install as _install_lean_apply
 from .saved_names import saved_attributes, shown_name as _shown_name, _saved_tuple
 from .state import state as _st
@@ -303,19 +303,6 @@ def _unpack_data(v, node):
     if type(v) is tuple and v and type(v[0]) is SavedTensor:   # _saved_tuple, in line
         return tuple(s.unpack_data(node) for s in v)
     return v
-
-
-def _sum_to_array(a, shape):
-    """sum_to on arrays: reduce broadcast dims back to ``shape``. The leading dims are
-    summed away (not kept and reshaped), so the result owns its memory and AccumulateGrad
-    can keep it (a bias gradient) without a copy."""
-    lead = a.ndim - len(shape)
-    if lead:
-        a = a.sum(axis=tuple(range(lead)))
-    dims = tuple(i for i, s in enumerate(shape) if s == 1 and a.shape[i] != 1)
-    if dims:
-        a = a.sum(axis=dims, keepdims=True)
-    return a if a.shape == shape else a.reshape(shape)
 
 
 class OpDef:

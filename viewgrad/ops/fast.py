@@ -62,10 +62,15 @@ def _restore(g, shape, dims, keepdim):
 
 
 def _expand(g, shape):
-    if type(g) is _HOST and g.ndim == 0:   # Note [a 0-d gradient broadcast in one call]
-        v = _HOST(shape, g.dtype, g, 0, (0,) * len(shape))
-        v.flags.writeable = False
-        return v
+    if type(g) is _HOST and (g.ndim == 0 or (g.ndim == len(shape) and g.flags.c_contiguous)):
+        # Note [a 0-d gradient broadcast in one call]
+        strides = (0,) * len(shape) if not g.ndim else tuple(
+            [st if n == s else 0 if n == 1 else -1
+             for st, n, s in zip(g.strides, g.shape, shape)])
+        if -1 not in strides:   # (a size that does not broadcast: broadcast_to's error)
+            v = _HOST(shape, g.dtype, g, 0, strides)
+            v.flags.writeable = False
+            return v
     return _xp(g).broadcast_to(g, shape)
 
 
@@ -73,7 +78,9 @@ def _expand(g, shape):
 # A speed trick: ``sum``/``mean``'s gradient is the incoming 0-d gradient broadcast to the
 # input's shape. ``np.broadcast_to`` is Python-level and costs ~3 µs, most of a small
 # graph's backward; an ndarray over the 0-d gradient's buffer with zero strides is the
-# same read-only view, built by one C call.
+# same read-only view, built by one C call. ``sum(dim)``/``mean(dim)``'s is the same for
+# a row-major gradient with the reduced dims put back (size 1): its strides where the
+# sizes agree, 0 where it is broadcast.
 
 
 def _scale(x, a):
