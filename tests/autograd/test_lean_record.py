@@ -66,6 +66,16 @@ PROGRAMS = {
     "residual": lambda y: ((y * 0.5).sin() + y) * (y - 0.25).exp(),
     "times_parameter": lambda y: y * vg.nn.Parameter(vg.full(tuple(y.shape), 0.5,
                                                              dtype=y.dtype)),
+    # ... broadcast (record's _shapes: the gradient summed back to each input's shape)
+    "add_broadcast": lambda y: (y.reshape(2, 3) * 1.0) + (y[:3] * 2.0),
+    "add_broadcast_first": lambda y: (y[:3] * 2.0) + (y.reshape(2, 3) * 1.0),
+    "sub_mean": lambda y: (y.reshape(2, 3) * 1.0) - (y.reshape(2, 3) * 1.0).mean(
+        -1, keepdim=True),
+    "mul_by_a_0d": lambda y: y * (y * y).sum(),
+    "div_broadcast": lambda y: (y.reshape(3, 2) * 1.0) / ((y[:2] * y[:2]) + 1.0),
+    "both_broadcast": lambda y: (y.reshape(2, 1, 3) * 1.0) * (y.reshape(1, 6, 1) * 0.5),
+    "bias_parameter": lambda y: (y.reshape(2, 3) * 1.0) + vg.nn.Parameter(
+        vg.full((3,), 0.5, dtype=y.dtype)),
     # a constant Tensor operand: no history, no grad, y's shape and dtype
     "mul_const": lambda y: y * _const(y, 1.5),
     "sub_const": lambda y: y - _const(y, 0.25),
@@ -262,3 +272,17 @@ def test_a_modified_saved_result_blames_the_same_line_both_ways(name, monkeypatc
     assert lean_err == teaching_err
     assert "is at version 1; expected version 0" in lean_err
     assert "test_lean_record.py" in lean_err   # blamed on the user's line, here
+
+
+def test_shapes_that_do_not_broadcast_raise_the_same_words_both_ways(monkeypatch):
+    def run():
+        x = vg.randn(6, requires_grad=True)
+        try:
+            (x.reshape(2, 3) * 1.0) + (x[:2] * 1.0)
+        except RuntimeError as e:
+            return str(e)
+        return None
+    lean_words = run()
+    monkeypatch.setattr(table, "record_one", _teaching_record_one)
+    lean.set_lean_ops(False)
+    assert lean_words is not None and lean_words == run()

@@ -431,14 +431,18 @@ _BOTH = (True, True)   # (both inputs need a gradient: the save plan's key)
 
 
 def two_tensors(op, x, y, fn, data, yd, plain):
-    """``dispatch(op, (x, y))`` for two float32/float64 host Tensors of one shape, dtype
-    and device, neither a view, both needing a gradient (``fn``: x's node, or its
-    AccumulateGrad), nothing broadcast or cast: the result, or None (the caller takes the
-    teaching path, which also raises every error). Called by ``operator_method``'s method
-    (the blame mark is read two frames up: the user's call)."""
-    if (type(yd) is not _HOST or yd.dtype is not data.dtype or yd.shape != data.shape
+    """``dispatch(op, (x, y))`` for two row-major float32/float64 host Tensors of one
+    dtype and device, neither a view, both needing a gradient (``fn``: x's node, or its
+    AccumulateGrad), nothing cast, their shapes equal or broadcast (``h + b``, ``y -
+    y.mean(-1, keepdim=True)``: record's ``_shapes``): the result, or None (the caller
+    takes the teaching path, which also raises every error). Called by
+    ``operator_method``'s method (the blame mark is read two frames up: the user's
+    call)."""
+    same = yd.shape == data.shape
+    if (type(yd) is not _HOST or yd.dtype is not data.dtype or (not same and not op.broadcast)
             or y._view_info is not None or y._device is not x._device or y._output_nr
-            or (data.ndim > 1 and not (data.flags.c_contiguous and yd.flags.c_contiguous))):
+            or ((data.ndim > 1 or yd.ndim > 1)
+                and not (data.flags.c_contiguous and yd.flags.c_contiguous))):
         return None
     fn2 = y._grad_fn
     if fn2 is None:
@@ -454,13 +458,21 @@ def two_tensors(op, x, y, fn, data, yd, plain):
         row = _row(op, 2)
     if not row:
         return None
-    r = row[0](data, yd)
+    if same:
+        r = row[0](data, yd)
+    else:
+        try:
+            r = row[0](data, yd)   # (row-major operands: a row-major result, as
+        except ValueError:         # dispatch's follow_first leaves it)
+            return None   # shapes that do not broadcast: the teaching path's error
     if type(r) is not _HOST:   # a 0-d input gives a NumPy scalar
         r = _HOST_XP.asarray(r)
     out = new_result(r, x._device)
     node = _new(op.node_cls)
     node.next_functions = ((fn, 0), (fn2, 0))
     node._seq_nr = _next_seq()
+    if not same or r.shape != data.shape:   # record's: the inputs' shapes, one broadcast
+        node._shapes = (data.shape, yd.shape)
     plan = op._plans.get(_BOTH) or op.save_plan(_BOTH)
     if not plan:   # y + z saves nothing
         node._sdict = _NOTHING_SAVED
