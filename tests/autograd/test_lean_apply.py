@@ -12,7 +12,7 @@ import viewgrad as vg
 from viewgrad.autograd import apply_lean
 from viewgrad.ops.pointwise import MUL, SUB, TANH
 
-from ..helpers import both_ways
+from ..helpers import both_ways, general_steps
 from .test_lean_record import PROGRAMS, _const
 
 
@@ -295,13 +295,9 @@ TAKEN = {
 
 @pytest.mark.host_only("the lean steps are installed per row; checked on host tensors")
 def test_every_installed_lean_step_is_taken_in_its_plain_case(monkeypatch):
-    from viewgrad.autograd.nodes import FnNode
     installed = sorted({cls.__name__ for cls in apply_lean._INSTALLED})
     assert sorted(set(installed) - set(TAKEN)) == [], "a program for each new lean step"
-    general = []
-    real = FnNode.apply_arrays
-    monkeypatch.setattr(FnNode, "apply_arrays",
-                        lambda self, grads: general.append(self.name()) or real(self, grads))
+    general = general_steps(monkeypatch)
     for name in installed:
         for dtype in (vg.float32, vg.float64):
             x = _x(dtype)
@@ -323,11 +319,7 @@ def test_every_installed_lean_step_is_taken_in_its_plain_case(monkeypatch):
 @pytest.mark.parametrize("name", ["mul_both", "div_both", "sub_both", "mm_both", "bmm_both",
                                   "maximum_both"])
 def test_two_inputs_that_need_a_gradient_take_the_lean_step(name, monkeypatch):
-    from viewgrad.autograd.nodes import FnNode
-    general = []
-    real = FnNode.apply_arrays
-    monkeypatch.setattr(FnNode, "apply_arrays",
-                        lambda self, grads: general.append(self.name()) or real(self, grads))
+    general = general_steps(monkeypatch)
     x = _x(vg.float32)
     SHAPED[name](x * 1.0).sum().backward()
     assert general == []

@@ -14,7 +14,7 @@ import viewgrad as vg
 from viewgrad.ops import nn_fast
 from viewgrad.ops.nnops import cross_entropy, linear, nll_loss
 
-from ..helpers import graph_nodes, saved_values, short, torch_or_skip
+from ..helpers import general_steps, graph_nodes, saved_values, short, torch_or_skip
 
 
 @contextlib.contextmanager
@@ -702,11 +702,7 @@ def test_a_training_step_takes_no_general_backward_step(monkeypatch):
     in a plain backward: the general ``FnNode.apply_arrays`` is never run. (A lean step
     lost by an edit, as _NllNode's once was when a helper was pasted inside its class,
     still gives the right numbers; only this sees it.)"""
-    from viewgrad.autograd.nodes import FnNode
-    general = []
-    real = FnNode.apply_arrays
-    monkeypatch.setattr(FnNode, "apply_arrays",
-                        lambda self, grads: general.append(self.name()) or real(self, grads))
+    general = general_steps(monkeypatch)
     rng = np.random.default_rng(0)
     for dtype in (vg.float32, vg.float64):
         P = [vg.tensor(rng.standard_normal(s), dtype=dtype, requires_grad=True)

@@ -155,15 +155,22 @@ def unary(op, x):
         node._swhere = _user_frame(3) if _st.blame else _NO_BLAME
         node._releasable = True
     else:   # the input itself (it has a history), in the node
-        vc = x._version_counter
-        node._sdict = row[5]
-        node._sv = x
-        node._svc = vc
-        node._sver = vc.version
-        node._swhere = _user_frame(3) if _st.blame else _NO_BLAME
-        node._releasable = True
+        _keep_in_node(node, x, row[5])
     out._grad_fn = node
     return out
+
+
+def _keep_in_node(node, t, marker):
+    """Save input Tensor ``t`` in ``node``'s slots (Note [saved values in the node]): the
+    Tensor, its version counter and version now, and the blame mark of the user's line
+    (read four frames up: the user's call of unary or with_constant's caller)."""
+    vc = t._version_counter
+    node._sdict = marker
+    node._sv = t
+    node._svc = vc
+    node._sver = vc.version
+    node._swhere = _user_frame(4) if _st.blame else _NO_BLAME
+    node._releasable = True
 
 
 def _an_input_to_keep(x):
@@ -249,13 +256,7 @@ def with_constant(op, x, c):
         node._sdict = _NOTHING_SAVED
         node._releasable = False
     else:   # the constant, as an input is saved: the Tensor itself, in the node
-        cvc = c._version_counter
-        node._sdict = row[5]
-        node._sv = c
-        node._svc = cvc
-        node._sver = cvc.version
-        node._swhere = _user_frame(3) if _st.blame else _NO_BLAME
-        node._releasable = True
+        _keep_in_node(node, c, row[5])
     out._grad_fn = node
     return out
 
