@@ -375,7 +375,10 @@ class Tensor:
 
     @property
     def grad(self):
-        if self.grad_fn is not None and not self._retains_grad and _st.warn_nonleaf_grad:
+        # (a leaf's question answered without the grad_fn property: only a view can have
+        # a grad_fn to regenerate)
+        fn = self._grad_fn if self._view_info is None else self.grad_fn
+        if fn is not None and not self._retains_grad and _st.warn_nonleaf_grad:
             import warnings
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being "

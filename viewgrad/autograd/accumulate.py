@@ -153,10 +153,11 @@ def _keeps_as_is(a, var):
     local) as ``var.grad``: owns_memory, obeys_layout_contract's common case, writeable,
     the leaf's dtype."""
     v = var._data
-    if (not a.flags.writeable or a.dtype != v.dtype or a.shape != v.shape
-            or not a.flags.c_contiguous or type(v) is not _HOST or not v.flags.c_contiguous):
+    f = a.flags   # (one flags object: each ``.flags`` read makes a new one)
+    if (not f.writeable or a.dtype != v.dtype or a.shape != v.shape
+            or not f.c_contiguous or type(v) is not _HOST or not v.flags.c_contiguous):
         return False
-    if a.flags.owndata:
+    if f.owndata:
         return True
     base = a.base   # a view (a transpose) of an array only that view holds
     return (type(base) is _HOST and base.base is None and sys.getrefcount(base) <= 3)

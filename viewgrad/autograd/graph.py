@@ -21,6 +21,7 @@ from __future__ import annotations
 import itertools
 import weakref
 
+from .. import backend as _B
 from .state import state as _st
 
 __all__ = ["Node", "SavedTensor", "RemovableHandle", "next_sequence_nr",
@@ -373,11 +374,18 @@ def _sum_to_array(a, shape):
     can keep it (a bias gradient) without a copy."""
     lead = a.ndim - len(shape)
     if lead:
-        a = a.sum(axis=tuple(range(lead)))
-    dims = tuple(i for i, s in enumerate(shape) if s == 1 and a.shape[i] != 1)
-    if dims:
-        a = a.sum(axis=dims, keepdims=True)
+        axis = 0 if lead == 1 else tuple(range(lead))
+        # (a host array's ``sum`` is this reduce, after a Python-level wrapper)
+        a = _add_reduce(a, axis) if type(a) is _HOST else a.sum(axis=axis)
+    if 1 in shape:
+        dims = tuple(i for i, s in enumerate(shape) if s == 1 and a.shape[i] != 1)
+        if dims:
+            a = a.sum(axis=dims, keepdims=True)
     return a if a.shape == shape else a.reshape(shape)
+
+
+_HOST = _B.HOST_ARRAY
+_add_reduce = _B.host_ufunc("add").reduce
 
 
 def _saved_array(v):
@@ -401,7 +409,9 @@ def _new_saved_tensor(t, is_output=False):
     ``SavedTensor(t, is_output)`` makes it; the recording hot path calls this directly
     (``SavedTensor(...)`` also lands here, through ``__new__``)."""
     st = _new(SavedTensor)
-    vc = t._version_counter
+    vc = t._vc   # (t._version_counter, without the property's call when it exists)
+    if vc is None:
+        vc = t._version_counter
     st.version_counter = vc
     st.saved_version = vc.version
     st.where = None   # (node name, user frame) when blame is on: the recorder sets it

@@ -28,7 +28,7 @@ from .graph import (Node, SavedTensor, ERR_FREED, _NO_EDGE, next_sequence_nr as 
                     _new_saved_tensor, _InNode, get_saved as _get_saved,
                     set_saved as _set_saved, _sum_to_array)
 from .apply_lean import install as _install_lean_apply
-from .saved_names import saved_attributes, shown_name as _shown_name, _saved_tuple
+from .saved_names import saved_attributes, shown_name as _shown_name
 from .state import state as _st
 
 __all__ = ["OpDef", "defop", "OPS", "FnNode", "record", "sum_to"]
@@ -232,8 +232,17 @@ def keep_attributes(node):
     values are released (Note [what a freed node keeps])."""
     saved = node._sdict
     if saved and type(saved) is not _InNode:   # (a number in the slots is an input's)
-        node._kept = {k: saved[k] for k in node.OP.kept if k in saved
-                      and type(saved[k]) is not SavedTensor and not _saved_tuple(saved[k])}
+        kept = {}
+        for k in node.OP.kept:   # (a loop, not a comprehension: it runs on every release)
+            if k not in saved:
+                continue
+            v = saved[k]
+            if type(v) is SavedTensor:
+                continue
+            if type(v) is tuple and v and type(v[0]) is SavedTensor:   # (_saved_tuple)
+                continue
+            kept[k] = v
+        node._kept = kept
 
 
 def _kernel_args(node, saved, names, g):
@@ -598,7 +607,9 @@ def _edge_of(t):
             return (fn, t._output_nr)
         if not t._requires_grad:
             return None
-        return t._edge()
+        ref = t._grad_accumulator   # a leaf's AccumulateGrad while it lives (the weakref
+        acc = ref() if ref is not None else None   # grad_accumulator reads)
+        return (acc, 0) if acc is not None else t._edge()
     # A view made under no_grad of a base that requires grad: no grad_fn and no grad
     # accumulator, yet it requires grad, so (as PyTorch) the op still records its node,
     # with the edge (None, 0) for this input; its output requires grad.

@@ -48,7 +48,8 @@ def alias_tensor(x, data):
     out = _new(Tensor)
     out._data = data
     out._device = x._device
-    out._version_counter = x._version_counter
+    vc = x._vc   # (x's counter, made now if nobody asked for it yet: _version_counter)
+    out._vc = vc if vc is not None else x._version_counter
     out._base = None
     out._view_info = None
     out._grad_fn = None

@@ -30,7 +30,7 @@ from ..autograd.nodes import FnNode, _NOTHING_SAVED, _edge_of, _sum_to_array
 from ..autograd.state import state as _st
 from ..autograd.views import DEFAULT, ViewChain, ViewInfo
 from ..autograd.views_fast import alias_tensor
-from ..tensor import LEAN_CLASSES as _LEAN, Tensor, new_result
+from ..tensor import LEAN_CLASSES as _LEAN, InferenceVersion, Tensor, new_result
 
 __all__ = ["lean_linear", "relu_host", "relu_grad", "ReluNode", "AddmmNode", "saved_array",
            "set_nn_fast"]
@@ -113,11 +113,13 @@ def relu_grad(grad, result, out=None):
     if type(grad) is _HOST and type(result) is _HOST and grad.dtype.kind == "f":
         it = _INT_OF_SIZE[grad.dtype.itemsize]
         bits = grad.view(it)
+        # (the cached 0-d zero of Note [relu on host arrays]: cheaper than converting 0)
+        nonzero = _not_equal(result, _ZERO.get(result.dtype, 0))
         if out is None:
-            r = _multiply(bits, _not_equal(result, 0))
+            r = _multiply(bits, nonzero)
             return r.view(grad.dtype) if type(r) is _HOST else _xp(grad).asarray(r).view(
                 grad.dtype)
-        _multiply(bits, _not_equal(result, 0), out=out.view(it))
+        _multiply(bits, nonzero, out=out.view(it))
         return out
     xp = _xp(grad)
     r = xp.where(result <= 0, xp.zeros((), dtype=grad.dtype), grad)
@@ -128,7 +130,8 @@ def relu_grad(grad, result, out=None):
 
 
 def _own_writeable(a):
-    if not a.flags.writeable or not a.flags.c_contiguous:
+    f = a.flags
+    if not f.writeable or not f.c_contiguous:
         return False
     return a.base is None
 
@@ -178,11 +181,10 @@ _lean_on = _apply_lean._enabled   # the lean steps' switch (the profiler turns i
 # finds it. Every other call returns None and takes the teaching path, which
 # also raises every error.
 
-def _inference(t):
-    """``t.is_inference()`` without making a version counter nobody asked for (Note [a
-    version counter made when first asked], tensor.py: an inference tensor has one)."""
-    vc = t._vc
-    return vc is not None and vc.inference
+# (an inference tensor's counter is an InferenceVersion, made with it; a counter nobody
+# asked for yet, None, is a normal tensor's: Note [a version counter made when first
+# asked], tensor.py)
+_INFERENCE = InferenceVersion
 
 
 def lean_linear(input, weight, bias, T, ADDMM, t_fn):
@@ -203,13 +205,14 @@ def lean_linear(input, weight, bias, T, ADDMM, t_fn):
             or weight._device is not dev or bias._device is not dev
             or weight._view_info is not None or weight._base is not None
             or bias._view_info is not None
-            or _inference(weight) or _inference(input) or _inference(bias)
+            or type(weight._vc) is _INFERENCE or type(input._vc) is _INFERENCE
+            or type(bias._vc) is _INFERENCE   # (is_inference(), without making a counter)
             or not st.grad_enabled or st.inference or st.anomaly or st.saved_tensors_hooks
             or st.view_observer is not None):
         return None
     # weight.t(): make_view's steps for a plain tensor in grad mode
     wt = alias_tensor(weight, wd.T)
-    vc = wt._version_counter
+    vc = wt._vc   # (alias_tensor gave it weight's)
     wt._base = weight
     wt._view_info = ViewInfo(weight, ViewChain(None, (t_fn, ())), vc.version, DEFAULT,
                              (T.node_name, 0), None)

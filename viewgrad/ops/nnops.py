@@ -472,16 +472,26 @@ def _nll_fwd_counted(xp, self, target, reduction):
     n = self.shape[0]
     losses = -self[xp.arange(n), target]
     losses *= 1.0   # the teaching path's ``* w``
+    # (on the host: the sum's reduce without ndarray.sum's wrapper, and n as a scalar of
+    # the dtype, which divides with the same rounding as a 0-d array)
+    host = type(losses) is _HOST
+    total = _add_reduce(losses) if host else losses.sum()
     if reduction == "sum":
-        return xp.asarray(losses.sum(), dtype=self.dtype)
-    return xp.asarray(losses.sum() / xp.asarray(n, dtype=self.dtype), dtype=self.dtype)
+        return xp.asarray(total, dtype=self.dtype)
+    count = self.dtype.type(n) if host else xp.asarray(n, dtype=self.dtype)
+    return xp.asarray(total / count, dtype=self.dtype)
 
 
 def _nll_grad_counted(xp, grad, target, self_shape, reduction):
     dt = grad.dtype
-    scale = xp.asarray(-1.0, dtype=dt)
-    if reduction == "mean":
-        scale = scale / xp.asarray(self_shape[0], dtype=dt)
+    if type(grad) is _HOST:   # (scalars of the dtype: the same roundings as 0-d arrays)
+        scale = dt.type(-1.0)
+        if reduction == "mean":
+            scale = scale / dt.type(self_shape[0])
+    else:
+        scale = xp.asarray(-1.0, dtype=dt)
+        if reduction == "mean":
+            scale = scale / xp.asarray(self_shape[0], dtype=dt)
     z = xp.zeros(self_shape, dtype=dt)
     z[xp.arange(self_shape[0]), target] = grad * scale
     return z
@@ -554,6 +564,7 @@ def _lean_cross_entropy(input, target, ignore_index, reduction):
 
 _SELF_ONLY = (True, False)
 _HOST = B.HOST_ARRAY
+_add_reduce = B.host_ufunc("add").reduce
 _min_reduce = B.host_ufunc("minimum").reduce   # (t.min() and t.max() without their Python)
 _max_reduce = B.host_ufunc("maximum").reduce
 _new = object.__new__
