@@ -132,6 +132,40 @@ def test_the_lean_steps_are_installed_and_taken(monkeypatch):
         apply_lean.set_lean_apply(prev)
 
 
+@pytest.mark.host_only("the lean steps' ufuncs are host ufuncs")
+def test_a_kernel_that_is_one_ufunc_is_not_called_in_a_chain():
+    # Note [a kernel that is one ufunc] (ops/fast.py): the steps call the ufunc, or hand
+    # the gradient on, themselves; the kernels' own frames never run on host arrays
+    import sys
+    from viewgrad.ops import fast
+    kernels = {f.__code__: f.__name__ for f in (fast._times_other, fast._times_self,
+                                                 fast._times_result, fast._same)}
+    ran = []
+
+    def watch(frame, event, arg):
+        if event == "call" and frame.f_code in kernels:
+            ran.append(kernels[frame.f_code])
+    for dtype in (vg.float32, vg.float64):
+        x = _x(dtype)
+        c = _const(x, 2.0)
+        y = ((x * 1.01).exp() * c - 1.65 + 0.5).clone()
+        sys.setprofile(watch)
+        try:
+            y.sum().backward()
+        finally:
+            sys.setprofile(None)
+        assert ran == [], ran
+        got = x.grad.numpy().copy()
+        x.grad = None
+        prev = apply_lean.set_lean_apply(False)
+        try:
+            ((x * 1.01).exp() * c - 1.65 + 0.5).clone().sum().backward()
+            want = x.grad.numpy()
+        finally:
+            apply_lean.set_lean_apply(prev)
+        assert got.tobytes() == want.tobytes()
+
+
 def test_the_profiler_sees_every_op_and_node_the_lean_ways_run():
     """The profiler times ``op.forward`` and ``apply_arrays``: while it runs, the lean
     calls and steps hand everything to them (and come back after)."""

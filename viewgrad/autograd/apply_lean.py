@@ -73,11 +73,16 @@ def one_result(kernel, name):
     ``(step, lean_apply)`` — ``step(node, g)`` gives the input's gradient array or None
     (Note [chain run], engine_chain.py); ``lean_apply`` is the same step on the loop's
     list of gradients."""
+    host = getattr(kernel, "host", None)   # Note [a kernel that is one ufunc] (ops/fast.py)
+
     def step(self, g):
         saved = self._sdict
         if type(saved) is _IN:   # Note [saved values in the node] (graph.py)
             if self._svc.version == 0:   # (a result is saved at version 0)
-                r = kernel(g, self._sv)
+                if host is not None and type(g) is _HOST:
+                    r = host(g, self._sv)
+                else:
+                    r = kernel(g, self._sv)
                 return r if type(r) is _HOST else _as_array(r, g)
             return None
         if saved is not None:
@@ -166,8 +171,12 @@ def input_and_attributes(kernel, names):
 def nothing_saved(kernel):
     """The lean step of a one-input row whose kernel takes only the gradient, as
     ``one_result``'s (a node released by a retain_graph=False backward: the general step)."""
+    same = getattr(kernel, "identity", False)   # Note [a kernel that is one ufunc] (ops/fast.py)
+
     def step(self, g):
         if self._sdict is not None:
+            if same and type(g) is _HOST:
+                return g
             r = kernel(g)
             return r if type(r) is _HOST else _as_array(r, g)
         return None
@@ -199,11 +208,16 @@ def first_of_two(kernel, names, other_names):
     ``one_result``'s."""
     name = names[0] if len(names) == 1 else None
     number = _IN("number", name)   # (the markers are shared: Note [saved values in the node])
+    host = getattr(kernel, "host", None)   # Note [a kernel that is one ufunc] (ops/fast.py)
+    same = getattr(kernel, "identity", False)
 
     def step(self, g):
         saved = self._sdict
         if saved is number:   # x * 1.01: the cached operand the forward used
-            r = kernel(g, self._sarg)
+            if host is not None and type(g) is _HOST:
+                r = host(g, self._sarg)
+            else:
+                r = kernel(g, self._sarg)
             return r if type(r) is _HOST else _as_array(r, g)
         if type(saved) is _IN and saved.name == name:
             # Note [saved values in the node] (graph.py): a lean call's node, whose one
@@ -215,7 +229,10 @@ def first_of_two(kernel, names, other_names):
                 v = self._sv._data
             else:   # the number, as the cached operand the forward used
                 v = self._sarg
-            r = kernel(g, v)
+            if host is not None and type(g) is _HOST and type(v) is _HOST:
+                r = host(g, v)
+            else:
+                r = kernel(g, v)
             return r if type(r) is _HOST else _as_array(r, g)
         edges = self.next_functions
         if (saved is None or edges[1][0] is not None or edges[0][0] is None
@@ -224,7 +241,7 @@ def first_of_two(kernel, names, other_names):
         if type(saved) is _IN:   # (a value the kernel does not take: the dict, made now)
             saved = self._saved
         if name is None:
-            r = kernel(g)
+            r = g if same and type(g) is _HOST else kernel(g)
         else:
             v = saved[name]
             if type(v) is _ST:
