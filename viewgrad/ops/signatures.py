@@ -205,6 +205,8 @@ def _refuse(name, arg, kind, v, pos, shown_args, kwargs):
 def _method(fn, name, params, kw_positions=False):
     @functools.wraps(fn)
     def method(*args, **kwargs):   # (self, ...); a function's input may come by keyword
+        if len(args) == 1 and not kwargs:   # (self alone: no argument to check)
+            return fn(args[0])
         rest = args[1:]
         checked, kwargs = _check(name, params, rest, kwargs, 1, rest, kw_positions)
         if checked is not rest:
@@ -217,6 +219,8 @@ def _method(fn, name, params, kw_positions=False):
 def _function(fn, name, params):
     @functools.wraps(fn)
     def function(*args, **kwargs):   # (input, ...), input perhaps by keyword
+        if len(args) == 1 and not kwargs:   # (the input alone: no argument to check)
+            return fn(args[0])
         rest = args[1:]
         checked, kwargs = _check(name, params, rest, kwargs, 2, args)
         if checked is not rest:
