@@ -23,12 +23,8 @@ KNOWN = {
                                   "as one column-major matrix",
     ("solve_vec_batched", True): "(the same)",
     ("conv1d_stride", True): "convolution's output layout follows a channels-last input",
-    ("local_response_norm", True): "avg_pool2d's output follows a permuted input",
     ("max_pool1d_idx", True): "max_pool's output follows a permuted input",
     ("as_strided_scatter", True): "as_strided_scatter keeps the input's layout",
-    ("kron", True): "the product of two transposed inputs: PyTorch's TensorIterator keeps "
-                    "their layout and the _unsafe_view after it is a view; NumPy's product "
-                    "is row-major, so viewgrad's view refuses",
 }
 
 

@@ -186,14 +186,9 @@ def grad_accumulator(t):
 
 
 def is_non_overlapping_and_dense(shape, strides) -> bool:
-    dims = [(st, sz) for sz, st in zip(shape, strides) if sz != 1]
-    dims.sort()
-    expected = 1
-    for st, sz in dims:
-        if st != expected:
-            return False
-        expected *= sz
-    return True
+    """PyTorch's is_non_overlapping_and_dense of (shape, element strides): some permutation
+    of it is contiguous (backend's, which TensorIterator's layout asks too)."""
+    return B.non_overlapping_and_dense(tuple(shape), tuple(strides))
 
 
 def obeys_layout_contract(grad, var) -> bool:

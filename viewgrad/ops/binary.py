@@ -212,7 +212,12 @@ def _rfloordiv(self, other):
 # -- lerp, addcmul, addcdiv ----------------------------------------------------------------
 
 def _lerp_fwd(self, end, weight):
-    return B.layout_like(_lerp_values(self, end, weight), self)   # (PyTorch's layout)
+    r = _lerp_values(self, end, weight)
+    if type(r) is B.HOST_ARRAY:   # PyTorch's TensorIterator of (self, end[, weight]), a
+        # number weight not one of them: Note [an elementwise result's layout] (backend.py)
+        ops = (self, end, weight) if B.is_array(weight) else (self, end)
+        return B.iterator_layout(r, [a if B.is_array(a) else None for a in ops])
+    return B.layout_like(r, self)
 
 
 def _lerp_values(self, end, weight):

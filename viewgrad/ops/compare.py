@@ -137,9 +137,13 @@ def _cmp(name, f):
                 else:
                     sd, od = promoted_arrays((self, other))
         try:
-            return Tensor._make(f(sd, od), dev)
+            r = f(sd, od)
         except ValueError:
             raise _bshape_err(name, self, other) from None
+        if type(r) is B.HOST_ARRAY and r.ndim > 1:   # Note [an elementwise result's layout]
+            r = B.iterator_layout(r, (self._data, other._data if isinstance(other, Tensor)
+                                      else None), sd.dtype)
+        return Tensor._make(r, dev)
     op.__name__ = name
     return op
 

@@ -464,10 +464,12 @@ def two_tensors(op, x, y, fn, data, yd, plain):
     else:
         try:
             r = row[0](data, yd)   # (row-major operands: a row-major result, as
-        except ValueError:         # dispatch's follow_first leaves it)
+        except ValueError:         # dispatch's iterator_layout leaves it)
             return None   # shapes that do not broadcast: the teaching path's error
     if type(r) is not _HOST:   # a 0-d input gives a NumPy scalar
         r = _HOST_XP.asarray(r)
+    elif not same and 1 in r.shape:   # (a size-1 dim's stride may order it: dispatch's
+        r = B.iterator_layout(r, (data, yd), r.dtype)   # Note [an elementwise result's layout])
     out = new_result(r, x._device)
     node = _new(op.node_cls)
     node.next_functions = ((fn, 0), (fn2, 0))

@@ -70,6 +70,9 @@ def _logical(name, f, doc):
             r = f(_truth(input._data, xp), _truth(other._data, xp))
         except ValueError:
             raise P._bshape_err(name, input, other) from None
+        if type(r) is B.HOST_ARRAY and r.ndim > 1:   # Note [an elementwise result's layout]
+            r = B.iterator_layout(r, (input._data, other._data),
+                                  promoted_dtype((input, other)))
         return with_out(_make(xp.asarray(r), dev), out, name)
 
     def fn_(self, other):
@@ -138,8 +141,11 @@ def _bitwise(name, f, ops, doc, kernel=None):
             r = f(a, b)
         except ValueError:
             raise P._bshape_err(name, input, other) from None
-        return with_out(_make(dev.xp.asarray(r).astype(a.dtype, copy=False), dev), out,
-                        name)
+        r = dev.xp.asarray(r).astype(a.dtype, copy=False)
+        if type(r) is B.HOST_ARRAY and r.ndim > 1:   # Note [an elementwise result's layout]
+            r = B.iterator_layout(r, (input._data, other._data if isinstance(other, Tensor)
+                                      else None), a.dtype)
+        return with_out(_make(r, dev), out, name)
 
     def fn_(self, other):
         other = P._coerce(other, self)

@@ -19,8 +19,9 @@ def _clone_fwd(self, memory_format):
     xp = B.xp_of(self)
     if memory_format == "contiguous":
         return xp.ascontiguousarray(self).copy() if not self.flags.c_contiguous else self.copy()
-    # "preserve": keep the layout of dense tensors (numpy's order='K'), as PyTorch does
-    return self.copy(order="K")
+    # "preserve": keep the layout of dense tensors (numpy's order='K'), as PyTorch does; on
+    # the host, its strides exactly (a size-1 dim's too: backend.preserve_layout)
+    return B.preserve_layout(self.copy(order="K"), self)
 
 
 CLONE = defop("clone", "CloneBackward0", _clone_fwd, attrs=("memory_format",),
@@ -40,7 +41,7 @@ def contiguous(self):
 
 
 def _to_dtype_fwd(self, dtype, dev):
-    return B.cast(self, dtype)
+    return B.preserve_layout(B.cast(self, dtype), self)   # (empty_like's layout, as PyTorch's)
 
 
 TO_COPY = defop("to_copy", "ToCopyBackward0", _to_dtype_fwd, attrs=("dtype", "dev"),

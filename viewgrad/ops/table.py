@@ -72,7 +72,8 @@ def _fresh(forward):
 
 
 def _follows_first(op):
-    """Whether ``op``'s result is laid out as its first input (backend.follow_first): an
+    """Whether ``op``'s result is laid out as TensorIterator lays it out
+    (backend.iterator_layout: Note [an elementwise result's layout]): an
     elementwise row, which is one that promotes, unless it says otherwise."""
     ff = op.follows_first
     return op.promote if ff is None else ff
@@ -143,9 +144,10 @@ def dispatch(op, inputs, attrs=()):
         raise err from None
     if type(data) not in _ARRAYS:
         data = dev.xp.asarray(data)
-    elif (n > 1 and type(data) is _HOST and data.ndim > 1 and _follows_first(op)
-          and isinstance(inputs[0], _Tensor)):
-        data = B.follow_first(data, inputs[0]._data)   # (an elementwise op's layout)
+    elif n > 1 and type(data) is _HOST and data.ndim > 1 and _follows_first(op):
+        # an elementwise op's layout: Note [an elementwise result's layout] (backend.py)
+        data = B.iterator_layout(data, [t._data if isinstance(t, _Tensor) else None
+                                        for t in inputs], data.dtype)
     st = _st
     if not st.grad_enabled or st.inference:
         return _make(data, dev)

@@ -26,11 +26,10 @@ def _where_fwd(self, other, condition, dtype):
     out = _xp(c).where(c, self, other)
     out = out if out.dtype == dtype else out.astype(dtype)
     if out.ndim > 1 and type(out) is B.HOST_ARRAY:
-        # PyTorch's operands are (condition, self, other): the first that orders the dims
-        # lays the result out (backend.follow_first)
-        first = c if c.shape == out.shape and 0 not in c.strides else self
-        if hasattr(first, "strides"):
-            out = B.follow_first(out, first)
+        # PyTorch's operands are (condition, self, other), in that order: Note [an
+        # elementwise result's layout] (backend.py)
+        out = B.iterator_layout(out, [a if type(a) is B.HOST_ARRAY else None
+                                      for a in (c, self, other)], out.dtype, keep_first=True)
     return out
 
 
