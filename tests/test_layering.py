@@ -26,6 +26,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "viewgrad"
 RANK = {
     "backend": 0, "strict": 0,
     "blas": 0,            # NumPy's own BLAS routine that NumPy does not expose (axpy)
+    "layouts": 0,         # PyTorch's stride arithmetic (shapes and strides, no arrays)
     "printing": 1, "tensor": 1,
     "return_types": 1,    # the named tuples of max/sort/topk... (plain data, no imports)
     "autograd": 2,

@@ -38,6 +38,8 @@ import warnings
 import numpy as np
 from numpy.lib.stride_tricks import as_strided as _np_as_strided
 
+from . import layouts as _L
+
 # Note [floating-point warnings]
 # PyTorch computes 1/0, 0/0, log(0), sqrt(-1) and overflows silently (inf, nan); NumPy
 # warns ("divide by zero encountered in divide"), and under ``python -W error`` that
@@ -786,7 +788,7 @@ def iterator_layout(r, operands, common=None, keep_first=False):
             seen.append((a.shape, preserved_strides(a)))   # (promoted by a.to(common))
         else:
             seen.append((a.shape, _elem_strides(a)))
-    return _laid_out(r, _iterator_strides(r.shape, seen))
+    return _laid_out(r, _L.iterator_strides(r.shape, seen))
 
 
 def _laid_out(r, strides):
@@ -804,69 +806,9 @@ def _laid_out(r, strides):
     return out
 
 
-# Note [an elementwise result's layout]
-# Strides are behaviour (Note [result layouts]): ``x.t() + y`` is transposed in PyTorch,
-# and the product inside ``kron`` of two transposed matrices is laid out so that the view
-# after it works. TensorIterator decides the layout in two ways, and ``_iterator_strides``
-# follows both, step by step:
-# * every operand of the result's shape (no broadcast, no Python number): the result is
-#   contiguous if they all are, channels_last if they all are, else the operands' own
-#   strides if they are all the same and non-overlapping and dense (its fast set-up);
-# * otherwise its ``reorder_dimensions``: the dims put in order, fastest first, by an
-#   insertion sort whose comparison asks the operands in turn (a broadcast dim, stride 0,
-#   tells nothing; the first operand with two different strides decides; equal strides
-#   put the smaller dim first), then strides laid out in that order (row-major when the
-#   order is the plain one).
-# On the CPU, an operand of another dtype than the computation's is first copied to it
-# (``a.to(dtype)``, which lays the copy out as ``preserved_strides`` says), and it is that
-# copy's strides that count. NumPy's ufuncs order dims by their operands' strides too, but
-# break ties and disagreements differently, so the result is copied into PyTorch's layout
-# when the two differ (rarely: an operand that is not row-major). Row-major operands give
-# a row-major result at once: NumPy's flags ignore the stride of a size-1 dim, which can
-# take part in the order only where the result has a size-1 dim too, so there (and with
-# no empty dim, whose ties order otherwise) such an operand's strides are compared with
-# the row-major ones. tests/ops/test_iterator_layout_vs_torch.py compares strides with
-# torch over random programs.
-
 def _elem_strides(a):
     item = a.itemsize
     return tuple(s // item for s in a.strides)
-
-
-def _torch_contiguous(shape, st):
-    """torch's is_contiguous (a size-1 dim's stride does not count)."""
-    need = 1
-    for n, s in zip(reversed(shape), reversed(st)):
-        if n != 1:
-            if s != need:
-                return False
-            need *= n
-    return True
-
-
-def _channels_last_strides(shape, st):
-    """torch's is_contiguous(memory_format=channels_last) of a 4-D geometry."""
-    if len(shape) != 4:
-        return False
-    expected = 1
-    for d in (1, 3, 2, 0):
-        if shape[d] != 1:
-            if st[d] != expected:
-                return False
-            expected *= shape[d]
-    return True
-
-
-def non_overlapping_and_dense(shape, st):
-    """torch's is_non_overlapping_and_dense of (shape, element strides)."""
-    if len(shape) == 1:
-        return shape[0] < 2 or st[0] == 1
-    need = 1
-    for d in sorted((d for d in range(len(shape)) if shape[d] >= 2), key=lambda d: st[d]):
-        if st[d] != need:
-            return False
-        need *= shape[d]
-    return True
 
 
 def _row_major_bytes(a):
@@ -877,60 +819,11 @@ def _row_major_bytes(a):
     if st is None:
         if len(_ROW_MAJOR) > 4096:
             _ROW_MAJOR.clear()
-        st = _ROW_MAJOR[key] = tuple(s * a.itemsize for s in _row_major_strides(a.shape))
+        st = _ROW_MAJOR[key] = tuple(s * a.itemsize for s in _L.row_major_strides(a.shape))
     return st
 
 
 _ROW_MAJOR = {}
-
-
-def _row_major_strides(shape):
-    st, n = [], 1
-    for s in reversed(shape):
-        st.append(n)
-        n *= max(s, 1)
-    return tuple(reversed(st))
-
-
-def _ordered(shape, strides_of):
-    """TensorIterator's reorder_dimensions (and infer_dense_strides, one operand): the dims
-    fastest first, by an insertion sort on the operands' strides (``strides_of``)."""
-    def should_swap(d0, d1):
-        for st in strides_of:
-            s0, s1 = st[d0], st[d1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 != s1:
-                return -1 if s0 < s1 else 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    nd = len(shape)
-    perm = list(range(nd - 1, -1, -1))
-    for i in range(1, nd):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    return perm
-
-
-def dense_strides(shape, st):
-    """PyTorch's infer_dense_strides: dense strides (elements) keeping the order of the
-    geometry (shape, element strides ``st``) that is not dense itself."""
-    if len(shape) < 2:
-        return (1,) * len(shape)
-    out, n = [0] * len(shape), 1
-    for d in _ordered(shape, (st,)):
-        out[d] = n
-        if shape[d] > 1:
-            n *= shape[d]
-    return tuple(out)
 
 
 def preserved_strides(a):
@@ -938,41 +831,9 @@ def preserved_strides(a):
     ``clone()`` and ``to(dtype)`` lay out): ``a``'s own when it is non-overlapping and
     dense, else dense ones in its order."""
     st = _elem_strides(a)
-    if non_overlapping_and_dense(a.shape, st):
+    if _L.non_overlapping_and_dense(a.shape, st):
         return st
-    return dense_strides(a.shape, st)
-
-
-def _iterator_strides(shape, seen):
-    """The element strides TensorIterator gives an elementwise result of ``shape`` for
-    operands as it sees them (``(shape, element strides)``, None for a number or a 0-d
-    tensor): Note [an elementwise result's layout]."""
-    nd = len(shape)
-    geoms = [g for g in seen if g is not None]
-    if len(geoms) == len(seen) and all(sh == shape for sh, _ in geoms):
-        if all(_torch_contiguous(sh, st) for sh, st in geoms):
-            return _row_major_strides(shape)
-        if all(_channels_last_strides(sh, st) for sh, st in geoms):
-            c, h, w = shape[1], shape[2], shape[3]
-            return (h * w * c, 1, w * c, c)
-        first = geoms[0][1]
-        if all(st == first for _, st in geoms) and non_overlapping_and_dense(shape, first):
-            return first
-    # reorder_dimensions: each operand's strides against the result's shape (0: broadcast)
-    strides_of = []
-    for sh, st in geoms:
-        off = nd - len(sh)
-        strides_of.append((0,) * off + tuple(
-            0 if (n == 1 and shape[off + i] != 1) else s
-            for i, (n, s) in enumerate(zip(sh, st))))
-    perm = _ordered(shape, strides_of)
-    if perm == list(range(nd - 1, -1, -1)):
-        return _row_major_strides(shape)
-    out, n = [0] * nd, 1
-    for d in perm:   # (TensorIterator's compatible_stride: sizes as they are, 0 too)
-        out[d] = n
-        n *= shape[d]
-    return tuple(out)
+    return _L.dense_strides(a.shape, st)
 
 
 def preserve_layout(r, like):

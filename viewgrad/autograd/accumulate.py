@@ -24,6 +24,7 @@ import sys
 import weakref
 
 from .. import backend as B
+from ..layouts import non_overlapping_and_dense as _non_overlapping_and_dense
 from ..tensor import Tensor
 from . import apply_lean as _apply_lean
 from .graph import Node, check_hook_result
@@ -187,8 +188,8 @@ def grad_accumulator(t):
 
 def is_non_overlapping_and_dense(shape, strides) -> bool:
     """PyTorch's is_non_overlapping_and_dense of (shape, element strides): some permutation
-    of it is contiguous (backend's, which TensorIterator's layout asks too)."""
-    return B.non_overlapping_and_dense(tuple(shape), tuple(strides))
+    of it is contiguous (layouts.py's, which TensorIterator's layout asks too)."""
+    return _non_overlapping_and_dense(tuple(shape), tuple(strides))
 
 
 def obeys_layout_contract(grad, var) -> bool:
