@@ -873,6 +873,21 @@ def inv(a):
     return xp_of(a).linalg.inv(a)
 
 
+def unsqueeze_view(a, k):
+    """``a`` with a dim of size 1 inserted at ``k``, a view with PyTorch's stride for it
+    (inferUnsqueezeGeometry: 1 at the end, else the size times the stride of the dim it
+    comes before). NumPy's reshape picks another for a transposed array (``x.t()``
+    unsqueezed last: 12 where PyTorch says 1); its other strides are PyTorch's."""
+    shape = a.shape
+    r = a.reshape(shape[:k] + (1,) + shape[k:])
+    want = a.itemsize if k == len(shape) else shape[k] * a.strides[k]
+    if r.strides[k] == want or type(r) is not _ndarray:
+        return r
+    st = r.strides
+    return _np_as_strided(r, r.shape, st[:k] + (want,) + st[k + 1:],
+                          writeable=r.flags.writeable)
+
+
 def reshape_view(a, shape):
     """``a`` reshaped WITHOUT copying, or None when its strides do not allow it."""
     try:

@@ -178,3 +178,29 @@ def test_the_same_shapes_take_tensoriterators_fast_set_up():
             else:
                 got = tuple(r.stride())
         assert got == want, name
+
+
+_LAYOUTS = {
+    "row-major": lambda M, t: t,
+    "transposed": lambda M, t: t.t(),
+    "stepped": lambda M, t: t[:, ::3],
+    "permuted": lambda M, t: t.reshape(2, 3, 12).permute(2, 0, 1),
+    "expanded": lambda M, t: t[:1].expand(4, 12),
+}
+
+
+@pytest.mark.parametrize("layout", sorted(_LAYOUTS))
+def test_a_new_size_1_dim_has_pytorchs_stride(layout):
+    # inferUnsqueezeGeometry: 1 at the end, else size times stride of the dim it precedes
+    # (NumPy's reshape picks another for a transposed array); unsqueeze, x[:, None] and
+    # unsqueeze_ alike, and a binary op of the result keeps it (a unary op's result does
+    # not yet: NumPy's ufunc lays a size-1 dim out by its own rule there)
+    d = np.random.default_rng(7).standard_normal((6, 12))
+    make = _LAYOUTS[layout]
+    forms = [(f"unsqueeze({k})", lambda M, x, k=k: x.unsqueeze(k)) for k in range(-3, 3)]
+    forms += [("[:, None]", lambda M, x: x[:, None]), ("[..., None]", lambda M, x: x[..., None]),
+              ("unsqueeze(-1) * 2", lambda M, x: x.unsqueeze(-1) * 2.0),
+              ("unsqueeze_(-1)", lambda M, x: x.clone().unsqueeze_(-1))]
+    for name, form in forms:
+        want, got = (tuple(form(M, make(M, M.tensor(d))).stride()) for M in (torch, vg))
+        assert got == want, (layout, name)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import operator
 
+from .. import backend as B
 from ..autograd.views import check_inplace, strided_region
 from ..autograd.state import state as _st
 from ..autograd.saved_names import show_given
@@ -38,7 +39,7 @@ TRANSPOSE_ = defop("transpose_", "TransposeBackward1",
                    attrs=("dim0", "dim1"),
                    self=lambda grad, dim0, dim1: grad.transpose(dim0, dim1))
 UNSQUEEZE_ = defop("unsqueeze_", "UnsqueezeBackward1",
-                   lambda self, dim: _xp(self).expand_dims(self, dim), attrs=("dim",),
+                   lambda self, dim: B.unsqueeze_view(self, dim), attrs=("dim",),
                    self=lambda grad, dim: grad.squeeze(dim))
 
 

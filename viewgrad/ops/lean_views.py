@@ -115,9 +115,7 @@ def unsqueeze_method(slow, op, replay_fn):
             n = d.ndim + 1
             if -n <= dim < n:
                 k = dim + n if dim < 0 else dim
-                shape = d.shape
-                out = make_view(op, self, d.reshape(shape[:k] + (1,) + shape[k:]), (k,),
-                                (replay_fn, (k,)))
+                out = make_view(op, self, B.unsqueeze_view(d, k), (k,), (replay_fn, (k,)))
                 return out if dim >= 0 else show_given(out, "dim", dim, k)
         return slow(self, *args, **kwargs)
     return functools.update_wrapper(method, slow)

@@ -337,7 +337,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
 
 # Shape-only views: their backward is another view or a reshape.
 
-UNSQUEEZE = defop("unsqueeze", "UnsqueezeBackward0", lambda self, dim: _xp(self).expand_dims(
+UNSQUEEZE = defop("unsqueeze", "UnsqueezeBackward0", lambda self, dim: B.unsqueeze_view(
     self, dim), attrs=("dim",), view=True, self=lambda grad, dim: grad.squeeze(dim))
 SQUEEZE = defop("squeeze", "SqueezeBackward0", lambda self, dims: _xp(self).squeeze(
     self, axis=dims), attrs=("dims",), view=True,
