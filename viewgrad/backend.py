@@ -889,12 +889,31 @@ def unsqueeze_view(a, k):
 
 
 def reshape_view(a, shape):
-    """``a`` reshaped WITHOUT copying, or None when its strides do not allow it."""
+    """``a`` reshaped WITHOUT copying, or None when its strides do not allow it; on the
+    host, with PyTorch's strides (layouts.view_strides: a new size-1 dim of a tensor that
+    is not row-major gets its own there)."""
     try:
-        return np.reshape(a, shape, copy=False) if type(a) is _ndarray else \
-            _generic_reshape_view(a, shape)
+        if type(a) is not _ndarray:
+            return _generic_reshape_view(a, shape)
+        r = np.reshape(a, shape, copy=False)
     except ValueError:
         return None
+    if row_major_exactly(a):   # (row-major strides in, row-major strides out: the same)
+        return r
+    item = a.itemsize
+    want = _L.view_strides(a.shape, _elem_strides(a), tuple(shape))
+    if want is None:
+        return None   # (PyTorch's chunks disagree with NumPy's: its refusal)
+    want = tuple(s * item for s in want)
+    if r.strides == want:
+        return r
+    return _np_as_strided(r, r.shape, want, writeable=r.flags.writeable)
+
+
+def row_major_exactly(a):
+    """Whether host array ``a`` is row-major with the row-major stride of every dim, a
+    size-1 dim's too (NumPy's flag ignores those)."""
+    return a.flags.c_contiguous and (1 not in a.shape or a.strides == _row_major_bytes(a))
 
 
 def _generic_reshape_view(a, shape):

@@ -6,7 +6,8 @@ them; AccumulateGrad's layout contract asks ``non_overlapping_and_dense``.
 from __future__ import annotations
 
 __all__ = ["iterator_strides", "dense_strides", "non_overlapping_and_dense",
-           "torch_contiguous", "channels_last_strides", "row_major_strides", "ordered"]
+           "torch_contiguous", "channels_last_strides", "row_major_strides", "ordered",
+           "view_strides"]
 
 
 # Note [an elementwise result's layout]
@@ -150,3 +151,42 @@ def iterator_strides(shape, seen):
         out[d] = n
         n *= shape[d]
     return tuple(out)
+
+
+def view_strides(oldshape, oldstride, newshape):
+    """The element strides of ``view(newshape)`` of a geometry, as PyTorch's computeStride
+    gives them, or None when it cannot be viewed so. The dims are walked from the last in
+    chunks of memory that is contiguous (a size-1 dim never breaks a chunk); each chunk
+    of the old shape must be exactly the product of some run of new dims, which get the
+    chunk's strides (a new size-1 dim gets the stride its place in the chunk gives it:
+    NumPy's reshape picks another for one of a non-contiguous tensor)."""
+    if not oldshape:
+        return (1,) * len(newshape)
+    numel = 1
+    for n in oldshape:
+        numel *= n
+    if numel == 0:
+        if tuple(oldshape) == tuple(newshape):
+            return tuple(oldstride)
+        out, n = [0] * len(newshape), 1
+        for d in range(len(newshape) - 1, -1, -1):
+            out[d] = n
+            n *= max(newshape[d], 1)
+        return tuple(out)
+    out = [0] * len(newshape)
+    view_d = len(newshape) - 1
+    base = oldstride[-1]   # the stride of each chunk's fastest element
+    tensor_numel = view_numel = 1
+    for d in range(len(oldshape) - 1, -1, -1):
+        tensor_numel *= oldshape[d]
+        if d == 0 or (oldshape[d - 1] != 1 and oldstride[d - 1] != tensor_numel * base):
+            while view_d >= 0 and (view_numel < tensor_numel or newshape[view_d] == 1):
+                out[view_d] = view_numel * base
+                view_numel *= newshape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                base = oldstride[d - 1]
+                tensor_numel = view_numel = 1
+    return tuple(out) if view_d == -1 else None

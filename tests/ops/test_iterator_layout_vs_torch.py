@@ -204,3 +204,37 @@ def test_a_new_size_1_dim_has_pytorchs_stride(layout):
     for name, form in forms:
         want, got = (tuple(form(M, make(M, M.tensor(d))).stride()) for M in (torch, vg))
         assert got == want, (layout, name)
+
+
+_VIEWED = dict(_LAYOUTS, **{
+    "a column": lambda M, t: t[:, :1],
+    "a row": lambda M, t: t[:1],
+    "a transposed column": lambda M, t: t[:, :1].t(),
+    "unsqueezed": lambda M, t: t.t().unsqueeze(1),
+})
+
+
+def _new_shapes(s):
+    n = int(np.prod(s))
+    squeezed = tuple(x for x in s if x != 1) or (1,)
+    return [s + (1,), (1,) + s, s[:1] + (1,) + s[1:], squeezed, (1, 1) + s,
+            s[:1] + (1, 1) + s[1:], (-1,), (n,), (n, 1), (1, n)]
+
+
+@pytest.mark.parametrize("layout", sorted(_VIEWED))
+@pytest.mark.parametrize("method", ["view", "reshape"])
+def test_a_view_has_pytorchs_strides(layout, method):
+    # computeStride (layouts.view_strides): a new size-1 dim of a tensor that is not
+    # row-major gets its stride from its place in the chunk; the same refusals
+    d = np.random.default_rng(8).standard_normal((6, 12))
+    make = _VIEWED[layout]
+    for shape in _new_shapes(tuple(make(torch, torch.tensor(d)).shape)):
+        outs = []
+        for M in (torch, vg):
+            x = make(M, M.tensor(d))
+            try:
+                y = getattr(x, method)(*shape)
+                outs.append((tuple(y.stride()), y.is_contiguous(), y._base is not None))
+            except RuntimeError as e:
+                outs.append(("refused", "view size is not compatible" in str(e)))
+        assert outs[1] == outs[0], (layout, method, shape)

@@ -89,7 +89,7 @@ def shape_method(slow, op, replay_fn):
     def method(self, *args, **kwargs):
         if args and not kwargs:
             d = self._data
-            if _host_tensor(self, op) and d.flags.c_contiguous:
+            if _host_tensor(self, op) and B.row_major_exactly(d):
                 shape = _sizes(args, d.size)
                 if shape is not None:
                     return make_view(op, self, d.reshape(shape), (shape,), (replay_fn, (shape,)))
