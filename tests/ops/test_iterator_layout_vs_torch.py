@@ -193,13 +193,17 @@ _LAYOUTS = {
 def test_a_new_size_1_dim_has_pytorchs_stride(layout):
     # inferUnsqueezeGeometry: 1 at the end, else size times stride of the dim it precedes
     # (NumPy's reshape picks another for a transposed array); unsqueeze, x[:, None] and
-    # unsqueeze_ alike, and a binary op of the result keeps it (a unary op's result does
-    # not yet: NumPy's ufunc lays a size-1 dim out by its own rule there)
+    # unsqueeze_ alike, and an elementwise op of the result keeps it
     d = np.random.default_rng(7).standard_normal((6, 12))
     make = _LAYOUTS[layout]
     forms = [(f"unsqueeze({k})", lambda M, x, k=k: x.unsqueeze(k)) for k in range(-3, 3)]
     forms += [("[:, None]", lambda M, x: x[:, None]), ("[..., None]", lambda M, x: x[..., None]),
               ("unsqueeze(-1) * 2", lambda M, x: x.unsqueeze(-1) * 2.0),
+              ("unsqueeze(-1).exp()", lambda M, x: x.unsqueeze(-1).exp()),
+              ("vg.tanh(unsqueeze(1))", lambda M, x: M.tanh(x.unsqueeze(1))),
+              ("unsqueeze(0).abs()", lambda M, x: x.unsqueeze(0).abs()),
+              ("(unsqueeze(-1) * 1.0).relu(), with a history",
+               lambda M, x: (x.unsqueeze(-1).requires_grad_() * 1.0).relu()),
               ("unsqueeze_(-1)", lambda M, x: x.clone().unsqueeze_(-1))]
     for name, form in forms:
         want, got = (tuple(form(M, make(M, M.tensor(d))).stride()) for M in (torch, vg))

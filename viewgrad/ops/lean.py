@@ -62,6 +62,7 @@ __all__ = ["unary", "with_number", "with_constant", "two_tensors", "set_lean_ops
            "unary_method", "operator_method", "reduction_method"]
 
 _HOST = B.HOST_ARRAY
+_B_iterator_layout = B.iterator_layout
 _Tensor = Tensor
 _new = object.__new__
 _enabled = [True]
@@ -141,6 +142,8 @@ def unary(op, x):
     r = ufunc(data)
     if type(r) is not _HOST:   # a 0-d input gives a NumPy scalar
         r = x._device.xp.asarray(r)
+    elif r.ndim > 1 and 1 in r.shape:   # Note [an elementwise result's layout] (backend.py)
+        r = B.iterator_layout(r, (data,), r.dtype)
     out = new_result(r, x._device)
     node = _new(cls)
     node.next_functions = ((fn, x._output_nr),)
@@ -294,6 +297,8 @@ def unary_method(op, slow, out=False):
                 if kind == "input" and not _an_input_to_keep(self):
                     return slow(self)
                 r = ufunc(data)
+                if r.ndim > 1 and 1 in r.shape:   # Note [an elementwise result's layout]
+                    r = _B_iterator_layout(r, (data,), r.dtype)
                 out = _new(_Tensor)
                 out._data = r
                 out._device = self._device

@@ -97,8 +97,13 @@ def dispatch(op, inputs, attrs=()):
             dev = x._device
             data = x._data
             host = op.host
-            data = host(data) if host is not None and type(data) is _HOST else op.forward(
-                data, *attrs)
+            if host is not None and type(data) is _HOST:
+                data = host(data)
+                if type(data) is _HOST and data.ndim > 1 and 1 in data.shape:
+                    # a size-1 dim's stride: Note [an elementwise result's layout]
+                    data = B.iterator_layout(data, (x._data,), data.dtype)
+            else:
+                data = op.forward(data, *attrs)
         elif n == 2 and type(inputs[0]) is _Tensor:  # the common binary case, no loops
             x, y = inputs
             dev = x._device
