@@ -711,11 +711,14 @@ _NO_CONTEXT = contextlib.nullcontext()
 # * a kernel that writes a fresh tensor: row-major (``row_major``: softmax, cumsum, cat...);
 #   a reduction: row-major with canonical strides along kept dims of size 1
 #   (``fresh_row_major``, through ops.table.fresh_results);
-# * a clone-then-write kernel: the input's own layout (``layout_like``: flip, sort, the
+# * a clone-then-write kernel, clone() and to(dtype): the input's own layout, as
+#   ``empty_like`` keeps it (``layout_like``, ``preserve_layout``: flip, sort, the
 #   scatters);
 # * an elementwise op: TensorIterator's layout, its dims ordered by its operands' strides,
-#   the first operand first (``iterator_layout``, in ops.table.dispatch for the rows that
-#   promote, and ``where``: Note [an elementwise result's layout]);
+#   the first operand first (``iterator_layout``: dispatch's elementwise rows, the lean
+#   unary and binary calls, where, lerp, the comparisons, the logical and bitwise ops;
+#   Note [an elementwise result's layout], layouts.py);
+# * a view: PyTorch's strides (``reshape_view``: computeStride; ``unsqueeze_view``);
 # * a LAPACK result: batched column-major (``lapack_layout``: inv, solve, qr, svd...);
 # * channels_last kept where PyTorch keeps a suggested memory format (``is_channels_last``:
 #   cat, stack, batch_norm).
