@@ -22,7 +22,7 @@ def _layout(rng, shape):
     kind = rng.integers(0, 6)
     if kind == 0 or nd == 0:   # row-major as it is
         return shape, []
-    if kind == 1 and nd >= 2:   # a permutation of a stored permutation
+    if kind == 1 and nd >= 2:   # stored with its dims in a random order, permuted back
         perm = [int(p) for p in rng.permutation(nd)]
         inv = [perm.index(i) for i in range(nd)]
         return tuple(shape[p] for p in perm), [("permute", inv)]
@@ -31,7 +31,7 @@ def _layout(rng, shape):
         stored = list(shape)
         stored[d] = 2 * shape[d]
         return tuple(stored), [("step", d)]
-    if kind == 3 and 1 in shape:   # a size-1 dim expanded? no: kept, made by unsqueeze
+    if kind == 3 and 1 in shape:   # a size-1 dim made by unsqueeze
         d = shape.index(1)
         return shape[:d] + shape[d + 1:], [("unsqueeze", d)]
     if kind == 4 and nd >= 2:   # a transpose of the last two dims
