@@ -778,8 +778,7 @@ def iterator_layout(r, operands, common=None, keep_first=False):
     ones = 1 in shape
     if not ones or 0 not in shape:
         for a in operands:
-            if a is not None and (not a.flags.c_contiguous or (
-                    ones and 1 in a.shape and a.strides != _row_major_bytes(a))):
+            if a is not None and not (row_major_exactly(a) if ones else a.flags.c_contiguous):
                 break
         else:
             return r if r.flags.c_contiguous else np.ascontiguousarray(r)
@@ -797,14 +796,11 @@ def iterator_layout(r, operands, common=None, keep_first=False):
 def _laid_out(r, strides):
     """``r`` with these element strides: itself, or a copy into a fresh buffer so laid out."""
     item = r.itemsize
-    st = tuple(s * item for s in strides)
-    if r.strides == st:
+    if r.strides == tuple(s * item for s in strides):
         return r
-    shape = r.shape
-    extent = 1 + sum((n - 1) * s for n, s in zip(shape, strides)) if all(shape) else 0
     # (over a buffer only it holds, its base: a copy that owns its memory, as
     # AccumulateGrad and CopySlices ask: autograd/accumulate.py owns_memory)
-    out = np.ndarray(shape, r.dtype, buffer=np.empty(max(extent, 1), r.dtype), strides=st)
+    out, _ = empty_strided(cpu, r.shape, strides, r.dtype)
     out[...] = r
     return out
 
@@ -844,7 +840,7 @@ def preserve_layout(r, like):
     (``preserved_strides``): clone(), to(dtype)."""
     if type(r) is not _ndarray or not r.ndim or r.shape != like.shape:
         return r
-    if like.flags.c_contiguous and 1 not in like.shape:
+    if row_major_exactly(like):
         return r if r.flags.c_contiguous else np.ascontiguousarray(r)
     return _laid_out(r, preserved_strides(like))
 
@@ -938,8 +934,8 @@ def empty_strided(dev, size, stride, dt):
     fresh 1-D buffer that it alone uses (factories.empty_strided, CopySlices, AccumulateGrad)."""
     extent = 1 + sum((sz - 1) * st for sz, st in zip(size, stride)) if all(size) else 0
     buf = dev.xp.empty((max(extent, 1),), dtype=dt)
-    if dev.as_strided is not None:
-        a = dev.as_strided(buf, size, tuple(s * dt.itemsize for s in stride))
+    if dev.as_strided is not None:   # (on the host, an array whose base is the buffer)
+        a = strided_in(dev, buf, tuple(size), tuple(s * dt.itemsize for s in stride), 0)
     else:
         a = dev.xp.empty(size, dtype=dt)
     return a, buf

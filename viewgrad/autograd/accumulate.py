@@ -24,7 +24,8 @@ import sys
 import weakref
 
 from .. import backend as B
-from ..layouts import non_overlapping_and_dense as _non_overlapping_and_dense
+# PyTorch's is_non_overlapping_and_dense of (shape, element strides): layouts.py's
+from ..layouts import non_overlapping_and_dense as is_non_overlapping_and_dense
 from ..tensor import Tensor
 from . import apply_lean as _apply_lean
 from .graph import Node, check_hook_result
@@ -184,12 +185,6 @@ def grad_accumulator(t):
         acc = AccumulateGrad(t)
         t._grad_accumulator = weakref.ref(acc)
     return acc
-
-
-def is_non_overlapping_and_dense(shape, strides) -> bool:
-    """PyTorch's is_non_overlapping_and_dense of (shape, element strides): some permutation
-    of it is contiguous (layouts.py's, which TensorIterator's layout asks too)."""
-    return _non_overlapping_and_dense(tuple(shape), tuple(strides))
 
 
 def obeys_layout_contract(grad, var) -> bool:
