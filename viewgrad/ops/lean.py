@@ -54,7 +54,7 @@ from ..autograd.record_lean import record_one as _record_one
 from ..autograd.graph import (_NO_EDGE, _NO_BLAME, _InNode, _new_saved_tensor,
                               next_sequence_nr as _next_seq)
 from ..autograd.nodes import _NOTHING_SAVED
-from ..autograd.state import state as _st
+from ..autograd.state import all_plain as _ALL_PLAIN, state as _st
 from ..tensor import LEAN_CLASSES as _LEAN, Tensor, VersionCounter, new_result
 from .table import OPS as _OPS, dispatch
 
@@ -136,7 +136,7 @@ def unary(op, x):
     if row is None:
         row = _row(op, 1)
     if (fn is None or not row or type(data) is not _HOST or x._view_info is not None
-            or not _st.plain or (row[3] == "input" and not _an_input_to_keep(x))):
+            or not (_ALL_PLAIN[0] or _st.plain) or (row[3] == "input" and not _an_input_to_keep(x))):
         return dispatch(op, (x,))
     ufunc, cls, name = row[0], row[1], row[2]
     r = ufunc(data)
@@ -194,7 +194,7 @@ def with_number(op, x, other):
     if row is None:
         row = _row(op, 2)
     if (fn is None or not row or type(data) is not _HOST or x._view_info is not None
-            or not _st.plain):
+            or not (_ALL_PLAIN[0] or _st.plain)):
         return dispatch(op, (x, other))
     cache = _SCALARS.get(data.dtype)   # float32 and float64 only
     if cache is None:
@@ -244,7 +244,7 @@ def with_constant(op, x, c):
     if row is None:
         row = _row(op, 2)
     if (fn is None or not row or type(data) is not _HOST or x._view_info is not None
-            or data.dtype.char not in "fd" or not _st.plain
+            or data.dtype.char not in "fd" or not (_ALL_PLAIN[0] or _st.plain)
             or not _a_constant_like(c, cd, x, data)):
         return None
     f, cls, name = row[0], row[1], row[2]
@@ -286,7 +286,8 @@ def unary_method(op, slow, out=False):
                                                    or type(self) in _LEAN):
             fn = _grad_accumulator(self)   # a leaf (a Parameter too): its AccumulateGrad
         data = self._data
-        plain = _st.plain   # (2: blame on too: Note [one plain flag])
+        # (2: blame on too: Note [one plain flag]; the gate: Note [every thread plain])
+        plain = _ALL_PLAIN[0] or _st.plain
         if (plain and fn is not None and type(data) is _HOST and self._view_info is None
                 and data.dtype in floats and data.ndim):
             row = op.lean1   # (the profiler sets it False while it times every forward)
@@ -363,7 +364,8 @@ def operator_method(op, slow, tensors=None):
                                                        or type(self) in _LEAN):
                 fn = _grad_accumulator(self)   # a leaf (a Parameter too): its AccumulateGrad
             data = self._data
-            plain = _st.plain   # (2: blame on too: Note [one plain flag])
+            # (2: blame on too: Note [one plain flag]; the gate: Note [every thread plain])
+            plain = _ALL_PLAIN[0] or _st.plain
             cache = _SCALARS.get(data.dtype) if type(data) is _HOST else None
             if (plain and fn is not None and cache is not None and self._view_info is None
                     and (type(self) is _Tensor or type(self) in _LEAN)):   # (cache: f32/f64)
@@ -519,7 +521,7 @@ def reduction_method(op, slow, attrs, host):
         if not args and not kwargs:
             fn = self._grad_fn   # (record_one's input has a history: a leaf goes the slow way)
             data = self._data
-            if (fn is not None and _st.plain and type(data) is _HOST
+            if (fn is not None and (_ALL_PLAIN[0] or _st.plain) and type(data) is _HOST
                     and self._view_info is None and type(self) is _Tensor
                     and data.dtype in _SCALARS and op.lean1 is not False):
                 # (lean1 is False while the profiler times every forward)

@@ -27,7 +27,7 @@ from ..autograd import blame as _blame
 from ..autograd.graph import (SavedTensor, _InNode, _NO_EDGE, _new_saved_tensor,
                               _saved_array as saved_array, next_sequence_nr as _next_seq)
 from ..autograd.nodes import FnNode, _NOTHING_SAVED, _edge_of, _sum_to_array
-from ..autograd.state import state as _st
+from ..autograd.state import all_plain as _ALL_PLAIN, state as _st
 from ..autograd.views import DEFAULT, ViewChain, ViewInfo
 from ..autograd.views_fast import alias_tensor
 from ..tensor import LEAN_CLASSES as _LEAN, InferenceVersion, Tensor, new_result
@@ -207,7 +207,7 @@ def lean_linear(input, weight, bias, T, ADDMM, t_fn):
             or bias._view_info is not None
             or type(weight._vc) is _INFERENCE or type(input._vc) is _INFERENCE
             or type(bias._vc) is _INFERENCE   # (is_inference(), without making a counter)
-            or not st.grad_enabled or st.inference or st.anomaly or st.saved_tensors_hooks
+            or not (_ALL_PLAIN[0] or st.plain)   # Note [every thread plain]
             or st.view_observer is not None):
         return None
     # weight.t(): make_view's steps for a plain tensor in grad mode
