@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import contextlib
+import os
 
 import viewgrad as vg
 from viewgrad.autograd.graph import _NO_BLAME
@@ -164,3 +165,69 @@ def test_many_threads_switching_never_record_in_no_grad():
     assert not errors, errors[:3]
     gc.collect()
     assert all_plain[0] == 2 and state.plain == 2
+
+
+def _in_a_forked_child_while(hold, check):
+    """Fork while a thread runs ``hold(ready, done)`` (it sets ``ready`` once in place);
+    the child runs ``check()`` under a 5 s alarm (a deadlock kills it) and reports its
+    truth through its exit code. Returns the child's wait status as exit ok or not."""
+    import signal
+    ready, done = threading.Event(), threading.Event()
+    t = threading.Thread(target=hold, args=(ready, done))
+    t.start()
+    assert ready.wait(10)
+    try:
+        pid = os.fork()
+        if pid == 0:   # the child: never return into pytest
+            code = 1
+            try:
+                signal.alarm(5)
+                code = 0 if check() else 1
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    finally:
+        done.set()
+        t.join(10)
+
+
+_FORK = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork (POSIX)")
+
+
+@_FORK
+def test_a_forked_child_starts_the_gate_from_its_one_thread():
+    """A thread sits in no_grad while the process forks: the child has only the forking
+    thread, so its gate is open — ops there record, and no_grad still shuts it."""
+    def hold(ready, done):
+        with vg.no_grad():
+            ready.set()
+            done.wait(10)
+
+    def check():
+        ok = all_plain[0] == 2
+        with vg.no_grad():
+            ok = ok and all_plain[0] == 0 and (_history() * 1.01).grad_fn is None
+        return ok and all_plain[0] == 2 and (_history() * 1.01).grad_fn is not None
+
+    assert _in_a_forked_child_while(hold, check)
+    assert all_plain[0] == 2
+
+
+@_FORK
+def test_a_forked_child_can_switch_modes_when_another_thread_held_the_lock():
+    """The gate's lock held by another thread at the fork: the child (where that thread
+    does not exist) must still be able to enter and leave no_grad."""
+    from viewgrad.autograd import state as state_module
+
+    def hold(ready, done):
+        with state_module._LOCK:
+            ready.set()
+            done.wait(10)
+
+    def check():
+        with vg.no_grad():
+            ok = (_history() * 1.01).grad_fn is None
+        return ok and (_history() * 1.01).grad_fn is not None
+
+    assert _in_a_forked_child_while(hold, check)

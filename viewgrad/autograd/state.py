@@ -42,6 +42,7 @@ plain], below).
 """
 from __future__ import annotations
 
+import os
 import threading
 import weakref
 
@@ -67,7 +68,8 @@ class AutogradState(threading.local):
     saved_tensors_hooks_disabled = None   # the error message while disabled
     graph_task = None                # the running backward's GraphTask (saved_hooks.py)
     plain = 2                        # Note [one plain flag]
-    _odd = None                      # Note [every thread plain]: this thread's token
+    _odd = False                     # Note [every thread plain]: this thread in _ODD,
+    _ref = None                      # and the weak reference to its token there
 
     def __setattr__(self, name, value):
         _set(self, name, value)
@@ -119,6 +121,7 @@ _PLAIN_FIELDS = frozenset(("grad_enabled", "inference", "anomaly", "saved_tensor
 # back to 2. A thread that ends while not plain (a worker that called
 # ``set_grad_enabled(False)`` and returned) frees its thread-local state, and with it its
 # token: the weak reference's callback takes it out of ``_ODD``, so the gate opens again.
+# A forked child starts the gate afresh from the one thread it has.
 all_plain = [2]
 _ODD = set()                     # weak references to the tokens of the threads not plain
 _LOCK = threading.RLock()        # (re-entrant: a token's callback may run inside it)
@@ -130,29 +133,56 @@ class _Token:
 
 
 def _gone(ref):
-    """A token's thread ended (its state freed): it no longer holds the gate shut."""
-    with _LOCK:
-        _ODD.discard(ref)
-        all_plain[0] = 0 if _ODD else 2
+    """A token's thread ended (its state freed): it no longer holds the gate shut. (In a
+    forked child the other threads' states are freed before ``_after_fork_in_child``
+    runs, and the lock may be one a vanished thread held: give up after a second; the
+    child's gate is then started afresh.)"""
+    lock = _LOCK
+    if lock is None:   # (the interpreter is shutting down: module globals are gone)
+        return
+    if lock.acquire(timeout=1.0):
+        try:
+            _ODD.discard(ref)
+            all_plain[0] = 0 if _ODD else 2
+        finally:
+            lock.release()
 
 
 def _set_plain(st, p):
     """Set this thread's ``plain`` to ``p`` and keep the gate (Note [every thread plain])."""
     _set(st, "plain", p)
-    ref = st._odd
-    if p == 2 and ref is None:
-        return   # (the commonest case: plain before and after)
+    odd = p != 2
+    if odd is st._odd:
+        return   # (the commonest case: no change of side)
     with _LOCK:
-        if p == 2:
-            _ODD.discard(ref)
-            _set(st, "_odd", None)
-        elif ref is None:
+        ref = st._ref
+        if ref is None:   # this thread's token, made once, held by its state alone
             token = _Token()
             ref = weakref.ref(token, _gone)
-            _set(st, "_token", token)   # (held by this thread's state alone)
-            _set(st, "_odd", ref)
+            _set(st, "_token", token)
+            _set(st, "_ref", ref)
+        if odd:
             _ODD.add(ref)
+        else:
+            _ODD.discard(ref)
+        _set(st, "_odd", odd)
         all_plain[0] = 0 if _ODD else 2
+
+
+
+def _after_fork_in_child():
+    """A forked child has only the thread that forked: a lock another thread held stays
+    held there, and the other threads' tokens are never freed. Start both afresh."""
+    global _LOCK
+    _LOCK = threading.RLock()
+    _ODD.clear()
+    if state._odd:
+        _ODD.add(state._ref)
+    all_plain[0] = 0 if _ODD else 2
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 state = AutogradState()
