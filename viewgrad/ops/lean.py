@@ -44,7 +44,6 @@ Same checks, same objects, same order as the functions above; any other call is
 from __future__ import annotations
 
 import functools
-import operator
 import sys
 
 from .. import backend as B
@@ -78,9 +77,12 @@ _VC = VersionCounter
 # the cached 0-d operands of float32/float64 (Note [cached scalar operands], backend.py)
 _SCALARS = B._SCALAR_CACHE
 _HOST_XP = B.cpu.xp   # the host array module
-# the array operator of the binary rows that take this path
-_BINARY = {"mul": operator.mul, "sub": operator.sub, "add": operator.add,
-           "add_scalar": operator.add, "div": operator.truediv}
+# the ufunc of the binary rows that take this path, called on host arrays only: what the
+# array operator (``a * b``) calls, without the operator's Python-number and deferral
+# questions (an ndarray operand never defers; the same ufunc, the same bits)
+_BINARY = {"mul": B.host_ufunc("multiply"), "sub": B.host_ufunc("subtract"),
+           "add": B.host_ufunc("add"), "add_scalar": B.host_ufunc("add"),
+           "div": B.host_ufunc("true_divide")}
 
 
 def set_lean_ops(enabled: bool) -> bool:
