@@ -375,7 +375,8 @@ def test_every_op_on_device_matches_cpu(name, fn, specs, dev):
 
 _LIB = os.path.dirname(vg.__file__)
 _CORE = tuple(os.path.join(_LIB, p) + os.sep for p in ("ops", "autograd"))
-_FACTORY_FILES = {os.path.join(_LIB, "backend.py"), os.path.join(_LIB, "tensor.py"),
+_FACTORY_FILES = {*(os.path.join(_LIB, "backend", f) for f in os.listdir(os.path.join(_LIB, "backend"))),
+                  os.path.join(_LIB, "tensor.py"),
                   os.path.join(_LIB, "ops", "factories.py"),
                   os.path.join(_LIB, "ops", "signatures.py")}   # (the factories' wrappers)
 

@@ -1,4 +1,4 @@
-"""Note [floating-point warnings] (backend.py): PyTorch computes 1/0, 0/0, log(0),
+"""Note [floating-point warnings] (backend/__init__.py): PyTorch computes 1/0, 0/0, log(0),
 sqrt(-1) and overflow silently; viewgrad's NumPy calls must not warn either, so a script
 run with ``python -W error`` behaves as it does under torch. The user's own NumPy still
 warns."""

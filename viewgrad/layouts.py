@@ -1,6 +1,6 @@
 """Stride arithmetic of PyTorch's layouts: which strides a result gets (Note [an
 elementwise result's layout]), on shapes and strides alone, no arrays. The array
-backend (backend.py: ``iterator_layout``, ``preserve_layout``) lays results out with
+backend (backend/strided.py: ``iterator_layout``, ``preserve_layout``) lays results out with
 them; AccumulateGrad's layout contract asks ``non_overlapping_and_dense``.
 """
 from __future__ import annotations

@@ -32,7 +32,7 @@ and stale views are then forced into view replay (DESIGN §4), and view ops fall
 the namespace's (writeable, as on CuPy) ``broadcast_to``, ``diagonal`` and
 ``sliding_window_view``.
 
-This module is an array BACKEND, like ``backend.py``: it may use numpy freely.
+This module is an array BACKEND, like the ``backend`` package: it may use numpy freely.
 """
 from __future__ import annotations
 

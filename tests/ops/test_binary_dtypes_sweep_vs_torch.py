@@ -6,7 +6,7 @@ exception class and PyTorch's message (viewgrad may append a hint after it).
 This is where NumPy's rules and PyTorch's part: NumPy promotes ``int64 // 2.5`` to float64
 (PyTorch: float32), divides integers by zero silently (PyTorch: ``ZeroDivisionError``),
 refuses ``uint8 + -1`` (PyTorch wraps the number: Note [wrapped integer scalars] in
-backend.py) and integers to negative integer powers (PyTorch: 0, 1 or ±1)."""
+backend/dtypes.py) and integers to negative integer powers (PyTorch: 0, 1 or ±1)."""
 import warnings
 
 import numpy as np

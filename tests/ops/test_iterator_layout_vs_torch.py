@@ -1,5 +1,5 @@
 """The layout of an elementwise result, against PyTorch's TensorIterator (Note [an
-elementwise result's layout], viewgrad/backend.py): random operands — transposed,
+elementwise result's layout], viewgrad/layouts.py): random operands — transposed,
 permuted, sliced with steps, expanded, unsqueezed, broadcast, mixed dtypes, Python
 numbers — through the elementwise ops, in PyTorch and in viewgrad, and the result's
 strides compared. Strides decide whether ``.view()`` works (``kron`` of two transposed

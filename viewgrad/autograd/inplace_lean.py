@@ -191,7 +191,7 @@ def lean_binary_(op, self, other, opname):
             if e is None:
                 e = _NO_EDGE
     elif t is float or t is int:
-        od = scalar_operand(d, other)   # Note [cached scalar operands] (backend.py)
+        od = scalar_operand(d, other)   # Note [cached scalar operands] (backend/devices.py)
         e = _NO_EDGE
     else:
         return None

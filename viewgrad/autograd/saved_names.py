@@ -141,7 +141,7 @@ def _saved_property(key, raw, shown=None, then=None):
         if not raw and type(v) in _NUMBER_DTYPES and key in self.OP.inputs:
             # a Python number given for a tensor input (``x * 1.01``): PyTorch saves it
             # wrapped, as a 0-d tensor of double, long, bool or complex double
-            return Tensor._make(B.np.asarray(v, _NUMBER_DTYPES[type(v)]), B.cpu)
+            return Tensor._make(B.cpu.xp.asarray(v, _NUMBER_DTYPES[type(v)]), B.cpu)
         if type(v) is SavedTensor:
             v._set_node(self)
             return v if raw else v.unpack(self)

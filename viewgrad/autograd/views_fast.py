@@ -167,7 +167,7 @@ def ufunc_into(xp, name, d, o):
     if od is None:
         if isinstance(o, bool) or not isinstance(o, (int, float)):
             return False
-        o = B.scalar_operand(d, o)   # Note [cached scalar operands] (backend.py)
+        o = B.scalar_operand(d, o)   # Note [cached scalar operands] (backend/devices.py)
     elif od != d.dtype or o.shape != d.shape:
         try:
             if od != d.dtype or B.broadcast_shapes(o.shape, d.shape) != d.shape:

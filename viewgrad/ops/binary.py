@@ -117,7 +117,7 @@ def _integer_division(kernel, input, other):
     remainder and fmod, PyTorch's: bool is refused (``"div_floor_cpu" not implemented for
     'Bool'``), an integer division by zero raises; returns ``(input, other)`` with a Python
     ``other`` wrapped into the promoted dtype (Note [wrapped integer scalars] in
-    backend.py) and ``input`` cast to it (a Python ``other`` is no row input, so dispatch
+    backend/dtypes.py) and ``input`` cast to it (a Python ``other`` is no row input, so dispatch
     cannot promote it)."""
     rt = promoted_dtype((input, other))
     if rt.kind == "b":
@@ -214,7 +214,7 @@ def _rfloordiv(self, other):
 def _lerp_fwd(self, end, weight):
     r = _lerp_values(self, end, weight)
     if type(r) is B.HOST_ARRAY:   # PyTorch's TensorIterator of (self, end[, weight]), a
-        # number weight not one of them: Note [an elementwise result's layout] (backend.py)
+        # number weight not one of them: Note [an elementwise result's layout] (layouts.py)
         ops = (self, end, weight) if B.is_array(weight) else (self, end)
         return B.iterator_layout(r, [a if B.is_array(a) else None for a in ops])
     return B.layout_like(r, self)

@@ -122,7 +122,7 @@ def _cmp(name, f):
                 return other
         dev = _device_of((self, other))   # mixing devices: the same error as every op
         # PyTorch compares in the promoted dtype: int64 with 2.5 in float32, uint8 with -1
-        # as 255 (Note [wrapped integer scalars] in backend.py), float32 with a 0-d float64
+        # as 255 (Note [wrapped integer scalars] in backend/dtypes.py), float32 with a 0-d float64
         # tensor in float32
         sd = self._data
         if isinstance(other, Tensor):

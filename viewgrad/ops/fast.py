@@ -19,7 +19,7 @@ from .table import OPS
 
 _xp = B.xp_of
 _HOST = B.HOST_ARRAY
-_sc = B.scalar_operand  # Note [cached scalar operands] (backend.py)
+_sc = B.scalar_operand  # Note [cached scalar operands] (backend/devices.py)
 _SCALARS = B._SCALAR_CACHE
 # the cached 0-d one of float32/float64 (``_sc(a, 1.0)``), for the kernels' ``1 - result``
 _ONES = {B.HOST_ARRAY((0,), dt).dtype: _sc(B.HOST_ARRAY((0,), dt), 1.0)

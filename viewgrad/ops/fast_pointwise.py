@@ -5,7 +5,7 @@ and in the same order (``grad * -sin(x)`` is a negation, then a product), on the
 of a plain backward: the formulas build a Tensor for every intermediate, which made a
 program of ``sin`` or ``gelu`` three times slower to differentiate than one of ``tanh``.
 A Python number in a formula is the cached 0-d operand of the gradient's dtype here
-(``_number``), as viewgrad's ops make it (Note [cached scalar operands], backend.py); a
+(``_number``), as viewgrad's ops make it (Note [cached scalar operands], backend/devices.py); a
 comparison with a saved Python number is NumPy's, as the formula's ``self > 0`` is.
 
 tests/ops/test_fast_kernels.py compares every kernel with its formula on the table's

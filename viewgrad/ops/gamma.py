@@ -91,7 +91,7 @@ _PSI_10 = 2.25175258906672110764   # ψ(10), as PyTorch returns it at exactly 10
 def _quietly(fn):
     """Run ``fn`` with the array module's floating-point warnings off: its poles and
     overflows are values here (inf, nan), as in PyTorch (Note [floating-point warnings]
-    in backend.py silences viewgrad's warnings by a filter, which pytest resets)."""
+    in backend/__init__.py silences viewgrad's warnings by a filter, which pytest resets)."""
     @functools.wraps(fn)
     def run(a, *args):
         errstate = getattr(B.xp_of(a), "errstate", None)

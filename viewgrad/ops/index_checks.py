@@ -25,7 +25,7 @@ def _as_array(k):
     if isinstance(k, Tensor):
         return k._data
     if isinstance(k, list):
-        return B.np.asarray(k)
+        return B.cpu.xp.asarray(k)
     if B.is_array(k):
         return k
     return None

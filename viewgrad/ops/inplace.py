@@ -142,7 +142,7 @@ def _scaled(o, alpha):
         return o * alpha
     buf = getattr(_SCRATCH, "buf", None)
     if buf is None or buf.nbytes < n:
-        buf = _SCRATCH.buf = B.np.empty(n, B.np.uint8)
+        buf = _SCRATCH.buf = B.cpu.xp.empty(n, B.cpu.xp.uint8)
     return _multiply(o, alpha, buf[:n].view(o.dtype).reshape(o.shape))
 
 
@@ -453,10 +453,10 @@ def setitem(self, key, value):
         # float16 takes it unchecked: inf)
         dtype = self._data.dtype
         if dtype.char == "e" and isinstance(v, numbers.Real):
-            with B.np.errstate(over="ignore"):
-                h = B.np.array(float(v), dtype)
+            with B.cpu.xp.errstate(over="ignore"):
+                h = B.cpu.xp.array(float(v), dtype)
         else:
-            h = B.np.array(_fill_value(v, dtype, "__setitem__"), dtype)
+            h = B.cpu.xp.array(_fill_value(v, dtype, "__setitem__"), dtype)
         _copy_to(target, Tensor._make(self._device.from_host(h), self._device), True)
         return
     if not isinstance(value, Tensor):

@@ -128,7 +128,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     opmath = _OPMATH.get(input.dtype.name)
     x = input.to(opmath) if opmath else input
     if eps is None:
-        eps = float(B.np.finfo(x.dtype).eps)
+        eps = float(B.cpu.xp.finfo(x.dtype).eps)
     dims = [n - 1 - i for i in range(len(shape))]
     r = add_scalar_(x.pow(2).mean(dims, keepdim=True), eps).rsqrt()
     out = x.mul(r)

@@ -74,7 +74,7 @@ _INSIDE = _blame._INSIDE   # file name -> inside viewgrad? (Note [blame marks])
 _LAST_USER = [None]
 _getframe = sys._getframe
 _VC = VersionCounter
-# the cached 0-d operands of float32/float64 (Note [cached scalar operands], backend.py)
+# the cached 0-d operands of float32/float64 (Note [cached scalar operands], backend/devices.py)
 _SCALARS = B._SCALAR_CACHE
 _HOST_XP = B.cpu.xp   # the host array module
 # the ufunc of the binary rows that take this path, called on host arrays only: what the
@@ -144,7 +144,7 @@ def unary(op, x):
     r = ufunc(data)
     if type(r) is not _HOST:   # a 0-d input gives a NumPy scalar
         r = x._device.xp.asarray(r)
-    elif r.ndim > 1 and 1 in r.shape:   # Note [an elementwise result's layout] (backend.py)
+    elif r.ndim > 1 and 1 in r.shape:   # Note [an elementwise result's layout] (layouts.py)
         r = B.iterator_layout(r, (data,), r.dtype)
     out = new_result(r, x._device)
     node = _new(cls)

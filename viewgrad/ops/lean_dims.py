@@ -42,7 +42,7 @@ _max_reduce = B.host_ufunc("maximum").reduce
 _add_reduce = B.host_ufunc("add").reduce
 _subtract, _exp, _log, _divide, _true_divide = (
     B.host_ufunc(n) for n in ("subtract", "exp", "log", "divide", "true_divide"))
-_intp = B.np.intp
+_intp = B.cpu.xp.intp
 _row_major = B.row_major
 _fresh = B.fresh_row_major
 
@@ -70,7 +70,7 @@ def run(op, x, dim, attrs, host, *args):
     k = dim + n if dim < 0 else dim
     r = host(d, k, *args)
     if type(r) is not _HOST:   # (a NumPy scalar: a 1-d input reduced without keepdim)
-        r = B.np.asarray(r)
+        r = B.cpu.xp.asarray(r)
     at = attrs(k)
     # dispatch's steps after the forward
     st = _st

@@ -90,7 +90,7 @@ def operand(x, like=None):
         return B.python_scalar(x) if x.dtype.kind in "biufc" else NotImplemented
     if isinstance(x, (int, float, complex)):
         return x
-    if isinstance(like, Tensor) and type(x) is B.np.ndarray and x.dtype.kind in "biufc":
+    if isinstance(like, Tensor) and type(x) is B.cpu.xp.ndarray and x.dtype.kind in "biufc":
         from .factories import tensor
         return tensor(x, device=like.device)
     return NotImplemented

@@ -32,7 +32,7 @@ def _bshape_err(op, a, b):
     return B.broadcast_error(op, getattr(a, "shape", ()), getattr(b, "shape", ()))
 
 
-_sc = B.scalar_operand  # Note [cached scalar operands] (backend.py)
+_sc = B.scalar_operand  # Note [cached scalar operands] (backend/devices.py)
 
 
 def _add_fwd(self, other):

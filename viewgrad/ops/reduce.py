@@ -71,7 +71,7 @@ def sum_all_host(data):
     return _add_reduce(data, None)
 
 
-_intp = B.np.intp
+_intp = B.cpu.xp.intp
 
 
 def mean_all_host(data):

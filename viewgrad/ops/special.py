@@ -44,8 +44,8 @@ _CF_LEVELS = 60
 _SPLIT = 2.0
 
 
-_ERF_HOST = B.np.frompyfunc(math.erf, 1, 1)
-_ERFC_HOST = B.np.frompyfunc(math.erfc, 1, 1)
+_ERF_HOST = B.cpu.xp.frompyfunc(math.erf, 1, 1)
+_ERFC_HOST = B.cpu.xp.frompyfunc(math.erfc, 1, 1)
 _CHUNK = 1 << 16   # elements per call: its array of Python floats stays ~2 MB
 
 
@@ -53,9 +53,9 @@ def _libm(f, x):
     """``f`` (a frompyfunc of the C library's function) of float64 host array ``x``, a
     chunk at a time (Note [erf of a host array])."""
     if x.size <= _CHUNK:   # (a 0-d x gives a float)
-        return B.np.asarray(f(x), dtype=B.float64)
+        return B.cpu.xp.asarray(f(x), dtype=B.float64)
     flat = x.reshape(-1)
-    out = B.np.empty(flat.shape, B.float64)
+    out = B.cpu.xp.empty(flat.shape, B.float64)
     for i in range(0, flat.size, _CHUNK):
         out[i:i + _CHUNK] = f(flat[i:i + _CHUNK])
     return out.reshape(x.shape)

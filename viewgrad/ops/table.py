@@ -135,7 +135,7 @@ def dispatch(op, inputs, attrs=()):
                               *attrs)
     except OverflowError:
         # an integer op with an out-of-range Python int: NumPy refuses it, PyTorch wraps it
-        # (Note [wrapped integer scalars] in backend.py)
+        # (Note [wrapped integer scalars] in backend/dtypes.py)
         wrapped = _wrapped_int_inputs(inputs)
         if wrapped is None:
             raise
@@ -150,7 +150,7 @@ def dispatch(op, inputs, attrs=()):
     if type(data) not in _ARRAYS:
         data = dev.xp.asarray(data)
     elif n > 1 and type(data) is _HOST and data.ndim > 1 and _follows_first(op):
-        # an elementwise op's layout: Note [an elementwise result's layout] (backend.py)
+        # an elementwise op's layout: Note [an elementwise result's layout] (layouts.py)
         data = B.iterator_layout(data, [t._data if isinstance(t, _Tensor) else None
                                         for t in inputs], data.dtype)
     st = _st
@@ -220,7 +220,7 @@ def _low_forward(op, inputs, attrs):
 
 def promoted_dtype(inputs, all_dimensioned=False):
     """PyTorch's result dtype of ``inputs`` (Tensors and Python scalars; Note [type
-    promotion] in backend.py). ``all_dimensioned``: 0-d tensors count as dimensioned ones
+    promotion] in backend/dtypes.py). ``all_dimensioned``: 0-d tensors count as dimensioned ones
     (cat and stack)."""
     dims, zero_dims, scalars = [], [], []
     for t in inputs:
@@ -233,10 +233,10 @@ def promoted_dtype(inputs, all_dimensioned=False):
 
 def promoted_arrays(inputs, all_dimensioned=False):
     """The inputs' arrays cast to PyTorch's result dtype (Note [type promotion] in
-    backend.py); Python scalars stay Python scalars (NumPy keeps them weak)."""
+    backend/dtypes.py); Python scalars stay Python scalars (NumPy keeps them weak)."""
     rt = promoted_dtype(inputs, all_dimensioned)
     wrap = rt.kind in "iu"   # Python ints wrap into an integer dtype (Note [wrapped
-    out = []                 # integer scalars] in backend.py)
+    out = []                 # integer scalars] in backend/dtypes.py)
     for t in inputs:
         if isinstance(t, _Tensor):
             d = t._data
@@ -250,7 +250,7 @@ def promoted_arrays(inputs, all_dimensioned=False):
 
 def _wrapped_int_inputs(inputs):
     """``inputs`` with their Python ints wrapped into the promoted integer dtype, or None
-    when no int needs it (Note [wrapped integer scalars] in backend.py)."""
+    when no int needs it (Note [wrapped integer scalars] in backend/dtypes.py)."""
     if not any(type(t) is int for t in inputs):
         return None
     rt = promoted_dtype(inputs)

@@ -27,7 +27,7 @@ def _where_fwd(self, other, condition, dtype):
     out = out if out.dtype == dtype else out.astype(dtype)
     if out.ndim > 1 and type(out) is B.HOST_ARRAY:
         # PyTorch's operands are (condition, self, other), in that order: Note [an
-        # elementwise result's layout] (backend.py)
+        # elementwise result's layout] (layouts.py)
         out = B.iterator_layout(out, [a if type(a) is B.HOST_ARRAY else None
                                       for a in (c, self, other)], out.dtype, keep_first=True)
     return out
