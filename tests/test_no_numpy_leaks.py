@@ -8,6 +8,8 @@ the same code." This test reads the source of every module under ``viewgrad/`` (
     ``__import__`` or ``importlib.import_module``);
   * any use of a name ``np``, ``numpy``, ``cupy`` or ``cp`` (e.g. ``np.zeros``), however it
     was bound;
+  * an attribute ``.np``, ``.cupy`` or ``.cupyx`` (numpy reached through another
+    module: ``B.np.empty``);
   * calls to ``backend.host_numpy()``, the one escape hatch to host numpy.
 
 Exempt: the array backends themselves (the ``backend/`` package, ``strict.py``,
@@ -38,6 +40,8 @@ ALLOWLIST = {
 }
 BANNED_MODULES = ("numpy", "cupy", "cupyx")
 BANNED_NAMES = {"np", "numpy", "cupy", "cp", "cupyx"}
+# (not ``.numpy``: Tensor.numpy() is a method; nor ``.cp``)
+BANNED_ATTRIBUTES = {"np", "cupy", "cupyx"}
 
 
 def _banned_module(name):
@@ -67,6 +71,9 @@ def leaks(source, filename="<src>", allow_host_numpy=False):
                 found.append((node.lineno, "host_numpy() outside the allowlist"))
         elif isinstance(node, ast.Name) and node.id in BANNED_NAMES and not allow_host_numpy:
             found.append((node.lineno, f"name {node.id!r}"))
+        elif isinstance(node, ast.Attribute) and node.attr in BANNED_ATTRIBUTES:
+            # numpy reached through another module (``B.np.empty``): a back door
+            found.append((node.lineno, f"attribute {node.attr!r}"))
     return sorted(set(found))
 
 
@@ -80,12 +87,13 @@ def _modules():
 def test_the_scan_sees_leaks():
     bad = ("import numpy as np\nfrom numpy.lib.stride_tricks import as_strided\n"
            "import cupy\nx = np.zeros(3)\nm = __import__('numpy')\n"
-           "h = B.host_numpy()\n")
+           "h = B.host_numpy()\ny = B.np.empty(3)\n")
     what = [w for _, w in leaks(bad)]
     assert "import numpy" in what and "import cupy" in what
     assert "from numpy.lib.stride_tricks import ..." in what
     assert "name 'np'" in what and "__import__('numpy')" in what
     assert "host_numpy() outside the allowlist" in what
+    assert "attribute 'np'" in what
     assert leaks("import numbers\nfrom .backend import xp_of\nx = xp_of(a).zeros(3)\n") == []
 
 
