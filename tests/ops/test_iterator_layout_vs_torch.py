@@ -186,6 +186,9 @@ _LAYOUTS = {
     "stepped": lambda M, t: t[:, ::3],
     "permuted": lambda M, t: t.reshape(2, 3, 12).permute(2, 0, 1),
     "expanded": lambda M, t: t[:1].expand(4, 12),
+    # a size-1 dim that keeps its stride (NumPy's reshape renumbered it: fuzz-found)
+    "narrowed to one column": lambda M, t: t.narrow(1, 0, 1),
+    "one row": lambda M, t: t[2:3],
 }
 
 

@@ -163,16 +163,19 @@ def preserve_layout(r, like):
 def unsqueeze_view(a, k):
     """``a`` with a dim of size 1 inserted at ``k``, a view with PyTorch's stride for it
     (inferUnsqueezeGeometry: 1 at the end, else the size times the stride of the dim it
-    comes before). NumPy's reshape picks another for a transposed array (``x.t()``
-    unsqueezed last: 12 where PyTorch says 1); its other strides are PyTorch's."""
+    comes before); every other dim keeps its stride. NumPy's reshape picks others: for a
+    transposed array (``x.t()`` unsqueezed last: 12 where PyTorch says 1), and for a
+    size-1 dim it keeps (``x[:, :1]`` of a 3×4 unsqueezed first: (12, 4, 4) where
+    PyTorch says (12, 4, 1))."""
     shape = a.shape
     r = a.reshape(shape[:k] + (1,) + shape[k:])
-    want = a.itemsize if k == len(shape) else shape[k] * a.strides[k]
-    if r.strides[k] == want or type(r) is not _ndarray:
+    if type(r) is not _ndarray:
         return r
-    st = r.strides
-    return _np_as_strided(r, r.shape, st[:k] + (want,) + st[k + 1:],
-                          writeable=r.flags.writeable)
+    st = a.strides   # (kept as they are, a size-1 dim's too: NumPy may renumber those)
+    want = st[:k] + (a.itemsize if k == len(shape) else shape[k] * st[k],) + st[k:]
+    if r.strides == want:
+        return r
+    return _np_as_strided(r, r.shape, want, writeable=r.flags.writeable)
 
 
 def reshape_view(a, shape):
