@@ -169,10 +169,10 @@ def _set_plain(st, p):
         all_plain[0] = 0 if _ODD else 2
 
 
-
 def _after_fork_in_child():
     """A forked child has only the thread that forked: a lock another thread held stays
-    held there, and the other threads' tokens are never freed. Start both afresh."""
+    held there, and the other threads' tokens may still be in ``_ODD``. Start both
+    afresh from this thread's own side."""
     global _LOCK
     _LOCK = threading.RLock()
     _ODD.clear()
