@@ -85,6 +85,7 @@ from .ops.covariance import cov, corrcoef, trapezoid, trapz, cumulative_trapezoi
 from .ops.linalg_solve import inverse, det, logdet, pinverse, matrix_power
 from .ops.linalg_decomp import cholesky_legacy as cholesky, svd_legacy as svd
 from .ops.linalg_names import slogdet_legacy as slogdet, qr_legacy as qr
+from .ops.linalg_lu import lu_legacy as lu, lu_solve_legacy as lu_solve, lu_unpack
 from .ops.stats import (var, std, var_mean, std_mean, prod, cumsum, cumprod, logsumexp,
                         nansum, nanmean)
 from .ops.extrema import cummax, cummin, aminmax, logcumsumexp

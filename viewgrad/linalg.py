@@ -1,6 +1,6 @@
 """``vg.linalg``: the part of ``torch.linalg`` viewgrad provides — the norms
-(``vector_norm``, ``matrix_norm``, ``norm``), each a differentiable op recorded with
-PyTorch's node names. Under ``viewgrad run --torch``, ``torch.linalg`` is this module.
+(``vector_norm``, ``matrix_norm``, ``norm``), the solvers and decompositions (LU, QR,
+Cholesky, SVD, eigh), each a differentiable op recorded with PyTorch's node names. Under ``viewgrad run --torch``, ``torch.linalg`` is this module.
 """
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from .ops.linalg_solve import (LinAlgError, inv, det, slogdet, solve, lstsq, pin
 from .ops.linalg_decomp import cholesky, qr, svd, svdvals, eigh, eigvalsh
 from .ops.linalg_tri import solve_triangular
 from .ops.matrix_exp import matrix_exp
+from .ops.linalg_lu import lu_factor, lu_factor_ex, lu, lu_solve
 from .ops.linalg_names import (cond, vecdot, linalg_diagonal as diagonal, inv_ex,
                                cholesky_ex, solve_ex)
 
@@ -19,4 +20,4 @@ __all__ = ["norm", "vector_norm", "matrix_norm", "cross", "matmul", "LinAlgError
            "det", "slogdet", "solve", "lstsq", "pinv", "matrix_power", "multi_dot",
            "matrix_rank", "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh", "cond",
            "vecdot", "diagonal", "inv_ex", "cholesky_ex", "solve_ex", "solve_triangular",
-           "matrix_exp"]
+           "matrix_exp", "lu_factor", "lu_factor_ex", "lu", "lu_solve"]

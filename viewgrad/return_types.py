@@ -16,7 +16,8 @@ from operator import itemgetter
 __all__ = ["max", "min", "sort", "topk", "kthvalue", "median", "mode", "aminmax", "cummax",
            "cummin",
            "linalg_slogdet", "slogdet", "linalg_svd", "svd", "linalg_eigh", "linalg_qr", "qr",
-           "linalg_lstsq", "triangular_solve", "frexp"]
+           "linalg_lstsq", "triangular_solve", "frexp", "linalg_lu_factor",
+           "linalg_lu_factor_ex", "linalg_lu", "lu_unpack"]
 
 
 class _StructSeq(tuple):
@@ -78,3 +79,9 @@ qr = _structseq("qr", ("Q", "R"))
 linalg_lstsq = _structseq("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 triangular_solve = _structseq("triangular_solve", ("solution", "cloned_coefficient"))
 frexp = _structseq("frexp", ("mantissa", "exponent"))   # ops/mantissa.py
+# the LU family (ops/linalg_lu.py)
+linalg_lu_factor = _structseq("linalg_lu_factor", ("LU", "pivots"))
+linalg_lu_factor_ex = _structseq("linalg_lu_factor_ex", ("LU", "pivots", "info"))
+linalg_lu = _structseq("linalg_lu", ("P", "L", "U"))
+lu_unpack = _structseq("lu_unpack", ("P", "L", "U"))
+lu_with_info = _structseq("_lu_with_info", ("LU", "pivots", "info"))

@@ -70,6 +70,18 @@ SAMPLES = {
     "linalg_svd": [(lambda a: _svd_flat(vg.linalg.svd(a, full_matrices=False)), [(4, 3)]),
                    (lambda a: vg.linalg.svdvals(a), [(2, 3)])],
     "linalg_eigh": [(lambda a: _svd_flat(vg.linalg.eigh(a + a.mT)), [(3, 3)])],
+    # the LU family (ops/linalg_lu.py): square, wide, tall; a diagonal shift keeps the
+    # pivots where they are under the finite differences' nudges
+    "linalg_lu_factor_ex": [(lambda a: vg.linalg.lu_factor(a + 3 * _eye(3)).LU, [(3, 3)]),
+                            (lambda a: vg.linalg.lu_factor_ex(a).LU, [(2, 4)])],
+    "linalg_lu": [(lambda a: _svd_flat(vg.linalg.lu(a + 3 * _eye(3))[1:]), [(3, 3)]),
+                  (lambda a: _svd_flat(vg.linalg.lu(a)[1:]), [(4, 2)])],
+    "lu_unpack": [(lambda a: _svd_flat(vg.lu_unpack(*vg.linalg.lu_factor(a))[1:]), [(2, 3)])],
+    "linalg_lu_solve": [(lambda a, b: vg.linalg.lu_solve(*vg.linalg.lu_factor(a + 3 * _eye(3)),
+                                                         b), [(3, 3), (3, 2)]),
+                        (lambda a, b: vg.linalg.lu_solve(*vg.linalg.lu_factor(a + 3 * _eye(3)),
+                                                         b, left=False, adjoint=True),
+                         [(3, 3), (2, 3)])],
     # the gamma family and the Bessel functions (ops/gamma_ops.py); a.sin() * 0.4 - 0.5
     # lies in [-0.9, -0.1], on the negative axis but away from the poles 0 and -1
     "lgamma": [(lambda a: a.lgamma(), [("pos", (2, 3))]),
