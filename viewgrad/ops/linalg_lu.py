@@ -36,6 +36,7 @@ __all__ = ["lu_factor", "lu_factor_ex", "lu", "lu_unpack", "lu_solve", "lu_legac
            "lu_solve_legacy"]
 
 _xp = B.xp_of
+_INT32 = B.int32   # (lu_solve's argument B, PyTorch's name, hides the backend module there)
 
 
 def _t(x):
@@ -364,7 +365,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
                            f"are {LU.shape[-2]} by {LU.shape[-1]} matrices")
     if B.dim() < 2:
         raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
-    if pivots._data.dtype != B_.int32:
+    if pivots._data.dtype != _INT32:
         raise RuntimeError(f"{name}: pivots should be a Tensor of scalar type torch.int32")
     if LU._data.dtype != B._data.dtype:
         from .args import torch_type_name
@@ -379,9 +380,6 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
         raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation {eq} "
                            f"({n}x{n} and {B.shape[-2]}x{B.shape[-1]})")
     return _out(dispatch(LU_SOLVE, (LU, pivots, B), (bool(left), bool(adjoint))), out, name)
-
-
-B_ = B   # (lu_solve's argument B shadows the backend module inside it)
 
 
 def lu_legacy(A, pivot=True, get_infos=False, out=None):
