@@ -347,6 +347,10 @@ class Tensor:
                 "you can only change requires_grad flags of leaf variables. If you want to "
                 "use a computed variable in a subgraph that doesn't require differentiation "
                 "use var_no_grad = var.detach().")
+        if requires_grad and self._data.dtype.kind == "c":   # Note [no complex gradients]
+            from .autograd.graph import _complex_refusal
+            raise _complex_refusal(f"a {B.dtype_name(self._data.dtype)} tensor cannot "
+                                  "require gradients")
         if requires_grad and self._data.dtype.kind not in "fc":
             raise RuntimeError(
                 "only Tensors of floating point dtype can require gradients "

@@ -253,6 +253,28 @@ def check_saved_version(saved: "SavedTensor", current: int, node=None):
     raise RuntimeError(msg)
 
 
+def _complex_refusal(what):
+    """Note [no complex gradients]: the error for a complex tensor entering autograd
+    (``what`` says how: a leaf asked to require grad, or an op's complex result)."""
+    return RuntimeError(
+        f"{what}: viewgrad's autograd computes gradients of real tensors only. PyTorch "
+        "differentiates complex tensors by Wirtinger calculus (conjugates in every "
+        "formula); viewgrad's formulas are for real numbers and would give wrong complex "
+        "gradients, so it refuses instead. Keep the real and imaginary parts as two real "
+        "float tensors, or detach() the real inputs of the complex computation.")
+
+
+# Note [no complex gradients]
+# viewgrad computes with complex tensors but never differentiates them: its derivative
+# formulas are real calculus, and PyTorch's complex gradients are conjugate Wirtinger
+# derivatives (mul's is grad * other.conj(), not grad * other), so running them on complex
+# values would give silently wrong gradients. Two choke points refuse instead, with
+# ``_complex_refusal``'s words: ``Tensor.requires_grad_`` (every leaf, the factories'
+# ``requires_grad=True`` and nn.Parameter included) and the recorders, ``record`` and
+# ``record_one`` (an op whose result is complex while an input requires grad: ``x * z``,
+# ``x.to(z.dtype)``). The lean paths take float32/float64 only, and a view or an
+# in-place op keeps its tensor's dtype. A custom autograd.Function's outputs are its
+# author's formulas, as in PyTorch.
 ERR_INFERENCE_SAVED = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
     "inference mode in computation tracked by autograd. To work around this, you can make a "

@@ -25,6 +25,7 @@ from ..tensor import Tensor
 from . import anomaly as _anomaly
 from . import blame as _blame
 from .graph import (Node, SavedTensor, ERR_FREED, _NO_EDGE, next_sequence_nr as _next_seq,
+                    _complex_refusal,
                     _new_saved_tensor, _InNode, get_saved as _get_saved,
                     set_saved as _set_saved, _sum_to_array)
 from .apply_lean import install as _install_lean_apply
@@ -541,6 +542,8 @@ def record(op, inputs, out, attrs, edges, one=None):
     """Attach a new node of ``op`` to ``out`` (a Tensor or a tuple of Tensors). ``one``:
     a Tensor input whose shape and dtype every Tensor input has (the others are Python
     numbers): nothing was broadcast, so the shapes are not compared."""
+    if out._data.dtype.kind == "c" if type(out) is _Tensor else _a_complex_one(out):
+        raise _complex_result(op, out)   # Note [no complex gradients] (graph.py)
     node = _new(op.node_cls)
     node.next_functions = edges if not op.nondiff else _differentiable(edges, op.nondiff)
     node._seq_nr = _next_seq()
@@ -579,6 +582,21 @@ def record(op, inputs, out, attrs, edges, one=None):
     if _st.anomaly:
         _anomaly.record_forward_stack(node)
     return node
+
+
+def _a_complex_one(outs):
+    """Whether a tuple of outputs holds a complex Tensor (None: a multi-output view op,
+    whose views keep their base's dtype)."""
+    return outs is not None and any(isinstance(o, _Tensor) and o._data.dtype.kind == "c"
+                                    for o in outs)
+
+
+def _complex_result(op, out):
+    """Note [no complex gradients] (graph.py): the error for ``op``'s complex result."""
+    o = next(o for o in ((out,) if type(out) is _Tensor else out)
+             if isinstance(o, _Tensor) and o._data.dtype.kind == "c")
+    return _complex_refusal(f"{op.name} gives a {B.dtype_name(o._data.dtype)} result from "
+                           "an input that requires grad")
 
 
 def _input_dtypes(inputs):

@@ -17,7 +17,7 @@ from __future__ import annotations
 from . import anomaly as _anomaly
 from . import blame as _blame
 from .graph import _NO_EDGE, next_sequence_nr as _next_seq, _new_saved_tensor
-from .nodes import _NOTHING_SAVED, _differentiable, _save
+from .nodes import _NOTHING_SAVED, _complex_result, _differentiable, _save
 from .state import state as _st
 
 __all__ = ["record_one"]
@@ -29,6 +29,8 @@ def record_one(op, inputs, out, attrs, x):
     """``record(op, inputs, out, attrs, edges)`` for ``inputs`` = ``(x,)``, ``(x, a
     Python number)`` or ``(x, a constant Tensor shaped and typed like x)``, ``x`` a
     non-view Tensor with a grad_fn (Note [lean record])."""
+    if out._data.dtype.kind == "c":   # x.to(complex): Note [no complex gradients] (graph.py)
+        raise _complex_result(op, out)
     node = _new(op.node_cls)
     e = (x._grad_fn, x._output_nr)
     if len(inputs) == 1:
