@@ -26,6 +26,9 @@ import warnings
 from .. import backend as B
 from .. import return_types as RT
 from ..tensor import Tensor
+from .args import torch_type_name
+from .factories import eye, zeros
+from .joining import cat
 from .linalg import matmul
 from .linalg_solve import _batch_prefix, _out, batched_solve, check_float, check_matrix
 from .linalg_tri import _triangle, solve_triangular
@@ -121,13 +124,11 @@ def _lu_grad(gL, gU, P, L, U):
         Lt = _t(L)
         gA2 = solve_triangular(Lt, gU2, upper=True, unitriangular=True)
         shifted = gL - matmul(gA2, _t(U2))
-        from .joining import cat
         return matmul(P, cat([_square_grad(shifted, gU1, L, U1), gA2], -1))
     # tall: Pᵀ A = [L1; L2] U
     L1, L2, gL1, gL2 = L[..., :k, :], L[..., k:, :], gL[..., :k, :], gL[..., k:, :]
     gA2 = solve_triangular(_t(U), gL2, upper=False, left=False)
     shifted = gU - matmul(_t(L2), gA2)
-    from .joining import cat
     return matmul(P, cat([_square_grad(gL1, shifted, L1, U), gA2], -2))
 
 
@@ -143,7 +144,6 @@ def _packed_parts(LU):
     """L and U of a packed LU Tensor, as differentiable views of it (viewgrad ops)."""
     m, n = LU.shape[-2:]
     k = min(m, n)
-    from .factories import eye
     L = LU[..., :, :k].tril(-1) + eye(m, k, dtype=LU.dtype, device=LU.device)
     U = LU[..., :k, :].triu()
     return L, U
@@ -166,8 +166,6 @@ def _unpack_bwd(grads, LU_data_sym_argsize_minus_2, LU_data_sym_argsize_minus_1)
     gL, gU = grads
     m, n = LU_data_sym_argsize_minus_2, LU_data_sym_argsize_minus_1
     k = min(m, n)
-    from .joining import cat
-    from .factories import zeros
     like = gL if gL is not None else gU
     if gL is None:
         gL = zeros(like.shape[:-2] + (m, k), dtype=like.dtype, device=like.device)
@@ -242,7 +240,6 @@ def _check_lu_input(A, name):
         raise RuntimeError(f"{name}: Expected tensor with 2 or more dimensions. Got size: "
                            f"{list(A.shape)} instead")
     if A._data.dtype.kind not in "fc":
-        from .args import torch_type_name
         raise NotImplementedError(f'"lu_cpu" not implemented for '
                                   f"'{torch_type_name(A._data.dtype)}'")
 
@@ -368,7 +365,6 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     if pivots._data.dtype != _INT32:
         raise RuntimeError(f"{name}: pivots should be a Tensor of scalar type torch.int32")
     if LU._data.dtype != B._data.dtype:
-        from .args import torch_type_name
         raise RuntimeError(f"{name}: Expected LU and B to have the same dtype, but found LU "
                            f"of type {torch_type_name(LU._data.dtype)} and B of type "
                            f"{torch_type_name(B._data.dtype)} instead")
