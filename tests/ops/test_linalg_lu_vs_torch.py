@@ -107,6 +107,7 @@ ERRORS = [
                                                     M.ones(3, 2, dtype=M.float64))),
     ("lu_unpack_pivots_dtype", lambda M: M.lu_unpack(M.eye(3), M.tensor([1, 2, 3]))),
     ("lu_legacy", lambda M: M.lu(M.tensor([[4.0, 3.0], [6.0, 3.0]]))),
+    ("lu_legacy_1d", lambda M: M.lu(M.ones(3))),
     ("lu_legacy_infos", lambda M: M.lu(M.zeros(2, 2), get_infos=True)),
     ("lu_method_and_solve", lambda M: M.ones(2, 1).lu_solve(*M.tensor([[4.0, 3.0], [6.0, 3.0]]).lu())),
     ("lu_unpack_flags", lambda M: [t.shape for t in M.lu_unpack(*M.linalg.lu_factor(M.eye(3)),

@@ -64,9 +64,7 @@ def _getrf(A, pivot):
         if pivot and b:
             p = xp.argmax(xp.abs(a[:, j:, j]), axis=1) + j   # (the first of the largest)
             piv[:, j] = p + 1
-            top = a[rows, j].copy()
-            a[rows, j] = a[rows, p]
-            a[rows, p] = top
+            _swap_rows(a, rows, j, p)
         else:
             piv[:, j] = j + 1
         d = a[:, j, j]
@@ -78,6 +76,13 @@ def _getrf(A, pivot):
             info.reshape(shape[:-2]))
 
 
+def _swap_rows(a, rows, j, p):
+    """Swap row ``j`` with row ``p[i]`` of every matrix ``a[i]`` of a batch."""
+    top = a[rows, j].copy()
+    a[rows, j] = a[rows, p]
+    a[rows, p] = top
+
+
 def _permutation(pivots, m, dtype):
     """The permutation matrices P (..., m, m) of LAPACK's pivots (A = P L U)."""
     xp = _xp(pivots)
@@ -87,10 +92,7 @@ def _permutation(pivots, m, dtype):
     perm = xp.broadcast_to(xp.arange(m), (b, m)).copy()
     rows = xp.arange(b)
     for j in range(flat.shape[1]):
-        p = flat[:, j]
-        top = perm[rows, j].copy()
-        perm[rows, j] = perm[rows, p]
-        perm[rows, p] = top
+        _swap_rows(perm, rows, j, flat[:, j])
     # row i of Pᵀ A is row perm[i] of A: P[perm[i], i] = 1
     P = xp.zeros((b, m, m), dtype=dtype)
     P[rows[:, None], perm, xp.arange(m)[None, :]] = 1
@@ -149,13 +151,17 @@ def _packed_parts(LU):
     return L, U
 
 
+def _P_of(pivots, LU):
+    """P of a packed LU Tensor's pivots, as a Tensor (not differentiable)."""
+    return Tensor._make(_permutation(pivots._data, LU.shape[-2], LU._data.dtype), LU._device)
+
+
 def _lu_factor_bwd(grads, LU, pivots, pivot):
     g = grads[0]
     m, n = LU.shape[-2:]
     k = min(m, n)
     L, U = _packed_parts(LU)
-    P = Tensor._make(_permutation(pivots._data, m, LU._data.dtype), LU._device)
-    return _lu_grad(g[..., :, :k].tril(-1), g[..., :k, :].triu(), P, L, U)
+    return _lu_grad(g[..., :, :k].tril(-1), g[..., :k, :].triu(), _P_of(pivots, LU), L, U)
 
 
 def _lu_bwd(grads, L, U, P, pivot):
@@ -219,10 +225,8 @@ def _solve_gLU(grad, LU, pivots, result, left, adjoint):
         gA = -matmul(X, _t(gB)) if adjoint else -matmul(gB, _t(X))
     else:
         gA = -matmul(_t(gB), X) if adjoint else -matmul(_t(X), gB)
-    n = LU.shape[-1]
     L, U = _packed_parts(LU)
-    P = Tensor._make(_permutation(pivots._data, n, LU._data.dtype), LU._device)
-    PtgA = matmul(_t(P), gA)
+    PtgA = matmul(_t(_P_of(pivots, LU)), gA)
     return matmul(PtgA, _t(U)).tril(-1) + matmul(_t(L), PtgA).triu()
 
 
@@ -263,10 +267,10 @@ def _zero_pivot_error(name, info):
     return None
 
 
-def _factor(A, pivot, name):
-    """(LU Tensor, pivots Tensor, info Tensor): one LinalgLuFactorExBackward0 node."""
-    _check_lu_input(A, "torch.lu_factor" if name.startswith("torch.linalg.lu_factor")
-                    else name)
+def _factor(A, pivot):
+    """(LU Tensor, pivots Tensor, info Tensor): one LinalgLuFactorExBackward0 node (every
+    entry point's checks say "torch.lu_factor", as PyTorch's do)."""
+    _check_lu_input(A, "torch.lu_factor")
     _check_pivot(A, pivot, "linalg.lu_factor")
     LU, piv, info = _getrf(A._data, bool(pivot))
     dev = A._device
@@ -280,7 +284,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     a named tuple ``LU, pivots, info`` as ``torch.linalg.lu_factor_ex`` (``info``: the
     1-based step of the first zero pivot of each matrix, 0 if none; ``check_errors=True``
     raises then). Backward (``LinalgLuFactorExBackward0``): Note [LU derivatives]."""
-    LU_t, pivots, info = _factor(A, pivot, "torch.linalg.lu_factor_ex")
+    LU_t, pivots, info = _factor(A, pivot)
     if check_errors:
         err = _zero_pivot_error("torch.linalg.lu_factor_ex", info)
         if err is not None:
@@ -293,7 +297,7 @@ def lu_factor(A, *, pivot=True, out=None):
     ``torch.linalg.lu_factor``; a zero pivot raises (lu_solve would divide by it): use
     ``lu_factor_ex`` or ``lu`` for a singular matrix. Backward
     (``LinalgLuFactorExBackward0``): Note [LU derivatives]."""
-    LU_t, pivots, info = _factor(A, pivot, "torch.linalg.lu_factor")
+    LU_t, pivots, info = _factor(A, pivot)
     err = _zero_pivot_error("torch.linalg.lu_factor", info)
     if err is not None:
         raise err
@@ -334,7 +338,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     xp = LU_data._device.xp
     dev = LU_data._device
     if unpack_pivots:
-        P = Tensor._make(_permutation(LU_pivots._data, m, LU_data._data.dtype), dev)
+        P = _P_of(LU_pivots, LU_data)
     else:
         P = Tensor._make(xp.zeros((0,), dtype=LU_data._data.dtype), dev)
     if unpack_data:
@@ -385,7 +389,7 @@ def lu_legacy(A, pivot=True, get_infos=False, out=None):
     warnings.warn("torch.lu is deprecated in favor of torch.linalg.lu_factor / "
                   "torch.linalg.lu_factor_ex and will be removed in a future PyTorch "
                   "release.", UserWarning, stacklevel=2)
-    LU_t, pivots, info = _factor(A, pivot, "torch.lu")
+    LU_t, pivots, info = _factor(A, pivot)
     if get_infos:
         return RT.lu_with_info((LU_t, pivots, info))
     err = _zero_pivot_error("torch.linalg.lu_factor", info)
