@@ -9,7 +9,7 @@ import pytest
 
 import viewgrad as vg
 from viewgrad.autograd.graph import _NO_EDGE
-from viewgrad.autograd.nodes import record
+from viewgrad.autograd.recording import record
 from viewgrad.ops import lean, table
 
 from ..helpers import graph_nodes, saved_values

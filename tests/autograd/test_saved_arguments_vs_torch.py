@@ -1,7 +1,7 @@
 """Saved arguments read as PyTorch shows them (Note [saved arguments as PyTorch shows
-them], nodes.py), and what the loss nodes save: ``_saved_reduction`` is ATen's enum,
-``_saved_ignore_index`` an unsigned 64-bit number when negative, nll_loss saves its input
-(so modifying it in place before backward raises, as in PyTorch) and its
+them], autograd/saved_names.py), and what the loss nodes save: ``_saved_reduction`` is
+ATen's enum, ``_saved_ignore_index`` an unsigned 64-bit number when negative, nll_loss
+saves its input (so modifying it in place before backward raises, as in PyTorch) and its
 ``total_weight``, cat and stack keep their dim as given."""
 import numpy as np
 import pytest

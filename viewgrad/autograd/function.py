@@ -18,7 +18,7 @@ from ..tensor import Tensor
 from . import anomaly as _anomaly
 from . import blame
 from .graph import Node, SavedTensor, ERR_FREED, _NO_EDGE
-from .nodes import _edges, sum_to
+from .recording import _edges, sum_to
 from .state import state as _st
 from .views import (CreationMeta, _move_retain_grad, check_view_inplace, make_view,
                     rebase_history)

@@ -6,7 +6,7 @@ pointing at the nodes that produced those inputs, or ``(None, 0)`` (``_NO_EDGE``
 input that needs no gradient (never a bare ``None``: ``for fn, nr in node.next_functions``
 works on every node, as in PyTorch). An edge is a plain tuple, exactly as PyTorch shows it.
 
-Nodes are created for ops by ``record`` (``autograd/nodes.py``), by in-place rebasing (``autograd/views.py``),
+Nodes are created for ops by ``record`` (``autograd/recording.py``), by in-place rebasing (``autograd/views.py``),
 by custom Functions (``autograd/function.py``) and for leaves (``AccumulateGrad`` in
 ``autograd/accumulate.py``). The engine (``autograd/engine.py``) calls ``node.apply(grads)``.
 

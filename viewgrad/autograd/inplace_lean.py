@@ -62,7 +62,8 @@ from ..tensor import Tensor, VersionCounter, new_result as _new_result
 from . import blame as _blame
 from .graph import SavedTensor, _NO_EDGE, next_sequence_nr as _next_seq
 from .accumulate import grad_accumulator
-from .nodes import OPS, _NOTHING_SAVED, _edge_of, record
+from .nodes import OPS
+from .recording import _NOTHING_SAVED, _edge_of, record
 from .state import state as _st
 from .views import (CopySlices, DEFAULT, ViewChain, ViewInfo, _saves_self_before,
                     rebase_history, regenerate_grad_fn)

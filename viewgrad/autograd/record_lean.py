@@ -1,7 +1,7 @@
 """The lean way to record the commonest node (Note [lean record]).
 
 Note [lean record]
-A speed trick, fenced off here: ``record`` (autograd/nodes.py) is the teaching path and
+A speed trick, fenced off here: ``record`` (autograd/recording.py) is the teaching path and
 handles every op. Most nodes of a program, though, come from one call shape: one Tensor
 input with a history (not a view), the other operand (if any) a Python number
 (``y.tanh()``, ``y * 1.01``, ``y - 1.65``) or a constant: a Tensor that needs no gradient
@@ -17,7 +17,7 @@ from __future__ import annotations
 from . import anomaly as _anomaly
 from . import blame as _blame
 from .graph import _NO_EDGE, next_sequence_nr as _next_seq, _new_saved_tensor
-from .nodes import _NOTHING_SAVED, _complex_result, _differentiable, _save
+from .recording import _NOTHING_SAVED, _complex_result, _differentiable, _save
 from .state import state as _st
 
 __all__ = ["record_one"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 from .. import backend as B
 from ..tensor import Tensor
 from .graph import ERR_FREED, SavedTensor
+from .recording import _per_input
 
 __all__ = ["saved_attributes", "shown_name", "int64_as_shown", "show_given"]
 
@@ -173,7 +174,6 @@ def shown_name(n, node):
 def _was_saved(node, key):
     """Whether ``node`` saved input ``key``: its row's plan for the inputs that had an
     edge, which is what recording saved (Note [what a node saves])."""
-    from .nodes import _per_input   # (nodes.py imports this module)
     op = node.OP
     try:
         edges = _per_input(node.next_functions, op.nondiff) if op.nondiff else \

@@ -96,7 +96,8 @@ from ..tensor import Tensor
 from . import blame as _blame
 from .accumulate import is_non_overlapping_and_dense, owns_memory
 from .graph import Node, SavedTensor, _NO_EDGE
-from .nodes import OPS, _device_of, _edges, record
+from .nodes import OPS
+from .recording import _device_of, _edges, record
 from .state import state as _st
 from .view_meta import CreationMeta, view_error as _view_error
 from .views_fast import (INPLACE_UFUNCS, alias_tensor, copyslices_apply_arrays, geometry,

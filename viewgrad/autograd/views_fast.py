@@ -25,7 +25,8 @@ import sys
 from .. import backend as B
 from ..tensor import Tensor
 from .graph import SavedTensor, _InNode, _tensors_to_arrays
-from .nodes import OPS, FnNode, _kernel_args, record
+from .nodes import OPS, FnNode, _kernel_args
+from .recording import record
 
 _ARRAYS = B.ARRAY_TYPES
 

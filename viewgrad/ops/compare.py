@@ -6,7 +6,7 @@ graph): their results are booleans or counts.
 from __future__ import annotations
 
 from .. import backend as B
-from ..autograd.nodes import _device_of
+from ..autograd.recording import _device_of
 from ..tensor import Tensor, _unique_dims, _wrap_dim
 from .args import torch_type_name
 from .operands import OTHER, method_form, need_tensor, operand as _operand

@@ -27,7 +27,7 @@ _builtin_slice = _builtins.slice
 # backward, so an index modified in place in between is refused ("modified by an inplace
 # operation") instead of scattering the gradient to the wrong places. The index tensors
 # of the key ride along as the attribute ``indices``, which the node saves as a tuple of
-# SavedTensors (nodes.py ``_save``); the formulas take it, so it is checked when they run.
+# SavedTensors (recording.py ``_save``); the formulas take it, so it is checked when they run.
 # (A NumPy array or a list in the key is copied: PyTorch makes a tensor of it.)
 
 def _index_fwd(self, key, indices=()):

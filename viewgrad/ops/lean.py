@@ -52,7 +52,7 @@ from ..autograd.accumulate import grad_accumulator as _grad_accumulator
 from ..autograd.record_lean import record_one as _record_one
 from ..autograd.graph import (_NO_EDGE, _NO_BLAME, _InNode, _new_saved_tensor,
                               next_sequence_nr as _next_seq)
-from ..autograd.nodes import _NOTHING_SAVED
+from ..autograd.recording import _NOTHING_SAVED
 from ..autograd.state import all_plain as _ALL_PLAIN, state as _st
 from ..tensor import LEAN_CLASSES as _LEAN, Tensor, VersionCounter, new_result
 from .table import OPS as _OPS, dispatch

@@ -25,7 +25,7 @@ ways.
 from __future__ import annotations
 
 from .. import backend as B
-from ..autograd.nodes import _edges, record
+from ..autograd.recording import _edges, record
 from ..autograd.record_lean import record_one
 from ..autograd.saved_names import show_given
 from ..autograd.state import state as _st

@@ -26,7 +26,9 @@ from ..autograd import apply_lean as _apply_lean
 from ..autograd import blame as _blame
 from ..autograd.graph import (SavedTensor, _InNode, _NO_EDGE, _new_saved_tensor,
                               _saved_array as saved_array, next_sequence_nr as _next_seq)
-from ..autograd.nodes import FnNode, _NOTHING_SAVED, _edge_of, _sum_to_array
+from ..autograd.graph import _sum_to_array
+from ..autograd.nodes import FnNode
+from ..autograd.recording import _NOTHING_SAVED, _edge_of
 from ..autograd.state import all_plain as _ALL_PLAIN, state as _st
 from ..autograd.views import DEFAULT, ViewChain, ViewInfo
 from ..autograd.views_fast import alias_tensor

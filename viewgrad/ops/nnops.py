@@ -359,7 +359,7 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
 # nll_loss's ``weight`` is an attribute of the node, not an input (PyTorch gives it no
 # gradient either), but PyTorch saves it as a tensor and checks its version at backward:
 # weights modified in place in between are refused. So the attribute is the Tensor itself,
-# which the node saves as a SavedTensor (nodes.py ``_save``); the kernels read its array.
+# which the node saves as a SavedTensor (recording.py ``_save``); the kernels read its array.
 # (It was its array: the backward used the modified weights, a wrong gradient, silently.)
 
 def _warray(weight, input):

@@ -18,8 +18,9 @@ derivatives.yaml::
 
 The table is resolved at import time into a ``FnNode`` subclass per op, named as PyTorch
 names its nodes, so ``type(y.grad_fn).__name__ == y.grad_fn.name() == "MulBackward0"``.
-The graph side of a row (``OpDef``, ``FnNode``, ``record``, edges) lives in
-``autograd/nodes.py``; this module declares the rows and runs them.
+The graph side of a row lives in ``autograd/``: ``OpDef`` and ``FnNode`` in
+``autograd/nodes.py``, ``record`` and the edges in ``autograd/recording.py``; this module
+declares the rows and runs them.
 
 ``dispatch`` runs an op: forward on arrays, wrap the result, and — only when grad mode is
 on and some input requires grad — build the node with its edges and saved tensors.
@@ -31,7 +32,8 @@ from __future__ import annotations
 
 from .. import backend as B
 from ..autograd.record_lean import record_one
-from ..autograd.nodes import OPS, OpDef, FnNode, defop, record, sum_to, _device_of, _edges
+from ..autograd.nodes import OPS, OpDef, FnNode, defop
+from ..autograd.recording import record, sum_to, _device_of, _edges
 from ..autograd.state import state as _st
 from ..autograd.views import apply_inplace, make_view as _make_view
 from ..tensor import Tensor, new_result as _new_result

@@ -3,7 +3,7 @@ the method, with PyTorch's argument rules.
 
 As PyTorch's, the condition is no input of the node (``next_functions`` has one entry per
 value, ``input`` and ``other``) but is saved, version-checked, for the backward (an
-attribute Tensor: autograd/nodes.py ``_save``); the result has the promoted dtype of the
+attribute Tensor: autograd/recording.py ``_save``); the result has the promoted dtype of the
 two values (0-d tensors and Python numbers are weaker). ``where(condition)`` alone is
 ``condition.nonzero(as_tuple=True)``.
 """

@@ -1,0 +1,130 @@
+"""``pow`` (``**``, ``torch.pow``, ``Tensor.pow``, ``__rpow__``) and ``square``: the three
+table rows of a power (PowBackward0: a tensor to a number; PowBackward1: a tensor to a
+tensor; PowBackward2: a number to a tensor), their formulas with PyTorch's masks at
+``x == 0``, and PyTorch's checks for integer, bool and float16 powers. (In-place
+``pow_`` is in ops/inplace.py; ``float_power`` in ops/elementwise.py.)
+"""
+from __future__ import annotations
+
+import math
+
+from .. import backend as B
+from ..tensor import Tensor
+from .operands import EXPONENT, F_EXPONENT, function_form, method_form, operand as _operand
+from .pointwise import FUNCTIONS, _bshape_err, _check_number
+from .table import defop, dispatch, method, zeros_grad
+from .where import where
+
+__all__ = ["pow", "rpow", "square", "POW", "POW_T", "POW_S"]
+
+_xp = B.xp_of
+_F16 = B.float16
+
+
+def _pow_self(grad, self, exponent):
+    # PyTorch's pow_backward_self: where the exponent is 0 the gradient is 0 (not 0 * inf
+    # = nan at self == 0).
+    if isinstance(exponent, (int, float)):
+        if exponent == 0:
+            return zeros_grad(grad)
+        return grad * exponent * self.pow(exponent - 1)
+    return where(exponent == 0, 0.0, grad * (exponent * self.pow(exponent - 1)))
+
+
+def _pow_exponent(grad, self, exponent, result):
+    # d/de x**e = x**e * log(x); PyTorch's pow_backward_exponent masks x == 0 with e >= 0
+    # to 0 instead of nan (0 * -inf); with e < 0 it is inf * -inf = -inf.
+    if isinstance(self, Tensor):
+        return grad * where((self == 0) & (exponent >= 0), 0.0, result * self.log())
+    g = result * _log_scalar(self)
+    if self == 0:
+        g = where(exponent >= 0, 0.0, g)
+    return grad * g
+
+
+def _log_scalar(x):
+    return math.log(x) if x > 0 else -math.inf if x == 0 else math.nan
+
+
+def _pow_fwd(self, exponent):
+    try:
+        return self ** exponent
+    except ValueError:   # NumPy: "Integers to negative integer powers are not allowed"
+        return _int_pow(self, exponent)
+
+
+def _int_pow(base, exponent):
+    """Integer ``base ** exponent`` with negative exponents as PyTorch computes them (C's
+    integer division of 1 by base**-e): 1 for base 1, ±1 for base -1, 0 for any other
+    base. (A negative Python-int exponent is refused before: ``pow`` below.)"""
+    xp = _xp(base, exponent)
+    neg = exponent < 0
+    r = base ** xp.where(neg, 0, exponent)   # a broadcasting error surfaces here
+    inv = xp.where(base == 1, 1, xp.where(base == -1, 1 - 2 * (exponent & 1), 0))
+    return xp.where(neg, inv, r).astype(r.dtype, copy=False)
+
+
+POW = defop("pow", "PowBackward0", lambda self, exponent: self ** exponent,
+            inputs=("self",), attrs=("exponent",), self=_pow_self)
+POW_T = defop("pow_tensor", "PowBackward1", _pow_fwd,
+              promote=True, inputs=("self", "exponent"), broadcast=True,
+              self=_pow_self, exponent=_pow_exponent)
+POW_S = defop("pow_scalar_base", "PowBackward2", _pow_fwd,
+              promote=True, inputs=("self", "exponent"),
+              exponent=_pow_exponent)
+
+
+@method("__pow__")
+def pow(self, exponent):
+    """``self ** exponent``, as ``torch.pow``; NotImplemented for an exponent PyTorch
+    does not take (Note [operators answer NotImplemented])."""
+    exponent = _operand(exponent, self)
+    if exponent is NotImplemented:
+        return exponent
+    if not isinstance(self, Tensor):
+        return dispatch(POW_S, (self, exponent))
+    d = self._data.dtype
+    if d.kind != "f" or d == _F16:   # integers, bools, float16: PyTorch's checks
+        if d.kind == "b" and (isinstance(exponent, bool) or isinstance(
+                exponent, Tensor) and exponent._data.dtype.kind == "b"):
+            if isinstance(exponent, Tensor):
+                raise NotImplementedError('"pow" not implemented for \'Bool\'')
+            return self.clone() if exponent else self | True  # x**True is x, x**False is 1
+        if isinstance(exponent, float) and d.kind in "iub":
+            self = self.to(B.default_float())  # an integer tensor to a float power
+        elif type(exponent) is int and d.kind in "iub":
+            if exponent < 0:
+                raise RuntimeError("Integers to negative integer powers are not allowed.")
+            if d.kind == "b":
+                self = self.to(B.int64)   # bool ** 2 is int64 (PyTorch's result type)
+        if type(exponent) in (int, float):
+            _check_number(exponent, self._data.dtype)
+    if isinstance(exponent, Tensor):
+        try:
+            return dispatch(POW_T, (self, exponent))
+        except ValueError:
+            raise _bshape_err("pow", self, exponent) from None
+    return dispatch(POW, (self,), (exponent,))
+
+
+@method("__rpow__")
+def rpow(self, other):
+    other = _operand(other)   # (as radd)
+    if other is NotImplemented:
+        return other
+    if isinstance(other, Tensor):
+        return pow(other, self)
+    if isinstance(other, bool) and self._data.dtype.kind == "b":
+        raise NotImplementedError('"pow" not implemented for \'Bool\'')
+    return dispatch(POW_S, (other, self))
+
+
+method("pow")(method_form(pow, "pow", EXPONENT, "exponent"))
+
+
+@method("square")
+def square(self):
+    return pow(self, 2)
+
+
+FUNCTIONS["pow"] = function_form(pow, "pow", F_EXPONENT, "exponent")   # (viewgrad.pow)
