@@ -271,16 +271,7 @@ class Tensor:
 
     def stride(self, dim=None):
         d = self._data
-        isz = d.itemsize
-        st = tuple([s // isz for s in d.strides])
-        if not d.size and not any(st):
-            # NumPy makes fresh empty arrays with 0 strides; PyTorch's are contiguous ones,
-            # counting a size of 0 as 1: zeros(0, 3).stride() == (3, 1)
-            acc, out = 1, []
-            for n in reversed(d.shape):
-                out.append(acc)
-                acc *= max(n, 1)
-            st = tuple(reversed(out))
+        st = B.torch_strides(d)   # (NumPy's, but an empty array's as PyTorch says them)
         return st if dim is None else st[_wrap_dim(dim, d.ndim)]
 
     def storage_offset(self):

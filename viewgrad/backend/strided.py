@@ -14,7 +14,7 @@ _ndarray = np.ndarray
 
 __all__ = ["is_channels_last", "row_major", "fresh_row_major", "layout_like",
            "iterator_layout", "preserved_strides", "preserve_layout", "unsqueeze_view",
-           "reshape_view", "row_major_exactly", "empty_strided", "strided_in",
+           "reshape_view", "slice_view", "torch_strides", "row_major_exactly", "empty_strided", "strided_in",
            "broadcast_shapes", "broadcast_error", "shapes_error", "checked_broadcast",
            "strided_view", "expand_view", "unfold_view", "diagonal_view"]
 
@@ -188,8 +188,8 @@ def reshape_view(a, shape):
         r = np.reshape(a, shape, copy=False)
     except ValueError:
         return None
-    if row_major_exactly(a):   # (row-major strides in, row-major strides out: the same)
-        return r
+    if a.size and row_major_exactly(a):   # (row-major strides in and out: the same; an
+        return r                            # empty array: Note [empty views])
     item = a.itemsize
     want = _L.view_strides(a.shape, _elem_strides(a), tuple(shape))
     if want is None:
@@ -198,6 +198,56 @@ def reshape_view(a, shape):
     if r.strides == want:
         return r
     return _np_as_strided(r, r.shape, want, writeable=r.flags.writeable)
+
+
+# Note [empty views]
+# PyTorch gives a view the storage offset and strides its arithmetic gives, even when the
+# view has no elements: ``x[:, 1:1]`` of a 2×3 starts 1 element into the storage, and
+# ``x[:, 1:1:2]`` has the stride 2. NumPy's slicing resets an empty slice to start 0 with
+# step 1, and its reshape of an empty array picks strides of its own, so ``slice_view``
+# and ``reshape_view`` give such a view PyTorch's geometry themselves (computeStride's rule
+# for no elements: the strides kept for the same shape, contiguous ones, counting a size 0
+# as 1, for another). ``storage_offset()`` reads the data pointer, so it follows.
+# tests/views/test_empty_views_vs_torch.py compares random view chains with torch's.
+
+def slice_view(a, dim, start, end, step):
+    """``a[..., start:end:step, ...]`` along ``dim`` (start and end already clamped, as
+    ``slice`` clamps them), with PyTorch's offset and stride when it is empty (Note [empty
+    views])."""
+    r = a[(slice(None),) * dim + (slice(start, end, step),)]
+    if end > start or (not start and step == 1) or type(a) is not _ndarray:
+        return r
+    item = a.itemsize
+    st = [s * item for s in torch_strides(a)]
+    ptr = a.ctypes.data + start * st[dim]
+    st[dim] *= step
+    face = dict(a.__array_interface__, shape=r.shape, strides=tuple(st),
+                data=(ptr, not a.flags.writeable))
+    return np.asarray(_At(face, a))   # (nothing to read there: no element)
+
+
+class _At:
+    """An array interface at an address inside ``base``'s memory (how NumPy's own
+    as_strided makes an array of any geometry); ``base`` keeps that memory alive."""
+
+    def __init__(self, face, base):
+        self.__array_interface__ = face
+        self.base = base
+
+
+def torch_strides(a):
+    """``a``'s strides in elements as PyTorch reports them: NumPy's, except that an empty
+    array NumPy made with every stride 0 has the contiguous strides PyTorch gives a fresh
+    empty tensor, counting a size of 0 as 1 (``zeros(0, 3).stride() == (3, 1)``)."""
+    item = a.itemsize
+    st = tuple([s // item for s in a.strides])
+    if a.size or any(st):
+        return st
+    out, n = [], 1
+    for size in reversed(a.shape):
+        out.append(n)
+        n *= max(size, 1)
+    return tuple(reversed(out))
 
 
 def row_major_exactly(a):

@@ -234,7 +234,7 @@ def _select_fwd(self, dim, index):
 
 
 def _slice_fwd(self, dim, start, end, step):
-    return self[(_builtin_slice(None),) * dim + (_builtin_slice(start, end, step),)]
+    return B.slice_view(self, dim, start, end, step)   # (Note [empty views], strided.py)
 
 
 def _diag_fwd(self, offset, dim1, dim2):
