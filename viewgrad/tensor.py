@@ -115,6 +115,7 @@ class Tensor:
     _is_param = False
     _fresh_buffer = False     # set by empty_strided: its strided array owns a new buffer
     _lean_facts = None        # Note [a base's facts, kept] (autograd/inplace_lean.py)
+    _storage_not_resizable = False   # from_numpy's: Note [resize_ over a storage] (ops/resize.py)
 
     @property
     def _version_counter(self):

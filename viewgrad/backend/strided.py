@@ -241,13 +241,7 @@ def torch_strides(a):
     empty tensor, counting a size of 0 as 1 (``zeros(0, 3).stride() == (3, 1)``)."""
     item = a.itemsize
     st = tuple([s // item for s in a.strides])
-    if a.size or any(st):
-        return st
-    out, n = [], 1
-    for size in reversed(a.shape):
-        out.append(n)
-        n *= max(size, 1)
-    return tuple(reversed(out))
+    return st if a.size or any(st) else _L.row_major_strides(a.shape)
 
 
 def row_major_exactly(a):

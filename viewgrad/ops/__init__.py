@@ -20,6 +20,7 @@ from . import compare  # noqa: F401  (< == ...; isclose, allclose, equal, count_
 from . import aliases  # noqa: F401  (torch.eq, greater, multiply, broadcast_tensors...)
 from . import linalg_tri, matrix_exp, covariance  # noqa: F401  (solve_triangular, expm, cov)
 from . import linalg_lu  # noqa: F401  (lu_factor, lu, lu_solve, lu_unpack; Tensor.lu)
+from . import resize  # noqa: F401  (Tensor.resize_, resize_as_)
 from . import random, tensortypes  # noqa: F401  (sampling; FloatTensor & co., .type())
 from . import conv, pool, norm, activations  # noqa: F401  (viewgrad.nn: conv, pooling, norms)
 from . import stats, vector_norms  # noqa: F401  (var/std/prod/scans/logsumexp; norms)

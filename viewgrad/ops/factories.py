@@ -237,7 +237,9 @@ def from_numpy(a):
     """Share memory with a numpy array (like torch.from_numpy)."""
     if not B.is_host_array(a):
         raise TypeError(f"expected np.ndarray (got {type(a).__name__})")
-    return Tensor._make(a, B.cpu)
+    t = Tensor._make(a, B.cpu)
+    t._storage_not_resizable = True   # (its owner's memory: Note [resize_ over a storage])
+    return t
 
 
 def _fill(kind, size, dtype, device, requires_grad, value=None):
