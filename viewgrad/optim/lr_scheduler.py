@@ -12,16 +12,88 @@ metric has not improved for ``patience`` epochs.
 """
 from __future__ import annotations
 
+import functools
 import math
 import types
+import warnings
+import weakref
 from collections import Counter
 
-__all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
+__all__ = ["EPOCH_DEPRECATION_WARNING", "LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR",
+           "CosineAnnealingLR",
            "LambdaLR", "MultiplicativeLR", "LinearLR", "ConstantLR", "ReduceLROnPlateau"]
+
+
+EPOCH_DEPRECATION_WARNING = (
+    "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated "
+    "where possible. Please use `scheduler.step()` to step the scheduler. During the "
+    "deprecation, if epoch is different from None, the closed form is used instead of the "
+    "new chainable form, where available. Please open an issue if you are unable to "
+    "replicate your use case: https://github.com/pytorch/pytorch/issues/new/choose.")
+
+
+# Note [a scheduler's flags]
+# PyTorch's schedulers keep two flags as attributes, so they are in ``state_dict()`` and a
+# state saved here has PyTorch's keys: ``_is_initial`` (True while the first step, made by
+# the constructor, runs) and ``_get_lr_called_within_step`` (True while ``step()`` asks
+# ``get_lr()``). A built-in scheduler's ``get_lr()`` asked outside a step warns that
+# ``get_last_lr()`` is what gives the last rates (``_warns_outside_step``); a user's own
+# subclass decides for itself, as in PyTorch. And as PyTorch, the first ``step()`` after
+# the constructor's warns when the optimizer has not stepped yet (the order PyTorch 1.1
+# changed), which it knows because the scheduler wraps the optimizer's ``step`` once, to
+# mark it called (``_watch_optimizer_step``).
+
+def _watch_optimizer_step(opt):
+    """Wrap ``opt.step`` (once) so that a call marks ``opt._opt_called``."""
+    step = opt.step
+    if getattr(step, "_wrapped_by_lr_sched", False):
+        return
+    func = step.__func__
+    ref = weakref.ref(opt)   # (the wrapper, kept by opt, must not keep opt alive)
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        o = ref()
+        o._opt_called = True
+        return func.__get__(o, type(o))(*args, **kwargs)
+    wrapper._wrapped_by_lr_sched = True
+    opt.step = wrapper
+
+
+def _warn_step_order(opt):
+    if not getattr(opt.step, "_wrapped_by_lr_sched", False):
+        warnings.warn("Seems like `optimizer.step()` has been overridden after learning rate "
+                      "scheduler initialization. Please, make sure to call `optimizer.step()` "
+                      "before `lr_scheduler.step()`. See more details at "
+                      "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
+                      UserWarning, stacklevel=3)
+    elif not getattr(opt, "_opt_called", False):
+        warnings.warn("Detected call of `lr_scheduler.step()` before `optimizer.step()`. In "
+                      "PyTorch 1.1.0 and later, you should call them in the opposite order: "
+                      "`optimizer.step()` before `lr_scheduler.step()`.  Failure to do this "
+                      "will result in PyTorch skipping the first value of the learning rate "
+                      "schedule. See more details at "
+                      "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
+                      UserWarning, stacklevel=3)
+
+
+def _warns_outside_step(get_lr):
+    """A built-in ``get_lr`` that warns when asked outside ``step()`` (Note [a scheduler's
+    flags])."""
+    @functools.wraps(get_lr)
+    def checked(self):
+        if not self._get_lr_called_within_step:
+            warnings.warn("To get the last learning rate computed by the scheduler, please "
+                          "use `get_last_lr()`.", UserWarning, stacklevel=2)
+        return get_lr(self)
+    return checked
 
 
 class LRScheduler:
     """Base class: subclasses define ``get_lr()`` (the new rate of each group)."""
+
+    _get_lr_called_within_step = False   # Note [a scheduler's flags]
+    _is_initial = False
 
     def __init__(self, optimizer, last_epoch=-1):
         from . import Optimizer
@@ -42,8 +114,8 @@ class LRScheduler:
                                    "custom last_epoch value without setting initial_lr")
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
-        self._step_count = 0
-        self.step()
+        _watch_optimizer_step(optimizer)
+        self._initial_step()
 
     def get_lr(self):
         raise NotImplementedError(f"{type(self).__name__} must define get_lr(): the new "
@@ -55,25 +127,43 @@ class LRScheduler:
 
     def step(self, epoch=None):
         """Advance one epoch (call after ``optimizer.step()``) and set the new rates."""
+        if self._step_count == 1:
+            _warn_step_order(self.optimizer)
         self._step_count += 1
+        if epoch is not None:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
         self._update_lr(epoch)
 
     def _initial_step(self):
-        """Start again from the first step (SequentialLR starts its schedulers so)."""
+        """Start again from the first step (SequentialLR starts its schedulers so), with
+        ``_is_initial`` set while it runs (Note [a scheduler's flags])."""
         self._step_count = 0
-        self.step()
+        self._is_initial = True
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
 
     def _update_lr(self, epoch=None):
         if epoch is None:
             self.last_epoch += 1
-            values = self.get_lr()
+            values = self._asked(self.get_lr)
         else:
             self.last_epoch = epoch
             closed = getattr(self, "_get_closed_form_lr", None)
-            values = closed() if closed is not None else self.get_lr()
+            values = closed() if closed is not None else self._asked(self.get_lr)
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+    def _asked(self, get_lr):
+        """``get_lr()``, asked by a step: ``_get_lr_called_within_step`` set while it runs
+        (Note [a scheduler's flags])."""
+        self._get_lr_called_within_step = True
+        try:
+            return get_lr()
+        finally:
+            self._get_lr_called_within_step = False
 
     def state_dict(self):
         """The scheduler's state (everything but the optimizer)."""
@@ -275,8 +365,10 @@ class ReduceLROnPlateau(LRScheduler):
         if isinstance(min_lr, (list, tuple)):
             if len(min_lr) != n:
                 raise ValueError(f"expected {n} min_lrs, got {len(min_lr)}")
+            self.default_min_lr = None   # (a group added later has no min_lr to take)
             self.min_lrs = list(min_lr)
         else:
+            self.default_min_lr = min_lr
             self.min_lrs = [min_lr] * n
         self.patience, self.cooldown, self.eps = patience, cooldown, eps
         self.mode, self.threshold, self.threshold_mode = mode, threshold, threshold_mode
@@ -291,7 +383,7 @@ class ReduceLROnPlateau(LRScheduler):
     def in_cooldown(self):
         return self.cooldown_counter > 0
 
-    def is_better(self, a, best):
+    def _is_better(self, a, best):
         if self.mode == "min":
             return a < best * (1.0 - self.threshold) if self.threshold_mode == "rel" \
                 else a < best - self.threshold
@@ -300,8 +392,10 @@ class ReduceLROnPlateau(LRScheduler):
 
     def step(self, metrics, epoch=None):
         current = float(metrics)
+        if epoch is not None:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
         self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
-        if self.is_better(current, self.best):
+        if self._is_better(current, self.best):
             self.best = current
             self.num_bad_epochs = 0
         else:
@@ -310,7 +404,17 @@ class ReduceLROnPlateau(LRScheduler):
             self.cooldown_counter -= 1
             self.num_bad_epochs = 0
         if self.num_bad_epochs > self.patience:
-            for i, group in enumerate(self.optimizer.param_groups):
+            groups = self.optimizer.param_groups
+            if len(groups) != len(self.min_lrs):   # (a param group added since)
+                if self.default_min_lr is None:
+                    raise RuntimeError(
+                        f"The number of param groups in the `optimizer` ({len(groups)}) "
+                        f"differs from when `ReduceLROnPlateau` was initialized "
+                        f"({len(self.min_lrs)}), usually due to a new param group being "
+                        "added to the optimizer. Please modify the `min_lrs` field to match "
+                        "the length of the `optimizer` param groups.")
+                self.min_lrs = [self.default_min_lr] * len(groups)
+            for i, group in enumerate(groups):
                 old = float(group["lr"])
                 new = max(old * self.factor, self.min_lrs[i])
                 if old - new > self.eps:
@@ -321,6 +425,18 @@ class ReduceLROnPlateau(LRScheduler):
 
 
 from . import lr_scheduler_more  # noqa: E402  (they subclass LRScheduler)
+
+
+def _checked_get_lr(classes):
+    for cls in classes:
+        if "get_lr" in vars(cls):
+            cls.get_lr = _warns_outside_step(vars(cls)["get_lr"])
+
+
+_checked_get_lr([StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR, LambdaLR,
+                 MultiplicativeLR, LinearLR, ConstantLR] + [
+    getattr(lr_scheduler_more, n) for n in lr_scheduler_more.__all__
+    if isinstance(getattr(lr_scheduler_more, n), type)])
 from .lr_scheduler_more import *  # noqa: E402,F401,F403
 
 __all__ += lr_scheduler_more.__all__

@@ -77,8 +77,8 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 for b in self.base_lrs]
 
     def step(self, epoch=None):
-        """Advance one epoch, or jump to (fractional) ``epoch``."""
-        self._step_count += 1
+        """Advance one epoch, or jump to (fractional) ``epoch`` (``_step_count`` stays, as
+        PyTorch's: this step is not the base class's)."""
         if epoch is None and self.last_epoch < 0:
             epoch = 0
         if epoch is None:
@@ -101,7 +101,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_i = self.T_0
                 self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        for group, lr in zip(self.optimizer.param_groups, self._asked(self.get_lr)):
             group["lr"] = lr
         self._last_lr = self._lrs()
 
@@ -220,17 +220,17 @@ class OneCycleLR(_CyclesMomentum, LRScheduler):
                              "steps_per_epoch)")
         n = self.total_steps
         if three_phase:
-            self._schedule_phases = [
-                (float(pct_start * n) - 1, "initial_lr", "max_lr", "max_momentum",
-                 "base_momentum"),
-                (float(2 * pct_start * n) - 2, "max_lr", "initial_lr", "base_momentum",
-                 "max_momentum"),
-                (n - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum")]
+            phases = [(float(pct_start * n) - 1, "initial_lr", "max_lr", "max_momentum",
+                       "base_momentum"),
+                      (float(2 * pct_start * n) - 2, "max_lr", "initial_lr", "base_momentum",
+                       "max_momentum"),
+                      (n - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum")]
         else:
-            self._schedule_phases = [
-                (float(pct_start * n) - 1, "initial_lr", "max_lr", "max_momentum",
-                 "base_momentum"),
-                (n - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")]
+            phases = [(float(pct_start * n) - 1, "initial_lr", "max_lr", "max_momentum",
+                       "base_momentum"),
+                      (n - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")]
+        # (each phase a dict with PyTorch's keys: its state_dict() holds them)
+        self._schedule_phases = [dict(zip(_PHASE_KEYS, p)) for p in phases]
         if pct_start < 0 or pct_start > 1 or not isinstance(pct_start, float):
             raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
         if anneal_strategy not in ("cos", "linear"):
@@ -261,7 +261,8 @@ class OneCycleLR(_CyclesMomentum, LRScheduler):
         lrs = []
         for group in self.optimizer.param_groups:
             start = 0.0
-            for i, (end, lr0, lr1, m0, m1) in enumerate(self._schedule_phases):
+            for i, phase in enumerate(self._schedule_phases):
+                end, lr0, lr1, m0, m1 = (phase[k] for k in _PHASE_KEYS)
                 if step <= end or i == len(self._schedule_phases) - 1:
                     pct = (step - start) / (end - start)
                     lrs.append(self._anneal(group[lr0], group[lr1], pct))
@@ -270,6 +271,9 @@ class OneCycleLR(_CyclesMomentum, LRScheduler):
                     break
                 start = end
         return lrs
+
+
+_PHASE_KEYS = ("end_step", "start_lr", "end_lr", "start_momentum", "end_momentum")
 
 
 def _check_schedulers(kind, optimizer, schedulers):
