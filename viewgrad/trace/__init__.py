@@ -12,6 +12,7 @@ module and the function, so ``import viewgrad.trace as T`` and ``vg.trace()`` bo
   labels.py    names from the user's code          display.py   pictures, filled by render/
   tracer.py    Tracer, InplaceEvent, snapshot()    diff.py      diff(before, after)
   explain.py   functionalized rewrite, summaries   jsonio.py    JSON export / import
+  callsite.py  the user's line an op came from     sanitize.py  untrusted text made safe
   backward.py  backward passes, one step per node executed
 """
 import sys as _sys
@@ -35,9 +36,14 @@ __all__ = ["trace", "record_backward", "storage_snapshot", "Moment", "Tracer", "
 
 
 class _CallableModule(_types.ModuleType):
-    """``viewgrad.trace(...)`` calls ``trace(...)``: the package doubles as the function."""
+    """``viewgrad.trace(...)`` calls ``trace(...)``: the package doubles as the function.
+    Given a tensor, it is ``torch.trace``: the sum of a matrix's diagonal
+    (``Tensor.trace``), so a PyTorch user's ``vg.trace(A)`` means what it means there (a
+    tracer's namespace is never a tensor)."""
 
     def __call__(self, namespace=None, max_nodes=None, record_backward=True, max_events=None):
+        if hasattr(namespace, "_grad_fn"):   # (a Tensor: trace observes the core, never
+            return namespace.trace()         # imports it)
         if max_nodes is None:
             return _trace(namespace, record_backward=record_backward, max_events=max_events)
         return _trace(namespace, max_nodes, record_backward, max_events)
