@@ -5,7 +5,8 @@ hardest corner: views and in-place operations. ``import viewgrad as vg`` and use
 ``torch``: ``vg.tensor``, ``x.mul_(2)``, ``y.backward()``, ``vg.autograd.grad``...
 """
 from . import backend
-from .backend import float32, float64, float16, int64, int32, int16, int8, uint8, bool_, Device
+from .backend import (float32, float64, float16, int64, int32, int16, int8, uint8, bool_,
+                      complex64, complex128, Device)
 from .backend import device, cuda_is_available, set_default_device, get_default_device
 from . import autograd  # noqa: F401  (before tensor: autograd's modules import Tensor)
 from .tensor import Tensor, Size
@@ -91,6 +92,7 @@ from .ops.stats import (var, std, var_mean, std_mean, prod, cumsum, cumprod, log
 from .ops.extrema import cummax, cummin, aminmax, logcumsumexp
 from .ops.vector_norms import norm
 from .ops.sorting import sort, argsort, msort, topk, kthvalue, median, mode
+from .ops.conveniences import conj_physical
 from . import return_types  # noqa: E402  (the named tuples: return_types.max, .sort...)
 from .ops.compare import isclose, allclose, equal, count_nonzero, all, any  # noqa: A004
 from . import linalg  # noqa: E402  (vg.linalg: vector_norm, matrix_norm, norm)
@@ -108,6 +110,8 @@ float = float32
 double = float64
 long = int64
 short = int16
+cfloat = complex64
+cdouble = complex128
 
 
 class cuda:  # noqa: N801 - mirrors torch.cuda

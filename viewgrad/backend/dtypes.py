@@ -10,7 +10,8 @@ import numpy as np
 _ndarray = np.ndarray
 
 __all__ = ["float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8",
-           "bool_", "to_dtype", "is_dtype_like", "dtype_name", "python_scalar",
+           "bool_", "complex64", "complex128", "to_dtype", "is_dtype_like", "dtype_name",
+           "python_scalar",
            "is_numpy_scalar", "cast", "dtype_limits", "wrap_int_scalar", "is_floating",
            "result_type", "promote_types", "default_float", "set_default_float",
            "finfo_fields", "iinfo_fields", "torch_result_type", "can_cast",
@@ -27,12 +28,16 @@ int16 = np.dtype("int16")
 int8 = np.dtype("int8")
 uint8 = np.dtype("uint8")
 bool_ = np.dtype("bool")
+complex64 = np.dtype("complex64")
+complex128 = np.dtype("complex128")
 
 
 _DTYPE_ALIASES = {
     "float32": float32, "float": float32, "float64": float64, "double": float64,
     "float16": float16, "half": float16, "int64": int64, "long": int64, "int32": int32,
     "int": int32, "int16": int16, "short": int16, "int8": int8, "uint8": uint8, "bool": bool_,
+    "complex64": complex64, "cfloat": complex64, "complex128": complex128,
+    "cdouble": complex128,
 }
 
 

@@ -17,6 +17,7 @@ from .. import backend as B
 from ..tensor import Tensor
 from . import pointwise as P
 from .args import with_out
+from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .operands import F_OTHER, OTHER, function_form, method_form
 from .table import METHODS, apply_inplace, dispatch, method
 
@@ -121,6 +122,11 @@ def broadcast_shapes(*shapes):
     """The shape the given shapes broadcast to, as ``torch.broadcast_shapes`` (a
     ``Size``); a RuntimeError when they do not broadcast."""
     from ..tensor import Size
+    for s in shapes:   # ints, or tuples/lists of them: PyTorch's words for anything else
+        if not (isinstance(s, int) or (isinstance(s, (tuple, list)) and all(
+                isinstance(n, int) for n in s))):
+            raise RuntimeError("Input shapes should be of type ints, a tuple of ints, or a "
+                               f"list of ints, got {s}")
     shapes = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
     try:
         return Size(B.broadcast_shapes(*shapes))
@@ -203,6 +209,7 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """True where an element of ``elements`` occurs in ``test_elements`` (either may be a
     number), as ``torch.isin``; ``invert=True`` gives the opposite."""
+    _refuse(_CX["isin"], elements, test_elements)   # Note [inputs PyTorch refuses]
     like = elements if isinstance(elements, Tensor) else test_elements
     dev = like._device
     xp = dev.xp

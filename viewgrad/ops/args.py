@@ -81,8 +81,9 @@ def check_result_cast(result_dtype, dtype) -> None:
 
 
 def float_input(x):
-    """``x`` itself when it is floating point, else ``x`` converted to the default float dtype."""
-    return x if x._data.dtype.kind == "f" else x.to(B.default_float())
+    """``x`` itself when it is floating point or complex, else ``x`` converted to the default
+    float dtype (a complex tensor stays complex: PyTorch computes sin of one in complex)."""
+    return x if x._data.dtype.kind in "fc" else x.to(B.default_float())
 
 
 def with_out(result, out, name):

@@ -15,6 +15,7 @@ from . import inplace as I
 from . import pointwise as P
 from .args import check_result_cast, cpp_type_name, float_input, torch_type_name, with_out
 from .operands import need_tensor
+from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .table import (_device_of, apply_inplace, defop, dispatch, method, promoted_arrays,
                     promoted_dtype)
 
@@ -84,6 +85,7 @@ def atan2(input, other, *, out=None):
     as ``torch.atan2``. Backward (``Atan2Backward0``): grad·other/(input²+other²) and
     -grad·input/(input²+other²). Integer or bool inputs: the promoted dtype when it is
     floating (int64 with float16 gives float16), else the default float dtype."""
+    _refuse(_CX["atan2"], input, other)   # Note [inputs PyTorch refuses]
     if _not_float_pair(input, other):
         _need_tensor("atan2", input, other)
         if promoted_dtype((input, other)).kind != "f":
@@ -137,6 +139,7 @@ def _integer_division(kernel, input, other):
 
 
 def _scalar_or_tensor(name, row, row_s, input, other, out):
+    _refuse(_CX[name], input, other)   # Note [inputs PyTorch refuses]
     other = P._coerce(other, input)
     if input._data.dtype.kind != "f":   # a float input keeps its category: no checks
         input, other = _integer_division(name, input, other)
@@ -189,6 +192,7 @@ def floor_divide(input, other, *, out=None):
     PyTorch); the result dtype is PyTorch's promotion (int64 // 2.5 is float32). Like
     PyTorch it has no derivative: the result does not require grad (use ``(a /
     b).floor()`` to make that explicit)."""
+    _refuse(_CX["floor_divide"], input, other)   # Note [inputs PyTorch refuses]
     other = P._coerce(other, input)
     if input._data.dtype.kind != "f":   # a float input keeps its category: no checks
         input, other = _integer_division("div_floor", input, other)
@@ -290,6 +294,7 @@ def lerp(input, end, weight, *, out=None):
     """Linear interpolation ``input + weight * (end - input)``, as ``torch.lerp``; weight
     is a number (``LerpBackward0``) or a tensor (``LerpBackward1``, which also gets the
     gradient grad·(end - input))."""
+    _refuse(_CX["lerp_tensor" if isinstance(weight, Tensor) else "lerp_scalar"], input)
     op, ins, attrs = _lerp_args(input, end, weight)
     try:
         return with_out(dispatch(op, ins, attrs), out, "lerp")
@@ -301,6 +306,7 @@ def lerp(input, end, weight, *, out=None):
 def lerp_(self, end, weight):
     """In-place ``lerp`` (``torch.Tensor.lerp_``), e.g. an exponential moving average
     ``avg.lerp_(x, 0.1)``."""
+    _refuse(_CX["lerp_tensor" if isinstance(weight, Tensor) else "lerp_scalar"], self)
     op, ins, attrs = _lerp_args(self, end, weight)
     return apply_inplace(op, self, ins[1:], attrs, name="lerp_")
 
@@ -309,6 +315,7 @@ def lerp_(self, end, weight):
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """``input + value * tensor1 * tensor2`` in one op, as ``torch.addcmul`` (optimizers
     use it). Backward (``AddcmulBackward0``): grad, grad·tensor2·value, grad·tensor1·value."""
+    _refuse(_CX["addcmul"], input, tensor1, tensor2)   # (bool: Note [inputs PyTorch refuses])
     if input._data.dtype.kind in "iu":   # value converted to the dtype, as PyTorch
         rt = promoted_dtype((input, tensor1, tensor2))
         if rt.kind in "iu":
@@ -319,7 +326,20 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
 @method("addcmul_")
 def addcmul_(self, tensor1, tensor2, *, value=1):
     """In-place ``addcmul`` (``torch.Tensor.addcmul_``)."""
+    _refuse(_CX["addcmul"], self, tensor1, tensor2)
     return apply_inplace(ADDCMUL, self, (tensor1, tensor2), (value,), name="addcmul_")
+
+
+def _no_integer_addcdiv(tensor1, tensor2):
+    """PyTorch's refusal of an integer division inside addcdiv, in its words."""
+    if all(isinstance(t, Tensor) and t._data.dtype.kind in "iub" for t in (tensor1, tensor2)):
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic "
+            "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
+            "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
+            "tensor2) for float inputs. The future addcdiv behavior is just the latter "
+            "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
 
 
 @method("addcdiv")
@@ -327,12 +347,14 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """``input + value * tensor1 / tensor2`` in one op, as ``torch.addcdiv`` (Adam's step).
     Backward (``AddcdivBackward0``): grad, grad·value/tensor2,
     -grad·value·tensor1/tensor2²."""
+    _no_integer_addcdiv(tensor1, tensor2)
     return with_out(dispatch(ADDCDIV, (input, tensor1, tensor2), (value,)), out, "addcdiv")
 
 
 @method("addcdiv_")
 def addcdiv_(self, tensor1, tensor2, *, value=1):
     """In-place ``addcdiv`` (``torch.Tensor.addcdiv_``)."""
+    _no_integer_addcdiv(tensor1, tensor2)
     return apply_inplace(ADDCDIV, self, (tensor1, tensor2), (value,), name="addcdiv_")
 
 
@@ -347,6 +369,8 @@ def atan2_(self, other):
 
 def _real_inplace(name, self, other):
     """atan2_/hypot_: a tensor ``other``, and a floating result that fits self's dtype."""
+    if name == "atan2_":
+        _refuse(_CX["atan2"], self, other)   # Note [inputs PyTorch refuses]
     if type(other) is not Tensor or self._data.dtype.kind != "f":
         if not isinstance(other, Tensor):
             raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not "
@@ -382,6 +406,7 @@ def _inplace_integer_operand(kernel, self, other):
 
 def _mod_(name, row, row_s):
     def f(self, other):
+        _refuse(_CX[name[:-1]], self, other)   # Note [inputs PyTorch refuses]
         other = P._coerce(other, self)
         if self._data.dtype.kind != "f" or (isinstance(other, Tensor)
                                             and other._data.dtype.kind != "f"):

@@ -11,6 +11,7 @@ from .. import backend as B
 from ..tensor import Tensor
 from . import pointwise as P
 from .args import check_result_cast, cpp_type_name, torch_type_name
+from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .operands import invalid_combination
 from .table import _LOW, apply_inplace, defop, dispatch, method, promoted_dtype
 
@@ -83,6 +84,7 @@ CLAMP = defop("clamp", "ClampBackward1", _clamp_fwd, attrs=("min", "max"), self=
 def clamp(self, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    _refuse(_CX["clamp"], self, min, max)   # Note [inputs PyTorch refuses]
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         if all(b is None or isinstance(b, Tensor) for b in (min, max)):
             return clamp_tensor(self, min, max)   # ClampBackward0
@@ -185,6 +187,7 @@ def _number_bound(name, input, b):
 def _one_sided(name, row, row_t, bound, doc):
     def fn(input, bound_value, *, out=None):
         from .args import with_out
+        _refuse(_CX["clamp"], input, bound_value)   # Note [inputs PyTorch refuses]
         b = P._coerce(bound_value, input)
         if isinstance(b, Tensor):
             try:
@@ -198,6 +201,7 @@ def _one_sided(name, row, row_t, bound, doc):
         return with_out(r, out, name)
 
     def fn_(self, bound_value):
+        _refuse(_CX["clamp"], self, bound_value)
         b = P._coerce(bound_value, self)
         if self._data.dtype.char in _LOW:   # integers, bools, float16: PyTorch's checks
             rt = promoted_dtype((self, b))

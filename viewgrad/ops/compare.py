@@ -11,6 +11,7 @@ from ..tensor import Tensor, _unique_dims, _wrap_dim
 from .args import torch_type_name
 from .operands import OTHER, method_form, need_tensor, operand as _operand
 from .pointwise import _bshape_err
+from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .table import method, promoted_arrays
 
 __all__ = ["isclose", "allclose", "equal", "count_nonzero", "all", "any", "isnan"]
@@ -115,6 +116,8 @@ def any(input, dim=None, keepdim=False):
 # -- elementwise comparisons (not differentiable: they build no graph) -----------------------
 
 def _cmp(name, f):
+    refusal = _CX.get(name)   # (<, <=, >, >=: Note [inputs PyTorch refuses])
+
     def op(self, other):
         if type(other) is not Tensor:
             other = _operand(other, self)   # Note [operators answer NotImplemented]
@@ -136,6 +139,8 @@ def _cmp(name, f):
                     od = B.wrap_int_scalar(od, sd.dtype)   # the tensor's dtype is the result's
                 else:
                     sd, od = promoted_arrays((self, other))
+        if refusal is not None:
+            _refuse(refusal, sd, od)
         try:
             r = f(sd, od)
         except ValueError:

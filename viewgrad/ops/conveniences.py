@@ -12,9 +12,11 @@ PyTorch records it:
 """
 from __future__ import annotations
 
+from .. import backend as B
+from ..tensor import Tensor
 from .table import METHODS, method
 
-__all__ = ["fill_diagonal_", "sum_to_size"]
+__all__ = ["fill_diagonal_", "sum_to_size", "conj_physical"]
 
 
 @method("fill_diagonal_")
@@ -70,8 +72,20 @@ def _real_only(name):
     return check
 
 
-for _name in ("conj", "resolve_conj", "resolve_neg", "conj_physical"):
+for _name in ("conj", "resolve_conj", "resolve_neg"):
     method(_name)(_real_only(_name))
+
+
+@method("conj_physical")
+def conj_physical(input):
+    """The elementwise complex conjugate, computed (a new tensor), as
+    ``torch.conj_physical``; a real tensor is returned itself, as PyTorch returns it. (No
+    node: a complex tensor never has a history, Note [no complex gradients] in
+    autograd/graph.py.)"""
+    d = input._data
+    if d.dtype.kind != "c":
+        return input
+    return Tensor._make(B.xp_of(d).conj(d), input._device)
 
 
 @method("is_conj")

@@ -8,6 +8,7 @@ from .. import backend as B
 from ..tensor import Tensor, _wrap_dim
 from .args import with_out
 from .args import torch_type_name
+from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .table import method
 
 __all__ = ["unique", "unique_consecutive", "bincount", "histc", "searchsorted", "bucketize"]
@@ -30,6 +31,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     ``return_inverse`` also where each element went (shape of input), with
     ``return_counts`` how often each value occurs. ``dim`` finds distinct slices along
     a dim instead. (PyTorch sorts on CPU even with ``sorted=False``; so does viewgrad.)"""
+    _refuse(_CX["unique"], input)   # Note [inputs PyTorch refuses]
     dev = input._device
     xp = dev.xp
     a = input._data
@@ -48,6 +50,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     """Collapse runs of equal consecutive values (``[1, 1, 2, 1]`` -> ``[1, 2, 1]``), as
     ``torch.unique_consecutive``; ``return_inverse`` / ``return_counts`` as in
     ``unique``. ``dim`` compares whole slices along that dim."""
+    _refuse(_CX["unique"], input)   # Note [inputs PyTorch refuses]
     dev = input._device
     xp = dev.xp
     a = input._data
@@ -78,6 +81,7 @@ def bincount(input, weights=None, minlength=0):
     """How often each value 0, 1, 2, ... occurs in a 1-D non-negative integer tensor, as
     ``torch.bincount`` (at least ``minlength`` bins); with ``weights``, the sum of the
     weights per value (in the weights' float dtype)."""
+    _refuse(_CX["bincount"], input)   # (bool: Note [inputs PyTorch refuses])
     a = input._data
     if a.dtype.kind not in "iub":
         raise NotImplementedError(f"\"bincount_cpu\" not implemented for "
@@ -103,6 +107,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     are 0), as ``torch.histc``; values outside are ignored, max falls in the last bin. A
     float tensor of counts in input's dtype."""
     a = input._data
+    _refuse(_CX["aminmax"], input)   # (PyTorch's finds the range first: its words)
     if a.dtype.kind != "f":
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for "
                                   f"'{torch_type_name(a.dtype)}'")

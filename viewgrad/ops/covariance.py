@@ -10,6 +10,7 @@ import warnings
 from .. import backend as B
 from ..tensor import Tensor, _wrap_dim
 from .linalg import mm
+from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .views import narrow
 
 __all__ = ["cov", "corrcoef", "trapezoid", "trapz", "cumulative_trapezoid"]
@@ -23,6 +24,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if input.dim() > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got "
                            f"an input with {input.dim()} dimensions")
+    if input._data.dtype.kind == "b":
+        raise RuntimeError("cov(): bool dtype is not supported for input")
     x = input.view(1, -1) if input.dim() < 2 else input
     if x.dtype.kind in "iub":
         x = x.to(B.default_float())
@@ -48,7 +51,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
                       "than the number of observations.", UserWarning, stacklevel=2)
         norm = norm.clamp_min(0) if isinstance(norm, Tensor) else 0.0
     xc = x - avg.unsqueeze(1)
-    c = mm(xc, (xc if w is None else xc * w).t())
+    c = mm(xc, (xc if w is None else xc * w).t().conj_physical())   # (Xᴴ for complex)
     return (c / norm).squeeze()
 
 
@@ -62,6 +65,10 @@ def corrcoef(input):
     std = c.diagonal().sqrt()
     c = c / std.view(-1, 1)
     c = c / std.view(1, -1)
+    if c._data.dtype.kind == "c":   # (PyTorch clips the real and imaginary parts each;
+        d = c._data                 # no gradient: Note [no complex gradients])
+        xp = B.xp_of(d)
+        return Tensor._make(xp.clip(d.real, -1, 1) + 1j * xp.clip(d.imag, -1, 1), c._device)
     return c.clip(-1, 1)
 
 
@@ -85,6 +92,7 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The integral of ``y`` along ``dim`` by the trapezoid rule, as
     ``torch.trapezoid`` (and ``torch.trapz``): samples ``dx`` apart (1 by default), or at
     the points ``x`` (1-D, or shaped like ``y``)."""
+    _refuse(_CX["trapezoid"], y)   # (bool: Note [inputs PyTorch refuses])
     d = _wrap_dim(dim, y.dim())
     if x is not None and dx is not None:
         raise RuntimeError("trapezoid: received both x and dx; pass only one of them")
@@ -104,6 +112,7 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """The running trapezoid-rule integral of ``y`` along ``dim`` (one value fewer than
     samples), as ``torch.cumulative_trapezoid`` (``CumsumBackward0``)."""
+    _refuse(_CX["cumulative_trapezoid"], y)   # (bool: Note [inputs PyTorch refuses])
     d = _wrap_dim(dim, y.dim())
     if x is None:
         step = 1.0 if dx is None else dx

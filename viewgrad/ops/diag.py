@@ -14,6 +14,7 @@ from .. import backend as B
 from ..autograd.saved_names import show_given
 from ..tensor import Tensor, _wrap_dim
 from .args import with_out
+from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .table import defop, dispatch, method
 from .views import DIAG_BWD
 
@@ -97,10 +98,12 @@ TRACE = defop("trace", "TraceBackward0", _trace_fwd, self=_trace_bwd)
 
 def matrix_trace(input):
     """The sum of the main diagonal of a matrix, as ``torch.trace`` (under
-    ``viewgrad run --torch``, ``torch.trace`` is this; ``vg.trace`` is the tracer).
-    Integer matrices give int64. Backward (``TraceBackward0``): grad on the diagonal."""
+    ``viewgrad run --torch``, ``torch.trace`` is this; ``vg.trace(A)`` of a tensor is this
+    too, and ``vg.trace()`` the tracer). Integer matrices give int64. Backward
+    (``TraceBackward0``): grad on the diagonal."""
     if input.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
+    _refuse(_CX["trace"], input)   # (bool: Note [inputs PyTorch refuses])
     return dispatch(TRACE, (input,))
 
 
@@ -148,5 +151,8 @@ def cross(input, other, dim=None, *, out=None):
                       "torch.linalg.cross.\nThe default value of dim will change to agree "
                       "with that of linalg.cross in a future release.", UserWarning,
                       stacklevel=2)
-        dim = next((i for i, s in enumerate(input.shape) if s == 3), -1)
+        dim = next((i for i, s in enumerate(input.shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    _refuse(_CX["cross"], input, other)   # (bool: Note [inputs PyTorch refuses])
     return linalg_cross(input, other, dim=dim, out=out)

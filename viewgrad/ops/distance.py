@@ -16,6 +16,7 @@ from .. import backend as B
 from ..tensor import Tensor
 from .args import torch_type_name
 from .pointwise import where
+from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .table import defop, dispatch
 
 __all__ = ["cdist"]
@@ -109,6 +110,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     inf Chebyshev, 0 Hamming-like). For p = 2 and more than 25 rows it takes PyTorch's
     matrix-product path (Note [cdist's two paths]). Backward: ``CdistBackward0`` (or
     ``EuclideanDistBackward0`` on that path)."""
+    _refuse(_CX["cdist"], x1, x2)   # (float16: Note [inputs PyTorch refuses])
     for name, x in (("X1", x1), ("X2", x2)):
         if not isinstance(x, Tensor):
             raise TypeError(f"cdist(): argument '{name.lower()}' must be Tensor, not "

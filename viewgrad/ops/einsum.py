@@ -96,13 +96,12 @@ def einsum(*args):
     if args and not isinstance(args[0], str):
         equation, operands = _from_sublists(args)
     else:
-        if not args:
-            raise TypeError("einsum(): missing the equation")
-        equation, operands = args[0], list(args[1:])
+        equation, operands = (args[0], list(args[1:])) if args else (None, [])
         if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
             operands = list(operands[0])
-    if not operands:
-        raise RuntimeError("einsum(): must provide at least one operand")
+    if not operands:   # (PyTorch's ValueError, its words)
+        raise ValueError("einsum(): must specify the equation string and at least one "
+                         "operand, or at least one operand and its subscripts list")
     for op in operands:
         if not isinstance(op, Tensor):
             raise TypeError(f"einsum(): expected Tensor operands, got {type(op).__name__}")

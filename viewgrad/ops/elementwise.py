@@ -23,6 +23,7 @@ from ..tensor import Tensor
 from . import clamping as C
 from . import pointwise as P
 from .args import check_result_cast, float_input, torch_type_name, with_out
+from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .operands import function_form, need_tensor
 from .table import (METHODS, apply_inplace, defop, dispatch, method, promoted_arrays,
                     promoted_dtype)
@@ -100,6 +101,7 @@ FMIN = defop("fmin", "FminBackward0", lambda self, other: _xp(self).fmin(self, o
 def _extremum(op, name, doc):
     def fn(input, other, *, out=None):
         need_tensor(name, other, 2, "other")
+        _refuse(_CX[name], input, other)   # Note [inputs PyTorch refuses]
         return with_out(_binary(op, input, other, name), out, name)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
@@ -142,6 +144,7 @@ def copysign(input, other, *, out=None):
     negative), as ``torch.copysign``; integer inputs give the default float dtype.
     Backward: grad·copysign(x, s)/x for input, 0 at input == 0 (``CopysignBackward0``;
     ``CopysignBackward1`` for a number ``other``); none for ``other``."""
+    _refuse(_CX["copysign"], input, other)   # Note [inputs PyTorch refuses]
     other = P._coerce(other, input)
     if isinstance(other, Tensor):
         a, b = _floats("copysign", input, other)
@@ -153,6 +156,7 @@ def copysign(input, other, *, out=None):
 @method("copysign_")
 def copysign_(self, other):
     """In-place ``copysign`` (``torch.Tensor.copysign_``)."""
+    _refuse(_CX["copysign"], self, other)
     other = P._coerce(other, self)
     if self._data.dtype.kind in "iub":   # copysign's result is floating: never fits
         rt = promoted_dtype((self, other))
@@ -203,6 +207,7 @@ def xlogy(input, other, *, out=None):
     p = 0. Either argument may be a number. Backward: grad·xlogy(input != 0, other) for
     input, grad·input/other for other (``XlogyBackward0``; 1 and 2 for a number self /
     other)."""
+    _refuse(_CX["xlogy"], input, other)   # Note [inputs PyTorch refuses]
     if not isinstance(input, Tensor):
         need_tensor("xlogy", other, 2, "other")
         (o,) = _floats("xlogy", other)
@@ -218,6 +223,7 @@ def xlogy(input, other, *, out=None):
 @method("xlogy_")
 def xlogy_(self, other):
     """In-place ``xlogy`` (``torch.Tensor.xlogy_``)."""
+    _refuse(_CX["xlogy"], self, other)
     other = P._coerce(other, self)
     if self._data.dtype.kind in "iub":   # xlogy's result is floating: never fits
         rt = promoted_dtype((self, other))
@@ -242,6 +248,7 @@ LOGADDEXP2 = defop("logaddexp2", "Logaddexp2Backward0", lambda self, other: _xp(
 def _logadd(op, name, doc):
     def fn(input, other, *, out=None):
         need_tensor(name, other, 2, "other")
+        _refuse(_CX[name], input, other)   # Note [inputs PyTorch refuses]
         _refuse_ints(name, input, other)
         return with_out(_binary(op, input, other, name), out, name)
     fn.__name__ = fn.__qualname__ = name
@@ -284,6 +291,7 @@ def heaviside(input, values, *, out=None):
     PyTorch it has no derivative: its node is ``NotImplemented`` and backward through it
     raises."""
     need_tensor("heaviside", values, 2, "values")
+    _refuse(_CX["heaviside"], input, values)   # Note [inputs PyTorch refuses]
     if input.dtype != values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different "
                            "dtypes.")
@@ -310,6 +318,7 @@ def nextafter(input, other, *, out=None):
     Backward (``NextafterBackward0``): grad for input (0 where input == other), none for
     other."""
     need_tensor("nextafter", other, 2, "other")
+    _refuse(_CX["nextafter"], input, other)   # Note [inputs PyTorch refuses]
     _refuse_ints("nextafter", input, other)
     return with_out(_binary(NEXTAFTER, input, other, "nextafter"), out, "nextafter")
 
@@ -344,11 +353,19 @@ def float_power(input, exponent, *, out=None):
     ``PowBackward0`` (number exponent), ``PowBackward1`` (tensor exponent) or
     ``PowBackward2`` (number base)."""
     f64 = B.float64
+    if _complex(input) or _complex(exponent):   # (in complex128, as PyTorch's)
+        f64 = B.complex128
     if not isinstance(input, Tensor):
-        return with_out(P.pow(float(input), exponent.to(f64)), out, "float_power")
+        return with_out(P.pow(input if isinstance(input, complex) else float(input),
+                              exponent.to(f64)), out, "float_power")
     exponent = P._coerce(exponent, input)
-    e = exponent.to(f64) if isinstance(exponent, Tensor) else float(exponent)
+    e = exponent.to(f64) if isinstance(exponent, Tensor) else (
+        exponent if isinstance(exponent, complex) else float(exponent))
     return with_out(P.pow(input.to(f64), e), out, "float_power")
+
+
+def _complex(x):
+    return isinstance(x, complex) or (isinstance(x, Tensor) and x._data.dtype.kind == "c")
 
 
 def _sinc_fwd(self):
@@ -379,10 +396,18 @@ RAD2DEG = defop("rad2deg", "Rad2DegBackward0", lambda self: self * _R2D,
 
 
 def _unary(op, name, doc):
+    refusal = _CX.get(name)   # Note [inputs PyTorch refuses]
+
     def fn(input, *, out=None):
+        if refusal is not None:
+            _refuse(refusal, input)
         return with_out(dispatch(op, (float_input(input),)), out, name)
 
     def fn_(self):
+        if refusal is not None:
+            _refuse(refusal, self)
+        if self._data.dtype.kind in "iub":   # a floating result never fits (PyTorch's words)
+            check_result_cast(B.default_float(), self._data.dtype)
         return apply_inplace(op, self, name=name + "_")
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc

@@ -17,6 +17,7 @@ from ..tensor import Tensor, _wrap_dim
 from .reduce import _amax_bwd, _zeros_scatter_add
 from .sorting import _take
 from .stats import _multi, _red_dims
+from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .table import defop, dispatch, method
 
 __all__ = ["cummax", "cummin", "aminmax", "logcumsumexp"]
@@ -69,6 +70,7 @@ def cummax(self, dim):
     """The running maximum along ``dim`` and where it was found, as ``torch.cummax``: a
     named tuple ``(values, indices)``; the values record ``CummaxBackward0``, whose
     gradient goes back (summed) to the positions the values came from."""
+    _refuse(_CX["cummax"], self)   # Note [inputs PyTorch refuses]
     return _cum_ext(self, dim, CUMMAX, RT.cummax)
 
 
@@ -76,6 +78,7 @@ def cummax(self, dim):
 def cummin(self, dim):
     """The running minimum along ``dim`` and where it was found, as ``torch.cummin``: a
     named tuple ``(values, indices)``; the values record ``CumminBackward0``."""
+    _refuse(_CX["cummin"], self)
     return _cum_ext(self, dim, CUMMIN, RT.cummin)
 
 
@@ -104,6 +107,7 @@ def aminmax(input, *, dim=None, keepdim=False):
     ``torch.aminmax``: a named tuple ``(min, max)`` whose two outputs come from ONE node,
     ``AminmaxBackward0`` (each shares its gradient among the entries equal to it, as
     ``amin``/``amax`` do)."""
+    _refuse(_CX["aminmax"], input)   # Note [inputs PyTorch refuses]
     dims = _red_dims(dim, input.dim())
     if dim is None and input.numel() == 0:
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
@@ -158,6 +162,7 @@ LOGCUMSUMEXP = defop("logcumsumexp", "LogcumsumexpBackward0", _logcumsumexp_fwd,
 def logcumsumexp(input, dim):
     """``log(cumsum(exp(x), dim))`` computed without overflow, as ``torch.logcumsumexp``
     (node ``LogcumsumexpBackward0``)."""
+    _refuse(_CX["logcumsumexp"], input)   # Note [inputs PyTorch refuses]
     if input._data.dtype.kind not in "fc":
         raise RuntimeError(f"logcumsumexp(): Expected floating point type for result tensor, "
                            f"but got: {B.dtype_name(input.dtype)}")

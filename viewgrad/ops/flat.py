@@ -67,14 +67,24 @@ def _put_checks(self, index, source):
     _in_range(self, index)
 
 
+def _long_index(name, index):
+    """PyTorch's refusal of an index tensor that is not int64 (NumPy's words would say
+    'arrays used as indices must be of integer type')."""
+    if isinstance(index, Tensor) and index._data.dtype != B.int64:
+        raise RuntimeError(f"{name}(): Expected a long tensor for index, but got "
+                           f"{torch_type_name(index._data.dtype)}")
+
+
 @method("take")
 def take(self, index):
+    _long_index("take", index)
     _in_range(self, index)
     return dispatch(TAKE, (self, index))
 
 
 @method("put")
 def put(self, index, source, accumulate=False):
+    _long_index("put_", index)   # (PyTorch's put is put_ on a clone: its words)
     _put_checks(self, index, source)
     return dispatch(PUT, (self, index, source), (bool(accumulate),))
 
@@ -83,6 +93,7 @@ def put(self, index, source, accumulate=False):
 def put_(self, index, source, accumulate=False):
     """In place ``put``: ``self.view(-1)[index] = source`` (``+=`` with ``accumulate``),
     as ``torch.Tensor.put_``."""
+    _long_index("put_", index)
     _put_checks(self, index, source)
     return apply_inplace(PUT, self, (index, source), (bool(accumulate),), name="put_")
 

@@ -15,6 +15,7 @@ from .. import backend as B
 from . import gamma as G
 from .args import float_input, with_out
 from .signatures import INT, TENSOR, _method, _plain_function
+from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .table import apply_inplace, defop, dispatch, method
 from .unary import _unary
 
@@ -108,6 +109,7 @@ def mvlgamma(input, p, *, out=None):
     refused (they give lgamma's values there, inf at the poles).
 
     Backward (node ``MvlgammaBackward0``, saving x and p): grad * Σ_i digamma(x - i/2)."""
+    _refuse(_CX["mvlgamma"], input)   # Note [inputs PyTorch refuses]
     p = _p(p)
     return with_out(dispatch(MVLGAMMA, (float_input(input),), (p,)), out, "mvlgamma")
 

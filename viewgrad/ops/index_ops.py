@@ -16,6 +16,7 @@ from ..autograd.nodes import OpDef
 from ..autograd.saved_names import show_given
 from ..tensor import Tensor, _wrap_dim
 from .reduce import _full_index
+from .args import torch_type_name
 from .table import apply_inplace, defop, dispatch, method
 
 __all__ = ["index_select", "index_add", "index_copy", "index_fill", "masked_select",
@@ -209,6 +210,9 @@ def _check_source(self, d, index, source, name, sep=":"):
 
 def _check_mask(mask, name):
     if not isinstance(mask, Tensor) or mask._data.dtype.kind != "b":
+        if name == "masked_scatter_" and isinstance(mask, Tensor):   # (its own words)
+            raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask "
+                               f"with dtype {torch_type_name(mask._data.dtype)}")
         raise RuntimeError(f"{name}: expected BoolTensor for mask")
     return mask
 

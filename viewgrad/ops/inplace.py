@@ -20,6 +20,7 @@ from ..tensor import LEAN_CLASSES as _LEAN, Tensor
 from . import clamping as C
 from . import pointwise as P
 from .args import check_result_cast, checked_scalar
+from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .indexing import INDEX_PUT, index_tensors, normalize_key, _basic_steps
 from .operands import EXPONENT, OTHER, check_alpha, method_form, operand, operator_form, refusal
 from .table import _LOW, apply_inplace, defop, dispatch, method, sum_to, zeros_grad
@@ -253,7 +254,11 @@ for _f, _name, _sigs in (
 
 
 def _unary_(op, name):
+    # (relu is a clamp: Note [inputs PyTorch refuses])
+    refusal = _CX["clamp"] if name == "relu_" else None
     def f(self):
+        if refusal is not None:
+            _refuse(refusal, self)
         return apply_inplace(op, self, name=name)
     f.__name__ = name
     return f
@@ -269,6 +274,7 @@ for _op, _name in [(P.NEG, "neg_"), (P.EXP, "exp_"), (P.LOG, "log_"), (P.TANH, "
 def clamp_(self, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    _refuse(_CX["clamp"], self, min, max)   # Note [inputs PyTorch refuses]
     return apply_inplace(C.CLAMP, self, (), (min, max), name="clamp_")
 
 

@@ -300,6 +300,9 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
 
 def _addmv_shape(input, mat, vec):
+    if mat.dim() != 2 or vec.dim() != 1:   # (PyTorch's first check, its words)
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.dim()}, "
+                           f"{mat.dim()}, {vec.dim()}")
     if mat.dim() != 2 or vec.dim() != 1 or mat.shape[1] != vec.shape[0] or (
             input.dim() > 1 or input.dim() == 1 and input.shape[0] not in (1, mat.shape[0])):
         raise RuntimeError(f"size mismatch, got input ({', '.join(map(str, input.shape))}), "

@@ -243,7 +243,7 @@ def _check_lu_input(A, name):
     if A.dim() < 2:
         raise RuntimeError(f"{name}: Expected tensor with 2 or more dimensions. Got size: "
                            f"{list(A.shape)} instead")
-    if A._data.dtype.kind not in "fc":
+    if A._data.dtype.kind not in "fc" or A._data.dtype.char == "e":   # (float16 too)
         raise NotImplementedError(f'"lu_cpu" not implemented for '
                                   f"'{torch_type_name(A._data.dtype)}'")
 

@@ -45,8 +45,8 @@ def cond(A, p=None):
 
 def vecdot(x, y, *, dim=-1):
     """The dot product of the vectors along ``dim`` (broadcast), as
-    ``torch.linalg.vecdot``: ``(x * y).sum(dim)`` for real tensors."""
-    return (x * y).sum(dim)
+    ``torch.linalg.vecdot``: ``(x.conj() * y).sum(dim)``."""
+    return (x.conj_physical() * y).sum(dim)
 
 
 def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):

@@ -23,6 +23,7 @@ from .. import return_types as RT
 from .args import torch_type_name
 from .linalg import matmul, mm
 from .pointwise import where
+from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .table import defop, dispatch
 
 __all__ = ["LinAlgError", "inv", "inverse", "det", "slogdet", "logdet", "solve", "lstsq",
@@ -48,6 +49,9 @@ def check_matrix(A, name):
 
 
 def check_float(A, name):
+    refusal = _CX.get(name)   # (float16: Note [inputs PyTorch refuses], kernel_refusals.py)
+    if refusal is not None:
+        _refuse(refusal, A)
     if A._data.dtype.kind not in "fc":
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
                            f"Got {torch_type_name(A._data.dtype)}")
@@ -57,8 +61,8 @@ def check_square(A, name):
     """PyTorch's squareCheckInputs + the dtype check."""
     check_matrix(A, name)
     if A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
-                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+        raise RuntimeError(f"{name}: " * bool(name) + "A must be batches of square "
+                           f"matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices")
     check_float(A, name)
 
 
@@ -144,7 +148,7 @@ def det(A, *, out=None):
 def _slogdet_fwd(A):
     xp = _xp(A)
     s, l = xp.linalg.slogdet(A)
-    return xp.asarray(s, dtype=A.dtype), xp.asarray(l, dtype=A.dtype)
+    return xp.asarray(s, dtype=A.dtype), xp.asarray(l, dtype=xp.abs(A[..., :0, :0]).dtype)
 
 
 def _slogdet_bwd(grads, A, sign):
@@ -247,7 +251,10 @@ def _pinv_fwd(A, atol, rtol):
     tol = xp.maximum(atol, rtol * smax)
     keep = S > tol
     sinv = xp.where(keep, 1 / xp.where(keep, S, 1), 0).astype(A.dtype)
-    return xp.swapaxes(Vh, -1, -2) @ (sinv[..., :, None] * xp.swapaxes(U, -1, -2))
+    V, Uh = xp.swapaxes(Vh, -1, -2), xp.swapaxes(U, -1, -2)
+    if A.dtype.kind == "c":   # (V Σ⁺ Uᴴ: the conjugate transposes)
+        V, Uh = V.conj(), Uh.conj()
+    return V @ (sinv[..., :, None] * Uh)
 
 
 def _pinv_bwd(grad, A, result):

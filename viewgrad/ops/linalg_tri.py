@@ -14,7 +14,8 @@ import warnings
 from .. import backend as B
 from .. import return_types as RT
 from .linalg import check_vectors, matmul
-from .linalg_solve import _out, batched_solve, check_float, check_matrix, multi_dot
+from .linalg_solve import (_out, batched_solve, check_float, check_matrix, check_square,
+                           multi_dot)
 from .operands import need_tensor
 from .pointwise import where
 from .shaping import tensordot
@@ -91,6 +92,7 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
     warnings.warn("torch.triangular_solve is deprecated in favor of "
                   "torch.linalg.solve_triangular and will be removed in a future PyTorch "
                   "release.", UserWarning, stacklevel=2)
+    check_square(A, "")   # (PyTorch's words, with no op name in front)
     M = _t(A) if transpose else A
     X = dispatch(TRI_LEGACY, (M, b), (bool(upper) != bool(transpose), True,
                                       bool(unitriangular)))
@@ -104,7 +106,10 @@ method("triangular_solve")(triangular_solve)
 
 def _llt(xp, L, upper):
     T = xp.triu(L) if upper else xp.tril(L)
-    return xp.swapaxes(T, -1, -2) @ T if upper else T @ xp.swapaxes(T, -1, -2)
+    H = xp.swapaxes(T, -1, -2)
+    if H.dtype.kind == "c":
+        H = H.conj()   # (Lᴴ: the conjugate transpose)
+    return H @ T if upper else T @ H
 
 
 def _chol_solve_fwd(Bm, L, upper):
@@ -136,6 +141,11 @@ def cholesky_solve(B, L, upper=False, *, out=None):
     ``torch.cholesky_solve``. Backward (``CholeskySolveBackward0``): gB is a
     cholesky_solve of the gradient; L's gradient -(gB Xᵀ + X gBᵀ) L."""
     check_matrix(L, "cholesky_solve")
+    check_square(L, "")   # (PyTorch's words, with no op name in front)
+    if B.dim() >= 2 and B.shape[-2] != L.shape[-1]:
+        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is "
+                           f"{L.shape[-1]} by {L.shape[-1]} but each b matrix is "
+                           f"{B.shape[-2]} by {B.shape[-1]}")
     return _out(dispatch(CHOL_SOLVE, (B, L), (bool(upper),)), out, "cholesky_solve")
 
 
@@ -157,13 +167,14 @@ CHOL_INV = defop("cholesky_inverse", "CholeskyInverseBackward0", _chol_inv_fwd,
 def cholesky_inverse(L, upper=False, *, out=None):
     """(L Lᵀ)⁻¹ from the Cholesky factor L (``upper``: (Uᵀ U)⁻¹), as
     ``torch.cholesky_inverse``. Backward (``CholeskyInverseBackward0``)."""
-    check_matrix(L, "cholesky_inverse")
+    check_square(L, "cholesky_inverse")
     return _out(dispatch(CHOL_INV, (L,), (bool(upper),)), out, "cholesky_inverse")
 
 
 # -- vdot, inner, dist, chain_matmul ----------------------------------------------------------
 
-VDOT = defop("vdot", "VdotBackward0", lambda self, other: _xp(self).asarray(self @ other),
+VDOT = defop("vdot", "VdotBackward0", lambda self, other: _xp(self).asarray(
+    (self.conj() if self.dtype.kind == "c" else self) @ other),   # (the first conjugated)
              inputs=("self", "other"), promote=True,
              self=lambda grad, other: grad * other, other=lambda grad, self: grad * self)
 
@@ -203,7 +214,8 @@ def _dist_fwd(self, other, p):
         r = xp.sqrt((d * d).sum())
     else:
         r = (d ** p).sum() ** (1.0 / p)
-    return xp.asarray(r, dtype=B.result_type(self.dtype, other.dtype))
+    rt = B.result_type(self.dtype, other.dtype)
+    return xp.asarray(r, dtype=rt if rt.kind != "c" else d.dtype)   # (a norm is real)
 
 
 def _dist_grad(grad, self, other, p, result):
@@ -282,6 +294,9 @@ def chain_matmul(*matrices, out=None):
                   "release. Use torch.linalg.multi_dot instead, which accepts a list of two "
                   "or more tensors rather than multiple parameters.", UserWarning,
                   stacklevel=2)
+    for m in matrices:
+        if m.dim() != 2:
+            raise RuntimeError(f"Tensor dimension is {m.dim()}, expected 2 instead.")
     if len(matrices) == 1:
         return _out(matrices[0].clone(), out, "chain_matmul")
     return multi_dot(list(matrices), out=out)

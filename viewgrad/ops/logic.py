@@ -16,6 +16,7 @@ from . import inplace as I
 from . import pointwise as P
 from .args import check_result_cast, with_out
 from .args import torch_type_name
+from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .operands import need_tensor
 from .table import _device_of, apply_inplace, method, promoted_arrays, promoted_dtype
 
@@ -27,7 +28,11 @@ _make = Tensor._make
 
 
 def _pred(name, on_float, on_int, doc):
+    refusal = _CX.get(name)   # Note [inputs PyTorch refuses]
+
     def fn(input, *, out=None):
+        if refusal is not None:
+            _refuse(refusal, input)
         d = input._data
         xp = input._device.xp
         r = on_float(xp, d) if d.dtype.kind in "fc" else on_int(xp, d)

@@ -25,12 +25,13 @@ _DEGREE = 18
 
 def _expm_fwd(A):
     xp = _xp(A)
-    a = A.astype(B.float64)
+    wide = B.complex128 if A.dtype.kind == "c" else B.float64   # (complex stays complex)
+    a = A.astype(wide)
     n = a.shape[-1]
     norm = float(xp.abs(a).sum(axis=-2).max()) if a.size else 0.0
     s = max(0, int(math.ceil(math.log2(norm / 0.5)))) if norm > 0.5 else 0
     a = a / (2.0 ** s)
-    eye = xp.broadcast_to(xp.eye(n, dtype=B.float64), a.shape)
+    eye = xp.broadcast_to(xp.eye(n, dtype=wide), a.shape)
     result = eye.copy()
     term = eye
     for k in range(1, _DEGREE + 1):       # Note [matrix_exp by scaling and squaring]

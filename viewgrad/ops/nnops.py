@@ -58,7 +58,12 @@ def _one_dim(k):
     return (k,)
 
 
-def _float_check(x, name):
+def _float_check(x, name, dim=None):
+    if x._data.dtype.kind != "f" and dim is not None:   # PyTorch's kernel refuses it
+        last = "lastdim_" if _wrap_dim(dim, x.dim()) == x.dim() - 1 else ""
+        raise NotImplementedError(f'"{name}_{last}kernel_impl" not implemented for '
+                                  f"'{torch_type_name(x._data.dtype)}' ({name} takes floating "
+                                  "point tensors: call .float() first, or pass dtype=)")
     if x._data.dtype.kind != "f":
         raise RuntimeError(f"{name}: expected a floating point input, got "
                            f"{B.dtype_name(x.dtype)}; call .float() first")
@@ -74,7 +79,7 @@ def softmax(input, dim, dtype=None):
             return out
     else:
         input = input.to(dtype)
-    _float_check(input, "softmax")
+    _float_check(input, "softmax", dim)
     d = _wrap_dim(dim, input.dim())   # (shown as given: Note [dims as given])
     return show_given(dispatch(SOFTMAX, (input,), (d,)), "dim", dim, d)
 
@@ -88,7 +93,7 @@ def log_softmax(input, dim, dtype=None):
             return out
     else:
         input = input.to(dtype)
-    _float_check(input, "log_softmax")
+    _float_check(input, "log_softmax", dim)
     d = _wrap_dim(dim, input.dim())   # (shown as given: Note [dims as given])
     return show_given(dispatch(LOG_SOFTMAX, (input,), (d,)), "dim", dim, d)
 

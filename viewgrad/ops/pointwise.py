@@ -12,6 +12,7 @@ from __future__ import annotations
 from .. import backend as B
 from ..blas import add_scaled   # Note [alpha as one fused multiply-add]
 from .args import checked_scalar
+from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from ..tensor import Tensor
 from .operands import (OTHER, check_alpha, function_form, method_form,
                        operand as _operand)
@@ -543,11 +544,13 @@ FUNCTIONS = {"add": function_form(add, "add"), "sub": function_form(sub, "sub"),
 
 @method("abs", "__abs__")
 def abs(self):
+    _refuse(_CX["abs"], self)   # (bool: Note [inputs PyTorch refuses])
     return _unary(ABS, self)   # dispatch(ABS, (self,)): Note [lean ops]
 
 
 @method("sign")
 def sign(self):
+    _refuse(_CX["sign"], self)   # Note [inputs PyTorch refuses]
     if self._data.dtype.kind == "b":
         return self.clone()   # a bool's sign is itself (PyTorch); NumPy has no bool sign
     return dispatch(SIGN, (self,))
@@ -592,6 +595,7 @@ def sigmoid(self):
 def relu(self):
     if self._data.dtype.kind == "b":
         raise RuntimeError("Boolean inputs not supported for relu")
+    _refuse(_CX["clamp"], self)   # (relu is a clamp: Note [inputs PyTorch refuses])
     return _unary(RELU, self)   # dispatch(RELU, (self,)): Note [lean ops]
 
 

@@ -38,7 +38,7 @@ def _qs(q, self, name):
 
 
 def _quantile(self, q, dim, keepdim, interpolation, ignore_nan, name):
-    if self._data.dtype.kind != "f":
+    if self._data.dtype.kind != "f" or self._data.dtype.char == "e":   # (float16 too)
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
     if interpolation not in _MODES:
         raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, "

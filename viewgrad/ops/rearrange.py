@@ -15,6 +15,7 @@ import operator
 from .. import backend as B
 from ..autograd.saved_names import show_given
 from ..tensor import Tensor, _unique_dims, _wrap_dim
+from .args import torch_type_name
 from .table import apply_inplace, defop, dispatch, method, unpack_args
 
 __all__ = ["tril", "triu", "flip", "roll", "repeat", "tile", "repeat_interleave", "ravel",
@@ -233,6 +234,9 @@ def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
     ``index_select`` (``IndexSelectBackward0``). ``vg.repeat_interleave(counts)`` alone
     gives the index ``[0]*counts[0] + [1]*counts[1] + ...``."""
     if repeats is None:  # torch.repeat_interleave(repeats): the index form
+        if self._data.dtype.kind not in "iu":   # (PyTorch's kernel asks this first)
+            raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
+                                      f"'{torch_type_name(self._data.dtype)}'")
         if self.dim() != 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         if self.numel() and int(self._data.min()) < 0:
@@ -246,6 +250,9 @@ def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
         d = _wrap_dim(dim, self.dim())
     if isinstance(repeats, Tensor):
         # per-slice counts (a single count is broadcast): an index_select, as PyTorch
+        if repeats._data.dtype.kind not in "iu":   # (PyTorch's kernel asks this first)
+            raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
+                                      f"'{torch_type_name(repeats._data.dtype)}'")
         if repeats.dim() > 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         n = x.shape[d] if x.dim() else 1

@@ -9,6 +9,7 @@ from ..tensor import Tensor, _unique_dims, _wrap_dim
 from . import lean_dims as _lean_dims
 from .table import defop, dispatch, fresh_results, method
 from .args import torch_type_name
+from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from ..autograd.saved_names import show_given
 from ..autograd.state import state as _st
 
@@ -373,6 +374,9 @@ def _argext(self, dim, keepdim, kind):
 
 
 def _ext(self, dim, keepdim, kind, full_op, dim_op):
+    # (Note [inputs PyTorch refuses], kernel_refusals.py)
+    _refuse(_CX[kind if dim is None else kind + "imum" if isinstance(dim, Tensor)
+                        else kind + "_dim"], self, dim)
     if dim is None:
         _check_nonempty(self, kind)
         return dispatch(full_op, (self,))
@@ -399,6 +403,7 @@ def min(self, dim=None, keepdim=False):
 
 
 def _amaxmin(self, dim, keepdim, name, op):
+    _refuse(_CX[name], self)   # Note [inputs PyTorch refuses]
     dims = _dims(dim if dim != () else None, self.dim())
     if dims is None:
         _check_nonempty(self, name)
@@ -420,12 +425,14 @@ def amin(self, dim=(), keepdim=False):
 @method("argmax")
 def argmax(self, dim=None, keepdim=False):
     _no_bool(self, "argmax")
+    _refuse(_CX["argmax"], self)   # Note [inputs PyTorch refuses]
     return _argext(self, None if dim is None else _wrap_dim(dim, self.dim()), keepdim, "max")
 
 
 @method("argmin")
 def argmin(self, dim=None, keepdim=False):
     _no_bool(self, "argmin")
+    _refuse(_CX["argmin"], self)
     return _argext(self, None if dim is None else _wrap_dim(dim, self.dim()), keepdim, "min")
 
 

@@ -230,6 +230,9 @@ def cartesian_prod(*tensors):
     """Every combination of the 1-D inputs' elements, one per row (``itertools.product``
     order), as ``torch.cartesian_prod``: n tensors give a (N, n) tensor
     (``StackBackward0`` of the flattened ``meshgrid``)."""
+    for t in tensors:
+        if t.dim() != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
     if len(tensors) == 1:
         return tensors[0]
     grids = meshgrid(*tensors, indexing="ij")

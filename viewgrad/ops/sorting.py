@@ -19,6 +19,7 @@ from .. import return_types as RT
 from ..autograd.saved_names import show_given
 from ..tensor import Tensor, _wrap_dim
 from .reduce import _evenly, _select_fwd, _value_selecting_bwd
+from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .table import defop, dispatch, fresh_results, method
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "mode"]
@@ -104,6 +105,7 @@ def sort(self, dim=-1, descending=False, *, stable=False):
     if isinstance(dim, bool):   # x.sort(True): PyTorch refuses it (stable is keyword-only)
         raise TypeError("sort() received an invalid combination of arguments - got (bool): "
                         "pass sort(dim=-1, descending=False, *, stable=False) by keyword")
+    _refuse(_CX["sort"], self)   # Note [inputs PyTorch refuses]
     d = _dim_of(self, dim)
     a = self._data
     idx = B.layout_like(_argsort(a, d, descending), a) if a.ndim else _xp(a).zeros(
@@ -117,6 +119,7 @@ def sort(self, dim=-1, descending=False, *, stable=False):
 def argsort(self, dim=-1, descending=False, stable=False):
     """The indices that sort ``self`` along ``dim`` (``sort(...).indices``), as
     ``torch.argsort``: an int64 tensor, not differentiable."""
+    _refuse(_CX["sort"], self)   # Note [inputs PyTorch refuses]
     d = _dim_of(self, dim)
     a = self._data
     return _indices(self, _argsort(a, d, descending) if a.ndim else
@@ -136,6 +139,7 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
     ``largest=False``) and their indices, as ``torch.topk``: a named tuple
     ``(values, indices)``; the values record ``TopkBackward0``. The result is always in
     sorted order (PyTorch leaves the order unspecified with ``sorted=False``)."""
+    _refuse(_CX["topk"], self)   # Note [inputs PyTorch refuses]
     d = _dim_of(self, dim)
     n = self.shape[d] if self.dim() else 1
     if not 0 <= k <= n:
@@ -175,6 +179,7 @@ def kthvalue(self, k, dim=-1, keepdim=False):
     """The ``k``-th smallest entry along ``dim`` (``k`` counts from 1) and its index, as
     ``torch.kthvalue``: a named tuple ``(values, indices)``; the values record
     ``KthvalueBackward0``."""
+    _refuse(_CX["kthvalue"], self)   # Note [inputs PyTorch refuses]
     d = _dim_of(self, dim)
     _nonempty_dim(self, d, "kthvalue")
     n = self.shape[d] if self.dim() else 1
@@ -196,6 +201,7 @@ def median(self, dim=None, keepdim=False):
     gradient shared by the entries equal to it), or along ``dim`` (a named tuple
     ``(values, indices)``, ``MedianBackward1``), as ``torch.median``. With an even count
     it is the LOWER of the two middle values (not their mean); a NaN makes it NaN."""
+    _refuse(_CX["median"], self)   # Note [inputs PyTorch refuses]
     if dim is None:
         return dispatch(MEDIAN_ALL, (self,))
     d = _dim_of(self, dim)
@@ -243,6 +249,7 @@ def mode(self, dim=-1, keepdim=False):
     """The most frequent value along ``dim`` and the index of (its last occurrence), as
     ``torch.mode``: a named tuple ``(values, indices)``; ties go to the smallest value.
     The values record ``ModeBackward0``."""
+    _refuse(_CX["mode"], self)   # Note [inputs PyTorch refuses]
     d = _dim_of(self, dim)
     _nonempty_dim(self, d, "mode")
     if not self.dim():

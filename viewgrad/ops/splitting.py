@@ -111,6 +111,8 @@ def _multi_view(op, self, datas, attrs, replays):
 
 @method("split")
 def split(self, split_size_or_sections, dim=0):
+    if not self.dim():
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, self.dim())
     n = self._data.shape[d]
     if isinstance(split_size_or_sections, int):
@@ -146,6 +148,8 @@ def split_with_sizes(self, split_sizes, dim=0):
 
 @method("chunk")
 def chunk(self, chunks, dim=0):
+    if not self.dim():
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, self.dim())
     n = self._data.shape[d]
     size = -(-n // chunks) if chunks > 0 else 0
@@ -169,6 +173,9 @@ def tensor_split(self, indices_or_sections, dim=0):
     pieces as equal as possible (the first ``size % n`` one longer); a list (or 1-D
     tensor) of indices cuts before each index. Unlike ``split``, the pieces are plain
     slices (``SliceBackward0`` each), so modifying one in place is allowed."""
+    if not self.dim():
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
     d = _wrap_dim(dim, self.dim())
     n = self._data.shape[d]
     ios = indices_or_sections

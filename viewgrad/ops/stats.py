@@ -40,6 +40,7 @@ from ..tensor import Tensor, _unique_dims, _wrap_dim
 from .args import torch_type_name
 from ..autograd.saved_names import show_given
 from .reduce import _count, _restore, given_dims
+from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .table import apply_inplace, defop, dispatch, fresh_results, method, record, _edges
 
 __all__ = ["var", "std", "var_mean", "std_mean", "prod", "cumsum", "cumprod", "logsumexp",
@@ -75,6 +76,8 @@ def _var_fwd(self, dim, correction, keepdim):
     xp = _xp(self)
     n = _count(self.shape, dim)
     dev = self - self.mean(axis=dim, keepdims=True) if n else self
+    if dev.dtype.kind == "c":   # |dev|², real: a complex tensor's variance is real
+        dev = xp.abs(dev)
     ss = (dev * dev).sum(axis=dim, keepdims=keepdim)
     dof = n - correction
     if dof > 0:
@@ -466,6 +469,7 @@ def nansum(self, dim=None, keepdim=False, *, dtype=None):
     """The sum over ``dim`` (all by default) counting NaNs as 0, as ``torch.nansum``
     (integers give int64). Records ``NansumBackward0``: the NaN entries get no
     gradient."""
+    _refuse(_CX["nansum"], self)   # Note [inputs PyTorch refuses]
     self = _acc_dtype(self, dtype)
     dims = _red_dims(dim, self.dim())
     return show_given(dispatch(NANSUM, (self,), (dims, bool(keepdim))), "dim", given_dims(dim),
@@ -477,6 +481,7 @@ def nanmean(self, dim=None, keepdim=False, *, dtype=None):
     """The mean over ``dim`` of the entries that are not NaN, as ``torch.nanmean``:
     ``nansum / count``, so its node is ``DivBackward0`` over ``NansumBackward0``, as in
     PyTorch. All-NaN slices give NaN."""
+    _refuse(_CX["nansum"], self)   # (PyTorch's words: nanmean is nansum / count)
     if dtype is not None:
         self = self.to(dtype)
     if self._data.dtype.kind not in "fc":

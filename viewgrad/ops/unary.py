@@ -15,6 +15,7 @@ import math
 from .. import backend as B
 from . import special
 from .args import float_input, with_out
+from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from ..autograd.nodes import OpDef
 from .lean import unary_method
 from .table import METHODS, apply_inplace, defop, dispatch, method, zeros_grad
@@ -33,12 +34,17 @@ _HALF_SQRT_PI = 0.5 * math.sqrt(math.pi)
 def _unary(name, node, forward, formula, what, derivative, floating=True):
     """Declare the row ``name`` and make its function, method and in-place method."""
     op = defop(name, node, forward, self=formula)
+    refusal = _CX.get(name)   # Note [inputs PyTorch refuses]
 
     def fn(input, *, out=None):
+        if refusal is not None:
+            _refuse(refusal, input)
         x = float_input(input) if floating else input
         return with_out(dispatch(op, (x,)), out, name)
 
     def fn_(self):
+        if refusal is not None:
+            _refuse(refusal, self)
         return apply_inplace(op, self, name=name + "_")
 
     fn.__name__ = fn.__qualname__ = name
@@ -210,6 +216,7 @@ def round(input, *, decimals=0, out=None):
     even, as ``torch.round``: ``vg.round(x)``, ``x.round(decimals=2)``. Integer tensors
     stay as they are. Backward: zeros (``RoundBackward0``; ``RoundBackward1`` with
     decimals)."""
+    _refuse(_CX["round_decimals" if decimals else "round"], input)
     op = ROUND_DEC if decimals else ROUND
     return with_out(dispatch(op, (input,), (int(decimals),)), out, "round")
 
@@ -217,6 +224,7 @@ def round(input, *, decimals=0, out=None):
 @method("round_")
 def round_(self, *, decimals=0):
     """In-place ``round`` (``torch.Tensor.round_``)."""
+    _refuse(_CX["round_decimals" if decimals else "round"], self)
     op = ROUND_DEC if decimals else ROUND
     return apply_inplace(op, self, (), (int(decimals),), name="round_")
 
@@ -244,6 +252,7 @@ def logit(input, eps=None, *, out=None):
     """The log-odds log(x / (1 - x)), inverse of sigmoid, as ``torch.logit``. With ``eps``
     the input is first clamped to [eps, 1 - eps] (and the gradient is zero outside).
     Backward (node ``LogitBackward0``): grad / (x (1 - x))."""
+    _refuse(_CX["logit"], input)   # Note [inputs PyTorch refuses]
     x = float_input(input)
     return with_out(dispatch(LOGIT, (x,), (eps,)), out, "logit")
 
@@ -251,4 +260,5 @@ def logit(input, eps=None, *, out=None):
 @method("logit_")
 def logit_(self, eps=None):
     """In-place ``logit`` (``torch.Tensor.logit_``)."""
+    _refuse(_CX["logit"], self)
     return apply_inplace(LOGIT, self, (), (eps,), name="logit_")
