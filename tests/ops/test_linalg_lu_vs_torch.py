@@ -177,3 +177,19 @@ def test_lu_solve_gradcheck_and_gradgradcheck(left, adjoint):
         return vg.linalg.lu_solve(LU, piv, b, left=left, adjoint=adjoint)
     assert vg.autograd.gradcheck(f, (A, Bm))
     assert vg.autograd.gradgradcheck(f, (A, Bm))
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0), (0, 0), (2, 0, 3), (0, 2, 2)])
+def test_empty_matrices_as_torch(shape):
+    """An empty matrix (or batch) factors to empty results of PyTorch's shapes (NumPy's
+    reshape to (-1, m, n) refused an empty one: the batch's size is given now)."""
+    torch = _torch()
+    got = []
+    for M in (vg, torch):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            x = M.zeros(*shape)
+            LU, piv = M.linalg.lu_factor(x)
+            outs = (LU, piv, *M.linalg.lu(x), *M.lu_unpack(LU, piv), *M.lu(x))
+        got.append([(tuple(t.shape), str(t.dtype).split(".")[-1]) for t in outs])
+    assert got[0] == got[1]

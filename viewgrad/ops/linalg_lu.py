@@ -21,6 +21,8 @@ triu(Lᵀ Pᵀ gA). Every formula is written in viewgrad ops, so double backward
 """
 from __future__ import annotations
 
+import math
+
 import warnings
 
 from .. import backend as B
@@ -55,7 +57,8 @@ def _getrf(A, pivot):
     shape = A.shape
     m, n = shape[-2:]
     k = min(m, n)
-    a = xp.array(A.reshape((-1, m, n)), copy=True)
+    # (the batch's size, not -1: an empty matrix leaves -1 undetermined)
+    a = xp.array(A.reshape((math.prod(shape[:-2]), m, n)), copy=True)
     b = a.shape[0]
     piv = xp.empty((b, k), dtype=B.int32)
     info = xp.zeros((b,), dtype=B.int32)
@@ -87,7 +90,7 @@ def _permutation(pivots, m, dtype):
     """The permutation matrices P (..., m, m) of LAPACK's pivots (A = P L U)."""
     xp = _xp(pivots)
     batch = pivots.shape[:-1]
-    flat = pivots.reshape((-1, pivots.shape[-1])).astype(B.int64) - 1
+    flat = pivots.reshape((math.prod(batch), pivots.shape[-1])).astype(B.int64) - 1
     b = flat.shape[0]
     perm = xp.broadcast_to(xp.arange(m), (b, m)).copy()
     rows = xp.arange(b)
