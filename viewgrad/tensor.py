@@ -468,6 +468,9 @@ class Tensor:
         if self.grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
                                "tensors")
+        if not self._requires_grad:   # (PyTorch's words: it would never run)
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require "
+                               "gradient")
         from .autograd.graph import RemovableHandle
         if self._post_acc_hooks is None:
             self._post_acc_hooks = {}

@@ -235,6 +235,9 @@ def threshold(input, threshold, value, inplace=False):
     if isinstance(input, Tensor) and input._data.dtype.kind == "f":
         # ThresholdBackward0 / ThresholdBackward1, as PyTorch records them
         return _Fact.threshold(input, threshold, value, inplace=inplace)
+    if isinstance(input, Tensor) and input._data.dtype.kind == "c":   # (PyTorch's words)
+        raise NotImplementedError("\"threshold_cpu\" not implemented for "
+                                  f"'{torch_type_name(input._data.dtype)}'")
     if inplace:   # the elements at or below the threshold overwritten (torch's threshold_)
         return input.masked_fill_(input <= threshold, value)
     return where(input <= threshold, Fa.full((), value, dtype=input.dtype,

@@ -142,9 +142,24 @@ def _check(input, name):
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' must be Tensor, not "
                         f"{type(input).__name__}")
-    if input._data.dtype.kind != "f":
-        raise RuntimeError(f'"{name}" not implemented for \'{B.dtype_name(input.dtype)}\'')
+    kind = input._data.dtype.kind
+    if kind != "f" and not (kind == "c" and name == "silu"):   # (PyTorch's silu takes complex)
+        if kind == "c" and name in ("hardtanh", "relu6"):   # a clamp: its words
+            raise NotImplementedError("clamp is not supported for complex types")
+        raise NotImplementedError(f'"{_KERNELS.get(name, name)}" not implemented for '
+                                  f"'{torch_type_name(input._data.dtype)}'")
     return input
+
+
+# the kernel PyTorch names when it refuses an activation's dtype
+_KERNELS = {"hardshrink": "hardshrink_cpu", "softshrink": "softshrink_check",
+            "elu": "elu_cpu", "selu": "elu_cpu", "celu": "elu_cpu",
+            "leaky_relu": "leaky_relu_cpu", "rrelu": "leaky_relu_cpu", "gelu": "GeluKernelImpl",
+            "silu": "silu_cpu", "mish": "mish_cpu", "softplus": "softplus_cpu",
+            "hardsigmoid": "hardsigmoid_cpu", "hardswish": "hardswish_cpu",
+            "log_sigmoid_forward": "log_sigmoid_cpu", "glu": "glu_cpu",
+            "threshold": "threshold_cpu", "hardtanh": "hardtanh_cpu",
+            "relu6": "hardtanh_cpu"}
 
 
 def _run(op, input, attrs, name, inplace):
@@ -195,6 +210,11 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """``clamp(x, min_val, max_val)`` with zero gradient outside, as torch's hardtanh."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if isinstance(input, Tensor) and input._data.dtype.kind in "iu":
+        # an integer tensor is clamped to the bounds as its dtype holds them (PyTorch's
+        # hardtanh of int64 is int64); no gradient: integers have none
+        lo, hi = int(min_val), int(max_val)
+        return input.clamp_(lo, hi) if inplace else input.clamp(lo, hi)
     return _run(HARDTANH, input, (float(min_val), float(max_val)), "hardtanh", inplace)
 
 

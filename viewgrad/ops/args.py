@@ -124,6 +124,8 @@ def checked_scalar(value, dtype):
         return bool(value), True
     if not isinstance(value, numbers.Number):
         return value, False
+    if dtype.kind == "c":   # any number fits a complex dtype
+        return complex(value), True
     ok = not (isinstance(value, complex) and value.imag != 0)
     if isinstance(value, complex):
         value = value.real

@@ -436,10 +436,13 @@ def floor_divide_(self, other):
 @method("sign_")
 def sign_(self):
     """In-place ``sign`` (``torch.Tensor.sign_``)."""
+    _refuse(_CX["sign"], self)   # Note [inputs PyTorch refuses]
     return apply_inplace(P.SIGN, self, name="sign_")
 
 
 @method("square_")
 def square_(self):
     """In-place ``square``: ``x.square_()`` is ``x.pow_(2)`` (``PowBackward0``)."""
+    if self._data.dtype.kind == "b":   # bool ** 2 is int64: it never fits (PyTorch's words)
+        check_result_cast(B.int64, self._data.dtype)
     return apply_inplace(P.POW, self, (), (2,), name="square_")

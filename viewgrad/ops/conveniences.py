@@ -60,20 +60,29 @@ def sum_to_size(self, *size):
     return out.view(size) if lead > 0 else out
 
 
-def _real_only(name):
-    def check(self):
-        if self._data.dtype.kind == "c":
-            raise RuntimeError(f"{name}: viewgrad keeps no conjugate or negative bit on a "
-                               "complex tensor; conjugate it with a tensor op instead")
+@method("conj")
+def conj(self):
+    """``torch.Tensor.conj`` of a real tensor: the tensor itself (PyTorch returns the same
+    object). A complex one is refused: PyTorch's is a lazy view with a conjugate bit,
+    which writes through to its base conjugated, and viewgrad keeps no such bit."""
+    if self._data.dtype.kind == "c":
+        raise RuntimeError("conj: viewgrad keeps no conjugate bit on a complex tensor, so it "
+                           "cannot give PyTorch's lazy conjugate view; use "
+                           "z.conj_physical() (a new tensor, the same values)")
+    return self
+
+
+def _resolved(name):
+    def resolve(self):
         return self
-    check.__name__ = name
-    check.__doc__ = (f"``torch.Tensor.{name}`` of a real tensor: the tensor itself (PyTorch "
-                     "returns the same object).")
-    return check
+    resolve.__name__ = name
+    resolve.__doc__ = (f"``torch.Tensor.{name}``: the tensor itself, as PyTorch returns a "
+                       "tensor with no such bit set (viewgrad never sets one).")
+    return resolve
 
 
-for _name in ("conj", "resolve_conj", "resolve_neg"):
-    method(_name)(_real_only(_name))
+for _name in ("resolve_conj", "resolve_neg"):
+    method(_name)(_resolved(_name))
 
 
 @method("conj_physical")

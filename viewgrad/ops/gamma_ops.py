@@ -64,6 +64,7 @@ def polygamma(n, input, *, out=None):
     Backward (node ``PolygammaBackward0``, saving n and x): grad * polygamma(n + 1, x).
     ``out=`` as in PyTorch."""
     n = _n(n)
+    _refuse(_CX.get(f"polygamma{n}", _CX["polygamma"]), input)   # Note [inputs PyTorch refuses]
     return with_out(dispatch(POLYGAMMA, (float_input(input),), (n,)), out, "polygamma")
 
 
@@ -77,6 +78,7 @@ def _polygamma_method(self, n):
 def _polygamma_(self, n):
     """In-place ``polygamma``: ``x.polygamma_(n)`` overwrites x with polygamma(n, x), as
     ``torch.Tensor.polygamma_``; recorded as ``PolygammaBackward0`` on x's history."""
+    _refuse(_CX.get(f"polygamma{_n(n)}", _CX["polygamma"]), self)
     return apply_inplace(POLYGAMMA, self, (), (_n(n),), name="polygamma_")
 
 
@@ -117,6 +119,7 @@ def mvlgamma(input, p, *, out=None):
 def mvlgamma_(self, p):
     """In-place ``mvlgamma``: ``x.mvlgamma_(p)`` overwrites x, as ``torch.Tensor.mvlgamma_``;
     recorded as ``MvlgammaBackward0`` on x's history."""
+    _refuse(_CX["mvlgamma"], self)   # Note [inputs PyTorch refuses]
     return apply_inplace(MVLGAMMA, self, (), (_p(p),), name="mvlgamma_")
 
 

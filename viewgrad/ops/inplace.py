@@ -256,12 +256,31 @@ for _f, _name, _sigs in (
 def _unary_(op, name):
     # (relu is a clamp: Note [inputs PyTorch refuses])
     refusal = _CX["clamp"] if name == "relu_" else None
+
     def f(self):
         if refusal is not None:
             _refuse(refusal, self)
+        kind = self._data.dtype.kind
+        if kind in "bc":
+            _refuse_inplace_unary(name, self, kind)
+        if name == "sigmoid_" and kind in "iub":   # a floating result never fits
+            check_result_cast(B.default_float(), self._data.dtype)
         return apply_inplace(op, self, name=name)
     f.__name__ = name
     return f
+
+
+def _refuse_inplace_unary(name, self, kind):
+    """PyTorch's refusals of an in-place unary op on a bool or complex tensor, its words."""
+    if kind == "b":
+        if name == "neg_":
+            raise RuntimeError(P.ERR_NEG_BOOL)
+        if name == "relu_":
+            raise RuntimeError("Boolean inputs not supported for relu")
+        if name == "abs_":
+            _refuse(_CX["abs"], self)
+    elif name == "abs_":
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
 
 
 for _op, _name in [(P.NEG, "neg_"), (P.EXP, "exp_"), (P.LOG, "log_"), (P.TANH, "tanh_"),
@@ -415,6 +434,7 @@ def _check_mask(mask):
 @method("masked_fill_")
 def masked_fill_(self, mask, value):
     _check_mask(mask)
+    _check_fill_value(value)
     if isinstance(value, Tensor):
         return apply_inplace(MASKED_FILL_T, self, (mask, value), name="masked_fill_")
     if self._data.dtype.kind in "iu":   # -1 is 255 for uint8, 300 is refused, as torch
@@ -422,11 +442,19 @@ def masked_fill_(self, mask, value):
     return apply_inplace(MASKED_FILL, self, (mask,), (value,), name="masked_fill_")
 
 
+def _check_fill_value(value):
+    """PyTorch's masked_fill takes a number or a 0-d tensor as the value, in its words."""
+    if isinstance(value, Tensor) and value.dim():
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.dim()} dimension(s).")
+
+
 @method("masked_fill")
 def masked_fill(self, mask, value):
     _check_mask(mask)
     if tuple(mask.shape) != tuple(self.shape):   # (PyTorch broadcasts the mask first)
         B.checked_broadcast("masked_fill", tuple(mask.shape), tuple(self.shape))
+    _check_fill_value(value)
     if isinstance(value, Tensor):
         return dispatch(MASKED_FILL_T, (self, mask, value))
     if self._data.dtype.kind in "iu":   # -1 is 255 for uint8, 300 is refused, as torch

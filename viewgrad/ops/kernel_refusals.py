@@ -17,9 +17,9 @@ entry up by the name they check their input under (``check_float``).
 
 Two ops PyTorch computes on complex tensors and viewgrad does not (``logaddexp`` and
 ``logcumsumexp``: NumPy has no complex kernel for them) refuse here too, saying so,
-rather than show NumPy's error. tests/ops/test_complex_inputs_vs_torch.py and
-test_kernel_refusals_vs_torch.py call every function viewgrad shares with torch on
-complex, bool, integer, float16 and 0-d tensors and compare the outcomes.
+rather than show NumPy's error. tests/ops/test_inputs_by_dtype_vs_torch.py calls every
+function and Tensor method viewgrad shares with torch on complex, bool, integer, float16
+and 0-d tensors and compares the outcomes.
 """
 from __future__ import annotations
 
@@ -90,6 +90,9 @@ REFUSALS = {
     "lt": _kernel("lt_cpu"), "le": _kernel("le_cpu"), "gt": _kernel("gt_cpu"),
     "ge": _kernel("ge_cpu"),
     "addcmul": _kernel("addcmul_cpu_out", "b"),
+    "cumsum_": _kernel("cumsum_out_cpu", "b"), "cumprod_": _kernel("cumprod_out_cpu", "b"),
+    "polygamma": _kernel("polygamma"), "polygamma0": _kernel("digamma"),
+    "polygamma1": _kernel("trigamma"),
     "bincount": _kernel("bincount_cpu", "b"),
     "cross": _kernel("cross", "b"),
     "lerp_tensor": _kernel("lerp_kernel_tensor", "b", "i"),

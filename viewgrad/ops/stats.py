@@ -310,7 +310,10 @@ def cumsum(self, dim, *, dtype=None):
 
 
 def _scan_(op, name):
+    refusal = _CX[name[:-1] + "_"]   # (bools: Note [inputs PyTorch refuses])
+
     def fn_(self, dim, *, dtype=None):
+        _refuse(refusal, self)
         if dtype is not None and B.to_dtype(dtype) != self._data.dtype:
             raise RuntimeError(f"{name}: the result's dtype must be self's "
                                f"({B.dtype_name(self.dtype)}), got {B.dtype_name(dtype)}")

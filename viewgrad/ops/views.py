@@ -522,7 +522,7 @@ def expand_as(self, other):
 
 @method("broadcast_to")
 def broadcast_to(self, shape):
-    return expand(self, tuple(shape))
+    return expand(self, (shape,) if isinstance(shape, int) else tuple(shape))
 
 
 @method("unfold")
