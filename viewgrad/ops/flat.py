@@ -67,6 +67,26 @@ def _put_checks(self, index, source):
     _in_range(self, index)
 
 
+def _overlap(t, o):
+    """Whether tensor ``o`` shares any byte of memory with ``t`` (by the byte ranges their
+    strides span over one storage)."""
+    if not isinstance(o, Tensor) or o._storage is not t._storage or not (t.numel() and
+                                                                       o.numel()):
+        return False
+
+    def span(x):
+        d = x._data
+        lo = hi = x.data_ptr()
+        for n, s in zip(d.shape, d.strides):
+            if s < 0:
+                lo += (n - 1) * s
+            else:
+                hi += (n - 1) * s
+        return lo, hi + d.itemsize
+    a, b = span(t), span(o)
+    return a[0] < b[1] and b[0] < a[1]
+
+
 def _long_index(name, index):
     """PyTorch's refusal of an index tensor that is not int64 (NumPy's words would say
     'arrays used as indices must be of integer type')."""
@@ -95,6 +115,11 @@ def put_(self, index, source, accumulate=False):
     as ``torch.Tensor.put_``."""
     _long_index("put_", index)
     _put_checks(self, index, source)
+    for o in (index, source):   # PyTorch's assert_no_overlap: not even the same memory
+        if _overlap(self, o):
+            raise RuntimeError("unsupported operation: some elements of the input tensor and "
+                               "the written-to tensor refer to a single memory location. "
+                               "Please clone() the tensor before performing the operation.")
     return apply_inplace(PUT, self, (index, source), (bool(accumulate),), name="put_")
 
 
