@@ -20,6 +20,7 @@ from ..ops.activations import hardshrink, softshrink  # noqa: F401
 from ..ops.activations import (celu, elu, gelu, glu, hardsigmoid, hardswish, hardtanh,  # noqa: F401
                                leaky_relu, logsigmoid, mish, selu, silu, softplus,
                                celu_, elu_, hardtanh_, leaky_relu_, selu_)
+from ..ops.kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from . import functional_more as _more
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from . import functional_extra as _extra, functional_losses as _losses
@@ -161,6 +162,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if not isinstance(input, Tensor) or input.dim() not in (2, 3):
         raise RuntimeError(f"max_pool1d: Expected 2D (unbatched) or 3D (batched) input, but "
                            f"got input of size: {list(getattr(input, 'shape', []))}")
+    _refuse(_CX["max_pool1d"], input)   # (Note [inputs PyTorch refuses], ops/)
 
     def one(v):
         return (1, v if isinstance(v, int) else tuple(v)[0])
@@ -265,6 +267,7 @@ def pdist(input, p=2):
     (built of ops here: PyTorch records one PdistBackward0 node)."""
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    _refuse(_CX["pdist"], input)   # (Note [inputs PyTorch refuses], ops/)
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
     n = input.shape[0]

@@ -20,6 +20,7 @@ from ..ops.pointwise import where
 from ..ops.random import rng_of
 from ..ops.signatures import BOOL, NUMBER, checked_function
 from ..ops.table import apply_inplace, defop, dispatch
+from ..ops.kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from ..tensor import Tensor
 
 __all__ = ["fold", "rrelu", "rrelu_"]
@@ -261,11 +262,13 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Randomized leaky ReLU, as ``torch.nn.functional.rrelu``: ``x`` where positive,
     ``a * x`` elsewhere, with ``a ~ U(lower, upper)`` drawn per element in training and
     ``a = (lower + upper) / 2`` in evaluation (the default, ``training=False``)."""
+    _refuse(_CX["rrelu"], input)   # (Note [inputs PyTorch refuses], ops/)
     return _rrelu(input, lower, upper, training, inplace)
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
     """``rrelu(input, lower, upper, training, inplace=True)``."""
+    _refuse(_CX["rrelu"], input)
     return _rrelu(input, lower, upper, training, True)
 
 

@@ -28,6 +28,7 @@ from ..ops.pointwise import where
 from ..ops.pool import (ADAPTIVE_MAX_POOL2D, adaptive_avg_pool2d, adaptive_max_indices,
                         max_pool2d)
 from ..ops.table import defop, dispatch
+from ..ops.kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from ..tensor import Tensor
 from .functional_more import _norm, embedding
 from .upsample import upsample as _upsample
@@ -149,6 +150,7 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     if input.dim() not in (2, 3):
         raise RuntimeError(f"adaptive_max_pool1d(): Expected 2D or 3D tensor, but got: "
                            f"{list(input.shape)}")
+    _refuse(_CX["adaptive_max_pool1d"], input)   # (Note [inputs PyTorch refuses], ops/)
     o = output_size if isinstance(output_size, int) else output_size[0]
     y, idx = adaptive_max_pool2d(input.unsqueeze(-2), (1, o), True)
     y, idx = y.squeeze(-2), idx.squeeze(-2)
@@ -235,7 +237,7 @@ def threshold(input, threshold, value, inplace=False):
     if isinstance(input, Tensor) and input._data.dtype.kind == "f":
         # ThresholdBackward0 / ThresholdBackward1, as PyTorch records them
         return _Fact.threshold(input, threshold, value, inplace=inplace)
-    if isinstance(input, Tensor) and input._data.dtype.kind == "c":   # (PyTorch's words)
+    if isinstance(input, Tensor) and input._data.dtype.kind in "cb":   # (PyTorch's words)
         raise NotImplementedError("\"threshold_cpu\" not implemented for "
                                   f"'{torch_type_name(input._data.dtype)}'")
     if inplace:   # the elements at or below the threshold overwritten (torch's threshold_)

@@ -26,6 +26,7 @@ from ..ops.pointwise import add_scalar, where
 from ..ops.pool import avg_pool2d, pool_output_size
 from ..ops.table import dispatch
 from ..ops.vector_norms import NORM_DIM, vector_norm
+from ..ops.kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from ..tensor import Tensor
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "l1_loss",
@@ -54,6 +55,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     """KL divergence with ``input`` as log-probabilities: ``t (log t - input)`` (0 where
     t = 0); ``log_target=True`` takes ``target`` as log-probabilities too. Use
     ``reduction='batchmean'`` for the mathematical KL (sum / batch size)."""
+    _refuse(_CX["kl_div"], input, target)   # (Note [inputs PyTorch refuses], ops/)
     if log_target:
         loss = target.exp() * (target - input)
     else:
@@ -69,6 +71,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalise each group of ``C / num_groups`` channels (with all spatial positions) of
     each sample, then scale and shift per channel: one ``NativeGroupNormBackward0`` node,
     as ``torch.nn.functional.group_norm`` (ops/group_norm.py)."""
+    _refuse(_CX["group_norm"], input)   # (Note [inputs PyTorch refuses], ops/)
     if input.dim() < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
                            f"{input.dim()}")
@@ -106,6 +109,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     step for step: the inputs broadcast (expanded) first, each divided by its norm (kept
     as a dim, cloned, and clamped in place under no_grad: the clamp is not differentiated),
     then the product summed. Its graph, numbers and gradients are PyTorch's."""
+    _refuse(_CX["cosine_similarity"], x1, x2)   # (Note [inputs PyTorch refuses], ops/)
     if tuple(x1.shape) != tuple(x2.shape):
         shape = B.checked_broadcast("cosine_similarity", tuple(x1.shape), tuple(x2.shape))
         x1 = x1 if tuple(x1.shape) == shape else x1.expand(shape)
@@ -263,6 +267,8 @@ def pad(input, pad, mode="constant", value=None):
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
     """avg_pool2d on a (N, C, 1, L) view of a (N, C, L) or (C, L) input."""
+    _refuse(_CX["avg_pool1d"], input)   # (Note [inputs PyTorch refuses], ops/)
+
     def one(v):
         return v if isinstance(v, int) else tuple(v)[0]
     k = (1, one(kernel_size))

@@ -144,7 +144,9 @@ def _check(input, name):
                         f"{type(input).__name__}")
     kind = input._data.dtype.kind
     if kind != "f" and not (kind == "c" and name == "silu"):   # (PyTorch's silu takes complex)
-        if kind == "c" and name in ("hardtanh", "relu6"):   # a clamp: its words
+        if name in ("hardtanh", "relu6") and kind in "cb":   # a clamp: PyTorch's words
+            if kind == "b":
+                raise RuntimeError("Bool inputs not supported for hardtanh")
             raise NotImplementedError("clamp is not supported for complex types")
         raise NotImplementedError(f'"{_KERNELS.get(name, name)}" not implemented for '
                                   f"'{torch_type_name(input._data.dtype)}'")
@@ -462,13 +464,14 @@ def logsigmoid(input):
 def glu(input, dim=-1):
     """Gated linear unit: the first half of ``dim`` times the sigmoid of the second half
     (torch's glu)."""
-    _check(input, "glu")
-    if input.dim() == 0:
+    if isinstance(input, Tensor) and input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
-    d = dim % input.dim()
-    if input.shape[d] % 2:
+    if isinstance(input, Tensor) and input.shape[dim % input.dim()] % 2:   # (PyTorch's order:
+        d = dim % input.dim()                                                # the shape first)
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
                            f"{input.shape[d]}")
+    _check(input, "glu")
+    d = dim % input.dim()
     return show_given(dispatch(GLU, (input,), (d,)), "dim", dim, d)   # (Note [dims as given])
 
 

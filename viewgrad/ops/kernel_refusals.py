@@ -106,6 +106,18 @@ REFUSALS = {
                                 "x.exp().cumsum(dim).log() instead"),
                      **_kernel("logcumsumexp_out_cpu", "b", "i")},
     "trace": _kernel("trace", "b"),
+    # torch.nn.functional's
+    "kl_div": {**_said(_RT, "kl_div: Integral inputs not supported.", "bi"),
+               "c": (_RT, "kl_div: Complex inputs not supported.")},
+    "cosine_similarity": _said(_RT, "expected common dtype to be floating point, yet common "
+                                    "dtype is {T}", "cbi"),
+    "pdist": {**_said(_RT, "pdist only supports floating-point dtypes", "cbi"),
+              **_kernel("pdist", "h")},
+    "group_norm": _kernel("GroupNormKernelImpl", "c", "b", "i"),
+    "max_pool1d": _kernel("max_pool1d_impl", "c", "b", "i"),
+    "adaptive_max_pool1d": _kernel("adaptive_max_pool2d", "c", "b", "i"),
+    "avg_pool1d": _kernel("avg_pool2d", "c", "b"),
+    "rrelu": _kernel("leaky_relu_cpu", "c", "b", "i"),
     "cdist": _kernel("cdist", "h"), "lu": _kernel("lu_cpu", "h"),
     "qr": _kernel("geqrf_cpu", "h"), "svd": _kernel("linalg_svd_cpu", "h"),
     # float16 matrices, by the name each linalg function checks its input under

@@ -125,13 +125,30 @@ DIV_SCALAR_OP = defop("div_scalar_op", "DivBackward1", lambda self, other: self 
                       attrs=("other",), self=lambda grad, other: div_scalar(grad, other))
 
 
+def _integral(t, number, true_division=False):
+    """An integer or bool ``t`` in the dtype PyTorch's ``<op>.Scalar`` computes it in with
+    ``number`` (an int tensor with 1e-6: the default float; NumPy would take float64), and
+    the number as that dtype takes it; a float ``t`` is returned as it is."""
+    rt = promoted_dtype((t, number))
+    if true_division and rt.kind in "iub":
+        rt = B.default_float()
+    return t.to(rt) if rt != t._data.dtype else t, (float(number) if rt.kind == "f"
+                                                     else number)
+
+
 def mul_scalar(t, number):
     """``t * number`` recorded as PyTorch's ``mul.Scalar`` (MulBackward1)."""
+    if t._data.dtype.kind in "iub":
+        t, number = _integral(t, number)
+        return dispatch(MUL_SCALAR, (t,), (number,))
     return dispatch(MUL_SCALAR, (t,), (float(number),))
 
 
 def add_scalar(t, number):
     """``t + number`` recorded as PyTorch's ``add.Scalar`` (AddBackward1)."""
+    if t._data.dtype.kind in "iub":
+        t, number = _integral(t, number)
+        return dispatch(ADD_SCALAR_OP, (t,), (number,))
     return dispatch(ADD_SCALAR_OP, (t,), (float(number),))
 
 
@@ -143,12 +160,17 @@ def add_scalar_(t, number):
 
 def sub_scalar(t, number):
     """``t - number`` recorded as PyTorch's ``sub.Scalar`` (SubBackward1)."""
+    if t._data.dtype.kind in "iub":
+        t, number = _integral(t, number)
+        return dispatch(SUB_SCALAR_OP, (t,), (number,))
     return dispatch(SUB_SCALAR_OP, (t,), (float(number),))
 
 
 def div_scalar(t, number):
     """``t / number`` recorded as PyTorch's ``div.Scalar`` (DivBackward1, saving
     ``other``: the number, as given)."""
+    if t._data.dtype.kind in "iub":
+        t, _ = _integral(t, number, true_division=True)
     return dispatch(DIV_SCALAR_OP, (t,), (number,))
 
 
