@@ -334,3 +334,38 @@ def test_a_functional_of_each_dtype_as_torch(name, kind):
         assert ours[1][0] == theirs[1][0], (ours, theirs)
     else:
         assert _same(ours[1], theirs[1]), (ours, theirs)
+
+
+def _linalg_names():
+    return sorted(n for n in dir(torch.linalg) if not n.startswith("_")
+                  and callable(getattr(torch.linalg, n))
+                  and not isinstance(getattr(torch.linalg, n), type)
+                  and callable(getattr(vg.linalg, n, None)))
+
+
+@pytest.mark.parametrize("kind", ["complex", "bool", "int", "float16"])
+@pytest.mark.parametrize("name", _linalg_names())
+def test_a_linalg_function_of_each_dtype_as_torch(name, kind):
+    if kind == "bool" and name == "matmul":
+        pytest.skip("linalg.matmul: bool matrix products check the shapes first (no oracle)")
+    data = INPUTS[kind]
+    got = None
+    for pattern in PATTERNS:
+        try:
+            theirs = _call(torch, getattr(torch.linalg, name), pattern, data)
+        except TypeError:
+            continue
+        try:
+            ours = _call(vg, getattr(vg.linalg, name), pattern, data)
+        except TypeError as e:
+            ours = "raised", ("TypeError", str(e).split("\n")[0])
+        got = ours, theirs
+        break
+    if got is None:
+        pytest.skip(f"torch takes none of the test's argument patterns for linalg.{name}")
+    ours, theirs = got
+    assert ours[0] == theirs[0], (ours, theirs)
+    if ours[0] == "raised":
+        assert ours[1][0] == theirs[1][0], (ours, theirs)
+    else:
+        assert _same(ours[1], theirs[1]), (ours, theirs)

@@ -129,6 +129,7 @@ def linalg_cross(input, other, *, dim=-1, out=None):
     input, cross(grad, input) for other."""
     if input.dim() != other.dim():
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    _refuse(_CX["cross"], input, other)   # (bool: Note [inputs PyTorch refuses])
     d = _wrap_dim(dim, input.dim())
     if input.shape[d] != 3 or other.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
@@ -154,5 +155,4 @@ def cross(input, other, dim=None, *, out=None):
         dim = next((i for i, s in enumerate(input.shape) if s == 3), None)
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")
-    _refuse(_CX["cross"], input, other)   # (bool: Note [inputs PyTorch refuses])
     return linalg_cross(input, other, dim=dim, out=out)

@@ -340,7 +340,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if vec:
         X = X.squeeze(-1)
     rank = matrix_rank(A)
-    empty = A.new_zeros(0)
+    # (residuals and singular values are real, a complex A's too)
+    empty = A.new_zeros(0, dtype=A._data.real.dtype)
     return RT.linalg_lstsq((X, empty, rank, empty))
 
 
