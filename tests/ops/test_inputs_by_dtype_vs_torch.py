@@ -103,14 +103,16 @@ def _same(a, b):
                                                     equal_nan=True)
 
 
-def _outcomes(name, data=Z):
+def _outcomes(name, data=Z, theirs_in=None, ours_in=None):
+    """(ours, theirs) for the first pattern torch takes, or None; ``theirs_in`` and
+    ``ours_in``: the namespaces (torch and viewgrad by default)."""
     for pattern in PATTERNS:
         try:
-            theirs = _call(torch, getattr(torch, name), pattern, data)
+            theirs = _call(torch, getattr(theirs_in or torch, name), pattern, data)
         except TypeError:
             continue   # (a pattern torch does not take: the next one)
         try:
-            ours = _call(vg, getattr(vg, name), pattern, data)
+            ours = _call(vg, getattr(ours_in or vg, name), pattern, data)
         except TypeError as e:
             ours = "raised", ("TypeError", str(e).split("\n")[0])
         return ours, theirs
@@ -313,22 +315,14 @@ def test_a_functional_of_each_dtype_as_torch(name, kind):
         pytest.skip(f"{name}: the test's pattern, not the dtype, decides (no oracle)")
     if (kind, name) in FUNCTIONAL_KNOWN:
         pytest.skip(f"{name} of {kind}: known, not fixed")
-    data = INPUTS[kind]
-    got = None
-    for pattern in PATTERNS:
-        try:
-            theirs = _call(torch, getattr(torch.nn.functional, name), pattern, data)
-        except TypeError:
-            continue
-        try:
-            ours = _call(vg, getattr(vg.nn.functional, name), pattern, data)
-        except TypeError as e:
-            ours = "raised", ("TypeError", str(e).split("\n")[0])
-        got = ours, theirs
-        break
+    got = _outcomes(name, INPUTS[kind], torch.nn.functional, vg.nn.functional)
     if got is None:
         pytest.skip(f"torch takes none of the test's argument patterns for F.{name}")
-    ours, theirs = got
+    _same_outcome(*got)
+
+
+def _same_outcome(ours, theirs):
+    """The same result, or the same exception type."""
     assert ours[0] == theirs[0], (ours, theirs)
     if ours[0] == "raised":
         assert ours[1][0] == theirs[1][0], (ours, theirs)
@@ -348,24 +342,7 @@ def _linalg_names():
 def test_a_linalg_function_of_each_dtype_as_torch(name, kind):
     if kind == "bool" and name == "matmul":
         pytest.skip("linalg.matmul: bool matrix products check the shapes first (no oracle)")
-    data = INPUTS[kind]
-    got = None
-    for pattern in PATTERNS:
-        try:
-            theirs = _call(torch, getattr(torch.linalg, name), pattern, data)
-        except TypeError:
-            continue
-        try:
-            ours = _call(vg, getattr(vg.linalg, name), pattern, data)
-        except TypeError as e:
-            ours = "raised", ("TypeError", str(e).split("\n")[0])
-        got = ours, theirs
-        break
+    got = _outcomes(name, INPUTS[kind], torch.linalg, vg.linalg)
     if got is None:
         pytest.skip(f"torch takes none of the test's argument patterns for linalg.{name}")
-    ours, theirs = got
-    assert ours[0] == theirs[0], (ours, theirs)
-    if ours[0] == "raised":
-        assert ours[1][0] == theirs[1][0], (ours, theirs)
-    else:
-        assert _same(ours[1], theirs[1]), (ours, theirs)
+    _same_outcome(*got)
