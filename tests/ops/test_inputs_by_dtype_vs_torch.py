@@ -92,6 +92,8 @@ def _call(M, f, pattern, data=Z):
 
 
 def _same(a, b):
+    if a == () or b == ():   # (an empty Size: a 0-d tensor's shape)
+        return a == b
     if isinstance(a, tuple) and a and isinstance(a[0], tuple):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
     if a[0] != b[0]:
@@ -233,7 +235,7 @@ record_stream""".split())
 # PyTorch's float32 kernel rounds to 3.2e14, NumPy to inf
 METHOD_PATTERN_ONLY = {"baddbmm", "baddbmm_", "unflatten", ("bool", "bmm"), ("bool", "dot"),
                        ("bool", "matmul"), ("bool", "mm"), ("bool", "mv"),
-                       ("bool", "masked_scatter_"), ("int", "polygamma")}
+                       ("bool", "masked_scatter_"), ("int", "polygamma"), ("0-d", "mv")}
 METHOD_PATTERNS = [lambda z, r: (), lambda z, r: (1,), lambda z, r: (z,), lambda z, r: (r,),
                    lambda z, r: (0.5,), lambda z, r: (0.0, 1.0), lambda z, r: (z, z)]
 
@@ -258,7 +260,7 @@ def _call_method(M, name, pattern, data):
             return "raised", (type(e).__name__, str(e).split("\n")[0])
 
 
-@pytest.mark.parametrize("kind", ["complex", "bool", "int"])
+@pytest.mark.parametrize("kind", ["complex", "bool", "int", "float16", "0-d"])
 @pytest.mark.parametrize("name", _methods())
 def test_a_tensor_method_of_each_dtype_as_torch(name, kind):
     if name in METHOD_PATTERN_ONLY or (kind, name) in METHOD_PATTERN_ONLY:

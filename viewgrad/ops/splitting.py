@@ -72,6 +72,8 @@ def unsafe_split(self, split_size, dim=0):
     """``split`` whose pieces are not views to autograd (``torch.Tensor.unsafe_split``):
     one ``UnsafeSplitBackward0`` node; modifying a piece in place is not refused."""
     from .stats import _multi
+    if not self.dim():   # (split's words, as PyTorch's)
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, self.dim())
     n = self._data.shape[d]
     if split_size <= 0 and n:
@@ -88,6 +90,8 @@ def unsafe_split(self, split_size, dim=0):
 @method("unsafe_chunk")
 def unsafe_chunk(self, chunks, dim=0):
     """``chunk`` whose pieces are not views to autograd (``torch.Tensor.unsafe_chunk``)."""
+    if not self.dim():   # (chunk's words, as PyTorch's)
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0")
     d = _wrap_dim(dim, self.dim())
