@@ -21,6 +21,7 @@ from . import pointwise as _P
 from . import special
 from ..tensor import Tensor
 from .args import torch_type_name
+from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .lean import unary as _lean_unary   # Note [lean ops]
 from .table import apply_inplace, defop, dispatch, method
 
@@ -142,26 +143,9 @@ def _check(input, name):
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' must be Tensor, not "
                         f"{type(input).__name__}")
-    kind = input._data.dtype.kind
-    if kind != "f" and not (kind == "c" and name == "silu"):   # (PyTorch's silu takes complex)
-        if name in ("hardtanh", "relu6") and kind in "cb":   # a clamp: PyTorch's words
-            if kind == "b":
-                raise RuntimeError("Bool inputs not supported for hardtanh")
-            raise NotImplementedError("clamp is not supported for complex types")
-        raise NotImplementedError(f'"{_KERNELS.get(name, name)}" not implemented for '
-                                  f"'{torch_type_name(input._data.dtype)}'")
+    if input._data.dtype.kind != "f":   # PyTorch's refusal, in its words (Note [inputs
+        _refuse(_CX[name], input)        # PyTorch refuses], kernel_refusals.py)
     return input
-
-
-# the kernel PyTorch names when it refuses an activation's dtype
-_KERNELS = {"hardshrink": "hardshrink_cpu", "softshrink": "softshrink_check",
-            "elu": "elu_cpu", "selu": "elu_cpu", "celu": "elu_cpu",
-            "leaky_relu": "leaky_relu_cpu", "rrelu": "leaky_relu_cpu", "gelu": "GeluKernelImpl",
-            "silu": "silu_cpu", "mish": "mish_cpu", "softplus": "softplus_cpu",
-            "hardsigmoid": "hardsigmoid_cpu", "hardswish": "hardswish_cpu",
-            "log_sigmoid_forward": "log_sigmoid_cpu", "glu": "glu_cpu",
-            "threshold": "threshold_cpu", "hardtanh": "hardtanh_cpu",
-            "relu6": "hardtanh_cpu"}
 
 
 def _run(op, input, attrs, name, inplace):

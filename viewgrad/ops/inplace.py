@@ -254,33 +254,16 @@ for _f, _name, _sigs in (
 
 
 def _unary_(op, name):
-    # (relu is a clamp: Note [inputs PyTorch refuses])
-    refusal = _CX["clamp"] if name == "relu_" else None
+    refusal = _CX.get(name)   # Note [inputs PyTorch refuses]
 
     def f(self):
         if refusal is not None:
             _refuse(refusal, self)
-        kind = self._data.dtype.kind
-        if kind in "bc":
-            _refuse_inplace_unary(name, self, kind)
-        if name == "sigmoid_" and kind in "iub":   # a floating result never fits
+        if name == "sigmoid_" and self._data.dtype.kind in "iub":   # a float never fits
             check_result_cast(B.default_float(), self._data.dtype)
         return apply_inplace(op, self, name=name)
     f.__name__ = name
     return f
-
-
-def _refuse_inplace_unary(name, self, kind):
-    """PyTorch's refusals of an in-place unary op on a bool or complex tensor, its words."""
-    if kind == "b":
-        if name == "neg_":
-            raise RuntimeError(P.ERR_NEG_BOOL)
-        if name == "relu_":
-            raise RuntimeError("Boolean inputs not supported for relu")
-        if name == "abs_":
-            _refuse(_CX["abs"], self)
-    elif name == "abs_":
-        raise RuntimeError("In-place abs is not supported for complex tensors.")
 
 
 for _op, _name in [(P.NEG, "neg_"), (P.EXP, "exp_"), (P.LOG, "log_"), (P.TANH, "tanh_"),

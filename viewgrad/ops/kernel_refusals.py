@@ -25,9 +25,12 @@ from __future__ import annotations
 
 from .args import torch_type_name
 
-__all__ = ["REFUSALS", "refuse"]
+__all__ = ["REFUSALS", "refuse", "ERR_NEG_BOOL"]
 
 _NI, _RT = NotImplementedError, RuntimeError
+
+ERR_NEG_BOOL = ("Negation, the `-` operator, on a bool tensor is not supported. If you are "
+                "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
 def _kernel(kernel, *kinds):
@@ -74,6 +77,30 @@ REFUSALS = {
     "trunc": {"c": (_NI, "trunc is not supported for complex inputs"),
               **_kernel("trunc_vml_cpu", "b")},
     "abs": _kernel("abs_cpu", "b"),
+    # the in-place unary ops (inplace.py ``_unary_``)
+    "abs_": {**_kernel("abs_cpu", "b"),
+             "c": (_RT, "In-place abs is not supported for complex tensors.")},
+    "neg_": _said(_RT, ERR_NEG_BOOL, "b"),
+    "relu_": {"c": (_NI, "clamp is not supported for complex types"),
+              "b": (_RT, "Boolean inputs not supported for relu")},
+    # the activations (activations.py ``_check``; any other dtype that is not floating is
+    # refused there in the same words, the activation's name for the kernel's)
+    "elu": _kernel("elu_cpu", "c", "b", "i"), "selu": _kernel("elu_cpu", "c", "b", "i"),
+    "celu": _kernel("elu_cpu", "c", "b", "i"),
+    "leaky_relu": _kernel("leaky_relu_cpu", "c", "b", "i"),
+    "gelu": _kernel("GeluKernelImpl", "c", "b", "i"),
+    "silu": _kernel("silu_cpu", "b", "i"),   # (PyTorch's silu takes complex)
+    "mish": _kernel("mish_cpu", "c", "b", "i"),
+    "softplus": _kernel("softplus_cpu", "c", "b", "i"),
+    "hardsigmoid": _kernel("hardsigmoid_cpu", "c", "b", "i"),
+    "hardswish": _kernel("hardswish_cpu", "c", "b", "i"),
+    "log_sigmoid_forward": _kernel("log_sigmoid_cpu", "c", "b", "i"),
+    "glu": _kernel("glu_cpu", "c", "b", "i"),
+    "hardshrink": _kernel("hardshrink_cpu", "c", "b", "i"),
+    "softshrink": _kernel("softshrink_check", "c", "b", "i"),
+    "threshold": _kernel("threshold_cpu", "c", "b"),
+    "hardtanh": {"c": (_NI, "clamp is not supported for complex types"),   # (integers: a
+                 "b": (_RT, "Bool inputs not supported for hardtanh")},   # clamp, computed)
     "sign": _said(_NI, "Unlike NumPy, torch.sign is not intended to support complex numbers. "
                        "Please use torch.sgn instead."),
     "signbit": _said(_NI, "signbit is not implemented for complex tensors."),

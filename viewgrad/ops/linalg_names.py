@@ -12,7 +12,6 @@ from .. import return_types as RT
 from . import linalg_decomp as D
 from . import linalg_solve as S
 from ..tensor import Tensor
-from .args import torch_type_name
 from .table import method
 
 __all__ = ["slogdet_legacy", "qr_legacy", "cond", "vecdot", "linalg_diagonal", "inv_ex",
@@ -49,9 +48,8 @@ def vecdot(x, y, *, dim=-1):
     """The dot product of the vectors along ``dim`` (broadcast), as
     ``torch.linalg.vecdot``: ``(x.conj() * y).sum(dim)``."""
     for t in (x, y):   # (PyTorch's check, its words)
-        if isinstance(t, Tensor) and t._data.dtype.kind not in "fc":
-            raise RuntimeError("linalg.vecdot: Expected a floating point or complex tensor as "
-                               f"input. Got {torch_type_name(t._data.dtype)}")
+        if isinstance(t, Tensor):
+            S.check_float(t, "linalg.vecdot")
     return (x.conj_physical() * y).sum(dim)
 
 

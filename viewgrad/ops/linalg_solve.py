@@ -148,7 +148,7 @@ def det(A, *, out=None):
 def _slogdet_fwd(A):
     xp = _xp(A)
     s, l = xp.linalg.slogdet(A)
-    return xp.asarray(s, dtype=A.dtype), xp.asarray(l, dtype=xp.abs(A[..., :0, :0]).dtype)
+    return xp.asarray(s, dtype=A.dtype), xp.asarray(l, dtype=A.real.dtype)   # (real)
 
 
 def _slogdet_bwd(grads, A, sign):

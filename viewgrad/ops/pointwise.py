@@ -12,7 +12,7 @@ from __future__ import annotations
 from .. import backend as B
 from ..blas import add_scaled   # Note [alpha as one fused multiply-add]
 from .args import checked_scalar
-from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
+from .kernel_refusals import ERR_NEG_BOOL, REFUSALS as _CX, refuse as _refuse
 from ..tensor import Tensor
 from .operands import (OTHER, check_alpha, function_form, method_form,
                        operand as _operand)
@@ -510,8 +510,6 @@ def neg(self):
     return _unary(NEG, self)   # dispatch(NEG, (self,)): Note [lean ops]
 
 
-ERR_NEG_BOOL = ("Negation, the `-` operator, on a bool tensor is not supported. If you are "
-                "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
 @method("__pos__")
