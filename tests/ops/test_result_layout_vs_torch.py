@@ -149,3 +149,39 @@ def test_an_elementwise_result_follows_its_first_operand():
                M.tensor(b).expand(2, 3, 4) + P, M.linalg.cross(T[:, :3], C[:, :3])]
         return [tuple(o.stride()) for o in out]
     assert strides(vg) == strides(torch)
+
+
+# one-input elementwise rows whose forward is not one ufunc, on a (1, 3) slice of a
+# transposed matrix (strides (1, 4)): PyTorch's TensorIterator gives the size-1 dim
+# stride 1, NumPy's row-major result 3 (table.elementwise_rows)
+ONE_INPUT = {
+    "pow2": lambda M, F, w: w ** 2, "pow3": lambda M, F, w: w.pow(3),
+    "clamp": lambda M, F, w: w.clamp(0.2, 0.5), "clamp_min": lambda M, F, w: w.clamp_min(0.3),
+    "float_power": lambda M, F, w: w.float_power(2), "round": lambda M, F, w: w.round(decimals=2),
+    "leaky_relu": lambda M, F, w: F.leaky_relu(w, 0.2), "hardtanh": lambda M, F, w: F.hardtanh(w),
+    "elu": lambda M, F, w: F.elu(w), "softplus": lambda M, F, w: F.softplus(w),
+    "threshold": lambda M, F, w: F.threshold(w, 0.3, 0.0), "relu6": lambda M, F, w: F.relu6(w),
+    "celu": lambda M, F, w: F.celu(w), "selu": lambda M, F, w: F.selu(w),
+    "hardshrink": lambda M, F, w: F.hardshrink(w), "softshrink": lambda M, F, w: F.softshrink(w),
+    "sign": lambda M, F, w: w.sign(), "xlogy": lambda M, F, w: w.xlogy(2.0),
+    "fmod": lambda M, F, w: w.fmod(0.3), "remainder": lambda M, F, w: w.remainder(0.3),
+    "polygamma": lambda M, F, w: w.polygamma(1), "logit": lambda M, F, w: w.logit(0.1),
+    "i0": lambda M, F, w: w.i0(), "square": lambda M, F, w: w.square(),
+    "frac": lambda M, F, w: w.frac(), "trunc": lambda M, F, w: w.trunc(),
+    "rad2deg": lambda M, F, w: w.rad2deg(), "erf": lambda M, F, w: w.erf(),
+    "mul_scalar": lambda M, F, w: w * 2.0, "nan_to_num": lambda M, F, w: w.nan_to_num(),
+    # not elementwise: their own layouts, which must not change
+    "cumsum": lambda M, F, w: w.cumsum(-1),
+    "tril": lambda M, F, w: w.tril(), "softmax": lambda M, F, w: w.softmax(-1),
+    "clone": lambda M, F, w: w.clone(), "to_float32": lambda M, F, w: w.float(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ONE_INPUT))
+def test_one_input_rows_lay_out_a_size_one_dim_as_pytorch(name):
+    def run(M):
+        a = M.tensor(np.random.default_rng(0).random((3, 4)) + 0.1, dtype=M.float64,
+                     requires_grad=True) * 1
+        w = a.t().narrow(0, 0, 1)
+        return ONE_INPUT[name](M, M.nn.functional, w).stride()
+    assert run(vg) == run(torch)

@@ -28,6 +28,17 @@ from . import sorting, extrema  # noqa: F401  (sort, topk, kthvalue, median, mod
 from . import quantiles  # noqa: F401  (quantile, nanquantile)
 from . import conveniences  # noqa: F401  (fill_diagonal_, sum_to_size, conj of a real tensor)
 from . import fast  # noqa: F401  (array kernels for plain backward; after the table rows)
+
+# the one-input rows that are elementwise (their forwards are not one host ufunc): their
+# results' size-1 dims laid out as PyTorch's (Note [an elementwise result's layout])
+table.elementwise_rows(
+    "add_scalar_op", "sub_scalar_op", "mul_scalar", "div_scalar_op", "copysign_scalar",
+    "fmod_scalar", "remainder_scalar", "xlogy_scalar_other", "xlogy_scalar_self", "pow",
+    "clamp", "clamp_max", "clamp_min", "ceil", "floor", "round", "round_decimals", "trunc",
+    "frac", "sign", "sgn", "reciprocal", "rsqrt", "sinc", "deg2rad", "rad2deg", "erf", "erfc",
+    "erfinv", "lgamma", "digamma", "polygamma", "mvlgamma", "i0", "special_i0e", "special_i1",
+    "special_i1e", "logit", "nan_to_num", "celu", "elu", "selu", "gelu_tanh", "hardshrink",
+    "softshrink", "hardtanh", "leaky_relu", "softplus", "threshold")
 from . import lean  # noqa: E402
 
 from .operands import install_methods  # noqa: E402  (every op's refusals, in PyTorch's words)

@@ -15,7 +15,7 @@ from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .operands import invalid_combination
 from .table import _LOW, apply_inplace, defop, dispatch, method, promoted_dtype
 
-__all__ = ["clamp", "clamp_tensor", "clamp_min", "clamp_max", "clamp_min_", "clamp_max_", "clip_"]
+__all__ = ["clamp", "clamp_tensor", "tensor_bounds", "clamp_min", "clamp_max", "clamp_min_", "clamp_max_", "clip_"]
 
 _xp = B.xp_of
 _where = P.where
@@ -80,20 +80,29 @@ def _clamp_bwd(grad, self, min, max):
 CLAMP = defop("clamp", "ClampBackward1", _clamp_fwd, attrs=("min", "max"), self=_clamp_bwd)
 
 
+def tensor_bounds(name, self, min, max):
+    """``(True, min, max)`` when clamp's bounds are tensors (or None: ClampBackward0's
+    overload), ``(False, min, max)`` with numbers. A tensor beside a number: PyTorch's
+    parser takes a 0-d tensor that needs no gradient as a Number (the numbers' overload,
+    ClampBackward1); any other mix it refuses."""
+    if not (isinstance(min, Tensor) or isinstance(max, Tensor)):
+        return False, min, max
+    if all(b is None or isinstance(b, Tensor) for b in (min, max)):
+        return True, min, max
+    if not all(not isinstance(b, Tensor) or (b.dim() == 0 and not b.requires_grad)
+               for b in (min, max)):
+        raise TypeError(invalid_combination(name, (self, min, max)))
+    return False, *(b.item() if isinstance(b, Tensor) else b for b in (min, max))
+
+
 @method("clamp", "clip")
 def clamp(self, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     _refuse(_CX["clamp"], self, min, max)   # Note [inputs PyTorch refuses]
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
-        if all(b is None or isinstance(b, Tensor) for b in (min, max)):
-            return clamp_tensor(self, min, max)   # ClampBackward0
-        # a tensor and a number: PyTorch's parser takes a 0-d tensor that needs no
-        # gradient as a Number (the numbers' overload, ClampBackward1); else it refuses
-        if not all(not isinstance(b, Tensor) or (b.dim() == 0 and not b.requires_grad)
-                   for b in (min, max)):
-            raise TypeError(invalid_combination("clamp", (self, min, max)))
-        min, max = (b.item() if isinstance(b, Tensor) else b for b in (min, max))
+    tensors, min, max = tensor_bounds("clamp", self, min, max)
+    if tensors:
+        return clamp_tensor(self, min, max)   # ClampBackward0
     if self._data.dtype.kind in "iub" and (isinstance(min, float) or isinstance(max, float)):
         self = self.to(B.default_float())  # an integer tensor clamped to 1.5 is float (PyTorch)
     elif self._data.dtype.kind in "iu":   # the bounds converted as PyTorch does (-1: 255)

@@ -423,6 +423,7 @@ def _scatter_reduce(self, d, index, src, reduce, inplace):
 def _scatter_inplace(self, dim, index, src, op_name, reduce=None):
     from . import reduce as R
     d = R._check_index(self, dim, index, "scatter")
+    R.check_index_shape(self, d, index, src)
     R.check_bounds(self, d, index)
     if reduce is not None:
         return _scatter_reduce(self, d, index, src, reduce, True)

@@ -29,7 +29,7 @@ import warnings
 
 from .. import backend as B
 from ..tensor import Tensor, _wrap_dim
-from .reduce import _full_index
+from .reduce import _full_index, as_input_shape
 from .signatures import BOOL, INT, STR, TENSOR, _function, _method
 from .table import apply_inplace, defop, dispatch, method
 
@@ -113,6 +113,8 @@ def _scatter_reduce_fwd(self, index, src, dim, reduce, include_self):
     if self.ndim == 0:   # a 0-d tensor indexed along "dim 0": as a 1-element vector
         return _scatter_reduce_fwd(self.reshape(1), index.reshape(1), src.reshape(1), 0,
                                    reduce, include_self).reshape(())
+    if not index.size:   # (PyTorch returns before its shape checks)
+        return self.copy()
     xp = B.xp_of(self)
     vals = src[tuple(_builtin_slice(0, n) for n in index.shape)]
     return _reduce_into(self, _full_index(xp, index, dim), vals, reduce, include_self)
@@ -237,12 +239,10 @@ def _grads(ops, grad, self, src, result, which):
         _unsupported_reduce(reduce)
     if which == 0 and not ops.include_self:
         g = ops.clear(g)   # the written positions forgot self's value
-    if which == 1 and tuple(g.shape) != tuple(src.shape):
+    if which == 1:
         # an index smaller than src: src's gradient has the index's shape, which PyTorch's
-        # engine refuses (its check of every node's outputs)
-        raise RuntimeError(f"Function ScatterReduceBackward0 returned an invalid gradient at "
-                           f"index 1 - got {list(g.shape)} but expected shape compatible "
-                           f"with {list(src.shape)}")
+        # engine checks (its check of every node's outputs)
+        g = as_input_shape(g, src.shape, "ScatterReduceBackward0", 1)
     return g
 
 
@@ -294,8 +294,8 @@ def _scatter_reduce_args(self, dim, index, src, reduce):
         raise RuntimeError("Index tensor must have the same number of dimensions as src "
                            "tensor")
     ish, ssh, xsh = list(index.shape), list(self.shape), list(src.shape)
-    if any(ish[k] > ssh[k] for k in range(len(ish)) if k != d) or any(
-            ish[k] > xsh[k] for k in range(len(ish))):
+    if index.numel() and (any(ish[k] > ssh[k] for k in range(len(ish)) if k != d) or any(
+            ish[k] > xsh[k] for k in range(len(ish)))):
         raise RuntimeError(f"Expected index {ish} to be no larger than self {ssh} apart from "
                            f"dimension {d} and to be no larger size than src {xsh}")
     if reduce not in _SCATTER_REDUCES and reduce not in _OLD_NAMES:

@@ -23,7 +23,8 @@ from .args import check_result_cast, checked_scalar
 from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .indexing import INDEX_PUT, index_tensors, normalize_key, _basic_steps
 from .operands import EXPONENT, OTHER, check_alpha, method_form, operand, operator_form, refusal
-from .table import _LOW, apply_inplace, defop, dispatch, method, sum_to, zeros_grad
+from .table import (_LOW, apply_inplace, defop, dispatch, method, promoted_dtype, sum_to,
+                    zeros_grad)
 
 __all__ = ["copy_", "fill_", "zero_", "masked_fill_", "masked_fill", "setitem"]
 
@@ -277,6 +278,10 @@ def clamp_(self, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     _refuse(_CX["clamp"], self, min, max)   # Note [inputs PyTorch refuses]
+    tensors, min, max = C.tensor_bounds("clamp_", self, min, max)
+    if tensors:   # ClampBackward0, written into self: its dtype must hold the result
+        check_result_cast(promoted_dtype((self, min, max)), self._data.dtype)
+        return apply_inplace(C.CLAMP_T, self, (min, max), name="clamp_")
     return apply_inplace(C.CLAMP, self, (), (min, max), name="clamp_")
 
 

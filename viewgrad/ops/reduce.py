@@ -243,13 +243,17 @@ def _scalar_as_1d(fwd):
 
 @_scalar_as_1d
 def _gather_fwd(self, index, dim):
-    return _xp(self).take_along_axis(self, index, axis=dim)
+    # index-shaped, as PyTorch's: along the other dims the index may be shorter than
+    # self, and is never broadcast (take_along_axis would broadcast a size-1 dim)
+    return self[_full_index(_xp(self), index, dim)]
 
 
 @_scalar_as_1d
 def _scatter_fwd(self, index, src, dim):
     xp = _xp(self)
     out = self.copy()
+    if not index.size:   # (PyTorch returns before its shape checks)
+        return out
     if not hasattr(src, "shape") or src.shape == ():
         src = xp.broadcast_to(xp.asarray(src, dtype=self.dtype), index.shape)
     out[_full_index(xp, index, dim)] = src[tuple(slice(0, s) for s in index.shape)]
@@ -260,6 +264,8 @@ def _scatter_fwd(self, index, src, dim):
 def _scatter_add_fwd(self, index, src, dim):
     xp = _xp(self)
     out = self.copy()
+    if not index.size:
+        return out
     B.add_at(out, _full_index(xp, index, dim), src[tuple(slice(0, s) for s in index.shape)])
     return out
 
@@ -267,6 +273,30 @@ def _scatter_add_fwd(self, index, src, dim):
 def _zeros_scatter_add(grad, index, self_shape, dim):
     from .factories import zeros
     return zeros(self_shape, dtype=grad.dtype, device=grad.device).scatter_add(dim, index, grad)
+
+
+def _src_grad(node_name):
+    """src's gradient of scatter / scatter_add: ``grad.gather(dim, index)``, which has the
+    index's shape. PyTorch's engine checks it against src's (validate_outputs): summed
+    back where src's shape expands to it (a size-1 dim over an empty index), refused where
+    the index is smaller than src."""
+    def formula(grad, index, dim, src_shape):
+        return as_input_shape(grad.gather(dim, index), src_shape, node_name, 1)
+    return formula
+
+
+def as_input_shape(g, shape, node_name, i):
+    """Gradient ``g`` of input ``i`` checked against the input's ``shape`` as PyTorch's
+    engine checks a node's outputs (validate_outputs): summed back where the shape
+    expands to g's, refused in its words where it does not."""
+    shape, have = tuple(shape), tuple(g.shape)
+    if have == shape:
+        return g
+    if len(shape) <= len(have) and all(
+            s == 1 or s == h for s, h in zip(reversed(shape), reversed(have))):
+        return g.sum_to_size(shape) if shape else g.sum()
+    raise RuntimeError(f"Function {node_name} returned an invalid gradient at index {i} - "
+                       f"got {list(have)} but expected shape compatible with {list(shape)}")
 
 
 # (``self`` is named so that it is saved, as PyTorch's GatherBackward0 saves it: modified in
@@ -278,7 +308,7 @@ GATHER.node_cls._saved_sparse_grad = property(lambda self: False)   # (PyTorch's
 SCATTER = defop("scatter", "ScatterBackward0", _scatter_fwd, inputs=("self", "index", "src"),
                 attrs=("dim",),
                 self=lambda grad, index, dim: grad.scatter(dim, index, 0.0),
-                src=lambda grad, index, dim: grad.gather(dim, index))
+                src=_src_grad("ScatterBackward0"))
 SCATTER_VALUE = defop("scatter_value", "ScatterBackward1",  # a number written: x.scatter(1, i, 2.0)
                       lambda self, index, value, dim: _scatter_fwd(self, index, value, dim),
                       inputs=("self", "index"), attrs=("value", "dim"),
@@ -286,7 +316,7 @@ SCATTER_VALUE = defop("scatter_value", "ScatterBackward1",  # a number written: 
 SCATTER_ADD = defop("scatter_add", "ScatterAddBackward0", _scatter_add_fwd,
                     inputs=("self", "index", "src"), attrs=("dim",),
                     self=lambda grad: grad,
-                    src=lambda grad, index, dim: grad.gather(dim, index))
+                    src=_src_grad("ScatterAddBackward0"))
 
 
 @method("sum")
@@ -446,17 +476,44 @@ def _check_index(self, dim, index, name="gather"):
     if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu":
         got = B.dtype_name(index.dtype) if isinstance(index, Tensor) else type(index).__name__
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index (got {got})")
-    if index.dim() != self.dim():
-        raise RuntimeError("Index tensor must have the same number of dimensions as input "
-                           f"tensor ({index.dim()} vs {self.dim()})")
+    if index.dim() != self.dim():   # (PyTorch's words: gather's "input", scatter's "self")
+        raise RuntimeError("Index tensor must have the same number of dimensions as "
+                           f"{'input' if name == 'gather' else 'self'} tensor")
     return _wrap_dim(dim, self.dim())
 
 
 @method("gather")
 def gather(self, dim, index):
     d = _check_index(self, dim, index)
+    check_index_shape(self, d, index, gather=True)
     check_bounds(self, d, index)
     return show_given(dispatch(GATHER, (self, index), (d,)), "dim", dim, d)
+
+
+def check_index_shape(self, d, index, src=None, gather=False):
+    """PyTorch's shape checks of gather/scatter (ScatterGatherChecks): along every dim
+    but ``d`` the index is no larger than self, and along every dim no larger than a
+    tensor ``src``; an empty index is never checked."""
+    if not index._data.size or not self.dim():
+        return
+    ish, ssh = list(index.shape), list(self.shape)
+    for k in range(len(ish)):
+        if k != d and ish[k] > ssh[k]:
+            if gather:
+                raise RuntimeError(f"Size does not match at dimension {k} expected index "
+                                   f"{ish} to be no larger than self {ssh} apart from "
+                                   f"dimension {d}")
+            break
+    else:
+        if not isinstance(src, Tensor) or src.dim() != index.dim() or all(
+                i <= n for i, n in zip(ish, src.shape)):
+            return
+    if isinstance(src, Tensor):
+        raise RuntimeError(f"Expected index {ish} to be no larger than self {ssh} apart from "
+                           f"dimension {d} and to be no larger size than src "
+                           f"{list(src.shape)}")
+    raise RuntimeError(f"Expected index {ish} to be no larger than self {ssh} apart from "
+                       f"dimension {d}")
 
 
 def check_bounds(self, d, index):
@@ -474,6 +531,7 @@ def check_bounds(self, d, index):
 @method("scatter")
 def scatter(self, dim, index, src=None, *, value=None, reduce=None):
     d = _check_index(self, dim, index, "scatter")
+    check_index_shape(self, d, index, value if src is None else src)
     check_bounds(self, d, index)
     if reduce is not None:  # PyTorch's deprecated form, without a derivative
         from .index_ops import _scatter_reduce
@@ -493,6 +551,7 @@ def _same_dtype(self, src):
 @method("scatter_add")
 def scatter_add(self, dim, index, src):
     d = _check_index(self, dim, index, "scatter")
+    check_index_shape(self, d, index, src)
     check_bounds(self, d, index)
     _same_dtype(self, src)
     return dispatch(SCATTER_ADD, (self, index, src), (d,))

@@ -67,6 +67,14 @@ def fresh_results(*ops):
         op.forward = _fresh(op.forward)
 
 
+def elementwise_rows(*names):
+    """Mark one-input rows elementwise: dispatch lays out their results' size-1 dims as
+    TensorIterator does (Note [an elementwise result's layout]), as it does a host ufunc
+    row's and every elementwise row of two inputs."""
+    for name in names:
+        OPS[name].follows_first = True
+
+
 def _fresh(forward):
     def fresh(*args):
         return B.fresh_row_major(forward(*args))
@@ -106,6 +114,13 @@ def dispatch(op, inputs, attrs=()):
                     data = B.iterator_layout(data, (x._data,), data.dtype)
             else:
                 data = op.forward(data, *attrs)
+                if (type(data) is _HOST and data.ndim > 1 and 1 in data.shape
+                        and data.shape == x._data.shape and type(x._data) is _HOST
+                        and op.follows_first):
+                    # an elementwise result's size-1 dims: laid out as its input's, as
+                    # the host rows' above (Note [an elementwise result's layout]; the
+                    # one-input rows that are elementwise: ELEMENTWISE_ONE_INPUT)
+                    data = B.iterator_layout(data, (x._data,))
         elif n == 2 and type(inputs[0]) is _Tensor:  # the common binary case, no loops
             x, y = inputs
             dev = x._device
