@@ -142,6 +142,11 @@ def take_along_dim(input, indices, dim=None, *, out=None):
                            f"number of dimensions, but got {input.dim()} dimensions for input, "
                            f"and {indices.dim()} dimensions for indices")
     d = _wrap_dim(dim, input.dim())
+    n = input.shape[d] if input.dim() else 1
+    if n and indices.numel():
+        lo, hi = int(indices._data.min()), int(indices._data.max())
+        if lo < 0 or hi >= n:   # PyTorch's take_along_dim takes every position modulo
+            indices = indices.remainder(n)   # the size (-1 is the last; so is 2n - 1)
     sizes = list(input.shape)
     sizes[d] = indices.shape[d]
     shape = list(B.broadcast_shapes(tuple(sizes), tuple(indices.shape)))

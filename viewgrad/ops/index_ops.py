@@ -163,20 +163,30 @@ def _dtype_name(t):
     return name[:-len("Tensor")] if name else B.dtype_name(t.dtype).capitalize()
 
 
-def _check_index(self, dim, index, name):
+def _check_index(self, dim, index, name, alpha=1):
     if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu":
         raise RuntimeError(f"{name}(): Expected dtype int32 or int64 for index")
     if index.dim() > 1:
         raise IndexError(f"{name}(): Index is supposed to be a vector")
+    if index._data.dtype.itemsize != 8:   # int32 positions: two kernels take int64 only
+        if name == "index_copy":
+            raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got "
+                               f"{_dtype_name(index)}")
+        if name == "index_fill":
+            raise IndexError("index_fill_(): Expected dtype int64 for index.")
     d = _wrap_dim(dim, self.dim()) if self.dim() else _wrap_dim(dim, 1)
     if index._device is not self._device:
         index = index.to(self._device)
     n = self._data.shape[d] if self.dim() else 1
     if index.numel():
         lo, hi = int(index._data.min()), int(index._data.max())
-        if lo < -n or hi >= n:
+        # only index_fill counts from the end (PyTorch's kernels, op by op)
+        if lo < (-n if name == "index_fill" else 0) or hi >= n:
             bad = hi if hi >= n else lo
-            if name == "index_select":
+            if name == "index_select" or (name == "index_add" and (
+                    self.dim() < 2 or alpha != 1 or index._data.dtype.itemsize != 8)):
+                # (index_add's general loop; with alpha 1 over a matrix and int64
+                # positions PyTorch takes index_put's, whose words are below)
                 raise IndexError("index out of range in self")
             msg = f"index {bad} is out of bounds for dimension {d} with size {n}"
             if name == "index_fill":   # (PyTorch's types and words, op by op)
@@ -236,8 +246,8 @@ def index_select(self, dim, index):
     return show_given(dispatch(INDEX_SELECT, (self, index), (d,)), "dim", dim, d)
 
 
-def _index_add_args(self, dim, index, source, name):
-    d, index = _check_index(self, dim, index, name)
+def _index_add_args(self, dim, index, source, name, alpha=1):
+    d, index = _check_index(self, dim, index, name, alpha)
     _check_source(self, d, index, source, name)
     return d, index
 
@@ -247,7 +257,7 @@ def index_add(self, dim, index, source, alpha=1):
     """A copy of ``self`` with ``alpha * source[i]`` added to the slice ``index[i]``
     along ``dim`` (repeated indices add up): ``torch.index_add``, node
     ``IndexAddBackward0`` (the source's gradient is ``grad.index_select(dim, index)``)."""
-    d, index = _index_add_args(self, dim, index, source, "index_add")
+    d, index = _index_add_args(self, dim, index, source, "index_add", alpha)
     return show_given(dispatch(INDEX_ADD, (self, index, source), (d, alpha)), "dim", dim, d)
 
 
@@ -255,7 +265,7 @@ def index_add(self, dim, index, source, alpha=1):
 def index_add_(self, dim, index, source, alpha=1):
     """In-place ``index_add`` (``torch.Tensor.index_add_``): bumps the version counter;
     on a view, the base's history becomes a CopySlices wrapping ``IndexAddBackward0``."""
-    d, index = _index_add_args(self, dim, index, source, "index_add")
+    d, index = _index_add_args(self, dim, index, source, "index_add", alpha)
     return apply_inplace(INDEX_ADD, self, (index, source), (d, alpha), name="index_add_")
 
 

@@ -121,10 +121,24 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
     d = _wrap_dim(dim, input.dim())
+    for name, p in (("prepend", prepend), ("append", append)):   # PyTorch's checks
+        if p is None:
+            continue
+        if not isinstance(p, Tensor):
+            raise TypeError(f"diff(): argument '{name}' must be Tensor, not "
+                            f"{type(p).__name__}")
+        if p.dim() != input.dim():
+            raise RuntimeError("diff expects prepend or append to be the same dimension as "
+                               "input")
+        for i, (a, b) in enumerate(zip(input.shape, p.shape)):
+            if i != d and a != b:
+                raise RuntimeError(
+                    "diff expects the shape of tensor to prepend or append to match that "
+                    f"of input except along the differencing dimension; input.size({i}) = "
+                    f"{a}, but got tensor.size({i}) = {b}")
     parts = [p for p in (prepend, input, append) if p is not None]
     if len(parts) > 1:
-        input = cat([p if isinstance(p, Tensor) else input.new_tensor(p).expand(
-            *[1 if i == d else s for i, s in enumerate(input.shape)]) for p in parts], dim)
+        input = cat(parts, dim)
     for _ in range(n):
         k = input.shape[d]
         if k == 0:
