@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 
 from .. import backend as B
+from ..autograd.state import state as _st
 from ..tensor import Tensor
 from .. import return_types as RT
 from .args import torch_type_name
@@ -128,10 +129,50 @@ def _out(r, out, name):
 # -- det, slogdet, logdet ---------------------------------------------------------------------
 
 def _det_bwd(grad, A, result):
-    # d det(A) / dA = det(A) A⁻ᵀ (cofactors); for a singular A this is inf/nan where
-    # PyTorch falls back on an SVD (see the report in Note [singular matrices])
+    # d det(A) / dA = det(A) A⁻ᵀ (the cofactors). A singular A (a determinant of exactly
+    # 0) has cofactors too, but no A⁻¹: Note [det's gradient at a singular matrix]
+    singular = result == 0
+    if bool(singular.any()):
+        if _st.grad_enabled:   # create_graph: PyTorch's SVD formula, the cofactors
+            return _det_bwd_singular(grad, A)
+        # PyTorch's plain backward solves det(A)·I against A's LU: 0 where det(A) is 0
+        eye = _eye_like(A)
+        A = where(singular.unsqueeze(-1).unsqueeze(-1), eye, A)
     g = (grad * result).unsqueeze(-1).unsqueeze(-1)
     return g * inv(A).transpose(-1, -2)
+
+
+def _eye_like(A):
+    from .factories import eye
+    return eye(A.shape[-1], dtype=A.dtype, device=A.device)
+
+
+# Note [det's gradient at a singular matrix]
+# PyTorch's LinalgDetBackward0 answers two ways at a matrix whose determinant is exactly
+# 0. In a plain backward it computes det(A)·A⁻ᴴ by solving against A's LU factors with a
+# right-hand side of zeros: the gradient is 0 (not the cofactors, which may be nonzero).
+# With create_graph (grad mode on in the backward) it computes the cofactors from an SVD,
+# differentiably. viewgrad gives the same two answers: what a PyTorch user sees there,
+# they see here.
+
+
+def _det_bwd_singular(grad, A):
+    """The cofactors from A = U·diag(S)·Vh: det(A) = det(U)·det(Vh)·∏S, so the gradient is
+    U·diag(det(U)·det(Vh)·grad·∏_{j≠i} S_j)·Vh — a product that leaves out each factor in
+    turn, exact when some are 0 (PyTorch's prod_safe_zeros_backward)."""
+    from .linalg_decomp import svd
+    U, S, Vh = svd(A)
+    alpha = det(U) * det(Vh)
+    ones = S.new_ones(S.shape[:-1] + (1,))
+    before = cat_last(ones, S[..., :-1]).cumprod(-1)                  # ∏_{j<i} S_j
+    after = cat_last(ones, S.flip(-1)[..., :-1]).cumprod(-1).flip(-1)  # ∏_{j>i} S_j
+    D = (alpha * grad).unsqueeze(-1) * before * after
+    return matmul(U * D.unsqueeze(-2), Vh)
+
+
+def cat_last(a, b):
+    from .joining import cat
+    return cat([a, b], -1)
 
 
 DET = defop("linalg_det", "LinalgDetBackward0", lambda A: _xp(A).asarray(
