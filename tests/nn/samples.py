@@ -138,6 +138,8 @@ SAMPLES = {
                       (lambda x, w: F.prelu(x, w), [(4,), (1,)])],
     "pixel_shuffle": [(lambda x: F.pixel_shuffle(x, 2), [(1, 8, 2, 3)])],
     "pixel_unshuffle": [(lambda x: F.pixel_unshuffle(x, 2), [(2, 1, 4, 6)])],
+    "channel_shuffle": [(lambda x: F.channel_shuffle(x, 2), [(2, 4, 3)]),
+                        (lambda x: F.channel_shuffle(x, 3), [(1, 6, 2, 1)])],
     "native_group_norm": [(lambda x, w, b: F.group_norm(x, 2, w, b), [(2, 4, 3), (4,), (4,)]),
                           (lambda x: F.group_norm(x, 1), [(3, 2, 2)])],
     "native_layer_norm": [(lambda x, w, b: F.layer_norm(x, (4,), w, b), [(3, 4), (4,), (4,)]),

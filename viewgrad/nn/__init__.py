@@ -22,6 +22,8 @@ from .layers_extra import *  # noqa: F401,F403  (upsampling, norms, bags, losses
 from . import padding, layers_cnn
 from .padding import *  # noqa: F401,F403  (ZeroPad2d, ReflectionPad2d, ...)
 from .layers_cnn import *  # noqa: F401,F403  (Fold, Unfold, RReLU, 3-D norms)
+from . import layers_rest
+from .layers_rest import *  # noqa: F401,F403  (LPPool, ChannelShuffle, Dropout3d, ...)
 from . import utils
 
 __all__ = ["functional", "init", "Parameter", "Module", "Sequential", "ModuleList", "save",
@@ -29,4 +31,4 @@ __all__ = ["functional", "init", "Parameter", "Module", "Sequential", "ModuleLis
            "BatchNorm2d", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Dropout",
            "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "Flatten", "CrossEntropyLoss",
            "NLLLoss", "MSELoss", "utils"] + layers_more.__all__ + rnn.__all__ + transformer.__all__ + layers_extra.__all__ + \
-    padding.__all__ + layers_cnn.__all__
+    padding.__all__ + layers_cnn.__all__ + layers_rest.__all__

@@ -28,6 +28,8 @@ from .functional_extra import *  # noqa: F401,F403  (interpolate, pooling, ...)
 from .functional_losses import *  # noqa: F401,F403  (margin and likelihood losses)
 from . import functional_cnn as _cnn
 from .functional_cnn import *  # noqa: F401,F403  (fold, rrelu)
+from . import functional_rest as _rest
+from .functional_rest import *  # noqa: F401,F403  (lp pools, channel_shuffle, gumbel...)
 from .functional_more import (adaptive_avg_pool1d, avg_pool1d, binary_cross_entropy,
                               binary_cross_entropy_with_logits, cosine_similarity, embedding,
                               group_norm, huber_loss, kl_div, l1_loss, layer_norm, max_pool3d,
@@ -49,7 +51,7 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "elu_", "leaky_relu_", "hardtanh_", "selu_", "celu_",
            "scaled_dot_product_attention", "multi_head_attention_forward"] + [
                n for n in _more.__all__ if n != "pad"] + _extra.__all__ + _losses.__all__ + \
-    _cnn.__all__
+    _cnn.__all__ + _rest.__all__
 
 
 def _conv_nd(nsp, name, input, weight, bias, stride, padding, dilation, groups):

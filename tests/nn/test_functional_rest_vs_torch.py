@@ -1,0 +1,128 @@
+"""The rest of torch.nn.functional and its modules (functional_rest.py, layers_rest.py)
+against PyTorch: values, gradients, node names, reprs and errors; gumbel_softmax (random)
+by its properties."""
+import warnings
+
+import numpy as np
+import pytest
+
+import viewgrad as vg
+from tests.helpers import torch_or_skip
+
+pytestmark = pytest.mark.host_only("compares with torch CPU tensors through .numpy()")
+
+X = np.random.default_rng(5).random((2, 4, 3, 5)) + 0.05
+
+CASES = {
+    "channel_shuffle": lambda F, t: F.channel_shuffle(t, 2),
+    "channel_shuffle 4": lambda F, t: F.channel_shuffle(t.reshape(2, 4, 15), 4),
+    "lp_pool1d": lambda F, t: F.lp_pool1d(t.reshape(2, 4, 15), 2, 3),
+    "lp_pool1d stride": lambda F, t: F.lp_pool1d(t.reshape(2, 4, 15), 1.5, 2, stride=3,
+                                                 ceil_mode=True),
+    "lp_pool1d odd power": lambda F, t: F.lp_pool1d(t.reshape(2, 4, 15) - 0.5, 3.0, 2),
+    "lp_pool2d": lambda F, t: F.lp_pool2d(t, 2, (2, 3)),
+    "lp_pool2d ceil": lambda F, t: F.lp_pool2d(t, 3, 2, stride=1, ceil_mode=True),
+    "max_pool1d_with_indices": lambda F, t: F.max_pool1d_with_indices(t.reshape(2, 4, 15),
+                                                                      3, 2)[0],
+    "max_pool2d_with_indices": lambda F, t: F.max_pool2d_with_indices(t, 2)[0],
+    "adaptive_max_pool1d_with_indices": lambda F, t: F.adaptive_max_pool1d_with_indices(
+        t.reshape(2, 4, 15), 4)[0],
+    "adaptive_max_pool2d_with_indices": lambda F, t: F.adaptive_max_pool2d_with_indices(
+        t, (2, 2))[0],
+    "triplet distance": lambda F, t: F.triplet_margin_with_distance_loss(
+        t[0, 0], t[0, 1], t[1, 0], margin=0.9),
+    "triplet swap": lambda F, t: F.triplet_margin_with_distance_loss(
+        t[0, 0], t[0, 1], t[1, 0], swap=True),
+    "triplet own distance": lambda F, t: F.triplet_margin_with_distance_loss(
+        t[0, 0], t[0, 1], t[1, 0], distance_function=lambda a, b: (a - b).abs().sum(-1),
+        reduction="none"),
+    "dropout3d eval": lambda F, t: F.dropout3d(t * 1, 0.5, training=False),
+}
+
+ERRORS = {
+    "channel_shuffle groups": lambda F, t: F.channel_shuffle(t, 3),
+    "channel_shuffle 1-D": lambda F, t: F.channel_shuffle(t.reshape(-1), 2),
+    "channel_shuffle 0 groups": lambda F, t: F.channel_shuffle(t, 0),
+    "triplet dims": lambda F, t: F.triplet_margin_with_distance_loss(t[0, 0], t[0], t[1, 0]),
+    "triplet margin": lambda F, t: F.triplet_margin_with_distance_loss(
+        t[0, 0], t[0, 1], t[1, 0], margin=0.0),
+    "dropout3d p": lambda F, t: F.dropout3d(t, 1.5),
+}
+
+
+def _run(M, fn):
+    t = M.tensor(X, requires_grad=True)
+    out = fn(M.nn.functional, t)
+    w = M.tensor(np.linspace(-1, 2, out.numel()).reshape(tuple(out.shape)))
+    g, = M.autograd.grad((out * out * w).sum(), t, create_graph=True)
+    gg, = M.autograd.grad((g * g).sum(), t)
+    return out.grad_fn.name(), out.detach().numpy(), g.detach().numpy(), gg.numpy()
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_values_gradients_and_nodes_as_torch(name):
+    torch = torch_or_skip()
+    ours, theirs = _run(vg, CASES[name]), _run(torch, CASES[name])
+    assert ours[0] == theirs[0]
+    for a, b in zip(ours[1:], theirs[1:]):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", list(ERRORS))
+def test_errors_as_torch(name):
+    torch = torch_or_skip()
+    seen = []
+    for M in (vg, torch):
+        with pytest.raises((RuntimeError, ValueError)) as e:
+            ERRORS[name](M.nn.functional, M.tensor(X))
+        seen.append((e.type, str(e.value)))
+    assert seen[0] == seen[1]
+
+
+def test_dropout3d_of_other_ranks_warns_as_torch():
+    with pytest.warns(UserWarning, match="Received a 3-D input to dropout3d, which is "
+                                         "deprecated"):
+        out = vg.nn.functional.dropout3d(vg.ones(2, 3, 4), 0.5, training=False)
+    assert out.shape == (2, 3, 4)
+
+
+def test_modules_as_torch():
+    torch = torch_or_skip()
+
+    def run(M):
+        nn = M.nn
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            mods = [nn.LPPool1d(2, 3), nn.LPPool2d(1.5, (2, 2), stride=1, ceil_mode=True),
+                    nn.ChannelShuffle(2), nn.Dropout3d(0.3), nn.FeatureAlphaDropout(0.2),
+                    nn.TripletMarginWithDistanceLoss(margin=0.5, swap=True), nn.NLLLoss2d()]
+        t = M.tensor(X)
+        for m in mods:
+            m.eval()
+        outs = [mods[0](t.reshape(2, 4, 15)), mods[1](t), mods[2](t), mods[3](t), mods[4](t),
+                mods[5](t[0, 0], t[0, 1], t[1, 0]),
+                mods[6](t[:, :, 0, 0].log_softmax(1), M.tensor([1, 3]))]
+        return ([repr(m) for m in mods], [np.round(o.numpy(), 10).tolist() for o in outs],
+                sorted(dict(mods[5].named_modules())))
+    assert run(vg) == run(torch)
+    with pytest.warns(FutureWarning, match="NLLLoss2d` has been deprecated"):
+        vg.nn.NLLLoss2d()
+
+
+def test_gumbel_softmax_samples_and_passes_the_soft_gradient_straight_through():
+    vg.manual_seed(0)
+    logits = vg.tensor([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]], requires_grad=True)
+    soft = vg.nn.functional.gumbel_softmax(logits, tau=0.5)
+    assert np.allclose(soft.sum(-1).detach().numpy(), 1.0) and (soft.detach() > 0).all()
+    hard = vg.nn.functional.gumbel_softmax(logits, hard=True)
+    h = hard.detach().numpy()
+    assert set(np.unique(h)) <= {0.0, 1.0} and (h.sum(-1) == 1).all()
+    assert hard.grad_fn.name() == "AddBackward0"
+    (hard * vg.tensor([[1.0, 2.0, 3.0]])).sum().backward()
+    assert logits.grad.shape == (2, 3) and np.allclose(logits.grad.sum(-1).numpy(), 0.0, atol=1e-6)
+    # the argmax of many hard samples follows softmax(logits)
+    counts = np.zeros(3)
+    one = vg.tensor([0.0, np.log(3.0), 0.0])
+    for _ in range(3000):
+        counts += vg.nn.functional.gumbel_softmax(one, hard=True).numpy()
+    assert np.allclose(counts / 3000, [0.2, 0.6, 0.2], atol=0.04)
