@@ -126,3 +126,59 @@ def test_gumbel_softmax_samples_and_passes_the_soft_gradient_straight_through():
     for _ in range(3000):
         counts += vg.nn.functional.gumbel_softmax(one, hard=True).numpy()
     assert np.allclose(counts / 3000, [0.2, 0.6, 0.2], atol=0.04)
+
+
+def test_avg_pool3d_as_torch_over_random_settings():
+    """Values, gradients and errors of avg_pool3d over random shapes, kernels, strides,
+    paddings, ceil_mode, count_include_pad and divisor_override (a composite here: its
+    node is the division's, DivBackward0, where PyTorch's is AvgPool3DBackward0)."""
+    torch = torch_or_skip()
+    rng = np.random.default_rng(11)
+    for _ in range(120):
+        shape = (int(rng.integers(1, 3)), 2) + tuple(int(v) for v in rng.integers(1, 7, 3))
+        if rng.random() < 0.2:
+            shape = shape[1:]
+        k = tuple(int(v) for v in rng.integers(1, 4, 3))
+        st = tuple(int(v) for v in rng.integers(1, 4, 3)) if rng.random() < 0.7 else None
+        pd = tuple(int(rng.integers(0, kk // 2 + 1)) for kk in k)
+        args = (k, st, pd, bool(rng.integers(0, 2)), bool(rng.integers(0, 2)),
+                [None, None, 3][int(rng.integers(0, 3))])
+        X = rng.standard_normal(shape)
+        seen = []
+        for M in (vg, torch):
+            x = M.tensor(X, requires_grad=True)
+            try:
+                o = M.nn.functional.avg_pool3d(x, *args)
+                g, = M.autograd.grad((o * o).sum(), x)
+                seen.append(("ok", o.detach().numpy(), g.numpy()))
+            except RuntimeError as e:
+                seen.append(("error", str(e)))
+        assert seen[0][0] == seen[1][0], (shape, args, seen)
+        if seen[0][0] == "error":
+            assert seen[0][1] == seen[1][1]
+        else:
+            np.testing.assert_allclose(seen[0][1], seen[1][1], rtol=1e-10, atol=1e-12)
+            np.testing.assert_allclose(seen[0][2], seen[1][2], rtol=1e-10, atol=1e-12)
+
+
+def test_conv_transpose3d_and_the_3d_modules_as_torch():
+    torch = torch_or_skip()
+    x = np.random.default_rng(2).random((1, 2, 4, 3, 5))
+
+    def run(M):
+        ms = [M.nn.AvgPool3d(2), M.nn.AvgPool3d((2, 3, 2), stride=1, padding=1,
+                                                ceil_mode=True, count_include_pad=False),
+              M.nn.ConvTranspose3d(2, 3, 2, stride=2, output_padding=1, dtype=M.float64),
+              M.nn.ConvTranspose3d(2, 4, (1, 2, 3), groups=2, dilation=2, dtype=M.float64)]
+        t = M.tensor(x, requires_grad=True)
+        for m in ms[2:]:
+            with M.no_grad():
+                m.weight.copy_(M.tensor(np.linspace(-1, 1, m.weight.numel()).reshape(
+                    tuple(m.weight.shape))))
+                m.bias.fill_(0.1)
+        outs = [m(t) for m in ms] + [M.nn.functional.conv_transpose3d(
+            t[0], ms[2].weight, None, 1, 1)]
+        g, = M.autograd.grad(sum((o * o).sum() for o in outs), t)
+        return ([repr(m) for m in ms], [np.round(o.detach().numpy(), 9).tolist() for o in outs],
+                np.round(g.numpy(), 8).tolist(), outs[2].grad_fn.name())
+    assert run(vg) == run(torch)

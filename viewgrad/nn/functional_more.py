@@ -285,14 +285,26 @@ def adaptive_avg_pool1d(input, output_size):
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, out)).squeeze(-2)
 
 
-def _triple(v, name):
+def _triple(v, name, message=None):
+    """A 3-D pool's argument as three ints; ``message``: the op's own words when not."""
     t = (v,) * 3 if isinstance(v, int) else tuple(int(a) for a in v)
     if len(t) == 1:
         t = t * 3
     if len(t) != 3:
-        raise RuntimeError(f"max_pool3d: {name} must be a single int or a tuple of three "
-                           f"ints, got {list(t)}")
+        raise RuntimeError(message or f"max_pool3d: {name} must be a single int or a tuple "
+                                      f"of three ints, got {list(t)}")
     return t
+
+
+def pool3d_args(input, kernel_size, stride, padding, three):
+    """A 3-D pool's input as a batch (and whether it was one) and its kernel, stride
+    (the kernel's when not given) and padding as three ints each (``three``)."""
+    unbatched = input.dim() == 4
+    x = input.unsqueeze(0) if unbatched else input
+    k = three(kernel_size, "kernel_size")
+    s = k if stride is None or (not isinstance(stride, int) and not len(stride)) \
+        else three(stride, "stride")
+    return unbatched, x, k, s, three(padding, "padding")
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -304,12 +316,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if input.dim() not in (4, 5):
         raise RuntimeError(f"max_pool3d: Expected 4D (unbatched) or 5D (batched) input, but "
                            f"got input of size: {list(input.shape)}")
-    unbatched = input.dim() == 4
-    x = input.unsqueeze(0) if unbatched else input
-    k = _triple(kernel_size, "kernel_size")
-    s = k if stride is None or (not isinstance(stride, int) and not len(stride)) \
-        else _triple(stride, "stride")
-    p = _triple(padding, "padding")
+    unbatched, x, k, s, p = pool3d_args(input, kernel_size, stride, padding, _triple)
     d = _triple(dilation, "dilation")
     sizes = x.shape[2:]
     ext = [d[i] * (k[i] - 1) + 1 for i in range(3)]

@@ -12,11 +12,14 @@ from __future__ import annotations
 import warnings
 
 from ..ops import factories as Fa
+from ..ops.conv import constant_pad_nd
+from ..ops.pool import pool_output_size
 from ..ops.pointwise import relu
 from ..ops.table import defop, dispatch
 from ..tensor import Tensor
+from .functional_more import _triple, pool3d_args
 
-__all__ = ["lp_pool1d", "lp_pool2d", "max_pool1d_with_indices", "max_pool2d_with_indices",
+__all__ = ["conv_transpose3d", "avg_pool3d", "lp_pool1d", "lp_pool2d", "max_pool1d_with_indices", "max_pool2d_with_indices",
            "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
            "channel_shuffle", "dropout3d", "gumbel_softmax",
            "triplet_margin_with_distance_loss"]
@@ -25,6 +28,67 @@ __all__ = ["lp_pool1d", "lp_pool2d", "max_pool1d_with_indices", "max_pool2d_with
 def _F():
     from . import functional   # (the package's functions, which import this module)
     return functional
+
+
+# -- 3-D: transposed convolution, average pooling ---------------------------------------------
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    """Transposed 3-D convolution with weight (C_in, C_out/groups, kD, kH, kW): the one
+    generic convolution op, transposed (``ConvolutionBackward0``)."""
+    return _F()._conv_transpose_nd(3, "conv_transpose3d", input, weight, bias, stride,
+                                   padding, output_padding, groups, dilation)
+
+
+def _three(v, name):
+    return _triple(v, name, f"avg_pool3d: {name} must be a single int, or a tuple of three "
+                            f"ints")
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """3-D average pooling over (N, C, D, H, W) or (C, D, H, W), as ``F.avg_pool3d``
+    (its node is the division's, DivBackward0, where PyTorch's is AvgPool3DBackward0),
+    built from views as ``max_pool3d`` is: pad with zeros, ``unfold`` each spatial dim
+    into windows, sum each window and divide by PyTorch's divisor — ``divisor_override``,
+    or the window's elements inside the padded input (``count_include_pad``, a window
+    that ``ceil_mode`` lets run past it counts only what is inside) or inside the input."""
+    if not isinstance(input, Tensor) or input.dim() not in (4, 5) or not input.numel():
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    unbatched, x, k, s, p = pool3d_args(input, kernel_size, stride, padding, _three)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    for i in range(3):
+        if p[i] > k[i] // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but "
+                               f"got pad={p[i]}, kernel_size={k[i]} and dilation=1")
+    sizes = tuple(x.shape[2:])
+    if any(sizes[i] < k[i] for i in range(3)):   # (PyTorch ignores the padding here)
+        raise RuntimeError(f"input image (T: {sizes[0]} H: {sizes[1]} W: {sizes[2]}) smaller "
+                           f"than kernel size (kT: {k[0]} kH: {k[1]} kW: {k[2]})")
+    out = [pool_output_size(sizes[i], k[i], s[i], p[i], 1, ceil_mode) for i in range(3)]
+    right = [max(0, (out[i] - 1) * s[i] + k[i] - sizes[i] - p[i]) for i in range(3)]
+
+    def windows(t, pad_value):
+        # the padding (pad_value: 0 for the sum; for the divisor, whether it counts),
+        # then ceil_mode's overhang past it, which never counts
+        pads = (p[2], min(p[2], right[2]), p[1], min(p[1], right[1]),
+                p[0], min(p[0], right[0]))
+        if any(pads):
+            t = constant_pad_nd(t, pads, pad_value)
+        over = (0, right[2] - pads[1], 0, right[1] - pads[3], 0, right[0] - pads[5])
+        if any(over):
+            t = constant_pad_nd(t, over, 0.0)
+        for i in range(3):
+            t = t.unfold(2 + i, k[i], s[i])
+        return t[:, :, :out[0], :out[1], :out[2]].sum((-3, -2, -1))
+    total = windows(x, 0.0)
+    if divisor_override is not None:
+        r = total / divisor_override
+    else:
+        ones = Fa.ones((1, 1) + sizes, dtype=x.dtype, device=x.device)
+        r = total / windows(ones, 1.0 if count_include_pad else 0.0)
+    return r.squeeze(0) if unbatched else r
 
 
 # -- power-average pooling ----------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""The modules of ``nn.functional``'s rest (functional_rest.py) and two names PyTorch
-keeps for old code: ``LPPool1d``, ``LPPool2d``, ``ChannelShuffle``, ``Dropout3d``,
+"""The modules of ``nn.functional``'s rest (functional_rest.py) and a name PyTorch keeps
+for old code: ``ConvTranspose3d``, ``AvgPool3d``, ``LPPool1d``, ``LPPool2d``, ``ChannelShuffle``, ``Dropout3d``,
 ``FeatureAlphaDropout``, ``TripletMarginWithDistanceLoss`` and ``NLLLoss2d`` (deprecated
 in PyTorch, which warns; it is ``NLLLoss``)."""
 from __future__ import annotations
@@ -7,13 +7,41 @@ from __future__ import annotations
 import warnings
 
 from . import functional as F
-from .layers import NLLLoss
+from .layers import ConvTranspose2d, NLLLoss
 from .layers_extra import AlphaDropout
 from .layers_more import Dropout1d, PairwiseDistance, _Loss
 from .module import Module
 
-__all__ = ["LPPool1d", "LPPool2d", "ChannelShuffle", "Dropout3d", "FeatureAlphaDropout",
+__all__ = ["ConvTranspose3d", "AvgPool3d", "LPPool1d", "LPPool2d", "ChannelShuffle", "Dropout3d", "FeatureAlphaDropout",
            "TripletMarginWithDistanceLoss", "NLLLoss2d"]
+
+
+class ConvTranspose3d(ConvTranspose2d):
+    """Transposed 3-D convolution: weight (in_channels, out_channels/groups, kD, kH, kW)."""
+    _nsp = 3
+
+    def forward(self, input):
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self.output_padding, self.groups, self.dilation)
+
+
+class AvgPool3d(Module):
+    """``F.avg_pool3d``: the mean of each window over the last three dims."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+
+    def forward(self, input):
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding,
+                            self.ceil_mode, self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
 class _LPPoolNd(Module):
