@@ -164,7 +164,8 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if not isinstance(input, Tensor) or input.dim() not in (2, 3):
         raise RuntimeError(f"max_pool1d: Expected 2D (unbatched) or 3D (batched) input, but "
                            f"got input of size: {list(getattr(input, 'shape', []))}")
-    _refuse(_CX["max_pool1d"], input)   # (Note [inputs PyTorch refuses], ops/)
+    if not return_indices:   # (with indices PyTorch runs max_pool2d, which refuses less)
+        _refuse(_CX["max_pool1d"], input)   # (Note [inputs PyTorch refuses], ops/)
 
     def one(v):
         return (1, v if isinstance(v, int) else tuple(v)[0])

@@ -86,3 +86,13 @@ def check_advanced_key(shape, key):
                 raise IndexError(f"index {v} is out of bounds for dimension {ordinal} with "
                                  f"size {n}")
         ordinal += 1
+    # the index tensors broadcast together (a mask: its positions, one tensor per dim)
+    shapes = []
+    for a in arrays:
+        if a is not None:
+            shapes += [[int(a.sum())]] * a.ndim if a.dtype.kind == "b" else [list(a.shape)]
+    try:
+        B.broadcast_shapes(*map(tuple, shapes))
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together "
+                         f"with shapes {', '.join(map(str, shapes))}") from None

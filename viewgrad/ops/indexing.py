@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins as _builtins
 import operator
+from numbers import Integral as _Integral
 
 from .. import backend as B
 from ..tensor import Tensor
@@ -16,7 +17,7 @@ from .table import defop, dispatch, dispatch_view, method, sum_to
 from ..autograd.inplace_lean import lean_select
 from .views import SELECT, select, slice, unsqueeze
 
-__all__ = ["getitem", "index_put", "alias", "normalize_key"]
+__all__ = ["getitem", "index_put", "alias", "normalize_key", "split_integers"]
 
 _builtin_slice = _builtins.slice
 
@@ -128,6 +129,25 @@ def normalize_key(self, key):
     return "basic", key
 
 
+# Note [integers beside advanced indices]
+# NumPy counts an integer in a key with arrays as one more advanced index: it broadcasts
+# with them, and an integer between two of them (or an array beside a slice that follows
+# an integer) decides where the advanced dims go. PyTorch applies the integers first, as
+# selects (views), and indexes what is left with the tensors. ``x[2, None, idx]`` is
+# (1, 3, k) in PyTorch and (k, 1, 3) in NumPy. ``split_integers`` gives the two steps of
+# PyTorch's way: the integers (a basic key, every other dim kept) and the rest.
+
+def split_integers(key):
+    """``(integers, rest)`` for a tuple key with both integers and advanced indices, or
+    None (Note [integers beside advanced indices])."""
+    ints = [isinstance(k, _Integral) and not isinstance(k, bool) for k in key]
+    if not any(ints) or not any(_is_advanced(k) for k in key):
+        return None
+    first = tuple(k if i else (Ellipsis if k is Ellipsis else _builtin_slice(None))
+                  for k, i in zip(key, ints) if k is not None and not isinstance(k, bool))
+    return first, tuple(k for k, i in zip(key, ints) if not i)
+
+
 def _basic_steps(self, key, alias_self=True):
     n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
     if n_real > self.dim():
@@ -188,6 +208,9 @@ def getitem(self, key):
         return _basic_steps(self, k)
     if kind == "single-slice":
         return _single_slice(self, k)
+    steps = split_integers(key) if isinstance(key, tuple) else None
+    if steps is not None:   # Note [integers beside advanced indices]
+        return getitem(_basic_steps(self, steps[0], alias_self=False), steps[1])
     try:
         return dispatch(INDEX, (self,), (k, index_tensors(key)))
     except IndexError as e:

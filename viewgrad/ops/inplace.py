@@ -21,7 +21,7 @@ from . import clamping as C
 from . import pointwise as P
 from .args import check_result_cast, checked_scalar
 from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
-from .indexing import INDEX_PUT, index_tensors, normalize_key, _basic_steps
+from .indexing import INDEX_PUT, index_tensors, normalize_key, split_integers, _basic_steps
 from .operands import EXPONENT, OTHER, check_alpha, method_form, operand, operator_form, refusal
 from .table import (_LOW, apply_inplace, defop, dispatch, method, promoted_dtype, sum_to,
                     zeros_grad)
@@ -481,6 +481,11 @@ def setitem(self, key, value):
             h = B.cpu.xp.array(_fill_value(v, dtype, "__setitem__"), dtype)
         _copy_to(target, Tensor._make(self._device.from_host(h), self._device), True)
         return
+    steps = split_integers(key) if isinstance(key, tuple) else None
+    if steps is not None:
+        # the integers as a view, the rest index_put_ into it, as PyTorch (Note [integers
+        # beside advanced indices], indexing.py)
+        return setitem(_basic_steps(self, steps[0], alias_self=False), steps[1], value)
     if not isinstance(value, Tensor):
         value = P._coerce(value, self)
         if not isinstance(value, Tensor) and self._data.dtype.kind in "iu":

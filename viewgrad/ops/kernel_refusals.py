@@ -142,6 +142,7 @@ REFUSALS = {
               **_kernel("pdist", "h")},
     "group_norm": _kernel("GroupNormKernelImpl", "c", "b", "i"),
     "max_pool1d": _kernel("max_pool1d_impl", "c", "b", "i"),
+    "max_pool2d": _kernel("max_pool2d", "c", "b"),
     "adaptive_max_pool1d": _kernel("adaptive_max_pool2d", "c", "b", "i"),
     "avg_pool1d": _kernel("avg_pool2d", "c", "b"),
     "rrelu": _kernel("leaky_relu_cpu", "c", "b", "i"),

@@ -22,6 +22,7 @@ import math
 from .. import backend as B
 from ..tensor import Tensor
 from .conv import _convolution, _pad_fwd, constant_pad_nd, set_fast_kernels, sliding_windows
+from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .table import defop, dispatch
 
 __all__ = ["max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "pool_output_size"]
@@ -201,6 +202,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     """2-D max pooling over (N, C, H, W) or (C, H, W); ``return_indices`` also gives the flat
     index (h * W + w) of each maximum within its input plane."""
     x, unbatched = _batched(input, "max_pool2d")
+    _refuse(_CX["max_pool2d"], input)   # Note [inputs PyTorch refuses]
     kernel, stride, padding, dilation, out = _pool_geometry(
         x, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
     idx = _max_pool_indices(x._data, kernel, stride, padding, dilation, out)
