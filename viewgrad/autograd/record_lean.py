@@ -29,8 +29,11 @@ def record_one(op, inputs, out, attrs, x):
     """``record(op, inputs, out, attrs, edges)`` for ``inputs`` = ``(x,)``, ``(x, a
     Python number)`` or ``(x, a constant Tensor shaped and typed like x)``, ``x`` a
     non-view Tensor with a grad_fn (Note [lean record])."""
-    if out._data.dtype.kind == "c":   # x.to(complex): Note [no complex gradients] (graph.py)
-        raise _complex_result(op, out)
+    kind = out._data.dtype.kind
+    if kind != "f":   # Note [integer results have no history] (recording.py)
+        if kind == "c":   # x.to(complex): Note [no complex gradients] (graph.py)
+            raise _complex_result(op, out)
+        return None
     node = _new(op.node_cls)
     e = (x._grad_fn, x._output_nr)
     if len(inputs) == 1:

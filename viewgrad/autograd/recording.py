@@ -90,12 +90,26 @@ _ONE = (True,)
 _NOTHING_SAVED = MappingProxyType({})  # shared by every node that saves nothing
 
 
+# Note [integer results have no history]
+# Only floating-point (and complex) tensors can require grad: PyTorch gives a result of an
+# integer or bool dtype no grad_fn, whatever its inputs (``x.long()``, ``x.int().sum()``,
+# an integer tensor written in place from a float that requires grad). Such a result is
+# a constant to autograd: ``(x.long() * x).sum()``'s gradient is ``x.long()``, and no
+# gradient flows back through the cast. ``record`` and ``record_one`` make no node for
+# one (they answer None, the grad_fn a result without history has).
+
 def record(op, inputs, out, attrs, edges, one=None):
     """Attach a new node of ``op`` to ``out`` (a Tensor or a tuple of Tensors). ``one``:
     a Tensor input whose shape and dtype every Tensor input has (the others are Python
     numbers): nothing was broadcast, so the shapes are not compared."""
-    if out._data.dtype.kind == "c" if type(out) is _Tensor else _a_complex_one(out):
-        raise _complex_result(op, out)   # Note [no complex gradients] (graph.py)
+    if type(out) is _Tensor:
+        kind = out._data.dtype.kind
+        if kind != "f":   # Note [integer results have no history]
+            if kind == "c":
+                raise _complex_result(op, out)   # Note [no complex gradients] (graph.py)
+            return None
+    elif _a_complex_one(out):
+        raise _complex_result(op, out)
     node = _new(op.node_cls)
     node.next_functions = edges if not op.nondiff else _differentiable(edges, op.nondiff)
     node._seq_nr = _next_seq()
