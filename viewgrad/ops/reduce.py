@@ -382,11 +382,14 @@ def _check_nonempty(self, name, error=RuntimeError):
                                if error is RuntimeError else ""))
 
 
-def _check_dims_nonempty(self, dims, name):
-    """Each reduced dim must have elements (max/min have no identity)."""
-    for d in dims:
-        if self.dim() and self._data.shape[d] == 0:
-            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+def _check_dims_nonempty(self, dims, name, given=None):
+    """Each reduced dim must have elements (max/min have no identity); ``given``: the
+    dims as the caller wrote them, which amax/amin name (max/min name them wrapped)."""
+    n = self.dim()
+    for shown in dims if given is None else given:   # (in the order given)
+        if n and self._data.shape[shown % n] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {shown} to have non-zero "
+                             f"size.")
 
 
 def _argext(self, dim, keepdim, kind):
@@ -438,7 +441,8 @@ def _amaxmin(self, dim, keepdim, name, op):
     if dims is None:
         _check_nonempty(self, name)
         dims = tuple(range(self.dim()))
-    _check_dims_nonempty(self, dims, name)
+    given = (dim,) if isinstance(dim, int) else tuple(dim) if dim not in (None, ()) else None
+    _check_dims_nonempty(self, dims, name, given)
     return show_given(dispatch(op, (self,), (dims, keepdim)), "dim", given_dims(dim), dims)
 
 
