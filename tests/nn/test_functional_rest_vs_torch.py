@@ -182,3 +182,30 @@ def test_conv_transpose3d_and_the_3d_modules_as_torch():
         return ([repr(m) for m in ms], [np.round(o.detach().numpy(), 9).tolist() for o in outs],
                 np.round(g.numpy(), 8).tolist(), outs[2].grad_fn.name())
     assert run(vg) == run(torch)
+
+
+def test_max_pools_pick_a_windows_last_nan_as_torch():
+    """PyTorch's max pools take every NaN they meet: a window's last NaN is its maximum,
+    in the indices and where the gradient goes (argmax and max(dim) keep the first)."""
+    torch = torch_or_skip()
+    rng = np.random.default_rng(3)
+    pool = [0.0, 1.0, -1.0, 2.0, np.nan, np.inf, -np.inf, 1.0]
+    for _ in range(60):
+        a = rng.choice(pool, size=(1, 2, 3, 4, 5))
+        k = tuple(int(v) for v in rng.integers(1, 4, 3))
+        s = tuple(int(v) for v in rng.integers(1, 3, 3))
+        seen = []
+        for M in (vg, torch):
+            x = M.tensor(a, requires_grad=True)
+            F = M.nn.functional
+            outs = [F.max_pool3d(x, k, s, return_indices=True),
+                    F.max_pool2d(x[0], k[1:], s[1:], return_indices=True),
+                    F.max_pool1d(x[0, 0], k[2], s[2], return_indices=True)]
+            total = sum((v * M.tensor(np.linspace(1, 2, v.numel()).reshape(tuple(v.shape))))
+                        .sum() for v, _ in outs)
+            total.backward()
+            seen.append(([np.nan_to_num(v.detach().numpy(), nan=7.0) for v, _ in outs],
+                         [i.numpy() for _, i in outs], x.grad.numpy()))
+        for p, q in zip(seen[0][0] + seen[0][1], seen[1][0] + seen[1][1]):
+            np.testing.assert_array_equal(p, q)
+        np.testing.assert_allclose(seen[0][2], seen[1][2])

@@ -23,7 +23,7 @@ from ..ops.layer_norm import layer_norm, rms_norm  # noqa: F401
 from ..ops.losses import (binary_cross_entropy, binary_cross_entropy_with_logits,  # noqa: F401
                            huber_loss, smooth_l1_loss)
 from ..ops.pointwise import add_scalar, where
-from ..ops.pool import avg_pool2d, pool_output_size
+from ..ops.pool import avg_pool2d, last_nan_or, pool_output_size
 from ..ops.table import dispatch
 from ..ops.vector_norms import NORM_DIM, vector_norm
 from ..ops.kernel_refusals import REFUSALS as _CX, refuse as _refuse
@@ -311,7 +311,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
                return_indices=False):
     """3-D max pooling over (N, C, D, H, W) or (C, D, H, W), built from views: pad with
     -inf, ``unfold`` each spatial dim into windows, take the max over the window
-    (MaxBackward0 sends the gradient to the chosen element). ``return_indices`` gives the
+    (GatherBackward0 sends the gradient to the chosen element). ``return_indices`` gives the
     flat index (d·H·W + h·W + w) of each maximum in its input volume, as PyTorch."""
     if input.dim() not in (4, 5):
         raise RuntimeError(f"max_pool3d: Expected 4D (unbatched) or 5D (batched) input, but "
@@ -341,7 +341,14 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     win = win[:, :, :out[0], :out[1], :out[2]]
     n, c = x.shape[0], x.shape[1]
     flat = win.reshape(n, c, out[0], out[1], out[2], k[0] * k[1] * k[2])
-    values, local = flat.max(-1)
+    # each window's first maximum, or its last NaN (PyTorch's kernel takes every NaN it
+    # meets): the gradient goes there (GatherBackward0)
+    fd = flat._data
+    local = fd.argmax(-1)
+    if fd.dtype.kind == "f":
+        local = last_nan_or(B.xp_of(fd), fd, local)
+    local = Tensor._make(local.astype(B.int64, copy=False), flat._device)
+    values = flat.gather(-1, local.unsqueeze(-1)).squeeze(-1)
     if unbatched:
         values = values.squeeze(0)
     if not return_indices:

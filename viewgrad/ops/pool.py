@@ -55,9 +55,18 @@ def _padded_windows(x, kernel, stride, padding, dilation, out, value):
 
 # -- max pool ------------------------------------------------------------------------------
 
+def last_nan_or(xp, flat, am):
+    """``am`` (positions along the last axis of ``flat``), except where a row has a NaN:
+    there its last NaN's position (PyTorch's max pools take every NaN they meet)."""
+    nan = xp.isnan(flat)
+    k = flat.shape[-1]
+    return xp.where(nan.any(axis=-1), k - 1 - nan[..., ::-1].argmax(axis=-1), am)
+
+
 def _max_pool_indices(x, kernel, stride, padding, dilation, out):
     """Flat index (h * W + w) into each input plane of every window's maximum (the first
-    one on ties, as PyTorch; NaN wins, as NaN propagates)."""
+    one on ties, as PyTorch; NaN wins, as NaN propagates: the window's last NaN, as
+    PyTorch's kernel, which takes every NaN it meets)."""
     xp = _xp(x)
     n, c, h, w = x.shape
     fill = -float("inf") if x.dtype.kind == "f" else xp.iinfo(x.dtype).min
@@ -65,8 +74,7 @@ def _max_pool_indices(x, kernel, stride, padding, dilation, out):
     flat = win.reshape(n, c, out[0], out[1], kernel[0] * kernel[1])
     am = flat.argmax(axis=-1)
     if x.dtype.kind == "f":
-        nan = xp.isnan(flat)
-        am = xp.where(nan.any(axis=-1), nan.argmax(axis=-1), am)
+        am = last_nan_or(xp, flat, am)
     ki, kj = am // kernel[1], am % kernel[1]
     rows = xp.arange(out[0], dtype=B.int64).reshape(-1, 1) * stride[0] - padding[0]
     cols = xp.arange(out[1], dtype=B.int64).reshape(1, -1) * stride[1] - padding[1]
