@@ -320,7 +320,8 @@ class AdamW(Adam):
 from .adaptive import RMSprop, Adagrad, Adadelta  # noqa: E402  (they subclass Optimizer)
 from .variants import Adamax, NAdam, RAdam, ASGD, Rprop  # noqa: E402
 from .lbfgs import LBFGS  # noqa: E402
+from .adafactor import Adafactor  # noqa: E402
 from . import lr_scheduler  # noqa: E402
 
 __all__ += ["RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam", "ASGD", "Rprop",
-            "LBFGS", "lr_scheduler"]
+            "LBFGS", "Adafactor", "lr_scheduler"]
