@@ -22,6 +22,9 @@ CASES = {
     "lp_pool1d odd power": lambda F, t: F.lp_pool1d(t.reshape(2, 4, 15) - 0.5, 3.0, 2),
     "lp_pool2d": lambda F, t: F.lp_pool2d(t, 2, (2, 3)),
     "lp_pool2d ceil": lambda F, t: F.lp_pool2d(t, 3, 2, stride=1, ceil_mode=True),
+    "lp_pool3d": lambda F, t: F.lp_pool3d(t.unsqueeze(0), 2, 2),
+    "lp_pool3d ceil": lambda F, t: F.lp_pool3d(t.unsqueeze(0), 3, (2, 1, 2), stride=1,
+                                               ceil_mode=True),
     "max_pool1d_with_indices": lambda F, t: F.max_pool1d_with_indices(t.reshape(2, 4, 15),
                                                                       3, 2)[0],
     "max_pool2d_with_indices": lambda F, t: F.max_pool2d_with_indices(t, 2)[0],
@@ -94,16 +97,17 @@ def test_modules_as_torch():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             mods = [nn.LPPool1d(2, 3), nn.LPPool2d(1.5, (2, 2), stride=1, ceil_mode=True),
+                    nn.LPPool3d(2, (2, 2, 2)),
                     nn.ChannelShuffle(2), nn.Dropout3d(0.3), nn.FeatureAlphaDropout(0.2),
                     nn.TripletMarginWithDistanceLoss(margin=0.5, swap=True), nn.NLLLoss2d()]
         t = M.tensor(X)
         for m in mods:
             m.eval()
-        outs = [mods[0](t.reshape(2, 4, 15)), mods[1](t), mods[2](t), mods[3](t), mods[4](t),
-                mods[5](t[0, 0], t[0, 1], t[1, 0]),
-                mods[6](t[:, :, 0, 0].log_softmax(1), M.tensor([1, 3]))]
+        outs = [mods[0](t.reshape(2, 4, 15)), mods[1](t), mods[2](t.unsqueeze(0)), mods[3](t),
+                mods[4](t), mods[5](t), mods[6](t[0, 0], t[0, 1], t[1, 0]),
+                mods[7](t[:, :, 0, 0].log_softmax(1), M.tensor([1, 3]))]
         return ([repr(m) for m in mods], [np.round(o.numpy(), 10).tolist() for o in outs],
-                sorted(dict(mods[5].named_modules())))
+                sorted(dict(mods[6].named_modules())))
     assert run(vg) == run(torch)
     with pytest.warns(FutureWarning, match="NLLLoss2d` has been deprecated"):
         vg.nn.NLLLoss2d()
@@ -209,3 +213,21 @@ def test_max_pools_pick_a_windows_last_nan_as_torch():
         for p, q in zip(seen[0][0] + seen[0][1], seen[1][0] + seen[1][1]):
             np.testing.assert_array_equal(p, q)
         np.testing.assert_allclose(seen[0][2], seen[1][2])
+
+
+def test_buffer_registers_as_torch():
+    """nn.Buffer: a Tensor marked as a buffer; assigned to a module it is registered,
+    with its persistence (a non-persistent one stays out of the state dict)."""
+    torch = torch_or_skip()
+
+    def run(M):
+        b = M.nn.Buffer(M.ones(2), persistent=False)
+        m = M.nn.Module()
+        m.x = b
+        m.y = M.nn.Buffer(M.zeros(3))
+        m.z = M.ones(1)   # a plain tensor: an attribute, not a buffer
+        return (isinstance(b, M.nn.Buffer), isinstance(M.ones(1), M.nn.Buffer), b.persistent,
+                sorted(dict(m.named_buffers())), sorted(m.state_dict()),
+                m.x is b, M.nn.Buffer(M.ones(2, requires_grad=True)).requires_grad,
+                tuple(M.nn.Buffer().shape))
+    assert run(vg) == run(torch)

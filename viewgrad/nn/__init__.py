@@ -5,7 +5,7 @@ State dicts are saved as ``.npz`` files (``module.save(path)`` / ``viewgrad.nn.s
 never pickled.
 """
 from . import functional, init
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 from .module import Module, Sequential, ModuleList, save, load
 from .layers import (Identity, Linear, Conv1d, Conv2d, ConvTranspose2d, BatchNorm1d,
                      BatchNorm2d, ReLU, Tanh, Sigmoid, Softmax, LogSoftmax, Dropout,
@@ -26,7 +26,7 @@ from . import layers_rest
 from .layers_rest import *  # noqa: F401,F403  (LPPool, ChannelShuffle, Dropout3d, ...)
 from . import utils
 
-__all__ = ["functional", "init", "Parameter", "Module", "Sequential", "ModuleList", "save",
+__all__ = ["functional", "init", "Parameter", "Buffer", "Module", "Sequential", "ModuleList", "save",
            "load", "Identity", "Linear", "Conv1d", "Conv2d", "ConvTranspose2d", "BatchNorm1d",
            "BatchNorm2d", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Dropout",
            "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "Flatten", "CrossEntropyLoss",

@@ -19,7 +19,7 @@ from ..ops.table import defop, dispatch
 from ..tensor import Tensor
 from .functional_more import _triple, pool3d_args
 
-__all__ = ["conv_transpose3d", "avg_pool3d", "lp_pool1d", "lp_pool2d", "max_pool1d_with_indices", "max_pool2d_with_indices",
+__all__ = ["conv_transpose3d", "avg_pool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
            "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
            "channel_shuffle", "dropout3d", "gumbel_softmax",
            "triplet_margin_with_distance_loss"]
@@ -116,6 +116,15 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     if stride is None:
         stride = kernel_size
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, F.avg_pool2d, kh * kw)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """``lp_pool1d`` over the last three dims (``F.lp_pool3d``)."""
+    kd, kh, kw = _three(kernel_size, "kernel_size")
+    if stride is None:
+        stride = kernel_size
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, avg_pool3d,
+                    kd * kh * kw)
 
 
 # -- the max pools' names with indices --------------------------------------------------------

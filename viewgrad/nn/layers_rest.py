@@ -1,5 +1,5 @@
 """The modules of ``nn.functional``'s rest (functional_rest.py) and a name PyTorch keeps
-for old code: ``ConvTranspose3d``, ``AvgPool3d``, ``LPPool1d``, ``LPPool2d``, ``ChannelShuffle``, ``Dropout3d``,
+for old code: ``ConvTranspose3d``, ``AvgPool3d``, ``LPPool1d``, ``LPPool3d``, ``LPPool2d``, ``ChannelShuffle``, ``Dropout3d``,
 ``FeatureAlphaDropout``, ``TripletMarginWithDistanceLoss`` and ``NLLLoss2d`` (deprecated
 in PyTorch, which warns; it is ``NLLLoss``)."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ from .layers_extra import AlphaDropout
 from .layers_more import Dropout1d, PairwiseDistance, _Loss
 from .module import Module
 
-__all__ = ["ConvTranspose3d", "AvgPool3d", "LPPool1d", "LPPool2d", "ChannelShuffle", "Dropout3d", "FeatureAlphaDropout",
+__all__ = ["ConvTranspose3d", "AvgPool3d", "LPPool1d", "LPPool2d", "LPPool3d", "ChannelShuffle", "Dropout3d", "FeatureAlphaDropout",
            "TripletMarginWithDistanceLoss", "NLLLoss2d"]
 
 
@@ -68,6 +68,14 @@ class LPPool2d(_LPPoolNd):
 
     def forward(self, input):
         return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride,
+                           self.ceil_mode)
+
+
+class LPPool3d(_LPPoolNd):
+    """``F.lp_pool3d``: the p-norm of each window over the last three dims."""
+
+    def forward(self, input):
+        return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride,
                            self.ceil_mode)
 
 

@@ -20,7 +20,7 @@ from .. import backend as B
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from .module_lookup import SubmoduleLookup
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 
 __all__ = ["Module", "Sequential", "ModuleList", "save", "load"]
 
@@ -71,6 +71,11 @@ class Module(SubmoduleLookup):
             buffers.pop(name, None)
             self.__dict__.pop(name, None)
             modules[name] = value
+        elif isinstance(value, Buffer):   # (nn.Buffer: registered with its persistence)
+            params.pop(name, None)
+            modules.pop(name, None)
+            self.__dict__.pop(name, None)
+            self.register_buffer(name, value, value.persistent)
         elif name in params:
             if value is not None:
                 raise TypeError(f"cannot assign '{type(value).__name__}' as parameter "

@@ -1,4 +1,5 @@
-"""``Parameter``: a Tensor that a Module registers as one of its parameters.
+"""``Parameter``: a Tensor that a Module registers as one of its parameters; ``Buffer``: one
+it registers as a buffer.
 
 Like ``torch.nn.Parameter``, it is a Tensor subclass, a leaf that requires grad by default,
 and it shares storage AND version counter with the tensor it was made from (it is an alias
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from ..tensor import LEAN_CLASSES, Tensor
 
-__all__ = ["Parameter"]
+__all__ = ["Parameter", "Buffer"]
 
 
 class Parameter(Tensor):
@@ -40,3 +41,26 @@ class Parameter(Tensor):
 
 
 LEAN_CLASSES.add(Parameter)   # Note [the classes the lean paths take] (tensor.py)
+
+
+class _BufferMeta(type):
+    # (a Buffer is a plain Tensor marked as one, as in PyTorch: isinstance asks the mark)
+    def __instancecheck__(cls, instance):
+        if cls is Buffer:
+            return isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False)
+        return super().__instancecheck__(instance)
+
+
+class Buffer(metaclass=_BufferMeta):
+    """``torch.nn.Buffer``: ``module.name = Buffer(t)`` registers ``t`` (detached, its
+    requires_grad kept) as the module's buffer ``name``; ``persistent=False`` keeps it out
+    of the state dict. The object is the Tensor itself, marked (``_is_buffer``)."""
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            from ..ops.factories import empty
+            data = empty(0)
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
