@@ -231,3 +231,23 @@ def test_buffer_registers_as_torch():
                 m.x is b, M.nn.Buffer(M.ones(2, requires_grad=True)).requires_grad,
                 tuple(M.nn.Buffer().shape))
     assert run(vg) == run(torch)
+
+
+def test_adaptive_avg_pool3d_as_torch_over_random_sizes():
+    torch = torch_or_skip()
+    rng = np.random.default_rng(8)
+    for t in range(80):
+        shape = ((1, 2), (2,))[t % 2] + tuple(int(v) for v in rng.integers(1, 7, 3))
+        out = tuple(None if rng.random() < 0.2 else int(rng.integers(1, 7)) for _ in range(3))
+        X = rng.standard_normal(shape)
+        seen = []
+        for M in (vg, torch):
+            x = M.tensor(X, requires_grad=True)
+            y = M.nn.functional.adaptive_avg_pool3d(x, out)
+            g, = M.autograd.grad((y * y).sum(), x)
+            seen.append((y.detach().numpy(), g.numpy()))
+        for a, b in zip(*seen):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+    assert repr(vg.nn.AdaptiveAvgPool3d((2, 3, 1))) == repr(torch.nn.AdaptiveAvgPool3d((2, 3, 1)))
+    with pytest.raises(RuntimeError, match="adaptive_avg_pool3d: output_size must be 3"):
+        vg.nn.functional.adaptive_avg_pool3d(vg.ones(1, 2, 3, 3, 3), (1, 2))

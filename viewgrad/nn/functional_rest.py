@@ -19,7 +19,7 @@ from ..ops.table import defop, dispatch
 from ..tensor import Tensor
 from .functional_more import _triple, pool3d_args
 
-__all__ = ["conv_transpose3d", "avg_pool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
+__all__ = ["conv_transpose3d", "avg_pool3d", "adaptive_avg_pool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
            "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
            "channel_shuffle", "dropout3d", "gumbel_softmax",
            "triplet_margin_with_distance_loss"]
@@ -89,6 +89,33 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         ones = Fa.ones((1, 1) + sizes, dtype=x.dtype, device=x.device)
         r = total / windows(ones, 1.0 if count_include_pad else 0.0)
     return r.squeeze(0) if unbatched else r
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """Average pooling of the last three dims to a fixed size, as
+    ``F.adaptive_avg_pool3d`` (None keeps a dim). A box's mean is the mean over its depth
+    of the means over its height and width, so it is two adaptive 2-D poolings (their
+    nodes, AdaptiveAvgPool2DBackward0, where PyTorch's is one AdaptiveAvgPool3DBackward0);
+    a 1×1×1 output is the mean, as PyTorch's own shortcut (MeanBackward1)."""
+    out = (output_size,) * 3 if isinstance(output_size, int) or output_size is None \
+        else tuple(output_size)
+    if len(out) != 3:
+        raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
+    if out == (1, 1, 1):   # (before the rank's check, as PyTorch's shortcut)
+        return input.mean((-1, -2, -3), keepdim=True)
+    if not isinstance(input, Tensor) or input.dim() not in (4, 5):
+        raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
+                           f"{list(getattr(input, 'shape', ()))}")
+    sizes = tuple(input.shape[-3:])
+    out = tuple(sizes[i] if v is None else int(v) for i, v in enumerate(out))
+    if out == (1, 1, 1):
+        return input.mean((-1, -2, -3), keepdim=True)
+    pool2d = _F().adaptive_avg_pool2d
+    x = input.reshape((-1,) + sizes)                    # (B, D, H, W)
+    y = pool2d(x, out[1:])                              # each depth slice: (B, D, oh, ow)
+    y = y.reshape(x.shape[0], 1, sizes[0], out[1] * out[2])
+    y = pool2d(y, (out[0], out[1] * out[2]))            # over the depth: (B, 1, od, oh·ow)
+    return y.reshape(tuple(input.shape[:-3]) + out)
 
 
 # -- power-average pooling ----------------------------------------------------------------

@@ -1,5 +1,5 @@
 """The modules of ``nn.functional``'s rest (functional_rest.py) and a name PyTorch keeps
-for old code: ``ConvTranspose3d``, ``AvgPool3d``, ``LPPool1d``, ``LPPool3d``, ``LPPool2d``, ``ChannelShuffle``, ``Dropout3d``,
+for old code: ``ConvTranspose3d``, ``AvgPool3d``, ``AdaptiveAvgPool3d``, ``LPPool1d``, ``LPPool3d``, ``LPPool2d``, ``ChannelShuffle``, ``Dropout3d``,
 ``FeatureAlphaDropout``, ``TripletMarginWithDistanceLoss`` and ``NLLLoss2d`` (deprecated
 in PyTorch, which warns; it is ``NLLLoss``)."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ from .layers_extra import AlphaDropout
 from .layers_more import Dropout1d, PairwiseDistance, _Loss
 from .module import Module
 
-__all__ = ["ConvTranspose3d", "AvgPool3d", "LPPool1d", "LPPool2d", "LPPool3d", "ChannelShuffle", "Dropout3d", "FeatureAlphaDropout",
+__all__ = ["ConvTranspose3d", "AvgPool3d", "AdaptiveAvgPool3d", "LPPool1d", "LPPool2d", "LPPool3d", "ChannelShuffle", "Dropout3d", "FeatureAlphaDropout",
            "TripletMarginWithDistanceLoss", "NLLLoss2d"]
 
 
@@ -42,6 +42,20 @@ class AvgPool3d(Module):
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AdaptiveAvgPool3d(Module):
+    """``F.adaptive_avg_pool3d``: the last three dims averaged to ``output_size``."""
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
 
 
 class _LPPoolNd(Module):
