@@ -251,3 +251,23 @@ def test_adaptive_avg_pool3d_as_torch_over_random_sizes():
     assert repr(vg.nn.AdaptiveAvgPool3d((2, 3, 1))) == repr(torch.nn.AdaptiveAvgPool3d((2, 3, 1)))
     with pytest.raises(RuntimeError, match="adaptive_avg_pool3d: output_size must be 3"):
         vg.nn.functional.adaptive_avg_pool3d(vg.ones(1, 2, 3, 3, 3), (1, 2))
+
+
+def test_max_unpool3d_as_torch():
+    torch = torch_or_skip()
+    X = np.random.default_rng(9).standard_normal((2, 2, 4, 6, 6))
+
+    def run(M):
+        x = M.tensor(X, requires_grad=True)
+        F = M.nn.functional
+        outs = []
+        for k, s, p in (((2, 2, 2), None, 0), ((2, 1, 3), (1, 1, 2), (1, 0, 1))):
+            v, i = F.max_pool3d(x, k, s, p, return_indices=True)
+            outs.append(F.max_unpool3d(v, i, k, s, p, output_size=x.shape[-3:]))
+            outs.append(M.nn.MaxUnpool3d(k, s, p)(v, i, output_size=x.shape))
+        v, i = F.max_pool3d(x, 2, return_indices=True)
+        outs.append(F.max_unpool3d(v, i, 2))   # the default output size
+        g, = M.autograd.grad(sum((o * o).sum() for o in outs), x)
+        return ([o.detach().numpy().tolist() for o in outs], g.numpy().tolist(),
+                repr(M.nn.MaxUnpool3d((2, 1, 2), stride=1, padding=(1, 0, 0))))
+    assert run(vg) == run(torch)

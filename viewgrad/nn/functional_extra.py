@@ -158,9 +158,11 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 
 
 def _unpool(input, indices, nsp, kernel_size, stride, padding, output_size, name):
-    k = (kernel_size,) * nsp if isinstance(kernel_size, int) else tuple(kernel_size)
-    s = k if stride is None else ((stride,) * nsp if isinstance(stride, int) else tuple(stride))
-    p = (padding,) * nsp if isinstance(padding, int) else tuple(padding)
+    def n_tuple(v):   # (PyTorch's _ntuple: an iterable as it is, anything else repeated)
+        return tuple(v) if hasattr(v, "__iter__") else (v,) * nsp
+    k = n_tuple(kernel_size)
+    s = k if stride is None else n_tuple(stride)
+    p = n_tuple(padding)
     spatial = tuple(input.shape[-nsp:])
     if output_size is None:
         out = tuple((spatial[i] - 1) * s[i] - 2 * p[i] + k[i] for i in range(nsp))

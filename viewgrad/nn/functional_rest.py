@@ -19,7 +19,7 @@ from ..ops.table import defop, dispatch
 from ..tensor import Tensor
 from .functional_more import _triple, pool3d_args
 
-__all__ = ["conv_transpose3d", "avg_pool3d", "adaptive_avg_pool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
+__all__ = ["conv_transpose3d", "avg_pool3d", "adaptive_avg_pool3d", "max_unpool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
            "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
            "channel_shuffle", "dropout3d", "gumbel_softmax",
            "triplet_margin_with_distance_loss"]
@@ -116,6 +116,14 @@ def adaptive_avg_pool3d(input, output_size):
     y = y.reshape(x.shape[0], 1, sizes[0], out[1] * out[2])
     y = pool2d(y, (out[0], out[1] * out[2]))            # over the depth: (B, 1, od, oh·ow)
     return y.reshape(tuple(input.shape[:-3]) + out)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The inverse of ``max_pool3d(return_indices=True)``: each value put back at its
+    index in its volume, zeros elsewhere (``F.max_unpool3d``)."""
+    from .functional_extra import _unpool
+    return _unpool(input, indices, 3, kernel_size, stride, padding, output_size,
+                   "max_unpool3d")
 
 
 # -- power-average pooling ----------------------------------------------------------------

@@ -106,7 +106,7 @@ class _MaxUnpool(Module):
         self.padding = (padding,) * n if isinstance(padding, int) else tuple(padding)
 
     def forward(self, input, indices, output_size=None):
-        fn = F.max_unpool2d if self._n == 2 else F.max_unpool1d
+        fn = {1: F.max_unpool1d, 2: F.max_unpool2d, 3: F.max_unpool3d}[self._n]
         return fn(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
     def extra_repr(self):

@@ -1,5 +1,5 @@
 """The modules of ``nn.functional``'s rest (functional_rest.py) and a name PyTorch keeps
-for old code: ``ConvTranspose3d``, ``AvgPool3d``, ``AdaptiveAvgPool3d``, ``LPPool1d``, ``LPPool3d``, ``LPPool2d``, ``ChannelShuffle``, ``Dropout3d``,
+for old code: ``ConvTranspose3d``, ``AvgPool3d``, ``AdaptiveAvgPool3d``, ``MaxUnpool3d``, ``LPPool1d``, ``LPPool3d``, ``LPPool2d``, ``ChannelShuffle``, ``Dropout3d``,
 ``FeatureAlphaDropout``, ``TripletMarginWithDistanceLoss`` and ``NLLLoss2d`` (deprecated
 in PyTorch, which warns; it is ``NLLLoss``)."""
 from __future__ import annotations
@@ -8,11 +8,11 @@ import warnings
 
 from . import functional as F
 from .layers import ConvTranspose2d, NLLLoss
-from .layers_extra import AlphaDropout
+from .layers_extra import AlphaDropout, _MaxUnpool
 from .layers_more import Dropout1d, PairwiseDistance, _Loss
 from .module import Module
 
-__all__ = ["ConvTranspose3d", "AvgPool3d", "AdaptiveAvgPool3d", "LPPool1d", "LPPool2d", "LPPool3d", "ChannelShuffle", "Dropout3d", "FeatureAlphaDropout",
+__all__ = ["ConvTranspose3d", "AvgPool3d", "AdaptiveAvgPool3d", "MaxUnpool3d", "LPPool1d", "LPPool2d", "LPPool3d", "ChannelShuffle", "Dropout3d", "FeatureAlphaDropout",
            "TripletMarginWithDistanceLoss", "NLLLoss2d"]
 
 
@@ -56,6 +56,11 @@ class AdaptiveAvgPool3d(Module):
 
     def extra_repr(self):
         return f"output_size={self.output_size}"
+
+
+class MaxUnpool3d(_MaxUnpool):
+    """``F.max_unpool3d`` as a module: ``forward(input, indices, output_size=None)``."""
+    _n = 3
 
 
 class _LPPoolNd(Module):
