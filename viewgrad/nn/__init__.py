@@ -26,8 +26,8 @@ from . import layers_rest
 from .layers_rest import *  # noqa: F401,F403  (LPPool, ChannelShuffle, Dropout3d, ...)
 from . import utils
 
-__all__ = ["functional", "init", "Parameter", "Buffer", "Module", "Sequential", "ModuleList", "save",
-           "load", "Identity", "Linear", "Conv1d", "Conv2d", "ConvTranspose2d", "BatchNorm1d",
+__all__ = ["functional", "init", "Parameter", "Buffer", "Module", "Sequential", "ModuleList",
+           "save", "load", "Identity", "Linear", "Conv1d", "Conv2d", "ConvTranspose2d", "BatchNorm1d",
            "BatchNorm2d", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Dropout",
            "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "Flatten", "CrossEntropyLoss",
            "NLLLoss", "MSELoss", "utils"] + layers_more.__all__ + rnn.__all__ + transformer.__all__ + layers_extra.__all__ + \

@@ -1,8 +1,9 @@
 """The rest of ``torch.nn.functional`` that a model written for PyTorch reaches for: the
-power-average pools (``lp_pool1d``, ``lp_pool2d``), the ``*_with_indices`` names of the
-max pools, ``channel_shuffle`` (its own node, ``ChannelShuffleBackward0``),
-``dropout3d``, ``gumbel_softmax`` and ``triplet_margin_with_distance_loss``; re-exported
-by ``viewgrad.nn.functional``.
+3-D ``conv_transpose3d``, ``avg_pool3d``, ``adaptive_avg_pool3d`` and ``max_unpool3d``,
+the power-average pools (``lp_pool1d/2d/3d``), the ``*_with_indices`` names of the max
+pools, ``channel_shuffle`` (its own node, ``ChannelShuffleBackward0``), ``dropout3d``,
+``gumbel_softmax`` and ``triplet_margin_with_distance_loss``; re-exported by
+``viewgrad.nn.functional``.
 
 Each is composed as PyTorch composes it, so its graph shows PyTorch's nodes: an
 ``lp_pool`` is a pow, an average pool, a sign times a relu of an abs, a scale and a pow.
@@ -17,9 +18,12 @@ from ..ops.pool import pool_output_size
 from ..ops.pointwise import relu
 from ..ops.table import defop, dispatch
 from ..tensor import Tensor
-from .functional_more import _triple, pool3d_args
+from .functional_extra import _unpool
+from .functional_more import _reduce, _triple, pool3d_args
 
-__all__ = ["conv_transpose3d", "avg_pool3d", "adaptive_avg_pool3d", "max_unpool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
+__all__ = ["conv_transpose3d", "avg_pool3d", "adaptive_avg_pool3d", "max_unpool3d",
+           "lp_pool1d", "lp_pool2d", "lp_pool3d",
+           "max_pool1d_with_indices", "max_pool2d_with_indices",
            "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
            "channel_shuffle", "dropout3d", "gumbel_softmax",
            "triplet_margin_with_distance_loss"]
@@ -108,7 +112,7 @@ def adaptive_avg_pool3d(input, output_size):
                            f"{list(getattr(input, 'shape', ()))}")
     sizes = tuple(input.shape[-3:])
     out = tuple(sizes[i] if v is None else int(v) for i, v in enumerate(out))
-    if out == (1, 1, 1):
+    if out == (1, 1, 1):   # (a None that keeps a dim of size 1)
         return input.mean((-1, -2, -3), keepdim=True)
     pool2d = _F().adaptive_avg_pool2d
     x = input.reshape((-1,) + sizes)                    # (B, D, H, W)
@@ -121,7 +125,6 @@ def adaptive_avg_pool3d(input, output_size):
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """The inverse of ``max_pool3d(return_indices=True)``: each value put back at its
     index in its volume, zeros elsewhere (``F.max_unpool3d``)."""
-    from .functional_extra import _unpool
     return _unpool(input, indices, 3, kernel_size, stride, padding, output_size,
                    "max_unpool3d")
 
@@ -281,9 +284,5 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     if swap:
         d_swap = d(positive, negative)
         d_neg = d_neg.minimum(d_swap)
-    loss = (margin + d_pos - d_neg).clamp_min(0.0)
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    return loss
+    return _reduce((margin + d_pos - d_neg).clamp_min(0.0), reduction,
+                   "triplet_margin_with_distance_loss")

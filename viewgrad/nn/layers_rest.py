@@ -1,5 +1,6 @@
 """The modules of ``nn.functional``'s rest (functional_rest.py) and a name PyTorch keeps
-for old code: ``ConvTranspose3d``, ``AvgPool3d``, ``AdaptiveAvgPool3d``, ``MaxUnpool3d``, ``LPPool1d``, ``LPPool3d``, ``LPPool2d``, ``ChannelShuffle``, ``Dropout3d``,
+for old code: ``ConvTranspose3d``, ``AvgPool3d``, ``AdaptiveAvgPool3d``, ``MaxUnpool3d``,
+``LPPool1d``, ``LPPool2d``, ``LPPool3d``, ``ChannelShuffle``, ``Dropout3d``,
 ``FeatureAlphaDropout``, ``TripletMarginWithDistanceLoss`` and ``NLLLoss2d`` (deprecated
 in PyTorch, which warns; it is ``NLLLoss``)."""
 from __future__ import annotations
@@ -12,7 +13,8 @@ from .layers_extra import AlphaDropout, _MaxUnpool
 from .layers_more import Dropout1d, PairwiseDistance, _Loss
 from .module import Module
 
-__all__ = ["ConvTranspose3d", "AvgPool3d", "AdaptiveAvgPool3d", "MaxUnpool3d", "LPPool1d", "LPPool2d", "LPPool3d", "ChannelShuffle", "Dropout3d", "FeatureAlphaDropout",
+__all__ = ["ConvTranspose3d", "AvgPool3d", "AdaptiveAvgPool3d", "MaxUnpool3d", "LPPool1d",
+           "LPPool2d", "LPPool3d", "ChannelShuffle", "Dropout3d", "FeatureAlphaDropout",
            "TripletMarginWithDistanceLoss", "NLLLoss2d"]
 
 

@@ -15,7 +15,8 @@ from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .operands import invalid_combination
 from .table import _LOW, apply_inplace, defop, dispatch, method, promoted_dtype
 
-__all__ = ["clamp", "clamp_tensor", "tensor_bounds", "clamp_min", "clamp_max", "clamp_min_", "clamp_max_", "clip_"]
+__all__ = ["clamp", "clamp_tensor", "tensor_bounds", "clamp_min", "clamp_max", "clamp_min_",
+           "clamp_max_", "clip_"]
 
 _xp = B.xp_of
 _where = P.where

@@ -164,13 +164,13 @@ def _det_bwd_singular(grad, A):
     U, S, Vh = svd(A)
     alpha = det(U) * det(Vh)
     ones = S.new_ones(S.shape[:-1] + (1,))
-    before = cat_last(ones, S[..., :-1]).cumprod(-1)                  # ∏_{j<i} S_j
-    after = cat_last(ones, S.flip(-1)[..., :-1]).cumprod(-1).flip(-1)  # ∏_{j>i} S_j
+    before = _cat_last(ones, S[..., :-1]).cumprod(-1)                  # ∏_{j<i} S_j
+    after = _cat_last(ones, S.flip(-1)[..., :-1]).cumprod(-1).flip(-1)  # ∏_{j>i} S_j
     D = (alpha * grad).unsqueeze(-1) * before * after
     return matmul(U * D.unsqueeze(-2), Vh)
 
 
-def cat_last(a, b):
+def _cat_last(a, b):
     from .joining import cat
     return cat([a, b], -1)
 
