@@ -8,6 +8,8 @@ from . import backend
 from .backend import (float32, float64, float16, int64, int32, int16, int8, uint8, bool_,
                       complex64, complex128, Device)
 from .backend import device, cuda_is_available, set_default_device, get_default_device
+from .backend import (memory_format, contiguous_format, preserve_format, channels_last,
+                      channels_last_3d)
 from . import autograd  # noqa: F401  (before tensor: autograd's modules import Tensor)
 from .tensor import Tensor, Size
 from . import ops
@@ -25,7 +27,7 @@ from .ops.pointwise import (neg, abs, sqrt, exp, log, tanh, sigmoid, relu, where
 from .ops.pointwise import FUNCTIONS as _ARITH
 add, sub, mul, div, pow = (_ARITH[n] for n in ("add", "sub", "mul", "div", "pow"))
 from .ops.reduce import sum, mean, max, min, amax, amin, gather, scatter, scatter_add, argmax, argmin
-from .ops.linalg import mm, bmm, dot, mv, addmm, matmul, baddbmm, addmv, addr
+from .ops.linalg import mm, bmm, dot, mv, addmm, matmul, baddbmm, addbmm, addmv, addr
 from .ops.einsum import einsum, outer, outer as ger
 from .ops.views import (view, reshape, as_strided, select, narrow, unsqueeze, squeeze,
                         transpose, t, permute, movedim, expand, expand_as, diagonal, unfold,
@@ -35,6 +37,7 @@ from .ops.splitting import tensor_split, hsplit, vsplit, dsplit
 from .ops.index_ops import (index_select, index_add, index_copy, index_fill, masked_select,
                             masked_scatter, nonzero, argwhere)
 from .ops.index_reduce import scatter_reduce, index_reduce
+from .ops.inplace import index_put
 from .ops.mantissa import frexp, ldexp, renorm
 from .ops.rearrange import (tril, triu, flip, fliplr, flipud, roll, repeat_interleave, tile,
                             ravel)

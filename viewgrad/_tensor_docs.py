@@ -76,7 +76,7 @@ TENSOR = {
     # -- conversions and copies -------------------------------------------------------------
     "clone": "A copy with its own memory (``CloneBackward0``: the gradient passes through "
              "unchanged). ``b = a.clone()`` is the usual way to get a non-leaf you may "
-             "change in place. The copy keeps the layout (``memory_format='preserve'``).",
+             "change in place. The copy keeps the layout (``memory_format=vg.preserve_format``).",
     "contiguous": "This tensor if it is already contiguous, else a row-major copy "
                   "(``CloneBackward0``), as ``torch.Tensor.contiguous``.",
     **{name: f"A copy converted to {dtype} (``x.{name}()`` is ``x.to(vg.{dtype})``); "

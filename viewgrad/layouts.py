@@ -6,8 +6,8 @@ them; AccumulateGrad's layout contract asks ``non_overlapping_and_dense``.
 from __future__ import annotations
 
 __all__ = ["iterator_strides", "dense_strides", "non_overlapping_and_dense",
-           "torch_contiguous", "channels_last_strides", "row_major_strides", "ordered",
-           "view_strides"]
+           "torch_contiguous", "dense_in_order", "channels_last_strides", "row_major_strides",
+           "ordered", "view_strides"]
 
 
 # Note [an elementwise result's layout]
@@ -37,7 +37,10 @@ __all__ = ["iterator_strides", "dense_strides", "non_overlapping_and_dense",
 # torch over random programs.
 
 def torch_contiguous(shape, st):
-    """torch's is_contiguous (a size-1 dim's stride does not count)."""
+    """torch's is_contiguous (a size-1 dim's stride does not count; an empty tensor is
+    contiguous whatever its strides)."""
+    if 0 in shape:
+        return True
     need = 1
     for n, s in zip(reversed(shape), reversed(st)):
         if n != 1:
@@ -47,12 +50,11 @@ def torch_contiguous(shape, st):
     return True
 
 
-def channels_last_strides(shape, st):
-    """torch's is_contiguous(memory_format=channels_last) of a 4-D geometry."""
-    if len(shape) != 4:
-        return False
+def dense_in_order(shape, st, order):
+    """Whether the geometry is dense with its dims laid out in ``order``, fastest first
+    (a size-1 dim's stride does not count): torch's is_contiguous for a memory format."""
     expected = 1
-    for d in (1, 3, 2, 0):
+    for d in order:
         if shape[d] != 1:
             if st[d] != expected:
                 return False
@@ -60,8 +62,16 @@ def channels_last_strides(shape, st):
     return True
 
 
+def channels_last_strides(shape, st):
+    """torch's is_contiguous(memory_format=channels_last) of a 4-D geometry."""
+    return len(shape) == 4 and dense_in_order(shape, st, (1, 3, 2, 0))
+
+
 def non_overlapping_and_dense(shape, st):
-    """torch's is_non_overlapping_and_dense of (shape, element strides)."""
+    """torch's is_non_overlapping_and_dense of (shape, element strides): an empty tensor
+    is (it is contiguous)."""
+    if 0 in shape:
+        return True
     if len(shape) == 1:
         return shape[0] < 2 or st[0] == 1
     need = 1

@@ -17,7 +17,8 @@ __all__ = ["max", "min", "sort", "topk", "kthvalue", "median", "mode", "aminmax"
            "cummin",
            "linalg_slogdet", "slogdet", "linalg_svd", "svd", "linalg_eigh", "linalg_qr", "qr",
            "linalg_lstsq", "triangular_solve", "frexp", "linalg_lu_factor",
-           "linalg_lu_factor_ex", "linalg_lu", "lu_unpack"]
+           "linalg_lu_factor_ex", "linalg_lu", "lu_unpack", "linalg_inv_ex", "linalg_solve_ex",
+           "linalg_cholesky_ex"]
 
 
 class _StructSeq(tuple):
@@ -82,6 +83,9 @@ frexp = _structseq("frexp", ("mantissa", "exponent"))   # ops/mantissa.py
 # the LU family (ops/linalg_lu.py)
 linalg_lu_factor = _structseq("linalg_lu_factor", ("LU", "pivots"))
 linalg_lu_factor_ex = _structseq("linalg_lu_factor_ex", ("LU", "pivots", "info"))
+linalg_inv_ex = _structseq("linalg_inv_ex", ("inverse", "info"))
+linalg_solve_ex = _structseq("linalg_solve_ex", ("result", "info"))
+linalg_cholesky_ex = _structseq("linalg_cholesky_ex", ("L", "info"))
 linalg_lu = _structseq("linalg_lu", ("P", "L", "U"))
 lu_unpack = _structseq("lu_unpack", ("P", "L", "U"))
 lu_with_info = _structseq("_lu_with_info", ("LU", "pivots", "info"))

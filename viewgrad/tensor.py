@@ -284,8 +284,13 @@ class Tensor:
     def data_ptr(self):
         return self._device.data_ptr(self._data)
 
-    def is_contiguous(self):
-        return bool(self._data.flags.c_contiguous)
+    def is_contiguous(self, *, memory_format=B.contiguous_format):
+        """Whether the elements lie in memory as ``memory_format`` lays them out
+        (row-major by default; a size-1 dim's stride does not count)."""
+        if memory_format is B.contiguous_format:
+            return bool(self._data.flags.c_contiguous)
+        fmt = B.format_of(memory_format, "is_contiguous")
+        return B.is_contiguous_as(tuple(self.shape), self.stride(), fmt)
 
     def is_floating_point(self):
         return self._data.dtype.kind == "f"

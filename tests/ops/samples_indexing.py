@@ -91,6 +91,10 @@ SAMPLES = {
     # matrix products beyond mm (ops/linalg.py)
     "baddbmm": [(lambda c, a, b: vg.baddbmm(c, a, b), [(2, 2, 3), (2, 2, 4), (2, 4, 3)]),
                 (lambda c, a, b: c.baddbmm(a, b, beta=0.5, alpha=-2), [(3,), (2, 2, 4), (2, 4, 3)])],
+    "addbmm": [(lambda c, a, b: vg.addbmm(c, a, b), [(2, 3), (2, 2, 4), (2, 4, 3)]),
+               (lambda c, a, b: c.addbmm(a, b, beta=0.5, alpha=-2), [(3,), (3, 2, 4), (3, 4, 3)]),
+               (lambda c, a, b: (c * 1).addbmm_(a, b, alpha=0) * c, [(2, 3), (2, 2, 4),
+                                                                        (2, 4, 3)])],
     "addmv": [(lambda c, m, v: vg.addmv(c, m, v, beta=2), [(2,), (2, 3), (3,)]),
               (lambda c, m, v: c.addmv(m, v, alpha=0.5), [(1,), (2, 3), (3,)])],
     "addr": [(lambda c, a, b: vg.addr(c, a, b), [(2, 3), (2,), (3,)]),

@@ -78,7 +78,7 @@ def test_base_without_grad_starts_requiring_grad():
 
 def test_non_contiguous_base_and_views_of_views():
     def f(a, y):
-        b = a.t().clone(memory_format="preserve")  # a transposed (non-contiguous) base
+        b = a.t().clone(memory_format=vg.preserve_format)  # a transposed (non-contiguous) base
         assert not b.is_contiguous()
         v = b[1:][0]          # a view of a view: _base is the root
         assert v._base is b

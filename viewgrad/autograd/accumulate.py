@@ -210,7 +210,7 @@ def clone_obey_contract(grad, var):
             return out.copy_(grad)
         out._data[...] = grad._data
         return out
-    return grad.clone(memory_format="contiguous")
+    return grad.clone(memory_format=B.contiguous_format)
 
 
 def accumulate(var, new, node=None, shared=False):

@@ -107,9 +107,8 @@ class BackwardCFunction(FunctionCtx, Node):
             if g is None or self.next_functions[len(out)][0] is None:
                 out.append(None)
                 continue
-            if not isinstance(g, Tensor):
-                raise TypeError(f"function {self.name()} returned a gradient of type "
-                                f"{type(g).__name__} at index {i}; expected a Tensor or None")
+            if not isinstance(g, Tensor):   # (PyTorch's words)
+                raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
             shape = meta[0]
             if tuple(g.shape) != shape:
                 try:
@@ -122,6 +121,8 @@ class BackwardCFunction(FunctionCtx, Node):
                         f"Function {self.name()} returned an invalid gradient at index {i} - "
                         f"got {list(res[i].shape)} but expected shape compatible with "
                         f"{list(shape)}")
+            if g.dtype != meta[1]:   # the engine's validate_outputs: the input's dtype
+                g = g.to(meta[1])
             out.append(g)
         return out
 

@@ -9,6 +9,8 @@ B``); its rooms are:
   * ``devices.py``  the devices, which one an array lives on, its array module (``xp_of``),
                     the array helpers that differ by device, Note [cached scalar operands];
   * ``dtypes.py``   dtype names, PyTorch's type promotion, casts, the default float dtype;
+  * ``formats.py``  the memory formats (contiguous_format, channels_last...): their strides,
+                    and the one a tensor's strides suggest;
   * ``strided.py``  PyTorch's result layouts and view strides on arrays (the arithmetic is
                     ``viewgrad/layouts.py``'s), arrays over a storage, broadcast shapes;
   * ``lapack.py``   linear algebra's errors, layouts and factorisations as PyTorch's;
@@ -58,6 +60,7 @@ warnings.filterwarnings(
 
 from .dtypes import *    # noqa: E402,F401,F403  (the package's names: each room's __all__)
 from .devices import *   # noqa: E402,F401,F403
+from .formats import *   # noqa: E402,F401,F403
 from .strided import *   # noqa: E402,F401,F403
 from .lapack import *    # noqa: E402,F401,F403
 from .host import *      # noqa: E402,F401,F403

@@ -52,8 +52,8 @@ def to_dtype(d):
             return _DTYPE_ALIASES[d]
         except KeyError:
             raise TypeError(f"unknown dtype {d!r}; use one of {sorted(_DTYPE_ALIASES)}") from None
-    if d is float:
-        return float32
+    if d is float:   # (Python's float is a double: torch.float64, whatever the default)
+        return float64
     if d is int:
         return int64
     if d is bool:

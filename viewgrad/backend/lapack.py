@@ -12,8 +12,8 @@ from .devices import device_of_array, xp_of
 
 _ndarray = np.ndarray
 
-__all__ = ["LinAlgError", "lu_zero_pivot", "first_non_pd_minor", "linalg_raises",
-           "lapack_layout", "inv"]
+__all__ = ["LinAlgError", "lu_zero_pivot", "getrf_solve", "potf2", "first_non_pd_minor",
+           "linalg_raises", "lapack_layout", "inv"]
 
 
 LinAlgError = np.linalg.LinAlgError   # what numpy (and CuPy) raise for a singular matrix
@@ -31,6 +31,47 @@ def lu_zero_pivot(a) -> int:
         u[[k, p]] = u[[p, k]]
         u[k + 1:, k:] -= np.outer(u[k + 1:, k] / u[k, k], u[k, k:])
     return 0
+
+
+def getrf_solve(a, b):
+    """``a x = b`` for host matrices as LAPACK's getrf and getrs compute it, a singular
+    ``a`` included (what ``solve_ex`` and ``inv_ex`` return with a nonzero info): LU
+    with partial pivoting, a zero pivot's column left as it is (getf2), then the two
+    triangular solves, whose division by the zero pivot gives inf and NaN."""
+    u = np.array(a, dtype=np.result_type(a, b, np.float32))
+    x = np.array(b, dtype=u.dtype)
+    n = u.shape[0]
+    with np.errstate(all="ignore"):
+        for k in range(n):
+            p = k + int(np.argmax(np.abs(u[k:, k])))
+            if u[p, k] != 0:
+                u[[k, p]], x[[k, p]] = u[[p, k]], x[[p, k]]
+                u[k + 1:, k] /= u[k, k]
+            u[k + 1:, k + 1:] -= np.outer(u[k + 1:, k], u[k, k + 1:])
+        for k in range(n):   # L (unit diagonal), forward
+            x[k + 1:] -= np.outer(u[k + 1:, k], x[k])
+        for k in range(n - 1, -1, -1):   # U, backward
+            x[k] = (x[k] - u[k, k + 1:] @ x[k + 1:]) / u[k, k]
+    return x
+
+
+def potf2(a):
+    """The lower Cholesky factor of host matrix ``a`` (its lower triangle read) as
+    LAPACK's potf2 leaves it when the matrix is not positive-definite (what
+    ``cholesky_ex`` returns with a nonzero info): the columns before the failing one
+    factored, the failing diagonal entry holding a_jj - |l_j|² (not square-rooted), the
+    rest of the lower triangle as it was."""
+    L = np.tril(np.array(a))
+    n = L.shape[0]
+    with np.errstate(all="ignore"):
+        for j in range(n):
+            d = L[j, j] - L[j, :j] @ L[j, :j].conj()
+            if not d > 0:
+                L[j, j] = d
+                return L
+            L[j, j] = np.sqrt(d)
+            L[j + 1:, j] = (L[j + 1:, j] - L[j + 1:, :j] @ L[j, :j].conj()) / L[j, j]
+    return L
 
 
 def first_non_pd_minor(a) -> int:

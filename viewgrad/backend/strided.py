@@ -9,12 +9,14 @@ from numpy.lib.stride_tricks import as_strided as _np_as_strided
 
 from .. import layouts as _L
 from .devices import Device, cpu, device_of_array, xp_of
+from .formats import contiguous_format, format_strides, preserve_format
 
 _ndarray = np.ndarray
 
 __all__ = ["is_channels_last", "row_major", "fresh_row_major", "layout_like",
-           "iterator_layout", "preserved_strides", "preserve_layout", "unsqueeze_view",
-           "reshape_view", "slice_view", "torch_strides", "row_major_exactly", "empty_strided", "strided_in",
+           "iterator_layout", "preserved_strides", "preserve_layout", "in_memory_format",
+           "unsqueeze_view", "reshape_view", "slice_view", "torch_strides", "row_major_exactly",
+           "empty_strided", "strided_in",
            "broadcast_shapes", "broadcast_error", "shapes_error", "checked_broadcast",
            "strided_view", "expand_view", "unfold_view", "diagonal_view"]
 
@@ -143,8 +145,9 @@ _ROW_MAJOR = {}
 def preserved_strides(a):
     """The element strides of PyTorch's ``empty_like(a)`` (memory_format=preserve: what
     ``clone()`` and ``to(dtype)`` lay out): ``a``'s own when it is non-overlapping and
-    dense, else dense ones in its order."""
-    st = _elem_strides(a)
+    dense (an empty one's as PyTorch reports them: ``torch_strides``), else dense ones in
+    its order."""
+    st = torch_strides(a)
     if _L.non_overlapping_and_dense(a.shape, st):
         return st
     return _L.dense_strides(a.shape, st)
@@ -155,9 +158,22 @@ def preserve_layout(r, like):
     (``preserved_strides``): clone(), to(dtype)."""
     if type(r) is not _ndarray or not r.ndim or r.shape != like.shape:
         return r
-    if row_major_exactly(like):
+    if like.size and row_major_exactly(like):
         return r if r.flags.c_contiguous else np.ascontiguousarray(r)
     return _laid_out(r, preserved_strides(like))
+
+
+def in_memory_format(r, fmt, like=None):
+    """Fresh array ``r`` laid out in memory format ``fmt`` (Note [memory formats],
+    formats.py): preserve_format as ``like`` is (``preserve_layout``), contiguous_format
+    row-major, a channels-last format with its strides (on the host; a device array
+    stays row-major). A channels-last format at the wrong rank raises PyTorch's error."""
+    if fmt is preserve_format:
+        return r if like is None else preserve_layout(r, like)
+    st = format_strides(r.shape, fmt)
+    if fmt is contiguous_format:
+        return fresh_row_major(r) if type(r) is _ndarray else row_major(r)
+    return _laid_out(r, st) if type(r) is _ndarray else row_major(r)
 
 
 def unsqueeze_view(a, k):

@@ -18,6 +18,7 @@ from collections import OrderedDict, namedtuple
 
 from .. import backend as B
 from ..autograd.grad_mode import no_grad
+from ..ops.memory import parse_to
 from ..tensor import Tensor
 from .module_lookup import SubmoduleLookup
 from .parameter import Buffer, Parameter
@@ -294,7 +295,22 @@ class Module(SubmoduleLookup):
         return self
 
     def to(self, *args, **kwargs):
-        return self._convert(lambda t: t.to(*args, **kwargs))
+        """Move and/or cast the parameters and buffers, in place, as ``torch.nn.Module.to``
+        (``Tensor.to``'s arguments): a dtype converts only the floating-point ones (an
+        int64 counter stays int64), a ``memory_format`` only the 4-D and 5-D ones."""
+        device, dtype, non_blocking, _, fmt = parse_to(args, kwargs)
+        if dtype is not None:
+            dt = B.to_dtype(dtype)
+            if dt.kind not in "fc":
+                raise TypeError("nn.Module.to only accepts floating point or complex dtypes, "
+                                f"but got desired dtype=torch.{B.dtype_name(dt)}")
+
+        def convert(t):
+            dt_t = dtype if (t.is_floating_point() or t.is_complex()) else None
+            if fmt is not None and t.dim() in (4, 5):
+                return t.to(device, dt_t, non_blocking, memory_format=fmt)
+            return t.to(device, dt_t, non_blocking)
+        return self._convert(convert)
 
     def double(self):
         return self._convert(lambda t: t.double() if t.is_floating_point() else t)

@@ -37,7 +37,7 @@ table.elementwise_rows(
     "clamp", "clamp_max", "clamp_min", "ceil", "floor", "round", "round_decimals", "trunc",
     "frac", "sign", "sgn", "reciprocal", "rsqrt", "sinc", "deg2rad", "rad2deg", "erf", "erfc",
     "erfinv", "lgamma", "digamma", "polygamma", "mvlgamma", "i0", "special_i0e", "special_i1",
-    "special_i1e", "logit", "nan_to_num", "celu", "elu", "selu", "gelu_tanh", "hardshrink",
+    "special_i1e", "logit", "celu", "elu", "selu", "gelu_tanh", "hardshrink",
     "softshrink", "hardtanh", "leaky_relu", "softplus", "threshold")
 from . import lean  # noqa: E402
 

@@ -430,9 +430,11 @@ rad2deg = _unary(RAD2DEG, "rad2deg", """Radians to degrees (x·180/pi), as
 # -- nan_to_num -------------------------------------------------------------------------------
 
 def _nan_to_num_fwd(self, nan, posinf, neginf):
+    # (written into empty_like(self), as PyTorch's: the input's layout, a size-1 dim's too)
     if self.dtype.kind != "f":
-        return self.copy()
-    return _xp(self).nan_to_num(self, nan=nan, posinf=posinf, neginf=neginf)
+        return B.layout_like(self.copy(), self)
+    return B.layout_like(_xp(self).nan_to_num(self, nan=nan, posinf=posinf, neginf=neginf),
+                         self)
 
 
 NAN_TO_NUM = defop("nan_to_num", "NanToNumBackward0", _nan_to_num_fwd,

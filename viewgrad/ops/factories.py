@@ -242,7 +242,7 @@ def from_numpy(a):
     return t
 
 
-def _fill(kind, size, dtype, device, requires_grad, value=None):
+def _fill(kind, size, dtype, device, requires_grad, value=None, layout=None):
     dev = B.device(device)
     shape = _shape(size)
     dt = B.to_dtype(dtype) or B.default_float()
@@ -258,6 +258,8 @@ def _fill(kind, size, dtype, device, requires_grad, value=None):
         v = B.exact_fill_value(a, value)
         if v is not value:
             a[...] = v
+    if layout is not None:
+        a = layout(a)
     return _finish(a, dev, requires_grad)
 
 
@@ -272,8 +274,14 @@ def ones(*size, dtype=None, device=None, requires_grad=False):
     return _fill("ones", size, dtype, device, requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False):
-    return _fill("empty", size, dtype, device, requires_grad)
+def empty(*size, dtype=None, device=None, requires_grad=False,
+          memory_format=B.contiguous_format):
+    fmt = B.format_of(memory_format, "empty")
+    if fmt is B.preserve_format:
+        raise RuntimeError("unsupported memory format Preserve")
+    return _fill("empty", size, dtype, device, requires_grad,
+                 layout=None if fmt is B.contiguous_format else
+                 lambda a: B.in_memory_format(a, fmt))
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
@@ -282,25 +290,40 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     return _fill("full", (size,), dtype, device, requires_grad, fill_value)
 
 
-def _like(kind, t, dtype, device, requires_grad, value=None):
+def _like(kind, t, dtype, device, requires_grad, value=None, memory_format=None):
     return _fill(kind, (tuple(t.shape),), dtype or t.dtype, device or t.device,
-                 requires_grad, value)
+                 requires_grad, value, like_layout(t, device, memory_format))
 
 
-def zeros_like(t, dtype=None, device=None, requires_grad=False):
-    return _like("zeros", t, dtype, device, requires_grad)
+def like_layout(t, device, memory_format, fn="empty_like"):
+    """How a ``*_like(t)`` factory lays out its fresh array (for ``_fill``): by default
+    (preserve_format) as PyTorch's ``empty_like(t)``, ``t``'s own strides when dense, else
+    dense ones in ``t``'s order; or in the ``memory_format`` given (Note [memory
+    formats], backend/formats.py). A copy to another device is row-major."""
+    fmt = B.format_of(memory_format, fn, B.preserve_format)
+    if fmt is not B.preserve_format:
+        return lambda a: B.in_memory_format(a, fmt)
+    if device is not None and B.device(device) is not t._device:
+        return None
+    like = t._data
+    return lambda a: B.in_memory_format(a, fmt, like=like)
 
 
-def ones_like(t, dtype=None, device=None, requires_grad=False):
-    return _like("ones", t, dtype, device, requires_grad)
+def zeros_like(t, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _like("zeros", t, dtype, device, requires_grad, memory_format=memory_format)
 
 
-def empty_like(t, dtype=None, device=None, requires_grad=False):
-    return _like("empty", t, dtype, device, requires_grad)
+def ones_like(t, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _like("ones", t, dtype, device, requires_grad, memory_format=memory_format)
 
 
-def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
-    return _like("full", t, dtype, device, requires_grad, fill_value)
+def empty_like(t, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _like("empty", t, dtype, device, requires_grad, memory_format=memory_format)
+
+
+def full_like(t, fill_value, dtype=None, device=None, requires_grad=False,
+              memory_format=None):
+    return _like("full", t, dtype, device, requires_grad, fill_value, memory_format)
 
 
 def empty_strided(size, stride, dtype=None, device=None, requires_grad=False):

@@ -26,7 +26,7 @@ from .operands import EXPONENT, OTHER, check_alpha, method_form, operand, operat
 from .table import (_LOW, apply_inplace, defop, dispatch, method, promoted_dtype, sum_to,
                     zeros_grad)
 
-__all__ = ["copy_", "fill_", "zero_", "masked_fill_", "masked_fill", "setitem"]
+__all__ = ["copy_", "fill_", "zero_", "masked_fill_", "masked_fill", "setitem", "index_put"]
 
 _HOST = B.HOST_ARRAY
 _add, _subtract = B.host_ufunc("add"), B.host_ufunc("subtract")
@@ -522,3 +522,12 @@ def index_put_(self, indices, values, accumulate=False):
     return apply_inplace(INDEX_PUT, self, (values,), (k, bool(accumulate),
                                                       index_tensors(tuple(indices))),
                          name="index_put_")
+
+
+@method("index_put")
+def index_put(self, indices, values, accumulate=False):
+    """``index_put_`` on a copy (``torch.index_put``): one IndexPutBackward0, whose edges
+    go to ``self``'s history and ``values``'."""
+    kind, k = normalize_key(self, tuple(indices))
+    return dispatch(INDEX_PUT, (self, values), (k, bool(accumulate),
+                                                index_tensors(tuple(indices))))

@@ -1,18 +1,19 @@
-"""Matrix products: mm, bmm, dot, mv, addmm, baddbmm, addmv, addr and matmul (composed
-from them as PyTorch does, so the node names match: MmBackward0, BmmBackward0,
-DotBackward0, MvBackward0, AddmmBackward0, BaddbmmBackward0, AddmvBackward0,
-AddrBackward0, with views around them for batched shapes).
+"""Matrix products: mm, bmm, dot, mv, addmm, baddbmm, addbmm, addmv, addr and matmul
+(composed from them as PyTorch does, so the node names match: MmBackward0, BmmBackward0,
+DotBackward0, MvBackward0, AddmmBackward0, BaddbmmBackward0, AddbmmBackward0,
+AddmvBackward0, AddrBackward0, with views around them for batched shapes).
 """
 from __future__ import annotations
 
 from .. import backend as B
-from ..tensor import Tensor
+from ..tensor import Tensor, _wrap_dim
 from . import nn_fast as _nnf
 from .args import cpp_type_name, torch_type_name
 from .table import apply_inplace, defop, dispatch, method
 from .views import expanded_shape
 
-__all__ = ["mm", "bmm", "dot", "mv", "addmm", "baddbmm", "addmv", "addr", "matmul"]
+__all__ = ["mm", "bmm", "dot", "mv", "addmm", "baddbmm", "addbmm", "addmv", "addr",
+           "matmul"]
 
 
 def _mm_fwd(self, mat2):
@@ -37,7 +38,10 @@ MV = defop("mv", "MvBackward0", _mm_fwd, inputs=("self", "vec"),
 def _addmm_fwd(self, mat1, mat2, beta, alpha):
     out = mat1 @ mat2
     if alpha != 1:
-        out = out * alpha
+        # (BLAS's rule, and PyTorch's: a zero alpha reads neither matrix, NaN included)
+        out = B.xp_of(out).zeros_like(out) if alpha == 0 else out * alpha
+    if beta == 0:
+        return out + B.xp_of(out).zeros_like(self)   # (self ignored, NaN included: its shape)
     if beta == 1 and getattr(self, "dtype", None) == out.dtype and out.ndim == 2:
         # the bias added into the fresh product (a linear layer's activation is one pass
         # and one buffer, as by hand); the same numbers as out + self
@@ -59,11 +63,11 @@ def _scale(x, a):
     return x if a == 1 else x * a
 
 
-def _add_scaled(prod, self, beta, alpha):
+def _add_scaled(prod, self, beta, alpha, blas=False):
     """``beta * self + alpha * prod`` on arrays; beta == 0 ignores self (NaN included), as
-    PyTorch does."""
+    PyTorch does; with ``blas`` (addmv, addbmm: BLAS's rule) alpha == 0 ignores prod too."""
     if alpha != 1:
-        prod = prod * alpha
+        prod = B.xp_of(prod).zeros_like(prod) if blas and alpha == 0 else prod * alpha
     if beta == 0:
         return prod
     return prod + (self if beta == 1 else self * beta)
@@ -83,11 +87,33 @@ BADDBMM = defop("baddbmm", "BaddbmmBackward0",
                 batch2=lambda grad, batch1, alpha: _scale(batch1.transpose(1, 2).bmm(grad),
                                                           alpha))
 ADDMV = defop("addmv", "AddmvBackward0",
-              lambda self, mat, vec, beta, alpha: _add_scaled(mat @ vec, self, beta, alpha),
+              lambda self, mat, vec, beta, alpha: _add_scaled(mat @ vec, self, beta, alpha,
+                                                              blas=True),
               inputs=("self", "mat", "vec"), attrs=("beta", "alpha"), broadcast=True,
               self=lambda grad, beta: _scale(grad, beta),
               mat=lambda grad, vec, alpha: _scale(grad.outer(vec), alpha),
               vec=lambda grad, mat, alpha: _scale(mat.t().mv(grad), alpha))
+def _addbmm_fwd(self, batch1, batch2, beta, alpha):
+    # PyTorch's loop: addmm_ of each batch's product into the result, beta once
+    xp = B.xp_of(batch1)
+    out = xp.zeros((batch1.shape[1], batch2.shape[2]), dtype=batch1.dtype)
+    for i in range(batch1.shape[0]):
+        out = _add_scaled(batch1[i] @ batch2[i], out, 1, alpha, blas=True)
+    return _add_scaled(out, self, beta, 1)
+
+
+def _addbmm_each(grad, batch1, batch2):
+    """The result's gradient given to every batch's product, (b, n, p)."""
+    return grad.unsqueeze(0).expand(batch1.shape[0], batch1.shape[1], batch2.shape[2])
+
+
+ADDBMM = defop("addbmm", "AddbmmBackward0", _addbmm_fwd, inputs=("self", "batch1", "batch2"),
+               attrs=("beta", "alpha"), broadcast=True,
+               self=lambda grad, beta: _scale(grad, beta),
+               batch1=lambda grad, batch1, batch2, alpha: _scale(
+                   _addbmm_each(grad, batch1, batch2).bmm(batch2.transpose(1, 2)), alpha),
+               batch2=lambda grad, batch1, batch2, alpha: _scale(
+                   batch1.transpose(1, 2).bmm(_addbmm_each(grad, batch1, batch2)), alpha))
 ADDR = defop("addr", "AddrBackward0",
              lambda self, vec1, vec2, beta, alpha: B.layout_like(_add_scaled(
                  _outer_fwd(vec1, vec2), self, beta, alpha), self),   # (self's layout)
@@ -297,6 +323,45 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     ignored, NaNs included). One node, ``BaddbmmBackward0``."""
     _baddbmm_shape(input, batch1, batch2)
     return dispatch(BADDBMM, (input, batch1, batch2), (beta, alpha))
+
+
+def _addbmm_shape(input, batch1, batch2):
+    """PyTorch's checks of addbmm, in its order: self expands to the result's shape first,
+    then the batches' ranks, counts, sizes and dtypes."""
+    out_shape = (batch1.shape[_wrap_dim(1, batch1.dim())],
+                 batch2.shape[_wrap_dim(2, batch2.dim())])
+    expanded_shape(input, list(out_shape))
+    for name, t in (("batch1", batch1), ("batch2", batch2)):
+        if t.dim() != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    if batch1.shape[0] != batch2.shape[0]:
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got "
+                           f"{batch1.shape[0]} and {batch2.shape[0]}")
+    if batch1.shape[2] != batch2.shape[1]:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({batch1.shape[1]}x"
+                           f"{batch1.shape[2]} and {batch2.shape[1]}x{batch2.shape[2]})")
+    for name, t in (("mat1", batch1), ("self", input)):
+        if t._data.dtype != batch2._data.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
+                               f"{torch_type_name(t.dtype)} and {torch_type_name(batch2.dtype)}")
+    _check(batch1, batch2, "mm")  # bool
+    return out_shape
+
+
+@method("addbmm")
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * sum_i batch1[i] @ batch2[i]`` (``torch.addbmm``: the
+    batches' products summed into one matrix; ``input`` broadcasts to it; a zero beta or
+    alpha ignores its side, NaN included). One node, ``AddbmmBackward0``."""
+    _addbmm_shape(input, batch1, batch2)
+    return dispatch(ADDBMM, (input, batch1, batch2), (beta, alpha))
+
+
+@method("addbmm_")
+def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    """In-place ``addbmm`` (``torch.Tensor.addbmm_``): node ``AddbmmBackward0``."""
+    return _inplace_product(ADDBMM, self, batch1, batch2, beta, alpha, "addbmm_",
+                            _addbmm_shape)
 
 
 def _addmv_shape(input, mat, vec):

@@ -234,8 +234,9 @@ def svd_legacy(input, some=True, compute_uv=True, *, out=None):
     """``torch.svd`` (deprecated in PyTorch): returns ``U, S, V`` — V, not Vh — reduced
     unless ``some=False``. With ``compute_uv=False`` U and V are zeros."""
     U, S, Vh = svd(input, full_matrices=not some)
-    if not compute_uv:
-        return RT.svd((U.new_zeros(U.shape).detach(), S, Vh.new_zeros(Vh.shape).detach()))
+    if not compute_uv:   # zeros of the full shapes whatever ``some`` says, V transposed
+        *batch, m, n = input.shape
+        return RT.svd((U.new_zeros((*batch, m, m)), S, _t(Vh.new_zeros((*batch, n, n)))))
     return _out(RT.svd((U, S, _t(Vh))), out, "svd")
 
 

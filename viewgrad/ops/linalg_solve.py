@@ -129,17 +129,29 @@ def _out(r, out, name):
 # -- det, slogdet, logdet ---------------------------------------------------------------------
 
 def _det_bwd(grad, A, result):
-    # d det(A) / dA = det(A) A⁻ᵀ (the cofactors). A singular A (a determinant of exactly
-    # 0) has cofactors too, but no A⁻¹: Note [det's gradient at a singular matrix]
+    # d det(A) / dA = det(A) A⁻ᵀ (the cofactors). A singular A has cofactors too, but no
+    # A⁻¹: Note [det's gradient at a singular matrix]
+    if _st.grad_enabled:   # create_graph: the SVD's cofactors where |det(A)| is tiny
+        small = result.abs() < 100 * B.finfo_fields(A.dtype)["eps"]
+        if not bool(small.any()):
+            return _det_bwd_regular(grad, A, result)
+        if not small.dim() or bool(small.all()):
+            return _det_bwd_singular(grad, A)
+        # PyTorch's masked_fmap: each formula on its own matrices of the batch only (the
+        # SVD's derivative is NaN at a matrix with repeated singular values, as I's)
+        out = A.new_zeros(A.shape).index_put((small,), _det_bwd_singular(grad[small],
+                                                                        A[small]))
+        keep = small.logical_not()
+        return out.index_put((keep,), _det_bwd_regular(grad[keep], A[keep], result[keep]))
+    # PyTorch's plain backward solves det(A)·I against A's LU: 0 where det(A) is 0
     singular = result == 0
     if bool(singular.any()):
-        if _st.grad_enabled:   # create_graph: PyTorch's SVD formula, the cofactors
-            return _det_bwd_singular(grad, A)
-        # PyTorch's plain backward solves det(A)·I against A's LU: 0 where det(A) is 0
-        eye = _eye_like(A)
-        A = where(singular.unsqueeze(-1).unsqueeze(-1), eye, A)
-    g = (grad * result).unsqueeze(-1).unsqueeze(-1)
-    return g * inv(A).transpose(-1, -2)
+        A = where(singular.unsqueeze(-1).unsqueeze(-1), _eye_like(A), A)
+    return _det_bwd_regular(grad, A, result)
+
+
+def _det_bwd_regular(grad, A, result):
+    return (grad * result).unsqueeze(-1).unsqueeze(-1) * inv(A).transpose(-1, -2)
 
 
 def _eye_like(A):
@@ -152,8 +164,10 @@ def _eye_like(A):
 # 0. In a plain backward it computes det(A)·A⁻ᴴ by solving against A's LU factors with a
 # right-hand side of zeros: the gradient is 0 (not the cofactors, which may be nonzero).
 # With create_graph (grad mode on in the backward) it computes the cofactors from an SVD,
-# differentiably. viewgrad gives the same two answers: what a PyTorch user sees there,
-# they see here.
+# differentiably, for every matrix of the batch whose |det| is below 100·eps (nearly
+# singular too: there A⁻¹'s second derivative is mostly rounding), and det(A)·A⁻ᵀ for the
+# others, each formula on its own matrices. viewgrad gives the same answers: what a
+# PyTorch user sees there, they see here.
 
 
 def _det_bwd_singular(grad, A):
@@ -271,31 +285,40 @@ def solve(A, B, *, left=True, out=None):
     better than ``inv(A) @ B``. ``left=False`` solves X A = B. Backward
     (``LinalgSolveExBackward0``): gB = solve(Aᵀ, grad), gA = -gB Xᵀ."""
     check_square(A, "linalg.solve")
-    vec = left and (B.dim() == 1 or (B.dim() == A.dim() - 1
-                                     and tuple(B.shape) == tuple(A.shape[:-1])))
+    # B is a (batch of) vector(s) by its shape alone, whichever side A is on (a vector on
+    # the right is an n x 1 matrix: PyTorch refuses it)
+    vec = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     n = A.shape[-1]
-    rows = B.shape[-1] if vec or not left else B.shape[-2]
-    if rows != n:
-        cols = 1 if vec else B.shape[-1]
+    rows, cols = (B.shape[-1], 1) if vec else (B.shape[-2], B.shape[-1])
+    if (rows if left else cols) != n:
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
-                           f"AX = B ({n}x{n} and {rows}x{cols})")
+                           f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {rows}x{cols})")
     return _out(dispatch(SOLVE, (A, B), (vec, bool(left))), out, "linalg.solve")
 
 
 # -- pinv, lstsq -----------------------------------------------------------------------------
 
-def _pinv_fwd(A, atol, rtol):
+def _pinv_fwd(A, atol, rtol, hermitian=False):
     xp = _xp(A)
+    if hermitian:   # PyTorch's way: eigh of the lower triangle, |λ| as the singular values
+        L, Q = (xp.asarray(r) for r in xp.linalg.eigh(A, UPLO="L"))
+        keep = _above_tolerance(xp, xp.abs(L), atol, rtol)
+        linv = xp.where(keep, 1 / xp.where(keep, L, 1), 0).astype(A.dtype)
+        return (Q * linv[..., None, :]) @ xp.swapaxes(Q, -1, -2).conj()
     U, S, Vh = (xp.asarray(r) for r in xp.linalg.svd(A, full_matrices=False))
-    smax = S.max(axis=-1, keepdims=True) if S.shape[-1] else xp.zeros(S.shape[:-1] + (1,),
-                                                                     dtype=S.dtype)
-    tol = xp.maximum(atol, rtol * smax)
-    keep = S > tol
+    keep = _above_tolerance(xp, S, atol, rtol)
     sinv = xp.where(keep, 1 / xp.where(keep, S, 1), 0).astype(A.dtype)
     V, Uh = xp.swapaxes(Vh, -1, -2), xp.swapaxes(U, -1, -2)
     if A.dtype.kind == "c":   # (V Σ⁺ Uᴴ: the conjugate transposes)
         V, Uh = V.conj(), Uh.conj()
     return V @ (sinv[..., :, None] * Uh)
+
+
+def _above_tolerance(xp, S, atol, rtol):
+    """Which singular values (``S``, batched) count: those above max(atol, rtol·σ_max)."""
+    smax = S.max(axis=-1, keepdims=True) if S.shape[-1] else xp.zeros(S.shape[:-1] + (1,),
+                                                                     dtype=S.dtype)
+    return S > xp.maximum(atol, rtol * smax)
 
 
 def _pinv_bwd(grad, A, result):
@@ -316,7 +339,7 @@ def _pinv_bwd(grad, A, result):
 
 
 PINV = defop("linalg_pinv", "LinalgPinvBackward0", _pinv_fwd, inputs=("A",),
-             attrs=("atol", "rtol"), A=_pinv_bwd)
+             attrs=("atol", "rtol", "hermitian"), A=_pinv_bwd)
 
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
@@ -326,10 +349,13 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     derivative from the saved result."""
     check_matrix(A, "linalg.pinv")
     check_float(A, "linalg.pinv")
+    if hermitian:   # (only the lower triangle is read)
+        check_square(A, "linalg.eigh")
     if rtol is None:
         rtol = 0.0 if atol is not None and atol > 0 else \
             B.finfo_fields(A.dtype)["eps"] * max(A.shape[-1], A.shape[-2])
-    return _out(dispatch(PINV, (A,), (float(atol or 0.0), float(rtol))), out, "linalg.pinv")
+    return _out(dispatch(PINV, (A,), (float(atol or 0.0), float(rtol), bool(hermitian))),
+                out, "linalg.pinv")
 
 
 def pinverse(input, rcond=1e-15):
@@ -472,12 +498,13 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
     check_matrix(A, "linalg.matrix_rank")
     check_float(A, "linalg.matrix_rank")
     xp = A._device.xp
-    S = xp.asarray(xp.linalg.svd(A._data, compute_uv=False))
+    if hermitian:   # |eigenvalues| of the lower triangle, as PyTorch's
+        check_square(A, "linalg.eigh")
+        S = xp.abs(xp.asarray(xp.linalg.eigvalsh(A._data, UPLO="L")))
+    else:
+        S = xp.asarray(xp.linalg.svd(A._data, compute_uv=False))
     if rtol is None:
         rtol = 0.0 if atol is not None and atol > 0 else \
             B.finfo_fields(A.dtype)["eps"] * max(A.shape[-1], A.shape[-2])
-    smax = S.max(axis=-1, keepdims=True) if S.shape[-1] else xp.zeros(S.shape[:-1] + (1,),
-                                                                     dtype=S.dtype)
-    tol = xp.maximum(float(atol or 0.0), rtol * smax)
-    r = (S > tol).sum(-1).astype(B.int64)
+    r = _above_tolerance(xp, S, float(atol or 0.0), rtol).sum(-1).astype(B.int64)
     return _out(Tensor._make(xp.asarray(r), A._device), out, "linalg.matrix_rank")

@@ -44,9 +44,30 @@ def _tri_fwd(A, Bm, upper, left, unit):
     xp = _xp(A, Bm)
     T = _triangle(xp, A, upper, unit)
     if left:
-        return B.lapack_layout(batched_solve(xp, T, Bm))
-    return B.lapack_layout(xp.swapaxes(batched_solve(xp, xp.swapaxes(T, -1, -2),
-                                                     xp.swapaxes(Bm, -1, -2)), -1, -2))
+        return B.lapack_layout(_tri_solve(xp, T, Bm, upper))
+    return B.lapack_layout(xp.swapaxes(_tri_solve(xp, xp.swapaxes(T, -1, -2),
+                                                  xp.swapaxes(Bm, -1, -2), not upper), -1, -2))
+
+
+def _tri_solve(xp, T, Bm, upper):
+    """``T X = B`` for triangular T. A zero on the diagonal is no error for LAPACK's
+    triangular solve, nor PyTorch's: it divides, giving inf and NaN; NumPy's general
+    solve refuses the singular matrix, so then the rows are substituted one by one."""
+    try:
+        with B.linalg_raises(T):
+            return batched_solve(xp, T, Bm)
+    except B.LinAlgError:
+        pass
+    batch = B.broadcast_shapes(T.shape[:-2], Bm.shape[:-2])
+    T = xp.broadcast_to(T, batch + T.shape[-2:])
+    X = xp.zeros(batch + Bm.shape[-2:], dtype=xp.result_type(T, Bm))
+    X[...] = Bm
+    n = T.shape[-1]
+    for i in (range(n - 1, -1, -1) if upper else range(n)):   # (warnings: backend's filter)
+        done = slice(i + 1, n) if upper else slice(0, i)   # the rows solved already
+        X[..., i, :] = (X[..., i, :] - (T[..., i, None, done] @ X[..., done, :])[..., 0, :]
+                        ) / T[..., i, i, None]
+    return X
 
 
 def _tri_gB(row, grad, A, upper, left, unit):
@@ -113,8 +134,13 @@ def _llt(xp, L, upper):
 
 
 def _chol_solve_fwd(Bm, L, upper):
+    # LAPACK's potrs: two triangular solves with the factor's triangle (a zero on its
+    # diagonal gives inf and NaN, as PyTorch's)
     xp = _xp(Bm, L)
-    return B.lapack_layout(batched_solve(xp, _llt(xp, L, upper), Bm))
+    T = xp.triu(L) if upper else xp.tril(L)
+    Th = xp.swapaxes(T, -1, -2).conj()
+    first, second = (Th, T) if upper else (T, Th)
+    return B.lapack_layout(_tri_solve(xp, second, _tri_solve(xp, first, Bm, False), True))
 
 
 def _chol_solve_gB(grad, L, upper):

@@ -9,19 +9,16 @@ from __future__ import annotations
 
 from .. import backend as B
 from ..tensor import Tensor, VersionCounter
-from .operands import invalid_combination
+from .operands import type_name
 from .table import defop, dispatch, method
 
-__all__ = ["clone", "contiguous", "to", "detach", "detach_"]
+__all__ = ["clone", "contiguous", "to", "parse_to", "detach", "detach_"]
 
 
 def _clone_fwd(self, memory_format):
-    xp = B.xp_of(self)
-    if memory_format == "contiguous":
-        return xp.ascontiguousarray(self).copy() if not self.flags.c_contiguous else self.copy()
-    # "preserve": keep the layout of dense tensors (numpy's order='K'), as PyTorch does; on
-    # the host, its strides exactly (a size-1 dim's too: backend.preserve_layout)
-    return B.preserve_layout(self.copy(order="K"), self)
+    # preserve_format keeps the layout of dense tensors (numpy's order='K'), as PyTorch
+    # does; on the host, its strides exactly (a size-1 dim's too: backend.preserve_layout)
+    return B.in_memory_format(self.copy(order="K"), memory_format, like=self)
 
 
 CLONE = defop("clone", "CloneBackward0", _clone_fwd, attrs=("memory_format",),
@@ -29,22 +26,36 @@ CLONE = defop("clone", "CloneBackward0", _clone_fwd, attrs=("memory_format",),
 
 
 @method("clone")
-def clone(self, memory_format="preserve"):
-    return dispatch(CLONE, (self,), (memory_format,))
+def clone(self, *, memory_format=B.preserve_format):
+    """A copy with its own memory and a history (CloneBackward0); ``memory_format`` lays
+    it out (Note [memory formats], backend/formats.py)."""
+    fmt = B.format_of(memory_format, "clone", B.preserve_format)
+    if fmt is not B.preserve_format:
+        B.format_strides(self.shape, fmt)   # (PyTorch's refusal of a rank it cannot lay out)
+    return dispatch(CLONE, (self,), (fmt,))
 
 
 @method("contiguous")
-def contiguous(self):
-    if self._data.flags.c_contiguous:
+def contiguous(self, memory_format=B.contiguous_format):
+    """Itself when already laid out in ``memory_format``, else a copy so laid out."""
+    fmt = B.format_of(memory_format, "contiguous")
+    if fmt is B.contiguous_format:
+        if self._data.flags.c_contiguous:
+            return self
+    elif B.is_contiguous_as(tuple(self.shape), self.stride(), fmt):
         return self
-    return dispatch(CLONE, (self,), ("contiguous",))
+    if fmt is B.preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    return dispatch(CLONE, (self,), (fmt,))
 
 
-def _to_dtype_fwd(self, dtype, dev):
-    return B.preserve_layout(B.cast(self, dtype), self)   # (empty_like's layout, as PyTorch's)
+def _to_dtype_fwd(self, dtype, dev, memory_format=B.preserve_format):
+    # (a copy always; preserve_format: empty_like's layout, as PyTorch's)
+    return B.in_memory_format(B.cast(self, dtype), memory_format, like=self)
 
 
-TO_COPY = defop("to_copy", "ToCopyBackward0", _to_dtype_fwd, attrs=("dtype", "dev"),
+TO_COPY = defop("to_copy", "ToCopyBackward0", _to_dtype_fwd,
+                attrs=("dtype", "dev", "memory_format"),
                 self=lambda grad, self: grad.to(self.dtype).to(self.device))
 
 
@@ -57,41 +68,116 @@ def _to_device(self, dev):
         from .table import _edges, record
         edges = _edges((self,))
         if edges is not None:
-            out._grad_fn = record(TO_COPY, (self,), out, (self.dtype, dev), edges)
+            out._grad_fn = record(TO_COPY, (self,), out, (self.dtype, dev, B.preserve_format),
+                                   edges)
     return out
+
+
+# PyTorch's three signatures of ``to`` (its argument parser tries them in this order)
+_TO_SIGNATURES = (
+    "torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, "
+    "bool copy = False, *, torch.memory_format memory_format = None",
+    "torch.dtype dtype, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None",
+    "Tensor tensor, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None")
+_TO_KEYWORDS = ("device", "dtype", "non_blocking", "copy", "memory_format")
+
+
+def _a_dtype(a):
+    return B.is_dtype_like(a) or (isinstance(a, str) and a in B._DTYPE_ALIASES)
+
+
+def _a_device(a):
+    return a is None or isinstance(a, (str, B.Device)) or (
+        (isinstance(a, int) and not isinstance(a, bool))
+        or (B.is_numpy_scalar(a) and a.dtype.kind in "iu"))
+
+
+def _first_dtype(a):
+    """The dtype ``to``'s first argument names, or None: a dtype, or (PyTorch's parser)
+    a bool or a float standing for its Python type."""
+    if _a_dtype(a):
+        return a
+    if isinstance(a, bool):
+        return B.bool_
+    if isinstance(a, float):
+        return B.float64
+    return None
+
+
+def parse_to(args, kwargs, name="to"):
+    """``(device, dtype, non_blocking, copy, memory_format)`` of a ``to(*args, **kwargs)``
+    call, matched against PyTorch's signatures (``_TO_SIGNATURES``): ``to(tensor, ...)``,
+    ``to(dtype, non_blocking, copy)``, ``to(device, dtype, non_blocking, copy)``, each with
+    ``memory_format=`` by keyword; a combination none takes is PyTorch's TypeError (a
+    ``True`` after a dtype is non_blocking, never a dtype)."""
+    got = dict(kwargs)
+    for k in got:
+        if k not in _TO_KEYWORDS:
+            raise _to_refusal(name, args, kwargs)
+    first = args[0] if args else None
+    if args and isinstance(first, Tensor):
+        names, values = ("non_blocking", "copy"), args[1:]
+        got_dt = {"dtype": first.dtype, "device": first.device}
+    elif args and _first_dtype(first) is not None:
+        names, values = ("non_blocking", "copy"), args[1:]
+        got_dt = {"dtype": _first_dtype(first)}
+    else:
+        names, values, got_dt = ("device", "dtype", "non_blocking", "copy"), args, {}
+    if len(values) > len(names) or (got_dt and ("dtype" in got or "device" in got)):
+        raise _to_refusal(name, args, kwargs)
+    for k, v in zip(names, values):
+        if k in got:
+            raise _to_refusal(name, args, kwargs)
+        got[k] = v
+    got.update(got_dt)
+    device, dtype = got.get("device"), got.get("dtype")
+    non_blocking, copy = got.get("non_blocking", False), got.get("copy", False)
+    fmt = got.get("memory_format")
+    if (not _a_device(device) or not (dtype is None or _a_dtype(dtype))
+            or type(non_blocking) is not bool or type(copy) is not bool
+            or not (fmt is None or type(fmt) is B.memory_format)):
+        raise _to_refusal(name, args, kwargs)
+    if isinstance(device, int) or B.is_numpy_scalar(device):
+        device = f"cuda:{int(device)}"   # an accelerator's index
+    return device, dtype, non_blocking, copy, fmt
+
+
+def _to_refusal(name, args, kwargs):
+    def kind(v):
+        if isinstance(v, Tensor):
+            return "Tensor"
+        return "torch.dtype" if B.is_dtype_like(v) and not isinstance(v, type) else \
+            type_name(v)
+    got = [kind(a) for a in args] + [f"{k}={kind(v)}" for k, v in kwargs.items()]
+    lines = [f"{name}() received an invalid combination of arguments - got "
+             f"({', '.join(got)}), but expected one of:"]
+    lines += [f" * ({sig})" for sig in _TO_SIGNATURES]
+    return TypeError("\n".join(lines))
 
 
 @method("to")
-def to(self, *args, dtype=None, device=None, copy=False):
-    for a in args:
-        if isinstance(a, Tensor):
-            dtype, device = a.dtype, a.device
-        elif isinstance(a, (str, B.Device)) and not (isinstance(a, str) and a in B._DTYPE_ALIASES):
-            device = a
-        elif B.is_dtype_like(a) or isinstance(a, str):
-            dtype = a
-        elif a is None:   # PyTorch's parser: None, a bool, a float, an int all mean something
-            continue
-        elif isinstance(a, bool):
-            dtype = B.bool_
-        elif isinstance(a, float):
-            dtype = B.float64
-        elif isinstance(a, int) or (B.is_numpy_scalar(a) and a.dtype.kind in "iu"):
-            device = f"cuda:{int(a)}"   # an accelerator's index
-        else:
-            raise TypeError(invalid_combination("to", args))
+def to(self, *args, **kwargs):
+    """A copy on another device, of another dtype or in another memory format (one
+    ToCopyBackward0), or the tensor itself when it already is all that was asked and no
+    ``copy=True`` (a memory format the strides already suggest counts as kept)."""
+    device, dtype, _, copy, fmt = parse_to(args, kwargs)
+    fmt = B.preserve_format if fmt is None else fmt
+    dev = self._device if device is None else B.device(device)
+    dt = self._data.dtype if dtype is None else B.to_dtype(dtype)
+    kept = fmt is B.preserve_format or B.suggest_memory_format(
+        tuple(self.shape), self.stride()) is fmt
+    if dev is self._device and dt == self._data.dtype and not copy and kept:
+        return self
+    if fmt is not B.preserve_format:
+        B.format_strides(self.shape, fmt)   # (PyTorch's refusal of a rank it cannot lay out)
     out = self
-    if device is not None:
-        dev = B.device(device)
-        if dev is not self._device:
-            out = _to_device(out, dev)
-    if dtype is not None:
-        dt = B.to_dtype(dtype)
-        if dt != out._data.dtype:
-            out = dispatch(TO_COPY, (out,), (dt, out._device))
-    if copy and out is self:
-        out = clone(self)
-    return out
+    if dev is not self._device:
+        out = _to_device(out, dev)   # (a copy already: then only a dtype or a format)
+        if dt == out._data.dtype and kept:
+            return out
+    return dispatch(TO_COPY, (out,), (dt, out._device, fmt))
 
 
 def _caster(dt):

@@ -20,6 +20,7 @@ import json
 
 from .. import backend as B
 from ..tensor import Tensor
+from . import factories as _factories   # (empty_like; factories imports this module last)
 from .args import with_out
 from .streams import Stream
 from .table import apply_inplace, defop, method, zeros_grad
@@ -224,27 +225,46 @@ def randperm(n, *, generator=None, out=None, dtype=None, device=None, requires_g
     return with_out(_finish(host, dtype, device, requires_grad, B.int64), out, "randperm")
 
 
-def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
-    """Uniform samples in [0, 1) with the shape, dtype and device of ``input``."""
-    return rand(tuple(input.shape), generator=generator, dtype=dtype or input.dtype,
-                device=device or input.device, requires_grad=requires_grad)
+def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False,
+              memory_format=None):
+    """Uniform samples in [0, 1) with the shape, dtype and device of ``input``: PyTorch's
+    ``empty_like(input).uniform_()``, so laid out as ``input`` and drawn in memory order."""
+    t = _factories.empty_like(input, dtype=dtype, device=device, memory_format=memory_format)
+    dt = _float_kernel(t.dtype, "check_uniform_bounds")
+    return _finish(_as_laid_out(_uniform(rng_of(generator), t), t), dt, t.device,
+                   requires_grad)
 
 
-def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
-    """Standard normal samples with the shape, dtype and device of ``input``."""
-    return randn(tuple(input.shape), generator=generator, dtype=dtype or input.dtype,
-                 device=device or input.device, requires_grad=requires_grad)
+def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False,
+               memory_format=None):
+    """Standard normal samples with the shape, dtype and device of ``input``: PyTorch's
+    ``empty_like(input).normal_()`` (a tensor that is not contiguous is drawn one value
+    at a time, as PyTorch's kernel draws it)."""
+    t = _factories.empty_like(input, dtype=dtype, device=device, memory_format=memory_format)
+    dt = _float_kernel(t.dtype, "normal_kernel_cpu")
+    return _finish(_as_laid_out(_normal(rng_of(generator), t), t), dt, t.device,
+                   requires_grad)
 
 
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None,
-                 requires_grad=False):
+                 requires_grad=False, memory_format=None):
     """Random integers in [low, high) with the shape, dtype and device of ``input``
-    (``randint_like(x, 10)`` is low = 0), as ``torch.randint_like``."""
+    (``randint_like(x, 10)`` is low = 0), as ``torch.randint_like``: PyTorch's
+    ``empty_like(input).random_(low, high)``."""
     if high is None:
         low, high = 0, low
-    return randint(low, high, tuple(input.shape), generator=generator,
-                   dtype=dtype or input.dtype, device=device or input.device,
-                   requires_grad=requires_grad)
+    if high <= low:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low}"
+                           f" >= to={high}")
+    t = _factories.empty_like(input, dtype=dtype, device=device, memory_format=memory_format)
+    host = _fill(rng_of(generator).randint(t.numel(), low, high).astype(t.dtype), t)
+    return _finish(_as_laid_out(host, t), t.dtype, t.device, requires_grad)
+
+
+def _as_laid_out(host, t):
+    """A *_like sampler's values (``_fill``'s host array) with ``t``'s exact strides, a
+    size-1 dim's too (``_fill`` walks the memory order; the strides are empty_like's)."""
+    return B.preserve_layout(host, t._device.to_host(t._data))
 
 
 def _host(x):

@@ -34,8 +34,12 @@ TRIL = defop("tril", "TrilBackward0", _tri("tril"), attrs=("diagonal",),
              self=lambda grad, diagonal: grad.tril(diagonal))
 TRIU = defop("triu", "TriuBackward0", _tri("triu"), attrs=("diagonal",),
              self=lambda grad, diagonal: grad.triu(diagonal))
-FLIP = defop("flip", "FlipBackward0", lambda self, dims: B.layout_like(B.xp_of(self).flip(
-    self, axis=dims).copy(), self), attrs=("dims",), self=lambda grad, dims: grad.flip(dims))
+def _flip_fwd(self, dims):
+    return B.layout_like(B.xp_of(self).flip(self, axis=dims).copy(), self)
+
+
+FLIP = defop("flip", "FlipBackward0", _flip_fwd, attrs=("dims",),
+             self=lambda grad, dims: grad.flip(dims))
 
 
 def _roll_fwd(self, shifts, dims):
@@ -125,9 +129,19 @@ def flip(self, *dims, **kw):
     return show_given(dispatch(FLIP, (self,), (dims,)), "dims", given, dims)   # (as given)
 
 
-ROT90 = defop("rot90", "Rot90Backward0", lambda self, k, dims: B.xp_of(self).rot90(
-    self, k, axes=dims).copy(), attrs=("k", "dims"),
-    self=lambda grad, k, dims: rot90(grad, -k, dims))
+def _rot90_fwd(self, k, dims):
+    # PyTorch's steps, whose layout is the result's: a flip (a copy laid out as self),
+    # transposed for an odd k; k = 0 is a row-major clone
+    d0, d1 = dims
+    if k == 0:
+        return B.in_memory_format(self.copy(), B.contiguous_format)
+    if k == 2:
+        return _flip_fwd(self, dims)
+    return B.xp_of(self).swapaxes(_flip_fwd(self, (d1,) if k == 1 else (d0,)), d0, d1)
+
+
+ROT90 = defop("rot90", "Rot90Backward0", _rot90_fwd, attrs=("k", "dims"),
+              self=lambda grad, k, dims: rot90(grad, -k, dims))
 
 
 @method("rot90")
@@ -273,6 +287,6 @@ def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
         x = x.reshape(1)
     shape = list(x.shape)
     big = shape[:d + 1] + [r] + shape[d + 1:]
-    out = x.unsqueeze(d + 1).expand(*big).clone(memory_format="contiguous")
+    out = x.unsqueeze(d + 1).expand(*big).clone(memory_format=B.contiguous_format)
     shape[d] *= r
     return out.view(*shape)

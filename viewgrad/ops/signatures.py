@@ -315,6 +315,7 @@ SIGNATURES = {
     "div": (("other", None), ("rounding_mode", (STR, None))),
     "divide": (("other", None), ("rounding_mode", (STR, None))),
     "index_put_": (("indices", TENSORS), ("values", TENSOR), ("accumulate", BOOL)),
+    "index_put": (("indices", TENSORS), ("values", TENSOR), ("accumulate", BOOL)),
 }
 # by keyword an argument may take less than in its place: std(True) is the unbiased
 # overload, std(dim=True) is refused

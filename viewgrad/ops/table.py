@@ -157,10 +157,12 @@ def dispatch(op, inputs, attrs=()):
         if wrapped is None:
             raise
         return dispatch(op, wrapped, attrs)
-    except ValueError:
+    except ValueError as e:
         # NumPy's words for operands that do not broadcast, from an elementwise row reached
         # without a public function's own check (a loss, a composite): PyTorch's instead
-        err = _shapes_error(op, inputs) if (op.broadcast or op.promote) else None
+        # (a LinAlgError, also a ValueError, is the kernel's own: it stays)
+        err = _shapes_error(op, inputs) if (op.broadcast or op.promote) and not isinstance(
+            e, B.LinAlgError) else None
         if err is None:
             raise
         raise err from None
@@ -168,8 +170,9 @@ def dispatch(op, inputs, attrs=()):
         data = dev.xp.asarray(data)
     elif n > 1 and type(data) is _HOST and data.ndim > 1 and _follows_first(op):
         # an elementwise op's layout: Note [an elementwise result's layout] (layouts.py)
+        # (an absent optional tensor, None, is no operand: a number is one, of no dims)
         data = B.iterator_layout(data, [t._data if isinstance(t, _Tensor) else None
-                                        for t in inputs], data.dtype)
+                                        for t in inputs if t is not None], data.dtype)
     st = _st
     if not st.grad_enabled or st.inference:
         return _make(data, dev)

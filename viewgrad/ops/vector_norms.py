@@ -73,12 +73,12 @@ def _vnorm_bwd(grad, self, result, ord, dim, keepdim):
     norm = _restore(result, shape, dim, keepdim)
     if ord == 1:
         return self.sign() * grad
+    if ord == 2:   # PyTorch's formula: 0/0 masked to 0, so its derivative there is NaN
+        return grad * (self / norm).masked_fill(norm == 0, 0.0)
     # Where the norm is 0 the whole slice is 0 and so is ``self``'s factor below: dividing
     # by 1 there instead of 0 gives the subgradient 0 without computing (and warning
     # about) 0/0, and keeps the formula differentiable.
     safe = norm.masked_fill(norm == 0, 1.0)
-    if ord == 2:
-        return grad * self / safe
     if math.isinf(ord):
         a = self.abs()
         mask = ((a == norm) | (a != a)).to(grad.dtype)

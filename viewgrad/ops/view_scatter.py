@@ -61,7 +61,7 @@ def _fresh(g):
     is relative to the storage) addresses it as the forward addressed its copy."""
     if g._base is None and g.storage_offset() == 0 and g.is_contiguous():
         return g
-    return g.clone(memory_format="contiguous")
+    return g.clone(memory_format=B.contiguous_format)
 
 
 SELECT_SCATTER = defop(

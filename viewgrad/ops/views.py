@@ -98,7 +98,7 @@ def reshape(self, *shape, **kw):
     if B.reshape_view(self._data, shape) is not None:
         return dispatch_view(VIEW if self.is_contiguous() else RESHAPE_ALIAS, self, (shape,),
                              (view, (shape,)))
-    return dispatch(UNSAFE_VIEW, (self.clone(memory_format="contiguous"),), (shape,))
+    return dispatch(UNSAFE_VIEW, (self.clone(memory_format=B.contiguous_format),), (shape,))
 
 
 @method("view_as")
