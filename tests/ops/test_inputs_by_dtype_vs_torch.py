@@ -51,7 +51,7 @@ REFUSED_HERE = {"logaddexp", "logcumsumexp"}
 # batch, a matrix's shape, a 2-D tensor for tensordot's dims are checked in another
 # order): no oracle for that input
 PATTERN_ONLY = {"baddbmm", ("bool", "bmm"), ("bool", "dot"), ("bool", "matmul"),
-                ("bool", "mm"), ("bool", "mv"), ("0-d", "mv"), ("0-d", "tensordot")}
+                ("bool", "mm"), ("0-d", "tensordot")}
 
 PATTERNS = [lambda M, z, r: (z,), lambda M, z, r: (z, 1), lambda M, z, r: (z, z),
             lambda M, z, r: (z, r), lambda M, z, r: (z, 0.5), lambda M, z, r: (z, 0.0, 1.0),
@@ -234,8 +234,8 @@ record_stream""".split())
 # masked_scatter_(z, z) writes into its own mask; polygamma(1) of an integer 0 is a pole
 # PyTorch's float32 kernel rounds to 3.2e14, NumPy to inf
 METHOD_PATTERN_ONLY = {"baddbmm", "baddbmm_", "unflatten", ("bool", "bmm"), ("bool", "dot"),
-                       ("bool", "matmul"), ("bool", "mm"), ("bool", "mv"),
-                       ("bool", "masked_scatter_"), ("int", "polygamma"), ("0-d", "mv")}
+                       ("bool", "matmul"), ("bool", "mm"),
+                       ("bool", "masked_scatter_"), ("int", "polygamma")}
 METHOD_PATTERNS = [lambda z, r: (), lambda z, r: (1,), lambda z, r: (z,), lambda z, r: (r,),
                    lambda z, r: (0.5,), lambda z, r: (0.0, 1.0), lambda z, r: (z, z)]
 

@@ -225,3 +225,67 @@ def test_ex_functions_on_random_singular_matrices_as_pytorchs():
                          sinfo.item()))
         for a, b in zip(outs[1], outs[0]):
             assert _same(a, b) if isinstance(a, np.ndarray) else a == b, (A, outs)
+
+
+def _outcome_and_grad(M, A, fn):
+    try:
+        x = M.tensor(A, dtype=M.float64, requires_grad=True)
+        r = fn(M, x)
+    except Exception as e:   # noqa: BLE001 - compared with torch's
+        return type(e).__name__.lstrip("_"), str(e)
+    v = _values(r)
+    try:
+        r.sum().backward()
+        g = None if x.grad is None else _values(x.grad)
+    except Exception as e:   # noqa: BLE001 - torch 2.13's cond(ord=1) backward raises too
+        g = (type(e).__name__, str(e)[:40])   # (the sentence; viewgrad may add a hint)
+    return v, g, r.grad_fn is None
+
+
+@pytest.mark.parametrize("p", [None, 2, -2, 1, -1, float("inf"), -float("inf"), "fro", "nuc",
+                               3, "x"])
+def test_cond_as_pytorchs(p):
+    # PyTorch's steps: matrix_norm(A) * matrix_norm(inv_ex(A) with failures filled with
+    # inf), its checks in its order, 0 for an empty matrix, and (as torch 2.13's) a
+    # backward that finds inv_ex's saved inverse modified by that masked_fill_
+    sing = [[1., 2], [2, 4]]
+    for A in [sing, [sing, [[1., 0], [0, 2]]], [[2., 1], [1, 3]], [[0., 0], [0, 0]],
+              [[1., 2, 3], [4, 5, 6]], np.zeros((0, 0)), np.zeros((0, 3)), np.zeros((2, 0, 0)),
+              [1., 2]]:
+        got, want = (_outcome_and_grad(M, A, lambda M, x: M.linalg.cond(x, p))
+                     for M in (vg, torch))
+        assert len(got) == len(want), (A, got, want)
+        if isinstance(want[0], str):
+            assert got == want, A
+        else:
+            assert _same(got[0], want[0]) and got[2] == want[2], (A, got, want)
+            assert (isinstance(got[1], tuple) and got[1] == want[1]) or _same(got[1], want[1])
+
+
+def test_matrix_norms_of_empty_matrices_as_pytorchs():
+    inf = float("inf")
+    for shape in [(0, 0), (0, 3), (3, 0), (2, 0, 0), (2, 0, 3), (2, 3, 0)]:
+        for o in [2, -2, 1, -1, inf, -inf, "fro", "nuc"]:
+            for keepdim in (False, True):
+                got, want = (_outcome_and_grad(M, np.zeros(shape), lambda M, x: M.linalg.
+                                               matrix_norm(x, o, keepdim=keepdim))
+                             for M in (vg, torch))
+                if isinstance(want[0], str):
+                    assert got == want, (shape, o)
+                else:
+                    assert _same(got[0], want[0]) and got[0].shape == want[0].shape
+                    assert got[2] == want[2], (shape, o, keepdim)
+
+
+@pytest.mark.parametrize("fname", ["vector_norm", "matrix_norm", "norm"])
+def test_norm_dtype_checks_as_pytorchs(fname):
+    for ind in ("int64", "float32", "float64"):
+        for d in (None, "int64", "float32", "float64", "float16", "complex64"):
+            outs = []
+            for M in (torch, vg):
+                kw = {} if d is None else {"dtype": getattr(M, d)}
+                err = raised(lambda: getattr(M.linalg, fname)(M.ones(3, 3, dtype=getattr(
+                    M, ind)), **kw))
+                outs.append(err if err is not None else str(getattr(M.linalg, fname)(
+                    M.ones(3, 3, dtype=getattr(M, ind)), **kw).dtype).replace("torch.", ""))
+            assert outs[1] == outs[0], (ind, d)

@@ -12,7 +12,8 @@ from .devices import device_of_array, xp_of
 
 _ndarray = np.ndarray
 
-__all__ = ["LinAlgError", "lu_zero_pivot", "getrf_solve", "potf2", "first_non_pd_minor",
+__all__ = ["LinAlgError", "lu_zero_pivot", "getrf_solve", "potf2", "solve_each",
+           "cholesky_each", "first_non_pd_minor",
            "linalg_raises", "lapack_layout", "inv"]
 
 
@@ -72,6 +73,31 @@ def potf2(a):
             L[j, j] = np.sqrt(d)
             L[j + 1:, j] = (L[j + 1:, j] - L[j + 1:, :j] @ L[j, :j].conj()) / L[j, j]
     return L
+
+
+def solve_each(a, b):
+    """``a⁻¹ b`` for each matrix of the broadcast batch of host arrays, as LAPACK's gesv
+    leaves it: a singular matrix's solution as ``getrf_solve`` gives it (inf and NaN),
+    not an error (the ``_ex`` functions with ``check_errors=False``)."""
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    A = np.broadcast_to(a, batch + a.shape[-2:]).reshape((-1,) + a.shape[-2:])
+    Bm = np.broadcast_to(b, batch + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
+    out = np.empty((A.shape[0],) + Bm.shape[1:], dtype=np.result_type(a, b))
+    for i in range(A.shape[0]):
+        out[i] = getrf_solve(A[i], Bm[i]) if lu_zero_pivot(A[i]) else np.linalg.solve(
+            A[i], Bm[i])
+    return out.reshape(batch + Bm.shape[1:])
+
+
+def cholesky_each(a):
+    """The lower Cholesky factor of each host matrix of ``a``; one that is not
+    positive-definite as ``potf2`` leaves it (the ``_ex`` functions)."""
+    flat = a.reshape((-1,) + a.shape[-2:])
+    out = np.empty_like(flat)
+    for i in range(flat.shape[0]):
+        out[i] = potf2(flat[i]) if first_non_pd_minor(flat[i]) else np.linalg.cholesky(
+            flat[i])
+    return out.reshape(a.shape)
 
 
 def first_non_pd_minor(a) -> int:

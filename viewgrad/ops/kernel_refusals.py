@@ -154,16 +154,20 @@ REFUSALS = {
                             "h"),
     "linalg.det": _kernel("lu_cpu", "h"), "linalg.solve": _kernel("lu_cpu", "h"),
     "linalg.cholesky": _kernel("cholesky_cpu", "h"), "cholesky": _kernel("cholesky_cpu", "h"),
-    "linalg.eigh": _kernel("linalg_eigh_cpu", "h"), "linalg.qr": _kernel("geqrf_cpu", "h"),
+    "linalg.eigh": _kernel("linalg_eigh_cpu", "h", "b", "i"), "linalg.qr": _kernel("geqrf_cpu", "h"),
     "linalg.svd": _kernel("linalg_svd_cpu", "h"),
-    "linalg.svdvals": _kernel("linalg_svd_cpu", "h"),
-    "linalg.solve_triangular": _kernel("triangular_solve_cpu", "h"),
+    "linalg.svdvals": {**_kernel("linalg_svd_cpu", "h"),   # (checked as linalg.svd's input)
+                       **_said(_RT, "linalg.svd: Expected a floating point or complex tensor "
+                                    "as input. Got {T}", "bi")},
+    "linalg.solve_triangular": _kernel("triangular_solve_cpu", "h", "b", "i"),
+    "cholesky_solve": _kernel("cholesky_solve_cpu", "b", "i", "h"),
+    "cholesky_inverse": _kernel("cholesky_inverse_out_cpu", "b", "i", "h"),
     "linalg.pinv": _said(_RT, "linalg.pinv({T}{S}): expected a tensor with 2 or more "
                               "dimensions of float, double, cfloat or cdouble types", "hbi"),
     "linalg.matrix_rank": _said(_RT, "This function doesn't handle types other than float "
-                                     "and double", "h"),
+                                     "and double", "hbi"),
     "torch.linalg.lstsq": _said(_RT, "This function doesn't handle types other than float "
-                                     "and double", "h"),
+                                     "and double", "hbi"),
     # PyTorch computes this one on complex tensors; NumPy has no complex kernel for it
     "logaddexp": _said(_RT, "logaddexp: viewgrad computes it for real tensors only ({T} "
                             "given): NumPy has no complex logaddexp. Compute (a.exp() + "

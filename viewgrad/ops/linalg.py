@@ -245,10 +245,17 @@ def check_vectors(a, b):
 
 @method("mv")
 def mv(self, vec):
+    # PyTorch's mv is addmv(empty(self.size(0)), self, vec): its checks, in its order
+    if isinstance(vec, Tensor):
+        if self.dim() == 0:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        if self.dim() != 2 or vec.dim() != 1:
+            raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self.dim()}, "
+                               f"{vec.dim()}")
+        if self.shape[1] != vec.shape[0]:
+            raise RuntimeError(f"size mismatch, got input ({self.shape[0]}), mat "
+                               f"({self.shape[0]}x{self.shape[1]}), vec ({vec.shape[0]})")
     _check(self, vec, "mv")
-    if self.dim() != 2 or vec.dim() != 1 or self.shape[1] != vec.shape[0]:
-        raise RuntimeError(f"mv: size mismatch, got input ({list(self.shape)}) and vec "
-                           f"({list(vec.shape)})")
     return dispatch(MV, (self, vec))
 
 

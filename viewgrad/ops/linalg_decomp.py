@@ -56,7 +56,12 @@ def _cholesky_fwd(A, upper, name):
         with B.linalg_raises(A):
             L = _xp(A).linalg.cholesky(A)
     except B.LinAlgError:
-        raise _not_pd(name, A) from None
+        if name is not None:
+            raise _not_pd(name, A) from None
+        # cholesky_ex: LAPACK's values (Note [the _ex functions' info], linalg_names.py)
+        dev = B._dev_of(A)
+        L = B.cholesky_each(dev.to_host(A))
+        L = L if dev is B.cpu else dev.from_host(L)
     return B.lapack_layout(_xp(A).swapaxes(L, -1, -2) if upper else L)
 
 

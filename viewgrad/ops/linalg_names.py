@@ -13,7 +13,6 @@ from . import linalg_decomp as D
 from . import linalg_solve as S
 from ..tensor import Tensor
 from .factories import tensor
-from .pointwise import where
 from .table import dispatch, method
 
 __all__ = ["slogdet_legacy", "qr_legacy", "cond", "vecdot", "linalg_diagonal", "inv_ex",
@@ -36,14 +35,33 @@ def qr_legacy(input, some=True):
 
 def cond(A, p=None):
     """The condition number of A in the ``p`` norm (default 2: σ_max / σ_min), as
-    ``torch.linalg.cond``; p may also be 'fro', 'nuc', inf, -inf, 1, -1, -2 (via
-    ``linalg.matrix_norm`` of A and of inv(A))."""
+    ``torch.linalg.cond``; p may also be 'fro', 'nuc', inf, -inf, 1, -1, -2 — PyTorch's
+    steps: ``matrix_norm`` of A times that of ``inv_ex(A)``, whose failed inverses are
+    filled with inf (a singular matrix's condition number is inf; an empty one's is 0)."""
+    inf = float("inf")
+    name = p if isinstance(p, str) else "inf" if p == inf else "-inf" if p == -inf else \
+        int(p) if p is not None and not isinstance(p, bool) else p
+    if isinstance(p, str):   # (PyTorch's order: a named norm asks for square matrices first)
+        S.check_square(A, f"linalg.cond(ord={name})")
+    elif A.dim() < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    if p not in (None, 1, -1, 2, -2, inf, -inf, "fro", "nuc") or isinstance(p, bool):
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+    if A.numel() == 0:
+        return A.new_zeros(tuple(A.shape[:-2]), dtype=A.real.dtype if A.is_complex()
+                           else A.dtype)
     if p is None or p == 2 or p == -2:
         s = D.svdvals(A)   # (descending; PyTorch's steps: narrow, divide, squeeze)
         hi, lo = s.narrow(-1, 0, 1), s.narrow(-1, -1, 1)
         return (lo / hi if p == -2 else hi / lo).squeeze(-1)
+    if p == "nuc":   # the singular values' sum, times their reciprocals' sum
+        s = D.svdvals(A)
+        return s.sum(-1) * s.reciprocal().sum(-1)
     from .vector_norms import matrix_norm
-    return matrix_norm(A, p) * matrix_norm(S.inv(A), p)
+    S.check_square(A, f"linalg.cond(ord={name})")
+    inverse, info = inv_ex(A)
+    inverse.masked_fill_(info.unsqueeze(-1).unsqueeze(-1) > 0, inf)
+    return (matrix_norm(A, p) * matrix_norm(inverse, p)).nan_to_num_(inf, inf, -inf)
 
 
 def vecdot(x, y, *, dim=-1):
@@ -65,10 +83,11 @@ def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
 # inv_ex, solve_ex and cholesky_ex do not raise for a singular (not positive-definite)
 # matrix unless check_errors=True: they report LAPACK's info per matrix (the 1-based
 # position of the first zero pivot of the LU factorisation, or the order of the first
-# leading minor that is not positive-definite) and return what LAPACK leaves there:
-# backend's getrf_solve (inf and NaN from the division by the zero pivot) and potf2 (the
-# factor up to the failing column). Those matrices' results are constants: no gradient
-# flows into a failed factorisation (PyTorch's is inf or NaN there).
+# leading minor that is not positive-definite) and return what LAPACK leaves there, in
+# the same node as the checked function (its row's ``name`` attribute None: backend's
+# solve_each, whose division by the zero pivot gives inf and NaN, and cholesky_each, the
+# factor up to the failing column). Their gradients are the same formulas' (inf and NaN
+# there, as PyTorch's).
 
 def _infos(A, info_of):
     """LAPACK's info for each matrix of A's batch, an int32 tensor of the batch's shape."""
@@ -78,81 +97,21 @@ def _infos(A, info_of):
     return tensor(codes, dtype=S.B.int32, device=A.device).reshape(tuple(A.shape[:-2]))
 
 
-def _mixed(good_result, failed_value, info, A, batch_shape=None):
-    """``good_result`` (computed on A with each failed matrix replaced by I) with the
-    failed matrices' results replaced by ``failed_value(i)`` for batch position i."""
-    batch = tuple(A.shape[:-2]) if batch_shape is None else batch_shape
-    flat_info = info.reshape(-1).tolist()
-    host = good_result.detach()._device.to_host(good_result.detach()._data).copy()
-    flat = host.reshape((-1,) + host.shape[len(batch):])
-    for i, code in enumerate(flat_info):
-        if code:
-            flat[i] = failed_value(i)
-    fixed = tensor(host, dtype=good_result.dtype, device=good_result.device)
-    failed = (info != 0).reshape(batch + (1,) * (good_result.dim() - len(batch)))
-    return where(failed, fixed, good_result)
-
-
-def _with_identity(A, info):
-    """A with each matrix whose factorisation failed replaced by the identity."""
-    eye = S._eye_like(A)
-    return where((info != 0).unsqueeze(-1).unsqueeze(-1), eye, A)
-
-
-def _host_matrices(t, batch):
-    host = t.detach()._device.to_host(t.detach()._data)
-    host = S.B.host_array(host) if host.ndim >= 2 else host
-    return host.reshape((-1,) + host.shape[len(batch):]) if batch else host[None]
-
-
 def inv_ex(A, *, check_errors=False):
     """``torch.linalg.inv_ex``: ``(inverse, info)``; a singular matrix is reported in info
     (Note [the _ex functions' info]), and raises only with ``check_errors=True``."""
     S.check_square(A, "linalg.inv_ex")
-    info = _infos(A, S.B.lu_zero_pivot)
-    if not bool(info.any()):
-        return RT.linalg_inv_ex((S.inv(A), info))
-    if check_errors:
-        raise S._singular("linalg.inv_ex", A._data, A._device, True)
-    mats = _host_matrices(A, tuple(A.shape[:-2]))
-    inv = S.inv(_with_identity(A, info))
-    return RT.linalg_inv_ex((_mixed(inv, lambda i: S.B.getrf_solve(
-        mats[i], _eye_host(mats[i])), info, A), info))
-
-
-def _eye_host(m):
-    e = m * 0
-    e[range(m.shape[0]), range(m.shape[0])] = 1
-    return e
+    inverse = dispatch(S.INV, (A,), ("linalg.inv_ex" if check_errors else None,))
+    return RT.linalg_inv_ex((inverse, _infos(A, S.B.lu_zero_pivot)))
 
 
 def solve_ex(A, B, *, left=True, check_errors=False):
     """``torch.linalg.solve_ex``: ``(result, info)``; a singular matrix is reported in info
     (Note [the _ex functions' info]), and raises only with ``check_errors=True``."""
     S.check_square(A, "linalg.solve_ex")
-    info = _infos(A, S.B.lu_zero_pivot)
-    if not bool(info.any()):
-        return RT.linalg_solve_ex((S.solve(A, B, left=left), info))
-    if check_errors:
-        raise S._singular("torch.linalg.solve_ex", A._data, A._device, False)
-    X = S.solve(_with_identity(A, info), B, left=left)
-    vec = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
-    batch = tuple(X.shape[:-1] if vec else X.shape[:-2])
-    xp = S.B.cpu.xp
-    Ah = xp.broadcast_to(A._device.to_host(A.detach()._data), batch + tuple(A.shape[-2:]))
-    Bh = B._device.to_host(B.detach()._data)
-    Bh = Bh[..., None] if vec else Bh
-    Bh = xp.broadcast_to(Bh, batch + Bh.shape[-2:])
-    codes = xp.broadcast_to(info._device.to_host(info._data), batch).reshape(-1)
-    Af, Bf = Ah.reshape((-1,) + Ah.shape[-2:]), Bh.reshape((-1,) + Bh.shape[-2:])
-
-    def failed(i):
-        if left:
-            x = S.B.getrf_solve(Af[i], Bf[i])
-            return x[:, 0] if vec else x
-        return S.B.getrf_solve(Af[i].T, Bf[i].T).T
-    fixed_info = tensor(codes.reshape(batch), dtype=S.B.int32)
-    return RT.linalg_solve_ex((_mixed(X, failed, fixed_info, A, batch), info))
+    name = "torch.linalg.solve_ex" if check_errors else None
+    return RT.linalg_solve_ex((S.solve_named(A, B, left, name),
+                               _infos(A, S.B.lu_zero_pivot)))
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False):
@@ -160,19 +119,11 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
     positive-definite is reported in info (Note [the _ex functions' info]), and raises
     only with ``check_errors=True``."""
     S.check_square(A, "linalg.cholesky_ex")
-    if check_errors:
-        L = dispatch(D.CHOLESKY, (A,), (bool(upper), "linalg.cholesky_ex"))
-        return RT.linalg_cholesky_ex((L, A.new_zeros(tuple(A.shape[:-2]), dtype=S.B.int32)))
-    info = _infos(A, S.B.first_non_pd_minor)
-    if not bool(info.any()):
-        return RT.linalg_cholesky_ex((D.cholesky(A, upper=upper), info))
-    mats = _host_matrices(A, tuple(A.shape[:-2]))
+    L = dispatch(D.CHOLESKY, (A,), (bool(upper), "linalg.cholesky_ex" if check_errors
+                                    else None))
+    return RT.linalg_cholesky_ex((L, _infos(A, S.B.first_non_pd_minor)))
 
-    def failed(i):
-        L = S.B.potf2(mats[i])
-        return L.T.conj() if upper else L
-    L = D.cholesky(_with_identity(A, info), upper=upper)
-    return RT.linalg_cholesky_ex((_mixed(L, failed, info, A), info))
+
 # Tensor methods, as PyTorch names them
 method("inverse")(S.inverse)
 method("det")(S.det)

@@ -49,8 +49,9 @@ def check_matrix(A, name):
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
 
 
-def check_float(A, name):
-    refusal = _CX.get(name)   # (float16: Note [inputs PyTorch refuses], kernel_refusals.py)
+def check_float(A, name, refusals=None):
+    # (``refusals``: the name of A's kernel refusals, when it is not ``name``)
+    refusal = _CX.get(refusals or name)   # (Note [inputs PyTorch refuses], kernel_refusals.py)
     if refusal is not None:
         _refuse(refusal, A)
     if A._data.dtype.kind not in "fc":
@@ -58,13 +59,13 @@ def check_float(A, name):
                            f"Got {torch_type_name(A._data.dtype)}")
 
 
-def check_square(A, name):
+def check_square(A, name, refusals=None):
     """PyTorch's squareCheckInputs + the dtype check."""
     check_matrix(A, name)
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{name}: " * bool(name) + "A must be batches of square "
                            f"matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices")
-    check_float(A, name)
+    check_float(A, name, refusals)
 
 
 def _batch_prefix(a, i):
@@ -90,12 +91,22 @@ def _singular(name, a, dev, inverse):
 
 # -- inv -----------------------------------------------------------------------------------
 
-def _inv_fwd(A):
+def _inv_fwd(A, name):
     try:
         with B.linalg_raises(A):
             return B.lapack_layout(B.inv(A))
     except B.LinAlgError:
-        raise _singular("linalg.inv", A, B._dev_of(A), True) from None
+        if name is None:   # inv_ex: LAPACK's values (Note [the _ex functions' info])
+            return B.lapack_layout(_lapack_values(B.solve_each, A, _xp(A).eye(
+                A.shape[-1], dtype=A.dtype)))
+        raise _singular(name, A, B._dev_of(A), True) from None
+
+
+def _lapack_values(fn, *arrays):
+    """``fn`` (backend's solve_each, cholesky_each) on host copies, back on the device."""
+    dev = B._dev_of(arrays[0])
+    r = fn(*(dev.to_host(a) for a in arrays))
+    return r if dev is B.cpu else dev.from_host(r)
 
 
 def _inv_bwd(grad, result):
@@ -103,7 +114,7 @@ def _inv_bwd(grad, result):
     return -matmul(matmul(rt, grad), rt)
 
 
-INV = defop("linalg_inv", "LinalgInvExBackward0", _inv_fwd, inputs=("A",),
+INV = defop("linalg_inv", "LinalgInvExBackward0", _inv_fwd, inputs=("A",), attrs=("name",),
             result_name="inverse", A=_inv_bwd)
 
 
@@ -113,7 +124,7 @@ def inv(A, *, out=None):
     Backward (``LinalgInvExBackward0``): -A⁻ᵀ grad A⁻ᵀ from the saved result. Solving
     ``A x = b`` is better done with ``solve``."""
     check_square(A, "linalg.inv")
-    return _out(dispatch(INV, (A,)), out, "linalg.inv")
+    return _out(dispatch(INV, (A,), ("linalg.inv",)), out, "linalg.inv")
 
 
 def inverse(input, *, out=None):
@@ -249,22 +260,25 @@ def batched_solve(xp, A, Bm):
                            xp.broadcast_to(Bm, batch + Bm.shape[-2:]))
 
 
-def _solve_fwd(A, Bm, vec, left):
+def _solve_fwd(A, Bm, vec, left, name="torch.linalg.solve"):
     xp = _xp(A, Bm)
     if not left:    # X A = B: Xᵀ = solve(Aᵀ, Bᵀ)
         return xp.swapaxes(_solve_fwd(xp.swapaxes(A, -1, -2), xp.swapaxes(Bm, -1, -2), vec,
-                                      True), -1, -2)
+                                      True, name), -1, -2)
+    Bm = Bm[..., None] if vec else Bm
     try:
         with B.linalg_raises(A):
-            X = batched_solve(xp, A, Bm[..., None] if vec else Bm)
-        return X[..., 0] if vec else B.lapack_layout(X)
+            X = batched_solve(xp, A, Bm)
     except B.LinAlgError:
-        raise _singular("torch.linalg.solve", A, B._dev_of(A), False) from None
+        if name is not None:
+            raise _singular(name, A, B._dev_of(A), False) from None
+        X = _lapack_values(B.solve_each, A, Bm)   # solve_ex (Note [the _ex functions' info])
+    return X[..., 0] if vec else B.lapack_layout(X)
 
 
 def _solve_gB(grad, A, vec, left):
     # left: A⁻ᵀ grad; right (X = B A⁻¹): grad A⁻ᵀ — both one more solve with Aᵀ
-    return dispatch(SOLVE, (A.transpose(-1, -2), grad), (vec, left))
+    return dispatch(SOLVE, (A.transpose(-1, -2), grad), (vec, left, "torch.linalg.solve"))
 
 
 def _solve_gA(grad, A, result, vec, left):
@@ -277,7 +291,7 @@ def _solve_gA(grad, A, result, vec, left):
 
 
 SOLVE = defop("linalg_solve", "LinalgSolveExBackward0", _solve_fwd, inputs=("A", "B"),
-              attrs=("vec", "left"), broadcast=True, A=_solve_gA, B=_solve_gB)
+              attrs=("vec", "left", "name"), broadcast=True, A=_solve_gA, B=_solve_gB)
 
 
 def solve(A, B, *, left=True, out=None):
@@ -285,6 +299,12 @@ def solve(A, B, *, left=True, out=None):
     better than ``inv(A) @ B``. ``left=False`` solves X A = B. Backward
     (``LinalgSolveExBackward0``): gB = solve(Aᵀ, grad), gA = -gB Xᵀ."""
     check_square(A, "linalg.solve")
+    return _out(solve_named(A, B, left, "torch.linalg.solve"), out, "linalg.solve")
+
+
+def solve_named(A, B, left, name):
+    """``solve``'s checks and node; a singular A raises naming ``name``, or with ``name``
+    None gives solve_ex's values (Note [the _ex functions' info], linalg_names.py)."""
     # B is a (batch of) vector(s) by its shape alone, whichever side A is on (a vector on
     # the right is an n x 1 matrix: PyTorch refuses it)
     vec = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
@@ -293,7 +313,7 @@ def solve(A, B, *, left=True, out=None):
     if (rows if left else cols) != n:
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {rows}x{cols})")
-    return _out(dispatch(SOLVE, (A, B), (vec, bool(left))), out, "linalg.solve")
+    return dispatch(SOLVE, (A, B), (vec, bool(left), name))
 
 
 # -- pinv, lstsq -----------------------------------------------------------------------------

@@ -167,7 +167,7 @@ def cholesky_solve(B, L, upper=False, *, out=None):
     ``torch.cholesky_solve``. Backward (``CholeskySolveBackward0``): gB is a
     cholesky_solve of the gradient; L's gradient -(gB Xᵀ + X gBᵀ) L."""
     check_matrix(L, "cholesky_solve")
-    check_square(L, "")   # (PyTorch's words, with no op name in front)
+    check_square(L, "", "cholesky_solve")   # (PyTorch's words, with no op name in front)
     if B.dim() >= 2 and B.shape[-2] != L.shape[-1]:
         raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is "
                            f"{L.shape[-1]} by {L.shape[-1]} but each b matrix is "

@@ -114,11 +114,28 @@ def _norm_dims(dim, ndim):
     return tuple(sorted(dims)) if dims else tuple(range(ndim))
 
 
-def _check_float(x, who):
+def _check_float(x, who, dtype=None):
+    """PyTorch's checks of a norm's input and ``dtype=``, in its order: the input must be
+    floating point or complex (``x.float()`` first: a dtype= does not make an integer
+    tensor acceptable), then the dtype too, of the same kind, and no narrower."""
     if x._data.dtype.kind not in "fc":
         raise RuntimeError(f"{who}: Expected a floating point or complex tensor as input. "
-                           f"Got {torch_type_name(x.dtype)}; call .float() first (or pass "
-                           "dtype=)")
+                           f"Got {torch_type_name(x.dtype)}")
+    if dtype is None:
+        return
+    dt = B.to_dtype(dtype)
+    if dt.kind not in "fc":
+        raise RuntimeError(f"{who}: dtype should be floating point or complex, but got "
+                           f"{torch_type_name(dt)}")
+    real = x._data.dtype.kind == "f"
+    if (dt.kind == "f") != real:
+        raise RuntimeError(f"{who}: dtype should be {'real' if real else 'complex'} for "
+                           f"{'real' if real else 'complex'} inputs, but got "
+                           f"{torch_type_name(dt)}")
+    if B.promote_types(x._data.dtype, dt) != dt:
+        raise RuntimeError(f"{who}: the dtype of the input ({torch_type_name(x.dtype)}) "
+                           "should be convertible without narrowing to the specified dtype "
+                           f"({torch_type_name(dt)})")
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -133,9 +150,9 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     if out is not None:
         raise TypeError("linalg.vector_norm(): out= is not provided by viewgrad (assign the "
                         "result instead)")
+    _check_float(x, "linalg.vector_norm", dtype)
     if dtype is not None:
         x = x.to(dtype)
-    _check_float(x, "linalg.vector_norm")
     ord = float(ord)
     dims = _norm_dims(dim, x.dim())
     if x.numel() == 0 and (ord < 0 or ord == math.inf):
@@ -173,15 +190,15 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     d0, d1 = (_wrap_dim(int(d), A.dim()) for d in dims)
     if d0 == d1:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({d0}, {d1})")
+    _check_float(A, "linalg.matrix_norm", dtype)
     if dtype is not None:
         A = A.to(dtype)
-    _check_float(A, "linalg.matrix_norm")
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim, out=out)
     if ord in ("nuc", 2, -2):
         from .linalg_decomp import svdvals   # (imports this module: a cycle at load time)
         s = svdvals(A.movedim((d0, d1), (-2, -1)))
-        r = s.sum(-1) if ord == "nuc" else (amax if ord > 0 else amin)(s, -1)
+        r = s.sum(-1) if ord == "nuc" else _max_min(s, -1, ord > 0, False)
         if keepdim:
             r = r.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
         return r
@@ -190,7 +207,20 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     sums = vector_norm(A, 1, first, keepdim, out=out)
     if not keepdim and second > first:
         second -= 1
-    return (amax if ord > 0 else amin)(sums, second, keepdim)
+    return _max_min(sums, second, ord > 0, keepdim)
+
+
+def _max_min(t, dim, largest, keepdim):
+    """amax (amin) over ``dim``: a norm's largest part over nothing is 0, as PyTorch gives
+    it (a fresh zero, no history); the smallest over nothing is amin's refusal."""
+    if largest and t.shape[dim] == 0:
+        shape = list(t.shape)
+        if keepdim:
+            shape[dim] = 1
+        else:
+            del shape[dim]
+        return t.new_zeros(tuple(shape)).detach()
+    return (amax if largest else amin)(t, dim, keepdim)
 
 
 def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
