@@ -289,3 +289,47 @@ def test_norm_dtype_checks_as_pytorchs(fname):
                 outs.append(err if err is not None else str(getattr(M.linalg, fname)(
                     M.ones(3, 3, dtype=getattr(M, ind)), **kw).dtype).replace("torch.", ""))
             assert outs[1] == outs[0], (ind, d)
+
+
+def test_log_determinant_gradients_at_singular_matrices_as_pytorchs():
+    # grad·A⁻ᵀ computed as PyTorch does, solve(Aᵀ, I): LAPACK's inf and NaN at a singular
+    # matrix, not an error
+    rng = np.random.default_rng(5)
+    mats = [[[1., 2], [2, 4]], [[0., 0], [0, 0]], [[[1., 2], [2, 4]], [[2., 1], [1, 3]]]]
+    for _ in range(40):
+        n = int(rng.integers(1, 4))
+        A = rng.standard_normal((n, n)).round(0)
+        if n > 1 and rng.random() < 0.7:
+            A[0] = A[-1]
+        mats.append(A)
+    for A in mats:
+        for fn in (lambda M, x: M.linalg.slogdet(x)[1], lambda M, x: M.logdet(x)):
+            got, want = (_outcome_and_grad(M, A, fn) for M in (vg, torch))
+            assert _same(got[0], want[0]) and _same(got[1], want[1]), (A, got, want)
+
+
+def test_qr_with_signed_zeros_and_singular_factors_as_pytorchs():
+    rng = np.random.default_rng(1)
+    mats = [rng.standard_normal((m, n)).round(1) for m, n in rng.integers(1, 4, (40, 2))]
+    mats[0][0, 0] = -0.0   # (a Householder reflection's sign: -0.0 counts as +0.0)
+    for A in mats:
+        for mode in ("reduced", "complete"):
+            outs = []
+            for M in (torch, vg):
+                x = M.tensor(A, dtype=M.float64, requires_grad=True)
+                Q, R = M.linalg.qr(x, mode=mode)
+                w = M.arange(float(R.numel()), dtype=M.float64).reshape(R.shape)
+                err = raised(lambda: M.autograd.grad((R * w).sum() + Q.sum(), x,
+                                                     retain_graph=True))
+                g = err or _values(M.autograd.grad((R * w).sum() + Q.sum(), x)[0])
+                outs.append((_values(Q), _values(R), g))
+            assert all(_same(a, b) if isinstance(a, np.ndarray) else a == b
+                       for a, b in zip(outs[1], outs[0])), (A, mode)
+    # at a singular R: no error, and non-finite where PyTorch's is (LAPACK's inf/NaN)
+    for A in ([[0., 0], [0, 0]], [[1., 2], [0, 0]], [[1., 0, 0], [0, 0, 0], [0, 0, 1]]):
+        grads = []
+        for M in (torch, vg):
+            x = M.tensor(A, dtype=M.float64, requires_grad=True)
+            Q, R = M.linalg.qr(x)
+            grads.append(_values(M.autograd.grad(R.sum() + Q.sum(), x)[0]))
+        assert np.array_equal(np.isfinite(grads[1]), np.isfinite(grads[0])), A

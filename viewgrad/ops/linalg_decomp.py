@@ -24,6 +24,7 @@ from .diag import diag_embed
 from .linalg import matmul
 from .linalg_solve import _LinAlgError, _batch_prefix, _out, check_float, check_matrix, \
     check_square, inv
+from .linalg_tri import solve_triangular
 from .stats import _multi
 from .table import defop, dispatch
 
@@ -106,8 +107,10 @@ def cholesky_legacy(input, upper=False, *, out=None):
 
 def _qr_fwd(A, mode):
     xp = _xp(A)
+    # (+ 0.0: a -0.0 entry counts as +0.0 where a Householder reflection picks its sign,
+    # as in PyTorch's LAPACK; NumPy's reads the sign bit and gives another, valid, QR)
     Q, R = (B.lapack_layout(xp.asarray(r)) for r in xp.linalg.qr(
-        A, mode="complete" if mode == "complete" else "reduced"))
+        A + 0.0, mode="complete" if mode == "complete" else "reduced"))
     return Q, R
 
 
@@ -115,7 +118,8 @@ def _qr_tall(gQ, gR, Q, R):
     # gA = (gQ + Q copyltu(M)) R⁻ᵀ, M = R gRᵀ - gQᵀ Q (Walter & Lehmann)
     M = matmul(R, _t(gR)) - matmul(_t(gQ), Q)
     C = M.tril() + M.tril(-1).transpose(-1, -2)
-    return matmul(gQ + matmul(Q, C), _t(inv(R)))
+    # (· R⁻ᵀ as PyTorch computes it, a triangular solve: inf and NaN at a singular R)
+    return solve_triangular(_t(R), gQ + matmul(Q, C), upper=False, left=False)
 
 
 def _qr_bwd(grads, Q, R, mode):

@@ -223,7 +223,11 @@ def _slogdet_bwd(grads, A, sign):
     g = grads[1]
     if g is None:
         return None
-    return g.unsqueeze(-1).unsqueeze(-1) * inv(A).transpose(-1, -2)
+    # A⁻ᵀ as PyTorch computes it, solve(Aᵀ, I): at a singular A, LAPACK's inf and NaN
+    # (SOLVE's name None: Note [the _ex functions' info], linalg_names.py), not an error
+    eye = _eye_like(A)
+    return g.unsqueeze(-1).unsqueeze(-1) * dispatch(SOLVE, (A.transpose(-1, -2), eye),
+                                                     (False, True, None))
 
 
 SLOGDET = defop("linalg_slogdet", "LinalgSlogdetBackward0", None, inputs=("A",),
