@@ -24,7 +24,6 @@ KNOWN = {
     ("solve_vec_batched", True): "(the same)",
     ("conv1d_stride", True): "convolution's output layout follows a channels-last input",
     ("max_pool1d_idx", True): "max_pool's output follows a permuted input",
-    ("as_strided_scatter", True): "as_strided_scatter keeps the input's layout",
 }
 
 

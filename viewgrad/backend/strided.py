@@ -16,7 +16,7 @@ _ndarray = np.ndarray
 __all__ = ["is_channels_last", "row_major", "fresh_row_major", "layout_like",
            "iterator_layout", "preserved_strides", "preserve_layout", "in_memory_format",
            "unsqueeze_view", "reshape_view", "slice_view", "torch_strides", "row_major_exactly",
-           "empty_strided", "strided_in",
+           "empty_strided", "strided_in", "clone_preserving_storage",
            "broadcast_shapes", "broadcast_error", "shapes_error", "checked_broadcast",
            "strided_view", "expand_view", "unfold_view", "diagonal_view"]
 
@@ -299,6 +299,27 @@ def strided_in(dev, flat, size, strides, offset):
         except (TypeError, ValueError):
             pass
     return dev.as_strided(flat[offset:], size, strides)
+
+
+def clone_preserving_storage(a):
+    """``(copy, storage)``: PyTorch's ``clone_preserve_strides`` of array ``a`` — its
+    whole storage copied (the array its memory belongs to, flat) and ``copy`` that new
+    storage's view with ``a``'s strides and offset, so that storage-relative geometry
+    (as_strided_scatter's) means in the copy what it meant in ``a``. An array whose
+    elements overlap (an expanded one) is cloned compactly, as PyTorch does."""
+    dev = device_of_array(a) or cpu
+    if any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape)) or dev.as_strided is None:
+        flat = xp_of(a).ascontiguousarray(a).reshape(-1).copy()
+        return flat.reshape(a.shape), flat
+    root = a
+    while getattr(root, "base", None) is not None and type(root.base) is type(a):
+        root = root.base
+    if not root.flags.c_contiguous:
+        flat = xp_of(a).ascontiguousarray(a).reshape(-1).copy()
+        return flat.reshape(a.shape), flat
+    flat = root.reshape(-1).copy()
+    offset = (dev.data_ptr(a) - dev.data_ptr(root)) // a.itemsize
+    return strided_in(dev, flat, a.shape, a.strides, offset), flat
 
 
 def broadcast_shapes(*shapes) -> tuple:

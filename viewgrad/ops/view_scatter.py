@@ -38,21 +38,21 @@ def _scatter_fwd(region):
     return fwd
 
 
-def _as_strided_region(out, size, stride, storage_offset):
-    dev = B.device_of_array(out) or B.cpu
+def _as_strided_region(flat, size, stride, storage_offset):
+    dev = B.device_of_array(flat) or B.cpu
     if dev.as_strided is None:
         raise RuntimeError(f"as_strided_scatter is not supported on device {dev.type} "
                            "(it has no as_strided)")
-    isz = out.itemsize
-    return B.strided_in(dev, out.reshape(-1), size, tuple(s * isz for s in stride),
-                        storage_offset)
+    isz = flat.itemsize
+    return B.strided_in(dev, flat, size, tuple(s * isz for s in stride), storage_offset)
 
 
 def _as_strided_scatter_fwd(self, src, size, stride, storage_offset):
-    # relative to a fresh contiguous copy of self, as PyTorch's (for a contiguous self:
-    # its own storage)
-    out = B.xp_of(self).ascontiguousarray(self).copy()
-    _as_strided_region(out, size, stride, storage_offset)[...] = src
+    # PyTorch's steps: a copy of self's whole storage, self's geometry in it, and the
+    # region as_strided addresses in that storage (relative to the storage, not to
+    # self's first element) written
+    out, storage = B.clone_preserving_storage(self)
+    _as_strided_region(storage, size, stride, storage_offset)[...] = src
     return out
 
 
@@ -149,7 +149,7 @@ def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
 def as_strided_scatter(self, src, size, stride, storage_offset=None):
     """A copy of ``self`` in which the elements that ``as_strided(size, stride,
     storage_offset)`` addresses hold ``src`` (``torch.as_strided_scatter``; the geometry
-    is relative to a contiguous copy of ``self``). What ``explain`` falls back on for a
+    is relative to a copy of ``self``'s whole storage, as in PyTorch). What ``explain`` falls back on for a
     view that no simpler scatter undoes. Node ``AsStridedScatterBackward0``."""
     size = tuple(int(s) for s in size)
     stride = tuple(int(s) for s in stride)
@@ -157,11 +157,15 @@ def as_strided_scatter(self, src, size, stride, storage_offset=None):
     if len(size) != len(stride):
         raise RuntimeError(f"mismatch in length of strides and shape ({len(stride)} vs "
                            f"{len(size)})")
+    if self.requires_grad and not self.is_contiguous():   # (PyTorch's internal assert)
+        raise RuntimeError("as_strided_scatter is currently only supported for contiguous "
+                           "inputs (self requires grad and is not contiguous)")
     need = off + 1 + sum((a - 1) * b for a, b in zip(size, stride)) if all(size) else 0
-    if need > self.numel() or off < 0 or any(s < 0 for s in stride):
+    have = int(self._storage.size)   # (the geometry is relative to self's storage)
+    if need > have or off < 0 or any(s < 0 for s in stride):
         isz = self._data.itemsize
         raise RuntimeError(
             f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {off}, "
             f"and itemsize {isz} requiring a storage size of {need * isz} are out of bounds "
-            f"for storage of size {self.numel() * isz}")
+            f"for storage of size {have * isz}")
     return _run(AS_STRIDED_SCATTER, self, src, size, (size, stride, off))
