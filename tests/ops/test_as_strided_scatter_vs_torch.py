@@ -53,3 +53,19 @@ def test_gradients_by_finite_differences():
         x = M.ones(3, 4, dtype=M.float64).t().requires_grad_()
         assert raised(lambda: M.as_strided_scatter(x, M.ones(2, dtype=M.float64), (2,),
                                                    (1,), 0))[0] == "RuntimeError"
+
+
+def test_the_other_view_scatters_keep_self_strides_as_pytorchs():
+    # select/slice/diagonal_scatter clone self as PyTorch's clone_preserve_strides does:
+    # a stepped (not dense) input's strides too
+    outs = []
+    for M in (torch, vg):
+        base = M.arange(24., dtype=M.float64).reshape(4, 6)
+        got = []
+        for x in [base[:, ::2], base.t(), base[1:], base[:, :1].expand(4, 3)]:
+            for r in (x.select_scatter(M.zeros(x.shape[1], dtype=M.float64), 0, 1),
+                      x.slice_scatter(M.zeros(x.shape[0], 1, dtype=M.float64), 1, 0, 1),
+                      x.diagonal_scatter(M.zeros(min(x.shape), dtype=M.float64))):
+                got.append((tuple(r.stride()), r.tolist()))
+        outs.append(got)
+    assert outs[1] == outs[0]

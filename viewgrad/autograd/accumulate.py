@@ -67,7 +67,7 @@ class AccumulateGrad(Node):
         var = self.variable
         if (not shared and var._grad is None and type(a) is _HOST and _keeps_as_is(a, var)
                 and not self._hooks_ran and not var._hooks and not var._post_acc_hooks
-                and not _st.grad_enabled and _enabled[0]):
+                and not _st.grad_enabled and _enabled[0] and var._requires_grad):
             # Note [the first gradient of a step, kept]
             var._grad = Tensor._make(a, var._device)
             self.last_action = "stole"
@@ -97,7 +97,11 @@ class AccumulateGrad(Node):
             if r is not new:
                 new, shared = r, False   # the hook's own tensor: its references decide
             r = None
-        accumulate(var, new, self, shared)
+        if var._requires_grad:
+            accumulate(var, new, self, shared)
+        # (else a leaf that stopped requiring grad after the graph was built, by
+        # requires_grad_(False) or detach_(): nothing accumulated, its hooks run, as in
+        # PyTorch)
         if var._post_acc_hooks:
             for fn in list(var._post_acc_hooks.values()):
                 if fn(var) is not None:

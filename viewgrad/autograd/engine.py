@@ -159,7 +159,9 @@ def _call_hooks_and_capture(node, inputs, captures, capture_out, accumulate_capt
             g = inputs[nr] if nr < len(inputs) else None
             if t is not None and g is not None:
                 if t._grad is None:
-                    t._grad = g.clone() if _st.grad_enabled else g.detach().clone()
+                    # (a contiguous copy, as PyTorch's retain_grad hook makes it)
+                    g = g if _st.grad_enabled else g.detach()
+                    t._grad = g.clone(memory_format=B.contiguous_format)
                 else:
                     t._grad = t._grad + g
     if captures is not None:
@@ -411,6 +413,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     inputs = _as_tuple(inputs)
     if inputs is not None and len(inputs) == 0:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    if inputs is not None:   # a non-leaf input's gradient goes to .grad: PyTorch's engine
+        for t in inputs:     # makes it retain its gradient, from now on
+            if type(t) is not GradientEdge and t.grad_fn is not None:
+                t.retain_grad()
     run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate=True)
 
 
@@ -448,7 +454,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for i, (g, t) in enumerate(zip(res, inputs)):
         if g is None:
             if materialize_grads:
-                g = t.new_zeros(t.shape)
+                # zeros_like(t): laid out as t is (Note [memory formats], backend/formats.py)
+                g = Tensor._make(B.in_memory_format(t._device.xp.zeros(
+                    tuple(t.shape), dtype=t.dtype), B.preserve_format, like=t._data), t._device)
                 if create_graph:
                     g.requires_grad_()
             elif not allow_unused:

@@ -343,7 +343,7 @@ class SavedTensor:
 
     def unpack(self, node=None):
         if self.hooks is not None:  # what the unpack hook returns, unchecked (as PyTorch)
-            return self.hooks[0](self.hooks[1])
+            return self._with_history(self.hooks[0](self.hooks[1]), node)
         current = self.version_counter.version
         if current != self.saved_version:
             check_saved_version(self, current, node)
@@ -362,6 +362,29 @@ class SavedTensor:
             else:
                 t._grad_fn = node
                 t._output_nr = self.output_nr
+        return t
+
+    def _with_history(self, r, node):
+        """What an unpack hook returned, as a tensor with the saved one's history (its
+        node and output number; a leaf's gradient accumulator), as PyTorch's
+        SavedVariable::unpack makes it: a double backward through it reaches the graph."""
+        from ..tensor import Tensor
+        if not isinstance(r, Tensor):
+            return r
+        t = Tensor._make(r._data, r._device)
+        if self.tensor is None:   # an output: the node that saved it
+            fn = node if node is not None else (
+                self._grad_fn_ref() if self._grad_fn_ref is not None else None)
+            if fn is not None:
+                t._grad_fn, t._output_nr = fn, self.output_nr
+            return t
+        orig = self.tensor
+        if orig._grad_fn is not None:
+            t._grad_fn, t._output_nr = orig._grad_fn, self.output_nr
+        elif orig._requires_grad:   # a leaf: its own AccumulateGrad
+            from .accumulate import grad_accumulator
+            t._requires_grad = True
+            t._grad_accumulator = weakref.ref(grad_accumulator(orig))
         return t
 
     def unpack_data(self, node=None):
@@ -449,10 +472,18 @@ def _new_saved_tensor(t, is_output=False):
         st.data = None
         # A saved input that had a history must still have it at unpack (detach_ drops it)
         st.had_grad_fn = t._grad_fn is not None
-    if _st.saved_tensors_hooks:  # Note [Saved-tensor hooks] (autograd/saved_hooks.py)
-        pack, unpack = _st.saved_tensors_hooks[-1]
+    if _st.saved_tensors_hooks and not is_output:   # Note [Saved-tensor hooks]
+        pack, unpack = _st.saved_tensors_hooks[-1]     # (an output: _pack_output)
         st.hooks = (unpack, pack(t))
     return st
+
+
+def _pack_output(st, t):
+    """Hand output ``t``, saved as ``st``, to the active pack hook — once ``t`` has its
+    history (its grad_fn set: an in-place op's result after the write), as PyTorch packs
+    an output (Note [Saved-tensor hooks], saved_hooks.py)."""
+    pack, unpack = _st.saved_tensors_hooks[-1]
+    st.hooks = (unpack, pack(t))
 
 
 # Note [saved values in the node]

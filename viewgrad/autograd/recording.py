@@ -15,7 +15,8 @@ from .. import backend as B
 from ..tensor import Tensor
 from . import anomaly as _anomaly
 from . import blame as _blame
-from .graph import _NO_EDGE, next_sequence_nr as _next_seq, _complex_refusal, _new_saved_tensor
+from .graph import (_NO_EDGE, next_sequence_nr as _next_seq, _complex_refusal,
+                    _new_saved_tensor, _pack_output)
 from .state import state as _st
 
 __all__ = ["record", "sum_to"]
@@ -37,7 +38,7 @@ def _device_of(inputs):
     return dev or B.cpu
 
 
-def _save(node, plan, inputs, out, attrs):
+def _save(node, plan, inputs, out, attrs, defer_pack=False):
     """Save what ``plan`` (OpDef.save_plan) names into ``node._saved``: a SavedTensor for a
     tensor (``_new_saved_tensor``), the value itself otherwise."""
     saved = {}
@@ -48,6 +49,11 @@ def _save(node, plan, inputs, out, attrs):
             t = inputs[idx] if kind == 0 else out[idx] if type(out) is tuple else out
             if type(t) is _Tensor or isinstance(t, _Tensor):
                 st = _new_saved_tensor(t, kind == 1)
+                if kind == 1 and _st.saved_tensors_hooks and not defer_pack:
+                    # an output is packed with its history, as PyTorch's (its recorder
+                    # sets the same grad_fn on it next)
+                    t._grad_fn, t._output_nr = node, idx if type(out) is tuple else 0
+                    _pack_output(st, t)
                 if where is None and _st.blame:  # once per node: where the user's line is
                     where = (node.OP.node_name, _blame.user_frame(5))
                 st.where = where
@@ -98,10 +104,11 @@ _NOTHING_SAVED = MappingProxyType({})  # shared by every node that saves nothing
 # gradient flows back through the cast. ``record`` and ``record_one`` make no node for
 # one (they answer None, the grad_fn a result without history has).
 
-def record(op, inputs, out, attrs, edges, one=None):
+def record(op, inputs, out, attrs, edges, one=None, defer_pack=False):
     """Attach a new node of ``op`` to ``out`` (a Tensor or a tuple of Tensors). ``one``:
     a Tensor input whose shape and dtype every Tensor input has (the others are Python
-    numbers): nothing was broadcast, so the shapes are not compared."""
+    numbers): nothing was broadcast, so the shapes are not compared. ``defer_pack``: an
+    in-place op's saved result is handed to a pack hook after the write (apply_inplace)."""
     if type(out) is _Tensor:
         kind = out._data.dtype.kind
         if kind != "f":   # Note [integer results have no history]
@@ -122,7 +129,7 @@ def record(op, inputs, out, attrs, edges, one=None):
                  else tuple([e[0] is not None for e in edges]))
         plan = op._plans.get(needs) or op.save_plan(needs)
     if plan:
-        _save(node, plan, inputs, out, attrs)
+        _save(node, plan, inputs, out, attrs, defer_pack)
     else:
         node._sdict = _NOTHING_SAVED
         node._releasable = False

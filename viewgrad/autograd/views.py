@@ -95,7 +95,7 @@ from .. import backend as B
 from ..tensor import Tensor
 from . import blame as _blame
 from .accumulate import is_non_overlapping_and_dense, owns_memory
-from .graph import Node, SavedTensor, _NO_EDGE
+from .graph import Node, SavedTensor, _NO_EDGE, _pack_output
 from .nodes import OPS
 from .recording import _device_of, _edges, record
 from .state import state as _st
@@ -281,7 +281,7 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
             # A formula needs self's value from BEFORE the op (mul_ saves self for
             # other's gradient): like PyTorch, save a clone of the original self.
             inputs = (self.clone(),) + others
-        node = record(op, inputs, self, attrs, edges)
+        node = record(op, inputs, self, attrs, edges, defer_pack=True)
     _compute_into(op, self, others, attrs, opname, compute)
     vc = self._version_counter
     vc.bump(opname)
@@ -294,6 +294,10 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
         rebase_history(self, node)
         if op.uses_result and self._view_info is not None:
             _result_saved_on_a_view(node, self)
+        if op.uses_result and _st.saved_tensors_hooks:   # (a pack hook gets the result
+            for st in node._saved.values():              # as written, with its history)
+                if type(st) is SavedTensor and st.is_output:
+                    _pack_output(st, self)
     if token is not None:
         hook.after(token)
     return self

@@ -188,11 +188,12 @@ FAST = {
     "sum": dict(self=lambda grad, self_shape: _expand(grad, self_shape)),
     "sum_dim": dict(self=lambda grad, self_shape, dim, keepdim:
                     _expand(_restore(grad, self_shape, dim, keepdim), self_shape)),
+    # (expanded, then divided: a fresh gradient, not a broadcast view, as PyTorch's)
     "mean": dict(self=lambda grad, self_shape:
-                 _expand(grad / _count(self_shape, None), self_shape)),
+                 _expand(grad, self_shape) / _count(self_shape, None)),
     "mean_dim": dict(self=lambda grad, self_shape, dim, keepdim:
-                     _expand(_restore(grad, self_shape, dim, keepdim) / _count(self_shape, dim),
-                             self_shape)),
+                     _expand(_restore(grad, self_shape, dim, keepdim), self_shape)
+                     / _count(self_shape, dim)),
     "mm": dict(self=lambda grad, mat2: grad @ mat2.T, mat2=lambda grad, self: self.T @ grad),
     "bmm": dict(self=lambda grad, mat2: grad @ mat2.swapaxes(1, 2),
                 mat2=lambda grad, self: self.swapaxes(1, 2) @ grad),

@@ -32,7 +32,7 @@ def _zeros(shape, like):
 def _scatter_fwd(region):
     """Forward of 'a copy of self with region(copy) = src'."""
     def fwd(self, src, *attrs):
-        out = self.copy(order="K")   # (self's layout, as PyTorch's clone keeps it)
+        out, _ = B.clone_preserving_storage(self)   # (self's strides, as PyTorch's)
         region(out, *attrs)[...] = src
         return out
     return fwd
