@@ -302,6 +302,7 @@ def lean_binary_(op, self, other, opname):
     cs.device = dev = base._device
     cs.replay = replay = st.view_replay or dev.as_strided is None
     cs.row_major = row_major
+    cs.freed = False
     cs.dtype = bd.dtype
     base._grad_fn = cs
     base._output_nr = 0

@@ -95,7 +95,7 @@ from .. import backend as B
 from ..tensor import Tensor
 from . import blame as _blame
 from .accumulate import is_non_overlapping_and_dense, owns_memory
-from .graph import Node, SavedTensor, _NO_EDGE, _pack_output
+from .graph import ERR_FREED, Node, SavedTensor, _NO_EDGE, _pack_output
 from .nodes import OPS
 from .recording import _device_of, _edges, record
 from .state import state as _st
@@ -514,7 +514,8 @@ class CopySlices(Node):
     """
 
     __slots__ = ("fn", "base_sizes", "base_strides", "base_offset", "view_sizes", "view_strides",
-                 "view_offset", "view_chain", "replay", "dtype", "device", "row_major")
+                 "view_offset", "view_chain", "replay", "dtype", "device", "row_major",
+                 "freed")
 
     def __init__(self, base, view, vi, fn):
         edge0 = base._edge()
@@ -531,8 +532,11 @@ class CopySlices(Node):
         # the base's strides are row-major ones (size-1 dims aside): see apply_arrays
         self.row_major = is_row_major(data)
         self.dtype = data.dtype
+        self.freed = False   # (release_variables: a second backward through it raises)
 
     def apply(self, grads):
+        if self.freed:
+            raise RuntimeError(ERR_FREED)
         grad = grads[0]
         grads[0] = None
         if grad is None:
@@ -592,7 +596,10 @@ class CopySlices(Node):
         return self.view_chain.steps()
 
     def release_variables(self):
+        # PyTorch's CopySlices lets go of fn itself: a second backward through it raises,
+        # whatever fn saved (the graph's pictures still show fn here)
         self.fn.release_variables()
+        self.freed = True
 
     def saved_items(self):
         return self.fn.saved_items()

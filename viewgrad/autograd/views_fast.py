@@ -24,7 +24,7 @@ import sys
 
 from .. import backend as B
 from ..tensor import Tensor
-from .graph import SavedTensor, _InNode, _tensors_to_arrays
+from .graph import ERR_FREED, SavedTensor, _InNode, _tensors_to_arrays
 from .nodes import OPS, FnNode, _kernel_args
 from .recording import record
 
@@ -203,6 +203,8 @@ def is_row_major(a):
 
 
 def copyslices_apply_arrays(cs, grads):
+    if cs.freed:   # (CopySlices.apply's check)
+        raise RuntimeError(ERR_FREED)
     a = grads[0]
     grads[0] = None
     if cs.replay or not cs.row_major:

@@ -82,7 +82,10 @@ def _restride(self, op, attrs, data, replay, name, args=()):
     if vi is not None:
         vi.extend(replay)
         vi.geom = None
-        vi.version = vc.version
+        if edge is not None:   # its grad_fn is this op's node, current
+            vi.version = vc.version
+        # (else, under no_grad, its old grad_fn no longer describes it: left stale, it is
+        # regenerated from the base when next asked, AsStridedBackward0, as PyTorch's)
     if edge is not None:
         self._grad_fn = record(op, (old,), self, attrs, (edge,))
         self._output_nr = 0
