@@ -158,3 +158,25 @@ def test_a_second_backward_through_copyslices_raises():
         return "no error"
     want, got = _both(run)
     assert got == want
+
+
+@pytest.mark.parametrize("op", ["zero_", "fill_", "copy_self", "fill_tensor", "add_"])
+def test_fills_of_an_expanded_tensor_without_a_graph_as_pytorchs(op):
+    fns = {"zero_": lambda M, x: x.zero_(), "fill_": lambda M, x: x.fill_(2.),
+           "copy_self": lambda M, x: x.copy_(x), "fill_tensor": lambda M, x: x.fill_(
+               M.tensor(2.)), "add_": lambda M, x: x.add_(1)}
+
+    def run(M):
+        out = []
+        for grad in (False, True):
+            b = M.tensor([1., 2, 3], requires_grad=grad) * 1
+            x = b.expand(2, 3)
+            try:
+                with M.no_grad():
+                    fns[op](M, x)
+                out.append((x.tolist(), b.tolist()))
+            except RuntimeError:
+                out.append("refused")
+        return out
+    want, got = _both(run)
+    assert got == want

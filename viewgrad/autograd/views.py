@@ -263,7 +263,10 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
     # check_inplace reports); then the edges (an operand that is a stale view of a
     # multi-output op refuses here); then the kernel's own checks (devices, overlap)
     requires = _st.grad_enabled and _some_requires_grad(inputs)
-    check_inplace(self, requires, opname)
+    # (with a graph, refused at once: PyTorch runs it and refuses the backward through
+    # the overlapping view)
+    check_inplace(self, requires, opname,
+                  requires or not _overlap_allowed(opname, self, others))
     edges = _edges(inputs) if requires else None
     if others:
         _device_of(inputs)   # the mixed-devices error
@@ -388,6 +391,20 @@ def _write_into(self, new, opname):
 
 
 # -- 6. checks ----------------------------------------------------------------------------
+
+# The in-place ops PyTorch runs on a tensor whose elements overlap (an expanded one)
+# that are computed here as they are there: the fills, which write one value wherever
+# they write, and copy_ from the tensor itself. (PyTorch also runs masked_fill_,
+# index_fill_ and index_put_ there, deprecated: each write lands on the shared memory in
+# its order, which a copy of the result cannot reproduce, so viewgrad refuses them.)
+_FILL_ON_EXPANDED = ("zero_", "fill_")
+
+
+def _overlap_allowed(opname, self, others):
+    if opname in _FILL_ON_EXPANDED:
+        return opname == "zero_" or not others   # (fill_ with a tensor value: refused)
+    return opname == "copy_" and bool(others) and others[0] is self
+
 
 def check_inplace(t, requires_grad, opname, overlap=True):
     """PyTorch's check_inplace (plus the internal-overlap check, unless ``overlap`` is
