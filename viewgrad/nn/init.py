@@ -163,6 +163,8 @@ def dirac_(tensor, groups=1):
     dims = tensor.dim()
     if dims not in (3, 4, 5):
         raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    if tensor.shape[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
     out_per_group = tensor.shape[0] // groups
     n = min(out_per_group, tensor.shape[1])
     with no_grad():

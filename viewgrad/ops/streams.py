@@ -70,8 +70,11 @@ class Stream:
         low, high = (float(H.array(v, dtype=dtype)) for v in (low, high))
         # PyTorch's compiler fuses x * (high - low) + low into one rounding (an FMA);
         # extended precision gets that rounding too, all but a few times in 10^4.
+        # The range is computed in the dtype first (as PyTorch's kernel: a float32 tensor's
+        # high - low is a float32), exact for symmetric bounds, not for others.
         wide = x.astype(H.longdouble)
-        return (wide * H.longdouble(high - low) + H.longdouble(low)).astype(dtype)
+        span = H.longdouble(dtype.type(high - low))
+        return (wide * span + H.longdouble(low)).astype(dtype)
 
     def normal(self, n, dtype, mean=0.0, std=1.0, contiguous=True):
         """n normals of ``dtype``, as ``normal_`` fills a tensor (see the table above)."""

@@ -152,7 +152,7 @@ class LRScheduler:
             self.last_epoch = epoch
             closed = getattr(self, "_get_closed_form_lr", None)
             values = closed() if closed is not None else self._asked(self.get_lr)
-        for group, lr in zip(self.optimizer.param_groups, values):
+        for group, lr in zip(self.optimizer.param_groups, values, strict=True):
             group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 
@@ -217,7 +217,7 @@ class ExponentialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
-        if self.last_epoch == 0:
+        if self._is_initial:   # (the constructor's step, a resumed last_epoch too)
             return self._lrs()
         return [lr * self.gamma for lr in self._lrs()]
 
@@ -235,7 +235,7 @@ class CosineAnnealingLR(LRScheduler):
 
     def get_lr(self):
         e, t = self.last_epoch, self.T_max
-        if e == 0:
+        if self._is_initial:
             return self._lrs()
         if self._step_count == 1 and e > 0:
             return [self.eta_min + (b - self.eta_min) * (1 + math.cos(e * math.pi / t)) / 2
@@ -252,8 +252,10 @@ class CosineAnnealingLR(LRScheduler):
                 for b in self.base_lrs]
 
 
-class LambdaLR(LRScheduler):
-    """``lr = base_lr * lr_lambda(epoch)`` (one function, or one per group)."""
+class _WithLambdas(LRScheduler):
+    """What LambdaLR and MultiplicativeLR share (two classes in PyTorch, neither a
+    subclass of the other): one function or one per group, and state dicts that keep
+    only callable objects' ``__dict__``."""
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         n = len(optimizer.param_groups)
@@ -263,10 +265,11 @@ class LambdaLR(LRScheduler):
             self.lr_lambdas = list(lr_lambda)
         else:
             self.lr_lambdas = [lr_lambda] * n
+        self._check_lambdas()
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self):
-        return [b * f(self.last_epoch) for f, b in zip(self.lr_lambdas, self.base_lrs)]
+    def _check_lambdas(self):
+        pass
 
     def state_dict(self):
         """As PyTorch: the functions are not saved (only callable objects' __dict__)."""
@@ -285,12 +288,27 @@ class LambdaLR(LRScheduler):
                 f.__dict__.update(s)
 
 
-class MultiplicativeLR(LambdaLR):
-    """``lr = lr * lr_lambda(epoch)`` each epoch after the first."""
+class LambdaLR(_WithLambdas):
+    """``lr = base_lr * lr_lambda(epoch)`` (one function, or one per group)."""
 
     def get_lr(self):
-        if self.last_epoch > 0:
-            return [lr * f(self.last_epoch) for f, lr in zip(self.lr_lambdas, self._lrs())]
+        return [b * f(self.last_epoch) for f, b in zip(self.lr_lambdas, self.base_lrs,
+                                                        strict=True)]
+
+
+class MultiplicativeLR(_WithLambdas):
+    """``lr = lr * lr_lambda(epoch)`` each step (not the constructor's: Note [a
+    scheduler's flags]); its functions are checked callable at once, as PyTorch's."""
+
+    def _check_lambdas(self):
+        for f in self.lr_lambdas:
+            if not callable(f):
+                raise TypeError(f"lr_lambda should be a function, but got {type(f).__name__}")
+
+    def get_lr(self):
+        if not self._is_initial:
+            return [lr * f(self.last_epoch) for f, lr in zip(self.lr_lambdas, self._lrs(),
+                                                             strict=True)]
         return self._lrs()
 
 
@@ -313,7 +331,7 @@ class LinearLR(LRScheduler):
         s, e, n, k = self.start_factor, self.end_factor, self.total_iters, self.last_epoch
         if k == 0:
             return [lr * s for lr in self._lrs()]
-        if k > n:
+        if self._is_initial or k > n:   # (a resumed last_epoch: the rate as it is)
             return self._lrs()
         f = 1.0 + (e - s) / (n * s + (k - 1) * (e - s))
         return [lr * f for lr in self._lrs()]

@@ -10,6 +10,7 @@ groups the same way, so a state dict or a script reading them sees PyTorch's val
 from __future__ import annotations
 
 import math
+import types
 from bisect import bisect_right
 
 from .lr_scheduler import LRScheduler, ReduceLROnPlateau
@@ -43,7 +44,7 @@ class PolynomialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
-        if self.last_epoch == 0 or self.last_epoch > self.total_iters:
+        if self._is_initial or self.last_epoch > self.total_iters:
             return self._lrs()
         factor = ((1.0 - self.last_epoch / self.total_iters)
                   / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
@@ -187,9 +188,20 @@ class CyclicLR(_CyclesMomentum, LRScheduler):
         return lrs
 
     def state_dict(self):
+        # a function is not saved, a callable object's __dict__ is (as PyTorch)
         state = super().state_dict()
-        state["_scale_fn_custom"] = None   # functions are not saved (as PyTorch)
+        fn = state.pop("_scale_fn_custom")
+        state["_scale_fn_custom"] = None if fn is None or isinstance(
+            fn, types.FunctionType) else dict(fn.__dict__)
         return state
+
+    def load_state_dict(self, state_dict):
+        # the scale function stays this scheduler's own (PyTorch's steps: the key is taken
+        # out of the caller's dict, an object's saved __dict__ put back into it)
+        fn = state_dict.pop("_scale_fn_custom")
+        super().load_state_dict(state_dict)
+        if fn is not None:
+            self._scale_fn_custom.__dict__.update(fn)
 
 
 class OneCycleLR(_CyclesMomentum, LRScheduler):
