@@ -111,3 +111,11 @@ def test_dirac_groups_as_pytorchs():
     for g in (1, 2, 0):
         assert raised(lambda: vg.nn.init.dirac_(vg.empty(5, 2, 3), groups=g)) == raised(
             lambda: torch.nn.init.dirac_(torch.empty(5, 2, 3), groups=g))
+
+
+def test_float_samplers_refuse_integer_tensors_as_pytorchs():
+    for f in (lambda M: M.zeros(3, dtype=M.int64).uniform_(),
+              lambda M: M.zeros(3, dtype=M.int64).normal_(),
+              lambda M: M.zeros(3, dtype=M.bool).uniform_(),
+              lambda M: M.nn.init.uniform_(M.zeros(3, dtype=M.int64))):
+        assert raised(lambda: f(vg)) == raised(lambda: f(torch))

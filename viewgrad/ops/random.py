@@ -396,6 +396,7 @@ def _fill(values, t):
 
 
 def _uniform(st, t, from_=0.0, to=1.0, **kw):
+    _float_kernel(t.dtype, "check_uniform_bounds")   # (an integer tensor: refused)
     from_ = kw.pop("from", from_)
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
@@ -404,6 +405,7 @@ def _uniform(st, t, from_=0.0, to=1.0, **kw):
 
 
 def _normal(st, t, mean=0.0, std=1.0):
+    _float_kernel(t.dtype, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     return _fill(st.normal(t.numel(), t.dtype, mean, std, t.is_contiguous()), t)
