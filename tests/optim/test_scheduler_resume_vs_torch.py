@@ -119,3 +119,17 @@ def test_float_samplers_refuse_integer_tensors_as_pytorchs():
               lambda M: M.zeros(3, dtype=M.bool).uniform_(),
               lambda M: M.nn.init.uniform_(M.zeros(3, dtype=M.int64))):
         assert raised(lambda: f(vg)) == raised(lambda: f(torch))
+
+
+def test_sparse_init_and_the_deprecated_names_as_pytorchs():
+    got = []
+    for M in (torch, vg):
+        M.manual_seed(3)
+        w = M.nn.init.sparse_(M.empty(7, 3, dtype=M.float64), 0.3, std=2.)
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            M.nn.init.uniform(M.empty(2))
+            M.nn.init.kaiming_normal(M.empty(2, 3))
+        got.append((w.tolist(), [(r.category.__name__, str(r.message)) for r in rec],
+                    raised(lambda: M.nn.init.sparse_(M.empty(2, 2, 2), 0.1))))
+    assert got[1] == got[0]

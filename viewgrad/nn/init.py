@@ -9,14 +9,18 @@ from the same bound.
 from __future__ import annotations
 
 import math
+import warnings
 
 from ..autograd.grad_mode import no_grad
 from ..ops import factories as F
+from ..ops.random import randperm
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
            "_calculate_fan_in_and_fan_out", "trunc_normal_", "eye_", "dirac_",
-           "orthogonal_"]
+           "orthogonal_", "sparse_", "uniform", "normal", "constant", "eye", "dirac",
+           "xavier_uniform", "xavier_normal", "kaiming_uniform", "kaiming_normal",
+           "orthogonal", "sparse"]
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -201,3 +205,39 @@ def orthogonal_(tensor, gain=1.0, generator=None):
         if rows < cols:
             q = q.t()
         return _write(tensor, (q * gain).reshape(tuple(tensor.shape)))
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """A sparse 2-D weight, in place (Martens 2010, as ``torch.nn.init.sparse_``): normal
+    values of std ``std``, then in each column ``ceil(sparsity * rows)`` rows, picked by
+    a random permutation, set to 0 — PyTorch's steps, so its values under a seed."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    zeros = math.ceil(sparsity * rows)
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for c in range(cols):
+            tensor[randperm(rows)[:zeros], c] = 0
+    return tensor
+
+
+def _deprecated(fn):
+    """PyTorch's old name of an init function (no trailing underscore): the same, with its
+    FutureWarning."""
+    old = fn.__name__[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{fn.__name__}`.",
+                      FutureWarning, stacklevel=2)
+        return fn(*args, **kwargs)
+    deprecated_init.__name__ = deprecated_init.__qualname__ = old
+    deprecated_init.__doc__ = f"Deprecated: use ``nn.init.{fn.__name__}``."
+    return deprecated_init
+
+
+uniform, normal, constant, eye, dirac = (_deprecated(f) for f in (
+    uniform_, normal_, constant_, eye_, dirac_))
+xavier_uniform, xavier_normal, kaiming_uniform, kaiming_normal, orthogonal, sparse = (
+    _deprecated(f) for f in (xavier_uniform_, xavier_normal_, kaiming_uniform_,
+                             kaiming_normal_, orthogonal_, sparse_))
