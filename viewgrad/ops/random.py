@@ -263,8 +263,9 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=
 
 def _as_laid_out(host, t):
     """A *_like sampler's values (``_fill``'s host array) with ``t``'s exact strides, a
-    size-1 dim's too (``_fill`` walks the memory order; the strides are empty_like's)."""
-    return B.preserve_layout(host, t._device.to_host(t._data))
+    size-1 dim's too (``_fill`` walks the memory order; the strides are empty_like's).
+    Only ``t``'s geometry is read: no copy of it off its device."""
+    return B.preserve_layout(host, t._data)
 
 
 def _host(x):
