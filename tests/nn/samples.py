@@ -134,6 +134,8 @@ SAMPLES = {
     **_upsample_samples(),
     "adaptive_max_pool2d": [(lambda x: F.adaptive_max_pool2d(x, (2, 3)), [(1, 2, 5, 5)]),
                             (lambda x: F.adaptive_max_pool2d(x, 2), [(2, 4, 4)])],
+    "adaptive_max_pool3d": [(lambda x: F.adaptive_max_pool3d(x, (2, 3, 2)), [(1, 2, 3, 5, 4)]),
+                            (lambda x: F.adaptive_max_pool3d(x, 2), [(2, 3, 4, 3)])],
     "_prelu_kernel": [(lambda x, w: F.prelu(x, w), [(2, 3, 2), (3,)]),
                       (lambda x, w: F.prelu(x, w), [(4,), (1,)])],
     "pixel_shuffle": [(lambda x: F.pixel_shuffle(x, 2), [(1, 8, 2, 3)])],

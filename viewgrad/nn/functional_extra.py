@@ -25,8 +25,8 @@ from ..ops.einsum import trilinear
 from ..ops.joining import cat, stack
 from ..ops.norm import batch_norm
 from ..ops.pointwise import where
-from ..ops.pool import (ADAPTIVE_MAX_POOL2D, adaptive_avg_pool2d, adaptive_max_indices,
-                        max_pool2d)
+from ..ops.pool import (ADAPTIVE_MAX_POOL2D, ADAPTIVE_MAX_POOL3D, adaptive_avg_pool2d,
+                        adaptive_max_indices, max_pool2d)
 from ..ops.table import defop, dispatch
 from ..ops.kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from ..tensor import Tensor
@@ -34,7 +34,7 @@ from .functional_more import _norm, embedding
 from .upsample import upsample as _upsample
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear",
-           "adaptive_max_pool1d", "adaptive_max_pool2d", "max_unpool1d", "max_unpool2d",
+           "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "max_unpool1d", "max_unpool2d",
            "prelu", "threshold", "threshold_", "instance_norm", "pixel_shuffle", "pixel_unshuffle",
            "embedding_bag", "bilinear", "alpha_dropout", "feature_alpha_dropout"]
 
@@ -130,28 +130,99 @@ def upsample_bilinear(input, size=None, scale_factor=None):
 
 # -- adaptive max pooling, unpooling ---------------------------------------------------------
 
+def _sizes_with_default(output_size, input):
+    """PyTorch's ``_list_with_default``: an int as it is; a sequence with each None taken
+    from the input's trailing dims."""
+    if isinstance(output_size, int):
+        return output_size
+    out = tuple(output_size)
+    if input.dim() <= len(out):
+        raise ValueError(f"Input dimension should be at least {len(out) + 1}")
+    return tuple(d if v is None else v for v, d in zip(out, input.shape[-len(out):]))
+
+
+def _adaptive_max(input, output_size, nsp, op, kernel):
+    """Adaptive max pooling over the last ``nsp`` dims (the values and the int64 flat
+    index of each maximum in its plane or volume), with PyTorch's checks in PyTorch's
+    order: the rank, empty non-batch dims, output_size's length, the dtype's kernel."""
+    name = f"adaptive_max_pool{nsp}d"
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    out = _sizes_with_default(output_size, input)
+    if input.dim() not in (nsp + 1, nsp + 2):
+        raise RuntimeError(f"{name}(): Expected {nsp + 1}D or {nsp + 2}D tensor, but got: "
+                           f"{list(input.shape)}")
+    for d in range(1, input.dim()):   # (PyTorch asks from dim 1, batched or not)
+        if input.shape[d] == 0:
+            raise RuntimeError(f"{name}(): Expected input to have non-zero size for "
+                               f"non-batch dimensions, but input has sizes "
+                               f"{list(input.shape)} with dimension {d} being empty")
+    out = (out,) * nsp if isinstance(out, int) else out
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in out):
+        bad = next(v for v in out if not isinstance(v, int) or isinstance(v, bool))
+        raise TypeError(f"{name}(): argument 'output_size' (position 2) must be tuple of "
+                        f"ints, but found element of type {type(bad).__name__}")
+    if len(out) != nsp:
+        raise RuntimeError(f"{name}(): internal error: output_size.size() must be {nsp}")
+    _refuse(_CX[kernel], input)   # (Note [inputs PyTorch refuses], ops/)
+    shape = list(input.shape[:-nsp]) + list(out)
+    if min(out) < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: "
+                           f"{shape}")
+    idx = Tensor._make(adaptive_max_indices(input._data, *out), input._device)
+    return dispatch(op, (input, idx)), idx
+
+
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     """Max over the adaptive windows ``[floor(i*H/h), ceil((i+1)*H/h))``; with
     ``return_indices`` also the flat index (h * W + w) of each maximum in its plane. One
     ``AdaptiveMaxPool2DBackward0`` node, as PyTorch's."""
-    if input.dim() not in (3, 4):
-        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
-                           f"{list(input.shape)}")
-    H, W = input.shape[-2:]
-    oh, ow = (output_size, output_size) if isinstance(output_size, int) else output_size
-    oh, ow = oh if oh is not None else H, ow if ow is not None else W
-    idx = Tensor._make(adaptive_max_indices(input._data, oh, ow), input._device)
-    y = dispatch(ADAPTIVE_MAX_POOL2D, (input, idx))
+    y, idx = _adaptive_max(input, output_size, 2, ADAPTIVE_MAX_POOL2D, "adaptive_max_pool2d")
+    return (y, idx) if return_indices else y
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """``adaptive_max_pool2d`` over the last three dims of a (N, C, D, H, W) or (C, D, H,
+    W) input; the index of a maximum is d * H * W + h * W + w in its volume. One
+    ``AdaptiveMaxPool3DBackward0`` node, as PyTorch's."""
+    y, idx = _adaptive_max(input, output_size, 3, ADAPTIVE_MAX_POOL3D, "adaptive_max_pool3d")
     return (y, idx) if return_indices else y
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     """``adaptive_max_pool2d`` on a (N, C, 1, L) view."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"adaptive_max_pool1d(): argument 'input' (position 1) must be "
+                        f"Tensor, not {type(input).__name__}")
+    if isinstance(output_size, int) and not isinstance(output_size, bool):
+        o = output_size
+    else:
+        try:
+            sizes = tuple(output_size)
+        except TypeError:
+            raise TypeError(f"adaptive_max_pool1d(): argument 'output_size' (position 2) "
+                            f"must be tuple of ints, not {type(output_size).__name__}") \
+                from None
+        bad = [v for v in sizes if not isinstance(v, int) or isinstance(v, bool)]
+        if bad:
+            raise TypeError(f"adaptive_max_pool1d(): argument 'output_size' (position 2) "
+                            f"must be tuple of ints, but found element of type "
+                            f"{type(bad[0]).__name__} at pos {sizes.index(bad[0])}")
+        if len(sizes) != 1:
+            raise RuntimeError(f"adaptive_max_pool1d() argument 'output_size' should "
+                               f"contain one int (got {len(sizes)})")
+        o = sizes[0]
     if input.dim() not in (2, 3):
-        raise RuntimeError(f"adaptive_max_pool1d(): Expected 2D or 3D tensor, but got: "
-                           f"{list(input.shape)}")
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
+                           f"tensor for argument #1 'self' (while checking arguments for "
+                           f"adaptive_max_pool1d)")
+    for d in range(1, input.dim()):
+        if input.shape[d] == 0:
+            raise RuntimeError(f"adaptive_max_pool1d(): Expected input to have non-zero size "
+                               f"for non-batch dimensions, but input has sizes "
+                               f"{list(input.shape)} with dimension {d} being empty")
     _refuse(_CX["adaptive_max_pool1d"], input)   # (Note [inputs PyTorch refuses], ops/)
-    o = output_size if isinstance(output_size, int) else output_size[0]
     y, idx = adaptive_max_pool2d(input.unsqueeze(-2), (1, o), True)
     y, idx = y.squeeze(-2), idx.squeeze(-2)
     return (y, idx) if return_indices else y

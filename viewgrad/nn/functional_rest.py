@@ -25,6 +25,7 @@ __all__ = ["conv_transpose3d", "avg_pool3d", "adaptive_avg_pool3d", "max_unpool3
            "lp_pool1d", "lp_pool2d", "lp_pool3d",
            "max_pool1d_with_indices", "max_pool2d_with_indices",
            "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+           "adaptive_max_pool3d_with_indices", "max_pool3d_with_indices",
            "channel_shuffle", "dropout3d", "gumbel_softmax",
            "triplet_margin_with_distance_loss"]
 
@@ -187,6 +188,17 @@ def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
     """``adaptive_max_pool2d(..., return_indices=True)``: (values, indices)."""
     return _F().adaptive_max_pool2d(input, output_size, True)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
+    """``adaptive_max_pool3d(..., return_indices=True)``: (values, indices)."""
+    return _F().adaptive_max_pool3d(input, output_size, True)
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=True):
+    """``max_pool3d(..., return_indices=True)``: (values, indices)."""
+    return _F().max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 # -- channel_shuffle ------------------------------------------------------------------------

@@ -20,7 +20,8 @@ from .module import Module
 from .parameter import Parameter
 
 __all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "AdaptiveMaxPool1d",
-           "AdaptiveMaxPool2d", "MaxUnpool1d", "MaxUnpool2d", "PReLU", "Threshold",
+           "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "PReLU",
+           "Threshold",
            "Softmax2d", "InstanceNorm1d", "InstanceNorm2d", "Conv3d", "ConvTranspose1d",
            "PixelShuffle", "PixelUnshuffle", "EmbeddingBag", "Bilinear", "AlphaDropout",
            "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss",
@@ -91,6 +92,11 @@ class AdaptiveMaxPool1d(_AdaptiveMaxPool):
 class AdaptiveMaxPool2d(_AdaptiveMaxPool):
     """``F.adaptive_max_pool2d`` as a module."""
     _fn = staticmethod(F.adaptive_max_pool2d)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPool):
+    """``F.adaptive_max_pool3d`` as a module."""
+    _fn = staticmethod(F.adaptive_max_pool3d)
 
 
 class _MaxUnpool(Module):

@@ -144,6 +144,8 @@ REFUSALS = {
     "max_pool1d": _kernel("max_pool1d_impl", "c", "b", "i"),
     "max_pool2d": _kernel("max_pool2d", "c", "b"),
     "adaptive_max_pool1d": _kernel("adaptive_max_pool2d", "c", "b", "i"),
+    "adaptive_max_pool2d": _kernel("adaptive_max_pool2d", "c", "b", "i"),
+    "adaptive_max_pool3d": _kernel("adaptive_max_pool3d_cpu", "c", "b", "i"),
     "avg_pool1d": _kernel("avg_pool2d", "c", "b"),
     "rrelu": _kernel("leaky_relu_cpu", "c", "b", "i"),
     "cdist": _kernel("cdist", "h"), "lu": _kernel("lu_cpu", "h"),

@@ -17,6 +17,7 @@ All work on (N, C, H, W); the public functions also take unbatched (C, H, W) inp
 """
 from __future__ import annotations
 
+import itertools
 import math
 
 from .. import backend as B
@@ -81,46 +82,77 @@ def _max_pool_indices(x, kernel, stride, padding, dilation, out):
     return ((rows + ki * dilation[0]) * w + (cols + kj * dilation[1])).astype(B.int64)
 
 
-# (the planes are the last two dims; whatever leads them, (N, C) or an unbatched (C,),
-# is flattened into one dim of planes)
+# (the planes are the last two dims, or the volumes the last three; whatever leads them,
+# (N, C) or an unbatched (C,), is flattened into one dim of planes)
 
-def _max_pool_fwd(self, indices):
+def _gather_max(self, indices, nsp):
     xp = _xp(self)
-    flat = self.reshape(-1, self.shape[-2] * self.shape[-1])
-    return xp.take_along_axis(flat, indices.reshape(flat.shape[0], -1), axis=1).reshape(
-        indices.shape)
+    planes = math.prod(self.shape[:-nsp])   # (a count, not -1: an empty batch)
+    flat = self.reshape(planes, math.prod(self.shape[-nsp:]))
+    return xp.take_along_axis(flat, indices.reshape(planes, math.prod(indices.shape[-nsp:])),
+                              axis=1).reshape(indices.shape)
 
 
-def _max_pool_bwd(grad, self, indices, self_shape):
-    # self is saved (unused here) as PyTorch saves it: modifying the input in place after
-    # pooling makes backward fail, as there
+def _scatter_max_grad(grad, indices, self_shape, nsp):
     from .factories import zeros
-    planes = math.prod(self_shape[:-2])
-    z = zeros((planes, self_shape[-2] * self_shape[-1]), dtype=grad.dtype, device=grad.device)
-    return z.scatter_add(1, indices.reshape(planes, -1), grad.reshape(planes, -1)).view(
+    planes = math.prod(self_shape[:-nsp])
+    z = zeros((planes, math.prod(self_shape[-nsp:])), dtype=grad.dtype, device=grad.device)
+    per = math.prod(indices.shape[-nsp:])   # (not -1: an empty batch)
+    return z.scatter_add(1, indices.reshape(planes, per), grad.reshape(planes, per)).view(
         self_shape)
 
 
-def _max_pool_bwd_arrays(grad, self, indices, self_shape):  # self: unpacked = checked
+def _scatter_max_grad_arrays(grad, indices, self_shape, nsp):
     # overlapping windows may pick one element twice: accumulate with bincount over
     # plane-offset flat indices (one pass, no Python loop)
     xp = _xp(grad)
-    plane = self_shape[-2] * self_shape[-1]
-    planes = math.prod(self_shape[:-2])
+    plane = math.prod(self_shape[-nsp:])
+    planes = math.prod(self_shape[:-nsp])
     offs = (xp.arange(planes, dtype=B.int64) * plane).reshape(planes, 1)
-    flat = xp.bincount((indices.reshape(planes, -1) + offs).reshape(-1),
+    per = math.prod(indices.shape[-nsp:])   # (not -1: an empty batch)
+    flat = xp.bincount((indices.reshape(planes, per) + offs).reshape(-1),
                        weights=grad.reshape(-1), minlength=planes * plane)
     return flat.astype(grad.dtype, copy=False).reshape(self_shape)
+
+
+def _max_pool_fwd(self, indices):
+    return _gather_max(self, indices, 2)
+
+
+# self is saved (unused in the gradient) as PyTorch saves it: modifying the input in place
+# after pooling makes backward fail, as there
+def _max_pool_bwd(grad, self, indices, self_shape):
+    return _scatter_max_grad(grad, indices, self_shape, 2)
+
+
+def _max_pool_bwd_arrays(grad, self, indices, self_shape):  # self: unpacked = checked
+    return _scatter_max_grad_arrays(grad, indices, self_shape, 2)
+
+
+def _max_pool3d_fwd(self, indices):
+    return _gather_max(self, indices, 3)
+
+
+def _max_pool3d_bwd(grad, self, indices, self_shape):
+    return _scatter_max_grad(grad, indices, self_shape, 3)
+
+
+def _max_pool3d_bwd_arrays(grad, self, indices, self_shape):
+    return _scatter_max_grad_arrays(grad, indices, self_shape, 3)
 
 
 MAX_POOL2D = defop("max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", _max_pool_fwd,
                    inputs=("self", "indices"), self=_max_pool_bwd)
 set_fast_kernels(MAX_POOL2D, self=_max_pool_bwd_arrays)
 # adaptive max pooling: the same gather by indices and the same scatter back, PyTorch's
-# AdaptiveMaxPool2DBackward0 (saving the input and the indices)
+# AdaptiveMaxPool2DBackward0 and AdaptiveMaxPool3DBackward0 (saving the input and the
+# indices)
 ADAPTIVE_MAX_POOL2D = defop("adaptive_max_pool2d", "AdaptiveMaxPool2DBackward0",
                             _max_pool_fwd, inputs=("self", "indices"), self=_max_pool_bwd)
 set_fast_kernels(ADAPTIVE_MAX_POOL2D, self=_max_pool_bwd_arrays)
+ADAPTIVE_MAX_POOL3D = defop("adaptive_max_pool3d", "AdaptiveMaxPool3DBackward0",
+                            _max_pool3d_fwd, inputs=("self", "indices"), self=_max_pool3d_bwd)
+set_fast_kernels(ADAPTIVE_MAX_POOL3D, self=_max_pool3d_bwd_arrays)
 
 
 def _adaptive_windows(in_size, out_size):
@@ -130,21 +162,28 @@ def _adaptive_windows(in_size, out_size):
             for i in range(out_size)]
 
 
-def adaptive_max_indices(x, oh, ow):
-    """The flat index (h * W + w) of each adaptive window's maximum in its plane, as
-    PyTorch's CPU kernel picks it: the first maximum, or the last NaN if there is one."""
+def adaptive_max_indices(x, *out):
+    """The flat index (h * W + w in a plane; d * H * W + h * W + w in a volume) of each
+    adaptive window's maximum over the last ``len(out)`` dims, as PyTorch's CPU kernel
+    picks it: the first maximum, or the last NaN if there is one."""
     xp = _xp(x)
-    lead, (h, w) = x.shape[:-2], x.shape[-2:]
-    idx = xp.empty(lead + (oh, ow), dtype=B.int64)
-    for i, (h0, h1) in enumerate(_adaptive_windows(h, oh)):
-        for j, (w0, w1) in enumerate(_adaptive_windows(w, ow)):
-            win = x[..., h0:h1, w0:w1].reshape(lead + (-1,))
-            k = win.argmax(axis=-1)
-            if x.dtype.kind == "f":
-                nan = xp.isnan(win)
-                last = win.shape[-1] - 1 - nan[..., ::-1].argmax(axis=-1)
-                k = xp.where(nan.any(axis=-1), last, k)
-            idx[..., i, j] = (h0 + k // (w1 - w0)) * w + w0 + k % (w1 - w0)
+    nsp = len(out)
+    lead, sizes = x.shape[:-nsp], x.shape[-nsp:]
+    idx = xp.empty(lead + tuple(out), dtype=B.int64)
+    if not idx.size:
+        return idx
+    windows = [_adaptive_windows(sizes[i], out[i]) for i in range(nsp)]
+    for pos in itertools.product(*(range(o) for o in out)):
+        box = [windows[i][p] for i, p in enumerate(pos)]
+        win = x[(Ellipsis,) + tuple(slice(a, b) for a, b in box)].reshape(lead + (-1,))
+        k = win.argmax(axis=-1)
+        if x.dtype.kind == "f":
+            k = last_nan_or(xp, win, k)
+        flat = 0   # the window's element k, as a flat index into the plane or volume
+        for i, (a, b) in enumerate(box):
+            inner = math.prod(b2 - a2 for a2, b2 in box[i + 1:])
+            flat = flat * sizes[i] + a + (k // inner) % (b - a)
+        idx[(Ellipsis,) + pos] = flat
     return idx
 
 
