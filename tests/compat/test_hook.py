@@ -43,8 +43,8 @@ def test_missing_module_and_attribute_say_so():
             torch.fft.rfft(torch.ones(3))
         assert str(e.value) == f"torch.fft {MSG}"
         assert isinstance(e.value, NotProvidedError)
-        with pytest.raises(AttributeError, match=r"torch.nn.functional.grid_sample is not"):
-            torch.nn.functional.grid_sample
+        with pytest.raises(AttributeError, match=r"torch.nn.functional.conv_tbc is not"):
+            torch.nn.functional.conv_tbc
         with pytest.raises(ImportError, match="torch.distributions is not provided"):
             from torch.distributions import Normal  # noqa: F401
         assert not hasattr(torch, "compile_something") and hasattr(torch, "tensor")

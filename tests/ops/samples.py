@@ -190,3 +190,8 @@ SAMPLES.update(_REDUCTION_SAMPLES)
 from .samples_inplace_views import SAMPLES as _INPLACE_VIEW_SAMPLES  # noqa: E402
 
 SAMPLES.update(_INPLACE_VIEW_SAMPLES)
+
+# grid_sample and affine_grid (ops/grid_sample.py)
+from ..nn.samples_grid_sample import SAMPLES as _GRID_SAMPLE_SAMPLES  # noqa: E402
+
+SAMPLES.update(_GRID_SAMPLE_SAMPLES)

@@ -14,6 +14,7 @@ from ..ops.nnops import log_softmax as _log_softmax, softmax as _softmax
 from ..ops.norm import batch_norm, dropout
 from ..ops.pointwise import relu as _relu, sigmoid, tanh
 from ..ops.pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
+from ..ops.grid_sample import affine_grid, grid_sample
 from ..ops.signatures import BOOL, INT, NUMBER, SEQ_INTS, TENSOR, checked_function
 from ..tensor import Tensor
 from ..ops.activations import hardshrink, softshrink  # noqa: F401
@@ -49,7 +50,8 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "celu", "tanhshrink", "softmin", "glu", "dropout1d", "dropout2d", "relu_",
            "hardshrink", "softshrink", "local_response_norm", "pdist",
            "elu_", "leaky_relu_", "hardtanh_", "selu_", "celu_",
-           "scaled_dot_product_attention", "multi_head_attention_forward"] + [
+           "scaled_dot_product_attention", "multi_head_attention_forward",
+           "grid_sample", "affine_grid"] + [
                n for n in _more.__all__ if n != "pad"] + _extra.__all__ + _losses.__all__ + \
     _cnn.__all__ + _rest.__all__
 
