@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 
 from .. import backend as B
 from ..autograd.grad_mode import no_grad
@@ -101,12 +102,22 @@ def with_out(result, out, name):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
                            "automatic differentiation, but one of the arguments requires "
                            "grad. Call it without out= and assign the result instead.")
+    for r, o in zip(results, outs):   # (all checked before anything is written)
+        check_result_cast(r._data.dtype, o._data.dtype)
     with no_grad():
         for r, o in zip(results, outs):
             if tuple(o.shape) != tuple(r.shape):
-                raise RuntimeError(f"{name}(): out= has shape {list(o.shape)} but the result "
-                                   f"has shape {list(r.shape)}; pass a tensor of the result's "
-                                   "shape (or no out=)")
+                # PyTorch resizes out (an empty one silently, as ``t.resize_(0)`` invites)
+                if o.numel():
+                    warnings.warn(
+                        f"An output with one or more elements was resized since it had shape "
+                        f"{list(o.shape)}, which does not match the required output shape "
+                        f"{list(r.shape)}. This behavior is deprecated, and in a future "
+                        "PyTorch release outputs will not be resized unless they have zero "
+                        "elements. You can explicitly reuse an out tensor t by resizing it, "
+                        "inplace, to zero elements with t.resize_(0).", UserWarning,
+                        stacklevel=3)
+                o.resize_(tuple(r.shape))
             o.copy_(r)
     return out
 

@@ -8,6 +8,8 @@ no derivative in PyTorch either; here its result simply does not require grad.
 """
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from .. import backend as B
 from ..blas import add_scaled, fma_float32   # Note [alpha as one fused multiply-add]
 from ..tensor import Tensor
@@ -15,6 +17,7 @@ from . import inplace as I
 from . import pointwise as P
 from .args import check_result_cast, cpp_type_name, float_input, torch_type_name, with_out
 from .operands import need_tensor
+from .pointwise import scalar_first as _scalar_first
 from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .table import (_device_of, apply_inplace, defop, dispatch, method, promoted_arrays,
                     promoted_dtype)
@@ -165,19 +168,9 @@ def remainder(input, other, *, out=None):
     (``remainder(-7, 2) == 1``), as ``torch.remainder``. Compare ``fmod``. Backward:
     grad for input, -grad·floor(input/other) for a tensor other
     (``RemainderBackward0`` / ``RemainderBackward1``)."""
+    if not isinstance(input, Tensor) and isinstance(other, Tensor):   # remainder(5, t)
+        input = _scalar_first(input, other)
     return _scalar_or_tensor("remainder", REMAINDER, REMAINDER_S, input, other, out)
-
-
-def _scalar_first(number, t):
-    """A Python number as the first operand of ``t``'s op (``2.5 % t``, ``2 // t``): a 0-d
-    tensor of the pair's result dtype, which promotes as PyTorch's wrapped number does
-    (a float tensor's own dtype, so a float64 ``t`` keeps the number's double)."""
-    if t._data.dtype.kind == "f" or isinstance(number, Tensor):
-        return number if isinstance(number, Tensor) else t.new_tensor(number)
-    rt = promoted_dtype((number, t))
-    if type(number) is int and rt.kind in "iu":
-        number = B.wrap_int_scalar(number, rt)   # Note [wrapped integer scalars]
-    return t.new_tensor(number, dtype=rt)
 
 
 @method("__rmod__")
@@ -192,6 +185,8 @@ def floor_divide(input, other, *, out=None):
     PyTorch); the result dtype is PyTorch's promotion (int64 // 2.5 is float32). Like
     PyTorch it has no derivative: the result does not require grad (use ``(a /
     b).floor()`` to make that explicit)."""
+    if not isinstance(input, Tensor) and isinstance(other, Tensor):   # floor_divide(5, t)
+        input = _scalar_first(input, other)
     _refuse(_CX["floor_divide"], input, other)   # Note [inputs PyTorch refuses]
     other = P._coerce(other, input)
     if input._data.dtype.kind != "f":   # a float input keeps its category: no checks
@@ -277,6 +272,17 @@ ADDCDIV = defop("addcdiv", "AddcdivBackward0",
                 tensor2=lambda grad, tensor1, tensor2, value:
                 -grad * value * tensor1 / (tensor2 * tensor2))
 ADDCMUL.follows_first = ADDCDIV.follows_first = True   # (elementwise: TensorIterator's layout)
+# the three tensors computed in their common dtype (a 0-d one of a higher category counts
+# as in PyTorch's result_type): an int64 self with float32 tensors is float32, not float64
+ADDCMUL.promote = ADDCDIV.promote = True
+
+
+def _refuse_bool_result(name, *tensors):
+    """PyTorch's kernel refusal where the three tensors' common dtype is bool (a bool
+    tensor among float ones is computed as float)."""
+    rt = promoted_dtype(tensors)
+    if rt.kind == "b":
+        _refuse(_CX[name], SimpleNamespace(dtype=rt))
 
 
 def _lerp_args(input, end, weight):
@@ -315,7 +321,7 @@ def lerp_(self, end, weight):
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """``input + value * tensor1 * tensor2`` in one op, as ``torch.addcmul`` (optimizers
     use it). Backward (``AddcmulBackward0``): grad, grad·tensor2·value, grad·tensor1·value."""
-    _refuse(_CX["addcmul"], input, tensor1, tensor2)   # (bool: Note [inputs PyTorch refuses])
+    _refuse_bool_result("addcmul", input, tensor1, tensor2)   # (Note [inputs PyTorch refuses])
     if input._data.dtype.kind in "iu":   # value converted to the dtype, as PyTorch
         rt = promoted_dtype((input, tensor1, tensor2))
         if rt.kind in "iu":
@@ -326,7 +332,7 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
 @method("addcmul_")
 def addcmul_(self, tensor1, tensor2, *, value=1):
     """In-place ``addcmul`` (``torch.Tensor.addcmul_``)."""
-    _refuse(_CX["addcmul"], self, tensor1, tensor2)
+    _refuse_bool_result("addcmul", self, tensor1, tensor2)
     return apply_inplace(ADDCMUL, self, (tensor1, tensor2), (value,), name="addcmul_")
 
 

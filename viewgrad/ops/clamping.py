@@ -20,6 +20,7 @@ __all__ = ["clamp", "clamp_tensor", "tensor_bounds", "clamp_min", "clamp_max", "
 
 _xp = B.xp_of
 _where = P.where
+_C_NAMES = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}   # PyTorch's dtype categories
 
 
 # -- clamp(x, min, max) with numbers: ClampBackward1 ------------------------------------------
@@ -104,12 +105,32 @@ def clamp(self, min=None, max=None):
     tensors, min, max = tensor_bounds("clamp", self, min, max)
     if tensors:
         return clamp_tensor(self, min, max)   # ClampBackward0
-    if self._data.dtype.kind in "iub" and (isinstance(min, float) or isinstance(max, float)):
-        self = self.to(B.default_float())  # an integer tensor clamped to 1.5 is float (PyTorch)
-    elif self._data.dtype.kind in "iu":   # the bounds converted as PyTorch does (-1: 255)
-        min = None if min is None else P.number_as(min, self._data.dtype)
-        max = None if max is None else P.number_as(max, self._data.dtype)
+    self, min, max = number_bounds(self, min, max, False)
     return dispatch(CLAMP, (self,), (min, max))
+
+
+def number_bounds(self, min, max, inplace):
+    """clamp's number bounds of an integer, bool or float16 tensor, PyTorch's way: the
+    result dtype is the promoted one (bool with -2 is int64, int with 1.5 is float32),
+    which an in-place clamp_ must be able to write into self; bool by bool is refused;
+    each bound is converted with PyTorch's overflow check (an unsigned dtype's negative
+    wraps: uint8 with -1 clamps at 255). Returns (self, min, max) to clamp."""
+    dt = self._data.dtype
+    if dt.char not in _LOW:
+        return self, min, max
+    rt = promoted_dtype((self, min, max))
+    if inplace and _C_NAMES[rt.kind] > _C_NAMES[dt.kind]:   # PyTorch names self's C type
+        raise RuntimeError(f"result type {torch_type_name(rt)} can't be cast to the "
+                           f"desired output type {cpp_type_name(dt)}")
+    if rt.kind == "b":
+        kernel = "clamp" if min is not None and max is not None else \
+            "clamp_min" if min is not None else "clamp_max"
+        raise NotImplementedError(f"\"{kernel}_scalar_cpu\" not implemented for 'Bool'")
+    if rt != dt:
+        self = self.to(rt)
+    if rt.kind in "iu" or rt == B.float16:
+        min, max = (None if b is None else P.number_as(b, rt) for b in (min, max))
+    return self, min, max
 
 
 # -- clamp(x, min_t, max_t) with tensors: ClampBackward0 -------------------------------------
@@ -173,7 +194,6 @@ CLAMP_MAX_T = defop("clamp_max_tensor", "ClampMaxBackward1", lambda self, max: a
     max=lambda grad, self, max: _where(self > max, grad, 0.0))
 
 
-_C_NAMES = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}   # PyTorch's dtype categories
 
 
 def _number_bound(name, input, b):

@@ -509,14 +509,15 @@ def div_rounding(input, other, rounding_mode):
     if rounding_mode not in ("trunc", "floor"):
         raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or "
                            f"'floor' but found '{rounding_mode}'")
+    if not isinstance(input, Tensor) and isinstance(other, Tensor):   # div(5, t, ...)
+        input = P.scalar_first(input, other)
     other = P._coerce(other, input)
     bools = [x._data.dtype.kind == "b" if isinstance(x, Tensor) else isinstance(x, bool)
              for x in (input, other)]
     if all(bools):
         raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for 'Bool'")
-    if not isinstance(other, Tensor):
-        other = input.new_tensor(other, dtype=B.torch_result_type((), (), (other,)))
-        other = other.squeeze()
+    if not isinstance(other, Tensor):   # the number as PyTorch's wrapped number promotes
+        other = P.scalar_first(other, input)
     try:
         return dispatch(DIV_MODE, (input, other), (rounding_mode,))
     except ValueError:

@@ -204,6 +204,19 @@ def _check_source(self, d, index, source, name, sep=":"):
     if source._data.dtype != self._data.dtype:
         raise RuntimeError(f"{name}_(): self ({_dtype_name(self)}) and source "
                            f"({_dtype_name(source)}) must have the same scalar type")
+    if not source.dim() and self.dim() > (1 if name == "index_copy" else 0):
+        # a 0-d source fills one slice only of a 0-d (index_copy: 1-D) self, as PyTorch
+        if name == "index_copy":
+            rest = " ".join(str(n) for i, n in enumerate(self.shape) if i != d)
+            raise RuntimeError(f"index_copy_(): Source/destination tensor must have same "
+                               f"slice shapes. Destination slice shape: {rest} at dimension "
+                               f"{d} and source slice shape:  at dimension 0.")
+        if d > 0:
+            raise RuntimeError(f"index_add_(): Indexing dim {d} is out of bounds of the "
+                               f"source tensor with dim 0")
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding "
+                           f"the specified dimension. Got self.shape = {list(self.shape)} "
+                           f"source.shape = []")
     ns = source._data.shape[d] if source.dim() else 1
     if index.numel() != ns:
         err = IndexError if name == "index_copy" else RuntimeError
@@ -435,6 +448,8 @@ def _scatter_inplace(self, dim, index, src, op_name, reduce=None):
     d = R._check_index(self, dim, index, "scatter")
     R.check_index_shape(self, d, index, src)
     R.check_bounds(self, d, index)
+    if isinstance(src, Tensor):
+        R._same_dtype(self, src)   # (PyTorch's scatter_ casts no src)
     if reduce is not None:
         return _scatter_reduce(self, d, index, src, reduce, True)
     if op_name == "scatter_add_":

@@ -19,7 +19,7 @@ from ..autograd.state import state as _st
 from ..tensor import LEAN_CLASSES as _LEAN, Tensor
 from . import clamping as C
 from . import pointwise as P
-from .args import check_result_cast, checked_scalar
+from .args import check_result_cast, checked_scalar, torch_type_name
 from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .indexing import INDEX_PUT, index_tensors, normalize_key, split_integers, _basic_steps
 from .operands import EXPONENT, OTHER, check_alpha, method_form, operand, operator_form, refusal
@@ -282,6 +282,7 @@ def clamp_(self, min=None, max=None):
     if tensors:   # ClampBackward0, written into self: its dtype must hold the result
         check_result_cast(promoted_dtype((self, min, max)), self._data.dtype)
         return apply_inplace(C.CLAMP_T, self, (min, max), name="clamp_")
+    _, min, max = C.number_bounds(self, min, max, True)
     return apply_inplace(C.CLAMP, self, (), (min, max), name="clamp_")
 
 
@@ -490,7 +491,21 @@ def setitem(self, key, value):
         value = P._coerce(value, self)
         if not isinstance(value, Tensor) and self._data.dtype.kind in "iu":
             value = P.number_as(value, self._data.dtype)
+    _check_put_dtype(self, key, value)
     apply_inplace(INDEX_PUT, self, (value,), (k, False, index_tensors(key)), name="__setitem__")
+
+
+def _check_put_dtype(self, key, value):
+    """PyTorch's index_put refuses a value Tensor of another dtype — except one element
+    put through a single bool mask, which PyTorch runs as masked_fill_ (a cast)."""
+    if not isinstance(value, Tensor) or value._data.dtype == self._data.dtype:
+        return
+    only = key[0] if isinstance(key, tuple) and len(key) == 1 else key
+    if isinstance(only, Tensor) and only._data.dtype.kind == "b" and value.numel() == 1:
+        return
+    raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                       f"{torch_type_name(self._data.dtype)} for the destination and "
+                       f"{torch_type_name(value._data.dtype)} for the source.")
 
 
 def _copy_to(dst, src, on_host):
@@ -518,6 +533,7 @@ def _copy_to(dst, src, on_host):
 
 @method("index_put_")
 def index_put_(self, indices, values, accumulate=False):
+    _check_put_dtype(self, tuple(indices), values)
     kind, k = normalize_key(self, tuple(indices))
     return apply_inplace(INDEX_PUT, self, (values,), (k, bool(accumulate),
                                                       index_tensors(tuple(indices))),
@@ -528,6 +544,7 @@ def index_put_(self, indices, values, accumulate=False):
 def index_put(self, indices, values, accumulate=False):
     """``index_put_`` on a copy (``torch.index_put``): one IndexPutBackward0, whose edges
     go to ``self``'s history and ``values``'."""
+    _check_put_dtype(self, tuple(indices), values)
     kind, k = normalize_key(self, tuple(indices))
     return dispatch(INDEX_PUT, (self, values), (k, bool(accumulate),
                                                 index_tensors(tuple(indices))))

@@ -170,11 +170,14 @@ def _bitwise(name, f, ops, doc, kernel=None):
 
 
 def _scalar_tensor(v, like):
-    """A Python number as a 0-d tensor of its own dtype (it then promotes weakly)."""
+    """A Python number as a 0-d tensor that promotes as PyTorch's wrapped number
+    (``pointwise.scalar_first``); beside another number, of its own dtype."""
     if isinstance(v, Tensor):
         return v
+    if isinstance(like, Tensor):
+        return P.scalar_first(v, like)
     from .factories import tensor
-    return tensor(v, device=like.device)
+    return tensor(v)
 
 
 bitwise_and = _bitwise("bitwise_and", lambda a, b: a & b, ("__and__", "__rand__", "__iand__"),

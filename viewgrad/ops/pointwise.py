@@ -331,7 +331,10 @@ def add(self, other, alpha=1):
                 raise _bshape_err("add", self, other) from None
         if _number_as_0d(self, other, alpha):   # as torch: ADD_ALPHA, one rounding, alpha saved
             return dispatch(ADD_ALPHA, (self, _as_0d(self, other)), (alpha,))
+        bool_result = promoted_dtype((self, other)).kind == "b"
         other = other * alpha
+        if bool_result:   # bool + 2 * False stays bool (PyTorch computes in the result dtype)
+            other = bool(other)
     if not isinstance(other, Tensor):
         return dispatch(ADD_SCALAR, (self, other))
     if not isinstance(self, Tensor):
@@ -470,6 +473,20 @@ method("divide")(method_form(div, "divide", ("Tensor other", "Tensor other, *, s
                                              "Number other",
                                              "Number other, *, str rounding_mode")))
 method("true_divide")(method_form(div, "true_divide", OTHER))
+
+
+def scalar_first(number, t):
+    """A Python number as the first operand of ``t``'s op (``2.5 % t``, ``2 // t``,
+    ``div(5, t, rounding_mode='floor')``, ``bitwise_and(-4, t)``): a 0-d tensor of the
+    pair's result dtype, which promotes as PyTorch's wrapped number does (a float tensor's
+    own dtype, so a float64 ``t`` keeps the number's double; a 0-d uint8 ``t`` with -4 is
+    uint8, the number wrapped)."""
+    if t._data.dtype.kind == "f" or isinstance(number, Tensor):
+        return number if isinstance(number, Tensor) else t.new_tensor(number)
+    rt = promoted_dtype((number, t))
+    if type(number) is int and rt.kind in "iu":
+        number = B.wrap_int_scalar(number, rt)   # Note [wrapped integer scalars]
+    return t.new_tensor(number, dtype=rt)
 
 
 def _div_number_by(number, other):

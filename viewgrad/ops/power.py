@@ -82,6 +82,8 @@ def pow(self, exponent):
     if exponent is NotImplemented:
         return exponent
     if not isinstance(self, Tensor):
+        if isinstance(self, bool) and exponent._data.dtype.kind == "b":   # (as __rpow__)
+            raise NotImplementedError('"pow" not implemented for \'Bool\'')
         return dispatch(POW_S, (self, exponent))
     d = self._data.dtype
     if d.kind != "f" or d == _F16:   # integers, bools, float16: PyTorch's checks
