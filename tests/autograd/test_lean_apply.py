@@ -324,6 +324,11 @@ TAKEN = {
     "ClampMaxBackward0": lambda x: (x * 1.0).clamp_max(0.5),
     "MaximumBackward0": lambda x: vg.maximum(x * 1.0, (x * 1.0).cos()),
     "MinimumBackward0": lambda x: vg.minimum(x * 1.0, (x * 1.0).cos()),
+    "GridSampler2DBackward0": lambda x: vg.nn.functional.grid_sample(
+        x.reshape(1, 1, 2, 3) * 1.0, (x[:4] * 0.3).reshape(1, 1, 2, 2), align_corners=False),
+    "GridSampler3DBackward0": lambda x: vg.nn.functional.grid_sample(
+        x.reshape(1, 1, 1, 2, 3) * 1.0, (x * 0.3).reshape(1, 1, 1, 2, 3),
+        align_corners=True),
 }
 
 

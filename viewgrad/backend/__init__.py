@@ -14,7 +14,8 @@ B``); its rooms are:
   * ``strided.py``  PyTorch's result layouts and view strides on arrays (the arithmetic is
                     ``viewgrad/layouts.py``'s), arrays over a storage, broadcast shapes;
   * ``lapack.py``   linear algebra's errors, layouts and factorisations as PyTorch's;
-  * ``host.py``     helpers for host copies: PyTorch's CPU random engine, .npz files.
+  * ``host.py``     helpers for host copies: PyTorch's CPU random engine, .npz files;
+  * ``ranges.py``   PyTorch's CPU arange and logspace values, bit for bit.
 
 A ``Device`` bundles:
   * ``xp``          the array module (numpy, cupy, or a test stand-in);
@@ -64,6 +65,7 @@ from .formats import *   # noqa: E402,F401,F403
 from .strided import *   # noqa: E402,F401,F403
 from .lapack import *    # noqa: E402,F401,F403
 from .host import *      # noqa: E402,F401,F403
+from .ranges import *    # noqa: E402,F401,F403
 # (private names the rest of viewgrad reads, and the tests)
 from .devices import _SCALAR_CACHE   # noqa: E402,F401  (Note [cached scalar operands])
 from .dtypes import _DTYPE_ALIASES   # noqa: E402,F401

@@ -33,9 +33,12 @@ def torch_linspace(start, end, steps: int, dtype):
     """``steps`` values from ``start`` to ``end`` as PyTorch's CPU kernel computes them (a
     host array of ``dtype``): step = (end - start) / (steps - 1) rounded to the dtype;
     the first half as start + step * i, the second half as end - step * (steps - 1 - i),
-    each with one rounding (PyTorch's fused multiply-add; extended precision here) — so
+    each with one rounding (PyTorch's fused multiply-add, emulated exactly: backend/
+    ranges.py), or for float16 a rounding after each operation, as c10::Half's — so
     ``linspace(-1, 1, 7)[3]`` is PyTorch's -2.9802e-08, not 0."""
     dtype = np.dtype(dtype)
+    if dtype == np.float16:   # (a double reaches c10::Half through float: two roundings)
+        start, end = np.float32(start), np.float32(end)
     start, end = dtype.type(start), dtype.type(end)   # PyTorch casts the ends first
     if steps == 1:
         return np.array([start], dtype=dtype)
@@ -43,10 +46,24 @@ def torch_linspace(start, end, steps: int, dtype):
         step = np.longdouble((end - start) / dtype.type(steps - 1))  # in the dtype
     else:
         step = np.longdouble((float(end) - float(start)) / (steps - 1))
-    i = np.arange(steps, dtype=np.longdouble)
-    out = np.where(np.arange(steps) < steps // 2, np.longdouble(start) + step * i,
-                   np.longdouble(end) - step * (steps - 1 - i))
-    return out.astype(dtype)
+    first = np.arange(steps) < steps // 2
+    if dtype != np.float16:   # float32 fuses in float32, float64 and the integers in double
+        from .ranges import _fma32, _fma64
+        fma, acc = (_fma32, np.float32) if dtype == np.float32 else (_fma64, np.float64)
+        i = np.arange(steps).astype(acc)
+        st = acc(step)
+        with np.errstate(all="ignore"):
+            out = np.where(first, fma(st, i, acc(start)),
+                           fma(-st, acc(steps - 1) - i, acc(end)))
+        return out.astype(dtype)
+    # float16: c10::Half's operators compute in float and round each result to Half, an
+    # int operand becoming a Half first: no fusing, a rounding per operation
+    f32, h = np.float32, (lambda x: np.asarray(x, dtype=np.float32).astype(np.float16))
+    s, e = start, end
+    st = h(f32(h(f32(e) - f32(s))) / f32(h(steps - 1)))
+    up = h(f32(s) + f32(h(f32(st) * f32(h(np.arange(steps))))))
+    down = h(f32(e) - f32(h(f32(st) * f32(h(steps - 1 - np.arange(steps))))))
+    return np.where(first, up, down)
 
 
 def host_rng(seed):

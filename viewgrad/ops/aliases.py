@@ -200,10 +200,11 @@ def is_same_size(input, other):
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
     """A 0-d tensor holding the number ``s``, as ``torch.scalar_tensor`` (the default
-    float dtype unless ``dtype`` is given, even for an int)."""
-    from .factories import tensor
-    return tensor(float(s), dtype=dtype or B.default_float(), device=device,
-                  requires_grad=requires_grad)
+    float dtype unless ``dtype`` is given, even for an int). PyTorch fills an empty
+    tensor with ``s``: an int wraps into an unsigned dtype, a float out of range is refused."""
+    from .factories import full
+    return full((), s, dtype=dtype or B.default_float(), device=device,
+                requires_grad=requires_grad)
 
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):

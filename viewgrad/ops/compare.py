@@ -79,8 +79,10 @@ def equal(input, other):
 @method("count_nonzero")
 def count_nonzero(input, dim=None):
     """How many elements are non-zero (over ``dim``: an int or a tuple; all by default),
-    an int64 tensor, as ``torch.count_nonzero``. NaN counts as non-zero."""
-    dims = _reduce_dims(dim, input.dim())
+    an int64 tensor, as ``torch.count_nonzero``. NaN counts as non-zero. An empty
+    ``dim`` counts over every dim (PyTorch's sum convention, unlike all/any's)."""
+    empty = isinstance(dim, (tuple, list)) and not dim
+    dims = None if empty else _reduce_dims(dim, input.dim())
     xp = input._device.xp
     n = (input._data != 0).sum(axis=dims)
     return _make(B.fresh_row_major(xp.asarray(n).astype(B.int64, copy=False)), input._device)

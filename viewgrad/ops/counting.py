@@ -4,12 +4,14 @@ counts or values picked by comparison), so they build no graph.
 """
 from __future__ import annotations
 
+import math
+
 from .. import backend as B
 from ..tensor import Tensor, _wrap_dim
 from .args import with_out
 from .args import torch_type_name
 from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
-from .table import method
+from .table import method, promoted_dtype
 
 __all__ = ["unique", "unique_consecutive", "bincount", "histc", "searchsorted", "bucketize"]
 
@@ -36,7 +38,11 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     xp = dev.xp
     a = input._data
     if dim is None:
-        vals, inv, cnt = xp.unique(a.reshape(-1), return_inverse=True, return_counts=True)
+        # every NaN is a value of its own, as PyTorch's sort-based unique gives (NumPy
+        # collapses them unless told not to)
+        nan_kw = {"equal_nan": False} if a.dtype.kind in "fc" else {}
+        vals, inv, cnt = xp.unique(a.reshape(-1), return_inverse=True, return_counts=True,
+                                   **nan_kw)
         inv = inv.reshape(a.shape)
     else:
         d = _wrap_dim(dim, input.dim())
@@ -60,7 +66,8 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     else:
         d = _wrap_dim(dim, input.dim())
         flat = xp.moveaxis(a, d, 0)
-        diff = (flat[1:] != flat[:-1]).reshape(max(flat.shape[0] - 1, 0), -1)
+        diff = (flat[1:] != flat[:-1]).reshape(max(flat.shape[0] - 1, 0),
+                                               math.prod(flat.shape[1:]))
         change = diff.any(axis=1)
     n = flat.shape[0]
     if n == 0:
@@ -80,7 +87,8 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 def bincount(input, weights=None, minlength=0):
     """How often each value 0, 1, 2, ... occurs in a 1-D non-negative integer tensor, as
     ``torch.bincount`` (at least ``minlength`` bins); with ``weights``, the sum of the
-    weights per value (in the weights' float dtype)."""
+    weights per value: float32 for float32 weights, float64 for any other (PyTorch
+    sums the rest as double). An empty input gives int64 zeros, weights or not."""
     _refuse(_CX["bincount"], input)   # (bool: Note [inputs PyTorch refuses])
     a = input._data
     if a.dtype.kind not in "iub":
@@ -92,12 +100,12 @@ def bincount(input, weights=None, minlength=0):
         raise RuntimeError("minlength should be >= 0")
     dev = input._device
     xp = dev.xp
-    if weights is None:
+    if weights is None or a.size == 0:   # (PyTorch checks no weights for an empty one)
         return _make(xp.bincount(a, minlength=minlength).astype(B.int64), dev)
     if tuple(weights.shape) != tuple(a.shape):
         raise RuntimeError("weights should be 1-d and have the same length as input")
     w = weights._data
-    dt = w.dtype if w.dtype.kind == "f" else B.float64
+    dt = B.float32 if w.dtype == B.float32 else B.float64
     return _make(xp.bincount(a, weights=w, minlength=minlength).astype(dt), dev)
 
 
@@ -140,10 +148,11 @@ def _search(seq, vals, right, sorter, dev):
         s = seq if sorter is None else seq[sorter]
         return xp.searchsorted(s, vals, side=side)
     out = xp.empty(vals.shape, dtype=B.int64)
-    rows_s = seq.reshape(-1, seq.shape[-1])
-    rows_v = vals.reshape(-1, vals.shape[-1])
-    rows_o = out.reshape(-1, vals.shape[-1])
-    srt = None if sorter is None else sorter.reshape(-1, seq.shape[-1])
+    rows = math.prod(seq.shape[:-1])   # (counted, not -1: a row may be empty)
+    rows_s = seq.reshape(rows, seq.shape[-1])
+    rows_v = vals.reshape(rows, vals.shape[-1])
+    rows_o = out.reshape(rows, vals.shape[-1])
+    srt = None if sorter is None else sorter.reshape(rows, seq.shape[-1])
     for i in range(rows_s.shape[0]):
         s = rows_s[i] if srt is None else rows_s[i][srt[i]]
         rows_o[i] = xp.searchsorted(s, rows_v[i], side=side)
@@ -177,6 +186,11 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
                            "the first N-1 dimensions of boundaries tensor and input value "
                            f"tensor must match, but we got boundaries tensor "
                            f"{list(seq.shape)} and input value tensor {list(vals.shape)}")
+    if not scalar and vals.dtype != seq.dtype:
+        # PyTorch searches in the pair's common dtype (result_type: a 0-d int8 -3 beside
+        # uint8 boundaries is uint8 253)
+        rt = promoted_dtype((sorted_sequence, input))
+        seq, vals = seq.astype(rt, copy=False), vals.astype(rt, copy=False)
     srt = None if sorter is None else sorter._data
     r = _search(seq, vals, right, srt, dev)
     r = dev.xp.asarray(r).astype(B.int32 if out_int32 else B.int64)

@@ -7,11 +7,12 @@ host (``manual_seed``), so a seed gives the same numbers on every device.
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 from .. import backend as B
 from ..tensor import Tensor
-from .args import checked_scalar
+from .args import checked_scalar, torch_type_name
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange",
            "linspace", "eye", "randn", "rand", "randint", "zeros_like", "ones_like",
@@ -20,12 +21,15 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty"
 
 
 def _finish(data, dev, requires_grad):
-    t = Tensor._make(data, dev)
+    return _with_grad(Tensor._make(data, dev), requires_grad)
+
+
+def _with_grad(t, requires_grad):
     if requires_grad:
-        if data.dtype.kind not in "fc":   # the constructors' wording (requires_grad_ has its own)
+        if t.dtype.kind not in "fc":   # the constructors' wording (requires_grad_ has its own)
             raise RuntimeError(
                 "Only Tensors of floating point and complex dtype can require gradients "
-                f"(got {B.dtype_name(data.dtype)}); pass a float dtype, e.g. dtype=float32")
+                f"(got {B.dtype_name(t.dtype)}); pass a float dtype, e.g. dtype=float32")
         t.requires_grad_(True)
     return t
 
@@ -60,6 +64,9 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
             src_dev = B.device_of_array(data)
             arr = src_dev.to_host(data) if src_dev is not None else data
             dt = B.to_dtype(dtype) or arr.dtype
+        elif (empty := _empty_shape(data)) is not None:
+            dt = B.to_dtype(dtype) or empty[1]   # PyTorch reads no element when the
+            arr = B.host_array([], dtype=dt).reshape(empty[0])   # shape holds a 0
         else:
             leaf_dt = None
             if _first_leaf_is_tensor(data):   # (tensors among the numbers: PyTorch's way)
@@ -78,6 +85,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
                                 if dt.kind in "iu" else "must be real number, not NoneType")
     try:
         host = B.host_array(arr, dtype=dt, copy=True)
+        if dtype is not None and dt.kind in "iu" and isinstance(arr, (list, tuple, float)):
+            _check_floats_fit(arr, dt)
     except (ValueError, TypeError, OverflowError) as e:
         host = _checked_ints(arr, dt) if dt.kind in "iu" else None
         if host is None:
@@ -104,6 +113,18 @@ def _first_leaf_is_tensor(data):
     return isinstance(data, Tensor)
 
 
+def _shape_along_first(data):
+    """The shape of nested lists read along their first elements, as PyTorch reads it
+    (an empty list ends it)."""
+    shape, d = [], data
+    while isinstance(d, (list, tuple)):
+        shape.append(len(d))
+        if not d:
+            break
+        d = d[0]
+    return shape
+
+
 def _check_nested(data):
     """``(data, dtype)`` for nested lists as PyTorch reads them: a ragged list is refused
     ("expected sequence of length 2 at dim 1 (got 1)": the lengths along the first
@@ -113,12 +134,7 @@ def _check_nested(data):
     Python number's default), else None."""
     if not isinstance(data, (list, tuple)):
         return data, None
-    shape, d = [], data
-    while isinstance(d, (list, tuple)):
-        shape.append(len(d))
-        if not d:
-            break
-        d = d[0]
+    shape = _shape_along_first(data)
     found = []   # the leaves' dtypes
     tensors = []   # (any tensor among them)
 
@@ -190,7 +206,10 @@ def _checked_ints(data, dt):
     if flat.dtype.kind not in "biufcO":
         return None
     vals = []
-    for item in flat.ravel().tolist():
+    items = list(_leaves(data)) if isinstance(data, (list, tuple)) else flat.ravel().tolist()
+    if len(items) != flat.size:
+        return None
+    for item in items:   # (Python's own numbers: an int among floats still wraps)
         v, ok = checked_scalar(item, dt)
         if not ok:
             if not isinstance(item, numbers.Number):
@@ -200,6 +219,48 @@ def _checked_ints(data, dt):
                                "dtype=viewgrad.float64)")
         vals.append(v)
     return B.host_array(vals, dtype=dt).reshape(flat.shape)
+
+
+def _empty_shape(data):
+    """``(shape, dtype)`` for nested lists whose shape (read along the first elements, as
+    PyTorch reads it) holds a 0 and that hold numbers only: PyTorch then builds an empty
+    tensor without visiting the rest (``tensor([[], [1, 2]])`` is 2 x 0, float32; complex
+    among the numbers makes it complex). None otherwise."""
+    if not isinstance(data, (list, tuple)):
+        return None
+    shape = _shape_along_first(data)
+    if 0 not in shape[1:]:
+        return None
+    leaves = []
+
+    def walk(x):
+        if isinstance(x, (list, tuple)):
+            return all(walk(e) for e in x)
+        leaves.append(x)
+        return isinstance(x, numbers.Number)
+    if not walk(data):
+        return None
+    cx = any(isinstance(x, complex) for x in leaves)
+    return tuple(shape), B.default_float_for(1j) if cx else B.default_float()
+
+
+def _check_floats_fit(data, dt):
+    """PyTorch's checked conversion of Python floats stored into integer dtype ``dt``:
+    NaN, inf and values outside its range are refused (NumPy would wrap or truncate)."""
+    flat = B.host_array(data, copy=False)
+    if flat.dtype.kind != "f":
+        return
+    lo, hi = B.dtype_limits(dt)
+    if not bool(((flat >= lo) & (flat <= hi)).all()):   # (NaN fails both)
+        _checked_ints(data, dt)   # its error, or (-1 among floats: ints wrap) its check
+
+
+def _leaves(data):
+    if isinstance(data, (list, tuple)):
+        for d in data:
+            yield from _leaves(d)
+    else:
+        yield data
 
 
 def _refuse_data(data, host):
@@ -253,8 +314,8 @@ def _fill(kind, size, dtype, device, requires_grad, value=None, layout=None):
         a = xp.ones(shape, dtype=dt)
     elif kind == "empty":
         a = xp.empty(shape, dtype=dt)
-    else:
-        a = xp.full(shape, value, dtype=dt)
+    else:   # PyTorch's full is empty().fill_(value): -2 wraps into uint8, -2.5 is refused
+        a = xp.full(shape, _number_as(value, dt), dtype=dt)
         v = B.exact_fill_value(a, value)
         if v is not value:
             a[...] = v
@@ -263,7 +324,14 @@ def _fill(kind, size, dtype, device, requires_grad, value=None, layout=None):
     return _finish(a, dev, requires_grad)
 
 
+def _need_size(fn, size):
+    """PyTorch's refusal of ``ones()`` with no size at all (``ones(())`` is a 0-d tensor)."""
+    if not size:
+        raise TypeError(f'{fn}() missing 1 required positional arguments: "size"')
+
+
 def zeros(*size, dtype=None, device=None, requires_grad=False):
+    _need_size("zeros", size)
     flat = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
     if any(hasattr(s, "__index__") and not isinstance(s, bool) and int(s) < 0 for s in flat):
         raise RuntimeError("zeros: Dimension size must be non-negative.")   # (its own words)
@@ -271,11 +339,13 @@ def zeros(*size, dtype=None, device=None, requires_grad=False):
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
+    _need_size("ones", size)
     return _fill("ones", size, dtype, device, requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False,
           memory_format=B.contiguous_format):
+    _need_size("empty", size)
     fmt = B.format_of(memory_format, "empty")
     if fmt is B.preserve_format:
         raise RuntimeError("unsupported memory format Preserve")
@@ -332,23 +402,75 @@ def empty_strided(size, stride, dtype=None, device=None, requires_grad=False):
     dt = B.to_dtype(dtype) or B.default_float()
     size = tuple(int(s) for s in size)
     stride = tuple(int(s) for s in stride)
-    t = Tensor._empty_strided(size, stride, dt, dev)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+    return _with_grad(Tensor._empty_strided(size, stride, dt, dev), requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    """``[start, end)`` by ``step``, as PyTorch's CPU ``arange`` computes it (its length,
+    its values bit for bit: backend/ranges.py)."""
     if end is None:
         start, end = 0, start
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if (step > 0 and start > end) or (step < 0 and start < end):
-        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if dtype is None:   # bools count as integers here (PyTorch's set_to_integral_dtype)
+        dtype = B.int64 if all(isinstance(v, int) for v in (start, end, step)) \
+            else B.default_float()
+    dt = B.to_dtype(dtype)
+    if dt.kind in "bc":
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{torch_type_name(dt)}'")
+    n, start, step = _arange_size(start, end, step, dt)
     dev = B.device(device)
-    if dtype is None:
-        dtype = B.int64 if all(isinstance(v, int) for v in (start, end, step)) else B.default_float()
-    return _finish(dev.xp.arange(start, end, step, dtype=B.to_dtype(dtype)), dev, requires_grad)
+    host = B.torch_arange(start, step, n, dt)
+    return _finish(host if dev is B.cpu else dev.from_host(host), dev, requires_grad)
+
+
+def _arange_size(start, end, step, dt):
+    """``(length, start, step)`` of ``arange`` for dtype ``dt`` by PyTorch's rules
+    (aten/src/ATen/native/RangeUtils.h): the bounds are checked in double; the length is
+    ceil((end - start) / step) in double, except for int64, where start, end and step are
+    first truncated to int64 and the length is an integer division (so arange(-0.3, 6,
+    dtype=int64) has 6 elements where int32's has 7). The values of every integer dtype
+    come from the truncated start and step (arange(4, -5, -0.3, dtype=int8) is thirty 4s)."""
+    ds, de, dstep = float(start), float(end), float(step)
+    if not (dstep > 0 or dstep < 0):
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(ds) and math.isfinite(de)):
+        raise RuntimeError(f"unsupported range: {ds:g} -> {de:g}")
+    if not ((dstep > 0 and de >= ds) or (dstep < 0 and de <= ds)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if dt.kind == "f":
+        return int(math.ceil((de - ds) / dstep)), start, step
+    s, e, st = (_to_int64(v) for v in (start, end, step))
+    if dt == B.int64:
+        if st == 0:   # (a step such as -0.3 truncated: TORCH_CHECK_VALUE's ValueError)
+            raise ValueError("step must be nonzero")
+        sgn = (st > 0) - (st < 0)
+        return (e - s + st - sgn) // st, s, st   # (same signs: floor is C's truncation)
+    return int(math.ceil((de - ds) / dstep)), s, st
+
+
+def _to_int64(v):
+    """A Python number as PyTorch's ``Scalar::to<int64_t>`` gives it: truncated toward
+    zero, or its overflow error."""
+    v, ok = checked_scalar(v, B.int64)
+    if not ok:
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    return int(v)
+
+
+def _range_end(v, dt, kernel):
+    """``linspace``/``logspace``'s ``start`` or ``end`` as ``Scalar::to<T>`` converts it
+    for dtype ``dt`` (an int wraps into an unsigned dtype, a float out of range is an
+    error): PyTorch converts the ends before computing the step."""
+    if dt.kind == "b":
+        raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for 'Bool'")
+    if dt.kind == "c":
+        return complex(v)
+    return _number_as(v, dt)
+
+
+def _number_as(v, dt):
+    """``v`` as PyTorch's checked ``Scalar::to<T>`` gives it for ``dt``, or its error."""
+    from .pointwise import number_as   # (pointwise imports much: not at load time)
+    return number_as(v.item() if isinstance(v, Tensor) else v, dt)
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
@@ -356,18 +478,36 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     dt = B.to_dtype(dtype) or B.default_float()
     if int(steps) < 0:
         raise RuntimeError("number of steps must be non-negative")
-    host = B.torch_linspace(float(start), float(end), int(steps), dt) if int(steps) \
-        else B.host_array([], dtype=dt)
+    steps = int(steps)
+    if steps <= 1:   # (PyTorch: no kernel; start filled in, else nothing converted)
+        return full((1,), start, dtype=dt, device=dev, requires_grad=requires_grad) \
+            if steps else _finish(dev.xp.empty((0,), dtype=dt), dev, requires_grad)
+    start, end = _range_end(start, dt, "linspace"), _range_end(end, dt, "linspace")
+    host = B.torch_linspace(start, end, steps, dt)
     return _finish(host if dev is B.cpu else dev.from_host(host), dev, requires_grad)
 
 
 def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_grad=False):
     """``steps`` values from ``base**start`` to ``base**end``, evenly spaced on a log scale
-    (``vg.logspace(0, 2, 3)`` is ``[1, 10, 100]``), as ``torch.logspace``."""
+    (``vg.logspace(0, 2, 3)`` is ``[1, 10, 100]``), as ``torch.logspace`` computes them
+    (backend/ranges.py: an integer dtype truncates the ends first, so
+    ``logspace(3.3, -2.5, 3, dtype=int64)`` is ``[1000, 3, 0]``)."""
     dev = B.device(device)
     dt = B.to_dtype(dtype) or B.default_float()
-    exps = dev.xp.linspace(start, end, int(steps))
-    return _finish((float(base) ** exps).astype(dt), dev, requires_grad)
+    steps = int(steps)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    if steps <= 1:   # PyTorch fills with pow(base, start) in double, ends not converted
+        return full((1,), float(base) ** float(start), dtype=dt, device=dev,
+                    requires_grad=requires_grad) if steps else \
+            _finish(dev.xp.empty((0,), dtype=dt), dev, requires_grad)
+    s, e = _range_end(start, dt, "logspace"), _range_end(end, dt, "logspace")
+    if dt.kind == "c":   # (complex ends: NumPy's own powers)
+        exps = B.host_array([s + (e - s) * i / (steps - 1) for i in range(steps)], dtype=dt)
+        host = (complex(base) ** exps).astype(dt)
+    else:
+        host = B.torch_logspace(s, e, steps, float(base), dt)
+    return _finish(host if dev is B.cpu else dev.from_host(host), dev, requires_grad)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):

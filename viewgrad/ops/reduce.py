@@ -361,7 +361,7 @@ def mean(self, dim=None, keepdim=False, *, dtype=None):
     if self._data.dtype.kind not in "fc":
         raise RuntimeError(
             f"mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {B.dtype_name(self.dtype)}; call .float() first")
+            f"or complex dtype. Got: {torch_type_name(self.dtype)}; call .float() first")
     dims = _dims(dim, self.dim())
     if dims is None:
         if keepdim or dim is not None:   # every dim reduced: MeanBackward1, as PyTorch's

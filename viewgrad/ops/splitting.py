@@ -127,6 +127,9 @@ def split(self, split_size_or_sections, dim=0):
         sizes = [builtins_min(s, n - i) for i in range(0, n, s)] if n else [0]
     else:
         sizes = list(split_size_or_sections)
+        if any(s < 0 for s in sizes):
+            raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative "
+                               f"entries, but got split_sizes={sizes}")
         if sum(sizes) != n:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} "
                                f"(input tensor's size at dimension {d}), but got "
@@ -159,6 +162,8 @@ def chunk(self, chunks, dim=0):
     size = -(-n // chunks) if chunks > 0 else 0
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0")
+    if n == 0:   # `chunks` empty pieces (PyTorch: split would give one), by their sizes
+        return show_given(split_with_sizes(self, [0] * chunks, d), "dim", dim, d)
     return show_given(split(self, builtins_max(size, 1), d), "dim", dim, d)
 
 

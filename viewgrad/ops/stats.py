@@ -238,7 +238,9 @@ def _scan_fwd(name):
         xp = _xp(self)
         if self.ndim == 0:
             return self.copy()
-        return B.row_major(getattr(xp, name)(self, axis=dim))   # (PyTorch's layout)
+        # an integer scan stays in its dtype (wrapping), as PyTorch's; NumPy would widen
+        dt = self.dtype if self.dtype.kind in "biu" else None
+        return B.row_major(getattr(xp, name)(self, axis=dim, dtype=dt))   # (its layout)
     return fwd
 
 
@@ -290,10 +292,18 @@ CUMPROD = defop("cumprod", "CumprodBackward0", _scan_fwd("cumprod"), attrs=("dim
                 self=_cumprod_bwd)
 
 
-def _acc_dtype(self, dtype):
-    """PyTorch accumulates integers (and bools) in int64 unless told a dtype."""
+def _acc_dtype(self, dtype, scan=None):
+    """PyTorch accumulates integers (and bools) in int64 unless told a dtype; told one,
+    it casts first and computes in it (wrapping: prod(dtype=int8) of [100, 2, 3] is 88).
+    An integer dtype cannot carry a gradient, and a scan (``scan``: its name) has no
+    bool kernel."""
     if dtype is not None:
-        return self.to(dtype)
+        dt = B.to_dtype(dtype)
+        if scan is not None and dt.kind == "b":
+            raise NotImplementedError(f"\"{scan}_out_cpu\" not implemented for 'Bool'")
+        if dt.kind not in "fc" and _st.grad_enabled and self.requires_grad:
+            raise RuntimeError(f"Autograd not support dtype: {torch_type_name(dt)}")
+        return self.to(dt)
     if self._data.dtype.kind in "iub" and self._data.dtype != B.int64:
         return self.to(B.int64)
     return self
@@ -304,7 +314,7 @@ def cumsum(self, dim, *, dtype=None):
     """Running sums along ``dim``: ``out_k = x_0 + ... + x_k``, as ``torch.cumsum``
     (integers accumulate in int64). Records ``CumsumBackward0``, whose gradient is the
     reversed running sum of ``grad``."""
-    self = _acc_dtype(self, dtype)
+    self = _acc_dtype(self, dtype, "cumsum")
     d = _wrap_dim(dim, self.dim())
     return show_given(dispatch(CUMSUM, (self,), (d,)), "dim", dim, d)
 
@@ -329,7 +339,7 @@ def cumprod(self, dim, *, dtype=None):
     """Running products along ``dim``: ``out_k = x_0 * ... * x_k``, as ``torch.cumprod``.
     Records ``CumprodBackward0``; its gradient is right with zeros in the input (see
     Note [products with zeros] in ops/stats.py), never 0/0."""
-    self = _acc_dtype(self, dtype)
+    self = _acc_dtype(self, dtype, "cumprod")
     d = _wrap_dim(dim, self.dim())
     return show_given(dispatch(CUMPROD, (self,), (d,)), "dim", dim, d)
 
@@ -391,11 +401,19 @@ def _prod_dim_bwd(grad, self, result, dim, keepdim):
 # (``result`` is saved, as PyTorch's ProdBackward0/1 save it: with no zero the gradient
 # is ``grad * result / self``; the product modified in place before the backward is
 # refused, as in PyTorch)
-PROD = defop("prod", "ProdBackward0", lambda self: _xp(self).asarray(self.prod()),
+def _int_dtype(a):
+    """The dtype= to give NumPy's reductions so that an integer (or bool) input keeps its
+    dtype, as PyTorch's do (NumPy would widen int8 to int64, uint8 to uint64)."""
+    return a.dtype if a.dtype.kind in "biu" else None
+
+
+PROD = defop("prod", "ProdBackward0",
+             lambda self: _xp(self).asarray(self.prod(dtype=_int_dtype(self))),
              self=lambda grad, self, result: _prod_all_bwd(grad, self, result))
 PROD_DIM = defop("prod_dim", "ProdBackward1",
                  lambda self, dim, keepdim: _xp(self).asarray(
-                     self.prod(axis=() if self.ndim == 0 else dim, keepdims=keepdim)),
+                     self.prod(axis=() if self.ndim == 0 else dim, keepdims=keepdim,
+                               dtype=_int_dtype(self))),
                  attrs=("dim", "keepdim"),
                  self=lambda grad, self, result, dim, keepdim: _prod_dim_bwd(
                      grad, self, result, dim, keepdim))
@@ -459,7 +477,8 @@ def logsumexp(self, dim, keepdim=False):
 
 NANSUM = defop("nansum", "NansumBackward0",
                lambda self, dim, keepdim: _xp(self).asarray(
-                   _xp(self).nansum(self, axis=dim, keepdims=keepdim)),
+                   _xp(self).nansum(self, axis=dim, keepdims=keepdim,
+                                    dtype=_int_dtype(self))),
                attrs=("dim", "keepdim"),
                self=lambda grad, self, dim, keepdim:
                # times the not-NaN mask, as PyTorch (an infinite grad there gives NaN)
@@ -473,6 +492,8 @@ def nansum(self, dim=None, keepdim=False, *, dtype=None):
     (integers give int64). Records ``NansumBackward0``: the NaN entries get no
     gradient."""
     _refuse(_CX["nansum"], self)   # Note [inputs PyTorch refuses]
+    if dtype is not None and B.to_dtype(dtype).kind in "biu" and self.is_floating_point():
+        self = self.masked_fill(self != self, 0)   # NaNs count 0 before the cast (PyTorch)
     self = _acc_dtype(self, dtype)
     dims = _red_dims(dim, self.dim())
     return show_given(dispatch(NANSUM, (self,), (dims, bool(keepdim))), "dim", given_dims(dim),
