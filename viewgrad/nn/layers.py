@@ -143,8 +143,8 @@ class _ConvNd(Module):
     def extra_repr(self):
         s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
              f"stride={self.stride}")
-        if self.padding != (0,) * self._nsp:
-            s += f", padding={self.padding!r}"
+        if self.padding != (0,) * len(self.padding):   # ("same"/"valid" printed bare, as
+            s += f", padding={self.padding}"          # PyTorch's str.format does)
         if self.dilation != (1,) * self._nsp:
             s += f", dilation={self.dilation}"
         if self.output_padding != (0,) * self._nsp:
@@ -153,6 +153,8 @@ class _ConvNd(Module):
             s += f", groups={self.groups}"
         if self.bias is None:
             s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
         return s
 
 

@@ -12,6 +12,7 @@ from ..ops import factories as Fa
 from . import functional as F
 from .functional_losses import _legacy
 from . import init
+from .container import ModuleDict, ParameterDict, ParameterList  # noqa: F401  (re-exported)
 from .module import Module
 from .parameter import Parameter
 
@@ -196,8 +197,19 @@ class Embedding(Module):
                    _weight=embeddings, _freeze=freeze)
 
     def extra_repr(self):
+        # (PyTorch's: the options that differ from their defaults)
         s = f"{self.num_embeddings}, {self.embedding_dim}"
-        return s + (f", padding_idx={self.padding_idx}" if self.padding_idx is not None else "")
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq is not False:
+            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        if self.sparse is not False:
+            s += ", sparse=True"
+        return s
 
 
 def _reset_affine(norm):
@@ -301,133 +313,6 @@ class GroupNorm(Module):
                 f"bias={self.bias is not None}")
 
 
-# -- containers ----------------------------------------------------------------------------
-
-class ModuleDict(Module):
-    """A dict of modules whose parameters the parent sees (keys are their names)."""
-
-    def __init__(self, modules=None):
-        super().__init__()
-        if modules is not None:
-            self.update(modules)
-
-    def __getitem__(self, key):
-        return self._modules[key]
-
-    def __setitem__(self, key, module):
-        self.add_module(key, module)
-
-    def __delitem__(self, key):
-        del self._modules[key]
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules)
-
-    def __contains__(self, key):
-        return key in self._modules
-
-    def keys(self):
-        return self._modules.keys()
-
-    def items(self):
-        return self._modules.items()
-
-    def values(self):
-        return self._modules.values()
-
-    def pop(self, key):
-        return self._modules.pop(key)
-
-    def clear(self):
-        self._modules.clear()
-
-    def update(self, modules):
-        items = modules.items() if hasattr(modules, "items") else modules
-        for k, m in items:
-            self[k] = m
-
-
-class ParameterList(Module):
-    """A list of Parameters registered under "0", "1", ... (tensors are wrapped)."""
-
-    def __init__(self, values=None):
-        super().__init__()
-        for v in values or ():
-            self.append(v)
-
-    def append(self, value):
-        if not isinstance(value, Parameter):
-            value = Parameter(value)
-        self.register_parameter(str(len(self._parameters)), value)
-        return self
-
-    def extend(self, values):
-        for v in values:
-            self.append(v)
-        return self
-
-    def __getitem__(self, idx):
-        params = list(self._parameters.values())
-        if isinstance(idx, slice):
-            return ParameterList(params[idx])
-        return params[idx]
-
-    def __setitem__(self, idx, value):
-        key = list(self._parameters)[idx]
-        self._parameters[key] = value if isinstance(value, Parameter) else Parameter(value)
-
-    def __len__(self):
-        return len(self._parameters)
-
-    def __iter__(self):
-        return iter(self._parameters.values())
-
-
-class ParameterDict(Module):
-    """A dict of Parameters registered under their keys (tensors are wrapped)."""
-
-    def __init__(self, parameters=None):
-        super().__init__()
-        if parameters is not None:
-            self.update(parameters)
-
-    def __getitem__(self, key):
-        return self._parameters[key]
-
-    def __setitem__(self, key, value):
-        self.register_parameter(key, value if isinstance(value, Parameter)
-                                else Parameter(value))
-
-    def __delitem__(self, key):
-        del self._parameters[key]
-
-    def __len__(self):
-        return len(self._parameters)
-
-    def __iter__(self):
-        return iter(self._parameters)
-
-    def __contains__(self, key):
-        return key in self._parameters
-
-    def keys(self):
-        return self._parameters.keys()
-
-    def items(self):
-        return self._parameters.items()
-
-    def values(self):
-        return self._parameters.values()
-
-    def update(self, parameters):
-        items = parameters.items() if hasattr(parameters, "items") else parameters
-        for k, v in items:
-            self[k] = v
-
-
 # -- losses ---------------------------------------------------------------------------------
 
 class _Loss(Module):
@@ -508,6 +393,7 @@ class KLDivLoss(_Loss):
 class _Pool(Module):
     _fn = None
     _args = ()
+    _shown = None   # the attributes the repr shows (PyTorch's extra_repr); None: all
 
     def __init__(self, *args, **kwargs):
         super().__init__()
@@ -515,6 +401,8 @@ class _Pool(Module):
         for (k, _), v in zip(self._args, args):
             values[k] = v
         values.update(kwargs)
+        if "stride" in values and values["stride"] is None:   # (as PyTorch stores it)
+            values["stride"] = values["kernel_size"]
         for k, v in values.items():
             setattr(self, k, v)
 
@@ -522,7 +410,8 @@ class _Pool(Module):
         return type(self)._fn(input, *[getattr(self, k) for k, _ in self._args])
 
     def extra_repr(self):
-        return ", ".join(f"{k}={getattr(self, k)}" for k, _ in self._args)
+        names = self._shown if self._shown is not None else [k for k, _ in self._args]
+        return ", ".join(f"{k}={getattr(self, k)}" for k in names)
 
 
 class AvgPool1d(_Pool):
@@ -530,6 +419,13 @@ class AvgPool1d(_Pool):
     _fn = staticmethod(F.avg_pool1d)
     _args = (("kernel_size", None), ("stride", None), ("padding", 0), ("ceil_mode", False),
              ("count_include_pad", True))
+    _shown = ("kernel_size", "stride", "padding")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for k in self._shown:   # (PyTorch keeps these three as 1-tuples: _single)
+            v = getattr(self, k)
+            setattr(self, k, tuple(v) if isinstance(v, (tuple, list)) else (v,))
 
 
 class MaxPool1d(_Pool):
@@ -537,6 +433,7 @@ class MaxPool1d(_Pool):
     _fn = staticmethod(F.max_pool1d)
     _args = (("kernel_size", None), ("stride", None), ("padding", 0), ("dilation", 1),
              ("ceil_mode", False), ("return_indices", False))
+    _shown = ("kernel_size", "stride", "padding", "dilation", "ceil_mode")
 
 
 class MaxPool3d(_Pool):
@@ -544,6 +441,7 @@ class MaxPool3d(_Pool):
     _fn = staticmethod(F.max_pool3d)
     _args = (("kernel_size", None), ("stride", None), ("padding", 0), ("dilation", 1),
              ("return_indices", False), ("ceil_mode", False))
+    _shown = ("kernel_size", "stride", "padding", "dilation", "ceil_mode")
 
     def forward(self, input):
         return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,

@@ -1,5 +1,6 @@
-"""``Module`` (the base of every layer), ``Sequential``, ``ModuleList``, and saving state
-dicts as ``.npz`` files (never pickle).
+"""``Module`` (the base of every layer) and saving state dicts as ``.npz`` files (never
+pickle); the containers (``Sequential``, ``ModuleList``, ...) are in ``container.py``, the
+hooks in ``module_hooks.py``.
 
 A Module keeps three ordered registries, filled by plain attribute assignment as in
 PyTorch: ``_parameters`` (Parameters), ``_buffers`` (tensors that are state but not
@@ -15,15 +16,17 @@ from __future__ import annotations
 import copy
 
 from collections import OrderedDict, namedtuple
+from collections.abc import Mapping
 
 from .. import backend as B
 from ..autograd.grad_mode import no_grad
 from ..ops.memory import parse_to
 from ..tensor import Tensor
+from .module_hooks import ModuleHooks
 from .module_lookup import SubmoduleLookup
 from .parameter import Buffer, Parameter
 
-__all__ = ["Module", "Sequential", "ModuleList", "save", "load"]
+__all__ = ["Module", "Sequential", "ModuleList", "save", "load"]   # (containers: below)
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -37,7 +40,13 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
     __str__ = __repr__
 
 
-class Module(SubmoduleLookup):
+def _typename(obj):
+    """The type named in a registration error: PyTorch names it with its module
+    (``torch.typename``), whose paths viewgrad's do not share, so the class's own name."""
+    return type(obj).__name__
+
+
+class Module(SubmoduleLookup, ModuleHooks):
     """Base class of every layer; subclasses define ``forward``."""
 
     training: bool
@@ -61,37 +70,40 @@ class Module(SubmoduleLookup):
                 "(call super().__init__() first in your __init__)") from None
 
     def __setattr__(self, name, value):
+        # PyTorch's order: a Parameter, then a name already a parameter, a Module, a name
+        # already a child, a Buffer or a name already a buffer; anything else is a plain
+        # attribute. A value of the wrong kind for a registered name is a TypeError.
         params, buffers, modules = self._registries()
+        d = self.__dict__
+
+        def remove_from(*regs):
+            for r in regs:
+                r.pop(name, None)
+            self._non_persistent.discard(name)
+
         if isinstance(value, Parameter):
-            buffers.pop(name, None)
-            modules.pop(name, None)
-            self.__dict__.pop(name, None)
-            params[name] = value
-        elif isinstance(value, Module):
-            params.pop(name, None)
-            buffers.pop(name, None)
-            self.__dict__.pop(name, None)
-            modules[name] = value
-        elif isinstance(value, Buffer):   # (nn.Buffer: registered with its persistence)
-            params.pop(name, None)
-            modules.pop(name, None)
-            self.__dict__.pop(name, None)
-            self.register_buffer(name, value, value.persistent)
+            remove_from(d, buffers, modules)
+            self.register_parameter(name, value)
         elif name in params:
             if value is not None:
-                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter "
-                                f"'{name}' (viewgrad.nn.Parameter or None expected)")
-            params[name] = None
+                raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                                "(viewgrad.nn.Parameter or None expected)")
+            self.register_parameter(name, value)
+        elif isinstance(value, Module):
+            remove_from(d, params, buffers)
+            modules[name] = value
         elif name in modules:
             if value is not None:
-                raise TypeError(f"cannot assign '{type(value).__name__}' as child module "
+                raise TypeError(f"cannot assign '{_typename(value)}' as child module "
                                 f"'{name}' (viewgrad.nn.Module or None expected)")
-            modules[name] = None
-        elif name in buffers:
+            modules[name] = value
+        elif isinstance(value, Buffer) or name in buffers:
             if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
-                                "(viewgrad.Tensor or None expected)")
-            buffers[name] = value
+                raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                                "(viewgrad.nn.Buffer, viewgrad.Tensor or None expected)")
+            persistent = (value.persistent if isinstance(value, Buffer)
+                          else name not in self._non_persistent)
+            self.register_buffer(name, value, persistent)
         else:
             object.__setattr__(self, name, value)
 
@@ -112,19 +124,43 @@ class Module(SubmoduleLookup):
                 return
         object.__delattr__(self, name)
 
+    def _check_name(self, kind, name, registry):
+        """PyTorch's checks of a name being registered: a str, no ".", not empty, not an
+        attribute of another kind already."""
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
+        if kind == "module":    # (add_module checks the attribute before the dot)
+            if hasattr(self, name) and name not in registry:
+                raise KeyError(f"attribute '{name}' already exists")
+            if "." in name:
+                raise KeyError(f'module name can\'t contain ".", got: {name}')
+        elif "." in name:
+            raise KeyError(f'{kind} name can\'t contain "."')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if hasattr(self, name) and name not in registry:
+            raise KeyError(f"attribute '{name}' already exists")
+
     def register_parameter(self, name, param):
-        if "." in name or not name:
-            raise KeyError(f"parameter name can't contain \".\" or be empty, got {name!r}")
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        self._check_name("parameter", name, self._parameters)
         if param is not None and not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter "
+            raise TypeError(f"cannot assign '{_typename(param)}' object to parameter "
                             f"'{name}' (viewgrad.nn.Parameter or None required)")
+        if param is not None and param.grad_fn is not None:
+            raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model "
+                             f"parameters must be created explicitly. To express '{name}' as "
+                             "a function of another Tensor, compute the value in the "
+                             "forward() method.")
         self._parameters[name] = param
 
     def register_buffer(self, name, tensor, persistent=True):
-        if "." in name or not name:
-            raise KeyError(f"buffer name can't contain \".\" or be empty, got {name!r}")
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        self._check_name("buffer", name, self._buffers)
         if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer "
+            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer "
                             f"'{name}' (viewgrad.Tensor or None required)")
         self._buffers[name] = tensor
         if persistent:
@@ -134,73 +170,36 @@ class Module(SubmoduleLookup):
 
     def add_module(self, name, module):
         if module is not None and not isinstance(module, Module):
-            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+            raise TypeError(f"{_typename(module)} is not a Module subclass")
+        self._check_name("module", name, self._modules)
         self._modules[name] = module
 
-    register_module = add_module
+    def register_module(self, name, module):
+        """``add_module`` (PyTorch's alias)."""
+        self.add_module(name, module)
 
     # -- calling --------------------------------------------------------------------------
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
                                   '"forward" function')
 
-    def __call__(self, *args, **kwargs):
-        hooks = self.__dict__.get("_forward_hooks")
-        if not hooks:
-            return self.forward(*args, **kwargs)
-        backward = [h for kind, h in hooks.values() if kind == "backward"]
-        state = None
-        if backward:
-            state = _BackwardHookState(self, backward)
-            args = state.wrap_inputs(args)
-        for kind, hook in list(hooks.values()):
-            if kind == "pre":
-                r = hook(self, args)
-                if r is not None:
-                    args = r if isinstance(r, tuple) else (r,)
-        out = self.forward(*args, **kwargs)
-        for kind, hook in list(hooks.values()):
-            if kind == "post":
-                r = hook(self, args, out)
-                if r is not None:
-                    out = r
-        return state.wrap_outputs(out) if state is not None else out
-
-    def _add_forward_hook(self, kind, hook):
-        hooks = self.__dict__.setdefault("_forward_hooks", {})
-        key = object()
-        hooks[key] = (kind, hook)
-        return _HookHandle(hooks, key)
-
-    def register_forward_pre_hook(self, hook):
-        """``hook(module, args)`` before each forward; returning a value replaces the args.
-        Returns a handle with ``.remove()`` (as torch)."""
-        return self._add_forward_hook("pre", hook)
-
-    def register_full_backward_hook(self, hook, prepend=False):
-        """``hook(module, grad_input, grad_output)`` when the gradients w.r.t. the module's
-        tensor inputs are computed; returning a tuple replaces grad_input. As PyTorch, the
-        inputs and outputs pass through an identity Function (BackwardHookFunctionBackward
-        in the graph) that catches those gradients."""
-        return self._add_forward_hook("backward", hook)
-
-    def register_forward_hook(self, hook):
-        """``hook(module, args, output)`` after each forward; returning a value replaces
-        the output. Returns a handle with ``.remove()`` (as torch)."""
-        return self._add_forward_hook("post", hook)
-
     # -- walking ----------------------------------------------------------------------------
-    def named_modules(self, memo=None, prefix=""):
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        """(dotted name, module) for this module and every descendant, each once (by
+        identity) unless ``remove_duplicate=False``: a shared child is then listed under
+        every name it has (as PyTorch)."""
         if memo is None:
             memo = set()
         if id(self) in memo:
             return
-        memo.add(id(self))
+        if remove_duplicate:
+            memo.add(id(self))
         yield prefix, self
         for name, m in self._modules.items():
             if m is None:
                 continue
-            yield from m.named_modules(memo, f"{prefix}.{name}" if prefix else name)
+            yield from m.named_modules(memo, f"{prefix}.{name}" if prefix else name,
+                                       remove_duplicate)
 
     def modules(self):
         for _, m in self.named_modules():
@@ -219,12 +218,14 @@ class Module(SubmoduleLookup):
 
     def _named_members(self, registry, prefix, recurse, remove_duplicate=True):
         seen = set()
-        mods = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        mods = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+                if recurse else [(prefix, self)])
         for mprefix, m in mods:
             for name, v in getattr(m, registry).items():
-                if v is None or (remove_duplicate and id(v) in seen):
+                if v is None or id(v) in seen:
                     continue
-                seen.add(id(v))
+                if remove_duplicate:
+                    seen.add(id(v))
                 yield (f"{mprefix}.{name}" if mprefix else name), v
 
     def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
@@ -329,55 +330,96 @@ class Module(SubmoduleLookup):
 
     # -- state dicts ---------------------------------------------------------------------------
     def state_dict(self, destination=None, prefix="", keep_vars=False):
-        """name -> tensor for every parameter and persistent buffer (sharing memory)."""
+        """name -> tensor for every parameter and persistent buffer (sharing memory). As
+        PyTorch: the names are ``prefix`` + the dotted path (plain concatenation), and a
+        child shared under two names is listed under both."""
         out = OrderedDict() if destination is None else destination
-        for mprefix, m in self.named_modules(prefix=prefix.rstrip(".")):
-            for name, p in m._parameters.items():
-                if p is not None:
-                    out[f"{mprefix}.{name}" if mprefix else name] = p if keep_vars else \
-                        p.detach()
-            for name, b in m._buffers.items():
-                if b is not None and name not in m._non_persistent:
-                    out[f"{mprefix}.{name}" if mprefix else name] = b if keep_vars else \
-                        b.detach()
+        for name, p in self._parameters.items():
+            if p is not None:
+                out[prefix + name] = p if keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent:
+                out[prefix + name] = b if keep_vars else b.detach()
+        for name, m in self._modules.items():
+            if m is not None:
+                m.state_dict(destination=out, prefix=prefix + name + ".", keep_vars=keep_vars)
         return out
 
-    def load_state_dict(self, state_dict, strict=True):
-        """Copy ``state_dict``'s values into this module's parameters and buffers in place.
-        With ``strict``, missing or unexpected keys are an error (listed by name); a shape
-        mismatch always is."""
-        own = self.state_dict(keep_vars=True)
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        errors = []
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """Copy ``state_dict``'s tensors into this module's parameters and persistent
+        buffers in place (``assign=True``: make them the module's, as Parameters where
+        parameters were), module by module as PyTorch's. Missing and unexpected keys are
+        returned, and with ``strict`` an error (missing listed first); a value that is not
+        a tensor, or of another shape, always is."""
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing, unexpected, errors = [], [], []
+        state_dict = OrderedDict(state_dict)
+
+        def load(module, local, prefix=""):
+            module._load_from_state_dict(local, prefix, missing, unexpected, errors, assign)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    load(child, {k: v for k, v in local.items() if k.startswith(child_prefix)},
+                         child_prefix)
+
+        load(self, state_dict)
         if strict:
             if unexpected:
-                errors.append("Unexpected key(s) in state_dict: "
+                errors.insert(0, "Unexpected key(s) in state_dict: "
                               + ", ".join(f'"{k}"' for k in unexpected) + ". ")
             if missing:
-                errors.append("Missing key(s) in state_dict: "
+                errors.insert(0, "Missing key(s) in state_dict: "
                               + ", ".join(f'"{k}"' for k in missing) + ". ")
-        for k, t in own.items():
-            if k not in state_dict:
-                continue
-            v = state_dict[k]
-            if not isinstance(v, Tensor):
-                v = _to_tensor(v, t)
-            if tuple(v.shape) != tuple(t.shape):
-                errors.append(f"size mismatch for {k}: copying a param with shape "
-                              f"{v.shape!r} from checkpoint, the shape in current model is "
-                              f"{t.shape!r}.")
         if errors:
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
                                + "\n\t".join(errors))
-        with no_grad():
-            for k, t in own.items():
-                if k in state_dict:
-                    v = state_dict[k]
-                    if not isinstance(v, Tensor):
-                        v = _to_tensor(v, t)
-                    t.copy_(v.to(t.dtype))
         return _IncompatibleKeys(missing, unexpected)
+
+    def _load_from_state_dict(self, state_dict, prefix, missing, unexpected, errors, assign):
+        """This module's own part of ``load_state_dict`` (PyTorch's method of that name)."""
+        local = {k: v for k, v in self._parameters.items() if v is not None}
+        local.update((k, v) for k, v in self._buffers.items()
+                     if v is not None and k not in self._non_persistent)
+        for name, param in local.items():
+            key = prefix + name
+            if key not in state_dict:
+                missing.append(key)
+                continue
+            value = state_dict[key]
+            if not isinstance(value, Tensor):
+                errors.append(f'While copying the parameter named "{key}", expected '
+                              "torch.Tensor or Tensor-like object from checkpoint but "
+                              f"received {type(value)}")
+                continue
+            if param.dim() == 0 and value.dim() == 1 and value.shape[0] == 1:
+                value = value[0]    # (PyTorch's allowance for a 1-element vector)
+            if tuple(value.shape) != tuple(param.shape):
+                errors.append(f"size mismatch for {key}: copying a param with shape "
+                              f"{value.shape} from checkpoint, the shape in current model "
+                              f"is {param.shape}.")
+                continue
+            try:
+                with no_grad():
+                    if assign:
+                        if isinstance(param, Parameter) and not isinstance(value, Parameter):
+                            value = Parameter(value, requires_grad=param.requires_grad)
+                        elif isinstance(param, Parameter):
+                            value.requires_grad_(param.requires_grad)
+                        setattr(self, name, value)
+                    else:
+                        param.copy_(value)
+            except Exception as ex:
+                errors.append(f'While copying the parameter named "{key}", whose dimensions '
+                              f"in the model are {param.shape} and whose dimensions in the "
+                              f"checkpoint are {value.shape}, an exception occurred : "
+                              f"{ex.args}.")
+        for key in state_dict:   # (PyTorch always collects them; strict makes them errors)
+            if key.startswith(prefix):
+                head = key[len(prefix):].split(".", 1)
+                if (head[0] not in self._modules) if len(head) > 1 else (head[0] not in local):
+                    unexpected.append(key)
 
     def save(self, path):
         """Write ``state_dict()`` to ``path`` as an .npz file."""
@@ -426,179 +468,6 @@ class Module(SubmoduleLookup):
                         "with module.load(path)")
 
 
-class _BackwardHookState:
-    """One call's bookkeeping for full backward hooks: the output identity's backward
-    records grad_output; the input identity's backward calls the hooks with grad_input."""
-
-    def __init__(self, module, hooks):
-        self.module, self.hooks = module, hooks
-        self.grad_output = None
-        self.inputs_need_grad = False
-
-    def _call_hooks(self, grad_input):
-        for hook in self.hooks:
-            r = hook(self.module, grad_input, self.grad_output)
-            if r is not None:
-                grad_input = tuple(r) if isinstance(r, (tuple, list)) else (r,)
-        return grad_input
-
-    def wrap_inputs(self, args):
-        idx = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad]
-        if not idx:
-            return args
-        self.inputs_need_grad = True
-        outs = _BackwardHookFunction.apply(self, "input", *[args[i] for i in idx])
-        outs = outs if isinstance(outs, tuple) else (outs,)
-        args = list(args)
-        for i, o in zip(idx, outs):
-            args[i] = o
-        return tuple(args)
-
-    def wrap_outputs(self, out):
-        single = isinstance(out, Tensor)
-        items = (out,) if single else out
-        if not isinstance(items, tuple) or not any(isinstance(o, Tensor) and o.requires_grad
-                                                   for o in items):
-            return out
-        idx = [i for i, o in enumerate(items) if isinstance(o, Tensor) and o.requires_grad]
-        res = _BackwardHookFunction.apply(self, "output", *[items[i] for i in idx])
-        res = res if isinstance(res, tuple) else (res,)
-        items = list(items)
-        for i, o in zip(idx, res):
-            items[i] = o
-        return items[0] if single else tuple(items)
-
-
-class _BackwardHookFunction:
-    """Placeholder replaced below by an autograd.Function subclass (import order)."""
-
-
-def _make_backward_hook_function():
-    from ..autograd.function import Function
-
-    class BackwardHookFunction(Function):
-        """Identity whose backward hands the gradients to a module's full backward hooks."""
-
-        @staticmethod
-        def forward(ctx, state, where, *tensors):
-            ctx.state, ctx.where = state, where
-            return tensors[0] if len(tensors) == 1 else tensors
-
-        @staticmethod
-        def backward(ctx, *grads):
-            st = ctx.state
-            if ctx.where == "output":
-                st.grad_output = grads
-                if not st.inputs_need_grad:
-                    st._call_hooks((None,))
-                return (None, None) + grads
-            return (None, None) + tuple(st._call_hooks(grads))
-    return BackwardHookFunction
-
-
-_BackwardHookFunction = _make_backward_hook_function()
-
-
-class _HookHandle:
-    """What ``register_forward_hook`` returns: ``.remove()`` takes the hook off."""
-
-    def __init__(self, hooks, key):
-        self._hooks, self._key = hooks, key
-
-    def remove(self):
-        self._hooks.pop(self._key, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
-
-
-def _to_tensor(v, like):
-    from ..ops.factories import tensor
-    return tensor(v, dtype=like.dtype, device=like.device)
-
-
-class Sequential(Module):
-    """Modules called one after the other: ``Sequential(Conv2d(...), ReLU(), ...)`` or
-    ``Sequential(OrderedDict(name=module, ...))``."""
-
-    def __init__(self, *args):
-        super().__init__()
-        if len(args) == 1 and isinstance(args[0], (dict, OrderedDict)):
-            for name, m in args[0].items():
-                self.add_module(name, m)
-        else:
-            for i, m in enumerate(args):
-                self.add_module(str(i), m)
-
-    def forward(self, input):
-        for m in self._modules.values():
-            input = m(input)
-        return input
-
-    def __getitem__(self, idx):
-        mods = list(self._modules.items())
-        if isinstance(idx, slice):
-            return Sequential(OrderedDict(mods[idx]))
-        n = len(mods)
-        if not -n <= idx < n:
-            raise IndexError(f"index {idx} is out of range for Sequential of length {n}")
-        return mods[idx][1]
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
-
-
-class ModuleList(Module):
-    """A list of modules whose parameters the parent module sees."""
-
-    def __init__(self, modules=None):
-        super().__init__()
-        for m in modules or ():
-            self.append(m)
-
-    def append(self, module):
-        self.add_module(str(len(self._modules)), module)
-        return self
-
-    def __getitem__(self, idx):
-        mods = list(self._modules.values())
-        if isinstance(idx, slice):
-            return ModuleList(mods[idx])
-        return mods[idx]
-
-    def __repr__(self):
-        """As PyTorch: a run of equal consecutive modules prints once, as
-        ``(0-5): 6 x Block(...)``."""
-        runs = []    # [first index, last index, repr]
-        for i, m in enumerate(self._modules.values()):
-            r = repr(m)
-            if runs and runs[-1][2] == r:
-                runs[-1][1] = i
-            else:
-                runs.append([i, i, r])
-        if not runs:
-            return type(self).__name__ + "()"
-        lines = [(f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}")
-                 .replace("\n", "\n  ") for a, b, r in runs]
-        return type(self).__name__ + "(\n  " + "\n  ".join(lines) + "\n)"
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
-
 # -- .npz files -----------------------------------------------------------------------------
 
 def save(state_dict, path):
@@ -617,3 +486,6 @@ def load(path, device=None):
     loading never unpickles)."""
     from ..ops.factories import tensor
     return OrderedDict((k, tensor(a, device=device)) for k, a in B.load_npz(path).items())
+
+
+from .container import ModuleList, Sequential  # noqa: E402,F401  (they subclass Module)

@@ -12,7 +12,10 @@ State (momentum buffers, Adam's moments) is kept per parameter in ``optimizer.st
 """
 from __future__ import annotations
 
+import copy
+from itertools import chain
 
+from .. import backend as B
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 
@@ -47,6 +50,12 @@ def _state_value(v):
     return v.item() if isinstance(v, Tensor) else v
 
 
+def _init_step(state):
+    """Start a parameter's state with its step count, so that "step" is its first key, as
+    in PyTorch's (the moments are added after it)."""
+    state["step"] = _scalar_state(0.0)
+
+
 def _next_step(state):
     """Count one more step in ``state["step"]`` (made a tensor if it is not one) and return
     the new count as a Python number."""
@@ -65,6 +74,22 @@ def _next_step(state):
 # per optimizer. viewgrad's groups hold the same keys in the same order, with the values
 # given (they choose no kernel here: ``_check_implementation_flags``), so a group reads,
 # prints and round-trips through a state dict as PyTorch's does.
+
+def _check_lr(lr):
+    """PyTorch's check of a learning rate: a Tensor lr must hold one element, and
+    ``not 0.0 <= lr`` (so a NaN is refused too, which ``lr < 0`` would let through)."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
+def _check_fused_foreach(fused, foreach):
+    """The optimizers with a fused kernel (SGD, Adam, AdamW, Adagrad) refuse both switches at
+    once, as PyTorch's do (the two name different kernels)."""
+    if fused and foreach:
+        raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
 
 def _check_implementation_flags(differentiable=False, **_flags):
     """PyTorch's implementation switches (``foreach``, ``fused``, ``capturable``) choose a
@@ -98,10 +123,29 @@ class Optimizer:
         for g in groups:
             self.add_param_group(g)
 
-    def add_param_group(self, group):
-        group = dict(group)
-        params = group["params"]
-        params = [params] if isinstance(params, Tensor) else list(params)
+    def add_param_group(self, param_group):
+        """Add a group (a dict with "params" and any options; the defaults fill the rest).
+        As PyTorch, the dict itself becomes the group, its "params" made a list."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, (set, frozenset)):   # (their order changes between runs)
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs. Please use a list "
+                "instead.")
+        else:
+            params = list(params)
+        names = [p[0] for p in params if isinstance(p, tuple)]   # named: [(name, p), ...]
+        params = [p[1] if isinstance(p, tuple) else p for p in params]
+        param_group["params"] = params
+        if names:
+            if len(names) != len(params):
+                raise ValueError("all optimizer params should be with/without names. Some "
+                                 "param names are missing")
+            param_group["param_names"] = names
         for p in params:
             if not isinstance(p, Tensor):
                 raise TypeError(f"optimizer can only optimize Tensors, but one of the params is "
@@ -109,16 +153,20 @@ class Optimizer:
             if not p.is_leaf:
                 raise ValueError("can't optimize a non-leaf Tensor (its grad_fn is "
                                  f"{p.grad_fn.name()}); optimize the leaf it came from")
+        for k, v in self.defaults.items():
+            if v is required and k not in param_group:
+                raise ValueError(f"parameter group didn't specify a value of required "
+                                 f"optimization parameter {k}")
+            param_group.setdefault(k, v)
+        for g in self.param_groups:
+            if ("param_names" in param_group) != ("param_names" in g):
+                txt = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {txt} to the optimizer")
         seen = {id(p) for g in self.param_groups for p in g["params"]}
         if any(id(p) in seen for p in params):
             raise ValueError("some parameters appear in more than one parameter group")
-        group["params"] = params
-        for k, v in self.defaults.items():
-            if v is required and k not in group:
-                raise ValueError(f"parameter group didn't specify a value of required "
-                                 f"optimization parameter {k}")
-            group.setdefault(k, v)
-        self.param_groups.append(group)
+        self.param_groups.append(param_group)
 
     def zero_grad(self, set_to_none=True):
         """``p.grad = None`` for every parameter (default), or zero the grads in place."""
@@ -142,6 +190,8 @@ class Optimizer:
                 loss = closure()
         with no_grad():
             for group in self.param_groups:
+                if isinstance(group["lr"], Tensor):   # a Tensor lr steps as its number, as
+                    group = {**group, "lr": group["lr"].item()}   # torch's Scalar alpha=-lr
                 for p in group["params"]:
                     if p._grad is None:
                         continue
@@ -180,21 +230,47 @@ class Optimizer:
         state = {index[id(p)]: dict(s) for p, s in self.state.items() if id(p) in index}
         return {"state": state, "param_groups": groups}
 
+    # counters PyTorch's __setstate__ turns from numbers (older checkpoints) into tensors
+    _counter_keys = ("step",)
+
     def load_state_dict(self, state_dict):
-        groups = state_dict["param_groups"]
-        if len(groups) != len(self.param_groups):
+        """Take the groups' options and the state from ``state_dict``, as PyTorch: the
+        groups are deep copies of the saved ones (their keys in the saved order) holding
+        this optimizer's parameters; each parameter's state is rebuilt — its dicts, lists
+        and tuples new — with every tensor moved to the parameter's device and, but for
+        ``step``, cast to a floating parameter's dtype (``.to``: a tensor already so is
+        taken as it is, shared, as in PyTorch)."""
+        state_dict = state_dict.copy()
+        groups = self.param_groups
+        saved_groups = copy.deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
-        params = [p for g in self.param_groups for p in g["params"]]
-        for mine, theirs in zip(self.param_groups, groups):
-            if len(mine["params"]) != len(theirs["params"]):
-                raise ValueError("loaded state dict contains a parameter group that doesn't "
-                                 "match the size of optimizer's group")
-            mine.update({k: v for k, v in theirs.items() if k != "params"})
-        self.state = {}
-        for i, s in state_dict["state"].items():
-            p = params[int(i)]
-            self.state[p] = {k: (v.to(p.device).clone() if isinstance(v, Tensor) else v)
-                             for k, v in s.items()}
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't "
+                             "match the size of optimizer's group")
+        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
+                          chain.from_iterable(g["params"] for g in groups)))
+        saved = state_dict["param_groups"]
+        state = {}
+        for k, v in state_dict["state"].items():
+            if k in id_map:
+                state[id_map[k]] = _cast(id_map[k], v, _group_of(k, saved), None)
+            else:   # (state of no parameter is kept as it is, as PyTorch)
+                state[k] = v
+        for g, new in zip(groups, saved_groups):
+            new["params"] = g["params"]
+            if "param_names" in g and "param_names" not in new:
+                new["param_names"] = g["param_names"]
+        self.param_groups = saved_groups
+        self.state = state
+        # (PyTorch's __setstate__ adds this to the defaults, so a group added after a load
+        # has the key, even for an optimizer without the option, as Adafactor)
+        self.defaults.setdefault("differentiable", False)
+        for s in state.values():
+            if isinstance(s, dict):
+                for key in self._counter_keys:
+                    if key in s and not isinstance(s[key], Tensor):
+                        s[key] = _scalar_state(s[key])
 
     def __repr__(self):
         lines = [type(self).__name__ + " ("]
@@ -204,6 +280,35 @@ class Optimizer:
                 if k != "params":
                     lines.append(f"    {k}: {g[k]}")
         return "\n".join(lines) + "\n)"
+
+
+def _group_of(param_id, groups):
+    """The saved group holding parameter ``param_id`` (its ``fused``/``capturable`` decide
+    how ``step`` is loaded), or None."""
+    for g in groups:
+        if param_id in g["params"]:
+            return g
+    return None
+
+
+def _cast(param, value, group, key):
+    """A loaded state value rebuilt for ``param``: PyTorch's ``_cast`` and
+    ``_process_value_according_to_param_policy``. ``step`` keeps its tensor unless the group
+    is fused or capturable (then float32 on the parameter's device); any other tensor goes
+    to the parameter's device, and to its dtype when the parameter is floating-point."""
+    if isinstance(value, Tensor):
+        if key == "step":
+            if group is not None and (group.get("fused") or group.get("capturable")):
+                return value.to(dtype=B.float32, device=param.device)
+            return value
+        if param.is_floating_point():
+            return value.to(dtype=param.dtype, device=param.device)
+        return value.to(device=param.device)
+    if isinstance(value, dict):
+        return {k: _cast(param, v, group, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast(param, v, group, None) for v in value)
+    return value
 
 
 class SGD(Optimizer):
@@ -219,7 +324,9 @@ class SGD(Optimizer):
                  nesterov=False, *, maximize=False, foreach=None, differentiable=False,
                  fused=None):
         _check_implementation_flags(differentiable)
-        if lr < 0.0:
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if lr < 0.0:   # (PyTorch's SGD compares so: a NaN lr is let through, as there)
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
             raise ValueError(f"Invalid momentum value: {momentum}")
@@ -232,6 +339,7 @@ class SGD(Optimizer):
                                       weight_decay=weight_decay, nesterov=nesterov,
                                       maximize=maximize, foreach=foreach,
                                       differentiable=differentiable, fused=fused))
+        _check_fused_foreach(fused, foreach)
 
     def _update(self, p, grad, group, state):
         g = self._l2_grad(p, grad, group)
@@ -248,31 +356,29 @@ class SGD(Optimizer):
 
 class Adam(Optimizer):
     """Adam (Kingma & Ba), PyTorch's algorithm, with optional amsgrad; weight_decay is the
-    L2 penalty added to the gradient (use AdamW for decoupled decay)."""
-
-    _decoupled = False
+    L2 penalty added to the gradient, or, with ``decoupled_weight_decay`` (AdamW's default),
+    ``p *= 1 - lr * wd`` first — read per group, as PyTorch's."""
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
         _check_implementation_flags(differentiable)
-        if decoupled_weight_decay:   # PyTorch's Adam(..., decoupled_weight_decay=True) is AdamW
-            self._decoupled = True
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if eps < 0.0:
+        if isinstance(lr, Tensor) and foreach and not capturable:
+            raise ValueError("lr as a Tensor is not supported for capturable=False and "
+                             "foreach=True")
+        _check_lr(lr)
+        if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
-        for i, b in enumerate(betas):
-            if not 0.0 <= b < 1.0:
-                raise ValueError(f"Invalid beta parameter at index {i}: {b}")
-        if weight_decay < 0.0:
+        _check_betas(betas)
+        if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
                                       weight_decay=weight_decay, amsgrad=amsgrad,
                                       maximize=maximize, foreach=foreach,
                                       capturable=capturable, differentiable=differentiable,
                                       fused=fused,
-                                      decoupled_weight_decay=bool(self._decoupled)))
+                                      decoupled_weight_decay=decoupled_weight_decay))
+        _check_fused_foreach(fused, foreach)
 
     def _update(self, p, grad, group, state):
         from ..ops.factories import zeros_like
@@ -280,11 +386,12 @@ class Adam(Optimizer):
         g = -grad if group["maximize"] else grad
         lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
         if wd:
-            if self._decoupled:
+            if group.get("decoupled_weight_decay", False):   # (a group of an older dict: L2)
                 p.mul_(1 - lr * wd)
             else:
                 g = g.add(p, alpha=wd)
         if not state:
+            _init_step(state)
             state["exp_avg"] = zeros_like(p)
             state["exp_avg_sq"] = zeros_like(p)
             if group["amsgrad"]:
@@ -304,17 +411,26 @@ class Adam(Optimizer):
         p.addcdiv_(m, denom, value=-(lr / bc1))
 
 
+def _check_betas(betas):
+    """PyTorch's checks of (beta1, beta2), by index (so a 1-tuple is an IndexError, as
+    there); ``not 0 <= b < 1`` refuses a NaN too."""
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+
+
 class AdamW(Adam):
     """Adam with decoupled weight decay (Loshchilov & Hutter): ``p *= 1 - lr * wd`` before
     the Adam step; default weight_decay 0.01, as PyTorch."""
 
-    _decoupled = True
-
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
                  amsgrad=False, *, maximize=False, foreach=None, capturable=False,
                  differentiable=False, fused=None):
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize,
-                         differentiable=differentiable)
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
+                         maximize=maximize, capturable=capturable,
+                         differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)
 
 
 from .adaptive import RMSprop, Adagrad, Adadelta  # noqa: E402  (they subclass Optimizer)

@@ -9,13 +9,15 @@ the last bit that float arithmetic allows.
 from __future__ import annotations
 
 from ..ops.factories import full_like, zeros_like
-from . import Optimizer, _check_implementation_flags, _next_step, _scalar_state
+from . import (Optimizer, _check_fused_foreach, _check_implementation_flags, _check_lr,
+               _init_step, _next_step, _scalar_state)
 
 __all__ = ["RMSprop", "Adagrad", "Adadelta"]
 
 
 def _check(name, value, low=0.0):
-    if value < low:
+    """PyTorch's ``not low <= value`` check: a NaN is refused too."""
+    if not low <= value:
         raise ValueError(f"Invalid {name}: {value}")
 
 
@@ -32,7 +34,7 @@ class RMSprop(Optimizer):
                  centered=False, capturable=False, foreach=None, maximize=False,
                  differentiable=False):
         _check_implementation_flags(differentiable)
-        _check("learning rate", lr)
+        _check_lr(lr)
         _check("epsilon value", eps)
         _check("momentum value", momentum)
         _check("weight_decay value", weight_decay)
@@ -46,6 +48,7 @@ class RMSprop(Optimizer):
     def _update(self, p, grad, group, state):
         g = self._l2_grad(p, grad, group)
         if not state:
+            _init_step(state)
             state["square_avg"] = zeros_like(p)
             if group["momentum"] > 0:
                 state["momentum_buffer"] = zeros_like(p)
@@ -80,7 +83,7 @@ class Adagrad(Optimizer):
                  initial_accumulator_value=0, eps=1e-10, foreach=None, *, maximize=False,
                  differentiable=False, fused=None):
         _check_implementation_flags(differentiable)
-        _check("learning rate", lr)
+        _check_lr(lr)
         _check("lr_decay value", lr_decay)
         _check("weight_decay value", weight_decay)
         _check("initial_accumulator_value value", initial_accumulator_value)
@@ -90,12 +93,24 @@ class Adagrad(Optimizer):
                                       initial_accumulator_value=initial_accumulator_value,
                                       foreach=foreach, maximize=maximize,
                                       differentiable=differentiable, fused=fused))
-        for group in self.param_groups:   # as PyTorch: the state exists from the start
+        _check_fused_foreach(fused, foreach)
+        # As PyTorch: the state of the constructor's parameters exists from the start, and
+        # every group's accumulator starts at the constructor's value (a group's own
+        # initial_accumulator_value is kept in the group but not used); a parameter added
+        # later gets its state at its first step (_update).
+        for group in self.param_groups:
             for p in group["params"]:
-                self.state[p] = {"step": _scalar_state(0.0), "sum": full_like(
-                    p, group["initial_accumulator_value"])}
+                self.state[p] = self._initial_state(p)
+
+    def _initial_state(self, p):
+        state = {}
+        _init_step(state)
+        state["sum"] = full_like(p, self.defaults["initial_accumulator_value"])
+        return state
 
     def _update(self, p, grad, group, state):
+        if not state:   # (a parameter of a group added after the constructor)
+            state.update(self._initial_state(p))
         t = _next_step(state)
         g = self._l2_grad(p, grad, group)
         clr = group["lr"] / (1 + (t - 1) * group["lr_decay"])
@@ -116,7 +131,7 @@ class Adadelta(Optimizer):
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
                  capturable=False, maximize=False, differentiable=False):
         _check_implementation_flags(differentiable)
-        _check("learning rate", lr)
+        _check_lr(lr)
         _check("epsilon value", eps)
         _check("weight_decay value", weight_decay)
         if not 0.0 <= rho <= 1.0:
@@ -128,6 +143,7 @@ class Adadelta(Optimizer):
     def _update(self, p, grad, group, state):
         g = self._l2_grad(p, grad, group)
         if not state:
+            _init_step(state)
             state["square_avg"] = zeros_like(p)
             state["acc_delta"] = zeros_like(p)
         _next_step(state)

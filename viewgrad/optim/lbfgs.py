@@ -229,7 +229,10 @@ class LBFGS(Optimizer):
                 for i in range(num_old):
                     be_i = old_dirs[i].dot(r) * ro[i]
                     r.add_(old_stps[i], alpha=float(al[i] - be_i))
-            prev_flat_grad = flat_grad.clone()
+            if prev_flat_grad is None:
+                prev_flat_grad = flat_grad.clone()
+            else:   # (in place, as PyTorch's: a tensor a loaded state shares moves too)
+                prev_flat_grad.copy_(flat_grad)
             prev_loss = loss
             if state["n_iter"] == 1:
                 t = min(1.0, 1.0 / flat_grad.abs().sum()) * lr

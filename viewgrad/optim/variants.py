@@ -15,7 +15,8 @@ import struct
 from .. import backend as B
 from ..ops.factories import full_like, zeros_like
 from ..ops.pointwise import where
-from . import Optimizer, _check_implementation_flags, _next_step, _scalar_state, _state_value
+from . import (Optimizer, _check_betas, _check_implementation_flags, _check_lr, _init_step,
+               _next_step, _scalar_state, _state_value)
 
 __all__ = ["Adamax", "NAdam", "RAdam", "ASGD", "Rprop"]
 
@@ -29,13 +30,10 @@ def _scalar(x):
 
 
 def _check_adam_args(lr, betas, eps, weight_decay):
-    if not 0.0 <= lr:
-        raise ValueError(f"Invalid learning rate: {lr}")
+    _check_lr(lr)
     if not 0.0 <= eps:
         raise ValueError(f"Invalid epsilon value: {eps}")
-    for i, b in enumerate(betas):
-        if not 0.0 <= b < 1.0:
-            raise ValueError(f"Invalid beta parameter at index {i}: {b}")
+    _check_betas(betas)
     if not 0.0 <= weight_decay:
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
 
@@ -59,7 +57,11 @@ def _decayed(p, grad, group):
 
 
 def _moments(state, p, *names):
-    if not state:
+    """Create the zero moments ``names`` of a parameter's new state ("step" first, as
+    PyTorch's; after a step and counters already put there) and count one more step."""
+    if names[0] not in state:
+        if not state:
+            _init_step(state)
         for n in names:
             state[n] = zeros_like(p)
     return _next_step(state)
@@ -96,6 +98,8 @@ class NAdam(Optimizer):
     ``μ_t = β1 (1 - 0.5 · 0.96^(t · momentum_decay))``; ``decoupled_weight_decay`` makes
     it NAdamW."""
 
+    _counter_keys = ("step", "mu_product")   # (made tensors on load, as PyTorch's)
+
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
                  maximize=False, capturable=False, differentiable=False):
@@ -111,17 +115,19 @@ class NAdam(Optimizer):
                                       capturable=capturable, differentiable=differentiable))
 
     def _update(self, p, grad, group, state):
-        t = _moments(state, p, "exp_avg", "exp_avg_sq")
-        if "mu_product" not in state:   # (a tensor: Note [an optimizer's counters as tensors])
+        if not state:   # (PyTorch's order: step, mu_product, the moments)
+            _init_step(state)
             state["mu_product"] = _scalar_state(1.0)
+        t = _moments(state, p, "exp_avg", "exp_avg_sq")
         lr, (b1, b2) = group["lr"], group["betas"]
         bc2 = 1 - b2 ** t
         g = _decayed(p, grad, group)
         md = group["momentum_decay"]
         mu = b1 * (1.0 - 0.5 * (0.96 ** (t * md)))
         mu_next = b1 * (1.0 - 0.5 * (0.96 ** ((t + 1) * md)))
-        mu_product = _scalar(_state_value(state["mu_product"]) * _scalar(mu))
-        state["mu_product"] = _scalar_state(mu_product)
+        mp = state["mu_product"]   # (in place, in its own dtype — float64 after a load into
+        mp.mul_(mu)                # float64 parameters — as PyTorch's ``mu_product *= mu``)
+        mu_product = mp.item()
         m, v = state["exp_avg"], state["exp_avg_sq"]
         _lerp_(m, g, 1 - b1)
         v.mul_(b2).add_(g * g, alpha=1 - b2)
@@ -171,11 +177,13 @@ class ASGD(Optimizer):
     step ``η_t = lr / (1 + λ lr t)^α``, and ``state['ax']``, the average of the iterates
     since step ``t0``."""
 
+    # (counters its __setstate__ makes tensors: Note [an optimizer's counters as tensors])
+    _counter_keys = ("step", "eta", "mu")
+
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,
                  foreach=None, maximize=False, differentiable=False, capturable=False):
         _check_implementation_flags(differentiable)
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_lr(lr)
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         super().__init__(params, dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0,
@@ -185,10 +193,12 @@ class ASGD(Optimizer):
 
     def _update(self, p, grad, group, state):
         g = self._l2_grad(p, grad, group)
-        t = _moments(state, p, "ax")
-        if "eta" not in state:   # (tensors: Note [an optimizer's counters as tensors])
+        if not state:   # (PyTorch's order: step, eta, mu, ax; Note [an optimizer's counters
+            #            as tensors])
+            _init_step(state)
             state["eta"] = _scalar_state(_scalar(group["lr"]))
             state["mu"] = _scalar_state(1.0)
+        t = _moments(state, p, "ax")
         lr, lambd = group["lr"], group["lambd"]
         eta, mu = _state_value(state["eta"]), _state_value(state["mu"])
         p.mul_(1 - lambd * eta)
@@ -198,8 +208,10 @@ class ASGD(Optimizer):
             ax.add_((p - ax).mul_(mu))
         else:
             ax.copy_(p)
-        state["eta"] = _scalar_state(_scalar(lr / ((1 + lambd * lr * t) ** group["alpha"])))
-        state["mu"] = _scalar_state(_scalar(1 / max(1, t - group["t0"])))
+        # (written into the counters, which keep their dtype, as PyTorch's eta.copy_(...)
+        # of a default-dtype tensor: float32-rounded even in a float64 counter after a load)
+        state["eta"].fill_(_scalar(lr / ((1 + lambd * lr * t) ** group["alpha"])))
+        state["mu"].fill_(_scalar(1 / max(1, t - group["t0"])))
 
 
 class Rprop(Optimizer):
@@ -210,8 +222,7 @@ class Rprop(Optimizer):
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
         _check_implementation_flags(differentiable)
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_lr(lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
         super().__init__(params, dict(lr=lr, etas=tuple(etas), step_sizes=tuple(step_sizes),
@@ -221,6 +232,7 @@ class Rprop(Optimizer):
     def _update(self, p, grad, group, state):
         g = -grad if group["maximize"] else grad
         if not state:
+            _init_step(state)
             state["prev"] = zeros_like(p)
             state["step_size"] = full_like(g, group["lr"])
         _next_step(state)
