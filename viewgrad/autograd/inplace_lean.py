@@ -168,8 +168,9 @@ def lean_binary_(op, self, other, opname):
     d = self._data
     # float32/float64 only: float16 with a number is computed in float32 (Note [float16
     # with a number] in ops/table.py), which the full path does
-    if fn is None or d.dtype.char not in "fd" or 0 in d.strides:
-        return None
+    if fn is None or d.dtype.char not in "fd" or 0 in d.strides or (
+            d.ndim > 1 and not (d.flags.c_contiguous or d.flags.f_contiguous)):
+        return None   # (a layout that may overlap: the full path's checks)
     vc = self._vc or self._version_counter   # (Note [a version counter made when first asked])
     if type(vc) is not _VC:
         return None

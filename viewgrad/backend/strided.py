@@ -18,7 +18,8 @@ __all__ = ["is_channels_last", "row_major", "fresh_row_major", "layout_like",
            "unsqueeze_view", "reshape_view", "slice_view", "torch_strides", "row_major_exactly",
            "empty_strided", "strided_in", "clone_preserving_storage",
            "broadcast_shapes", "broadcast_error", "shapes_error", "checked_broadcast",
-           "strided_view", "expand_view", "unfold_view", "diagonal_view"]
+           "strided_view", "expand_view", "unfold_view", "diagonal_view",
+           "has_internal_overlap", "shares_memory"]
 
 
 # Note [result layouts]
@@ -442,3 +443,49 @@ def diagonal_view(a, offset, dim1, dim2):
     n = max(0, min(start.shape[-2], start.shape[-1]))
     st = b.strides
     return dev.as_strided(start, b.shape[:-2] + (n,), st[:-2] + (st[-2] + st[-1],))
+
+
+# Note [overlapping writes]
+# PyTorch refuses an in-place write whose elements overlap only where it can tell cheaply
+# (a stride 0: "more than one element of the written-to tensor refers to a single memory
+# location"; a dense operand overlapping a dense output in part). Where it cannot tell (an
+# unfold with step < size, an as_strided, a non-dense operand sharing the written memory:
+# ``x.add_(x[:, :1])``) its kernel runs element by element and each read sees the writes
+# before it, in an order that depends on its loops and vector widths. NumPy copies such
+# operands first, so it would give a different answer without a word. viewgrad refuses
+# those writes instead (clone() first), which these two exact tests find.
+
+_MAX_ENUMERATED = 1 << 22
+
+
+def has_internal_overlap(a) -> bool:
+    """Whether two elements of ``a`` (NumPy or CuPy) share memory: exactly, from its shape
+    and strides (the strides sorted, each larger than the reach of the smaller ones: no
+    overlap; else the offsets enumerated, or, past 4M elements, assumed to overlap)."""
+    if a.size <= 1:
+        return False
+    item = a.itemsize
+    dims = sorted((abs(st), n) for n, st in zip(a.shape, a.strides) if n > 1)
+    reach = item - 1
+    for st, n in dims:
+        if st <= reach:
+            break
+        reach += st * (n - 1)
+    else:
+        return False
+    if a.size > _MAX_ENUMERATED:
+        return True
+    offs = np.zeros((), dtype=np.int64)
+    for n, st in zip(a.shape, a.strides):
+        offs = np.add.outer(offs, np.arange(n, dtype=np.int64) * (st // item))
+    return np.unique(offs.reshape(-1)).size < a.size
+
+
+def shares_memory(a, b) -> bool:
+    """Whether arrays ``a`` and ``b`` (of one device) have an element in common, exactly
+    (or, for a problem too large to decide, True)."""
+    xp = xp_of(a)
+    try:
+        return bool(xp.shares_memory(a, b, max_work=1 << 20))
+    except Exception:   # noqa: BLE001 - TooHardError, or a device without the exact test
+        return bool(xp.may_share_memory(a, b))

@@ -22,6 +22,7 @@ from ..ops.conv import constant_pad_nd
 from ..ops.joining import cat
 from ..ops.nnops import linear, softmax
 from ..ops.norm import dropout
+from ..ops.pointwise import where
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
@@ -69,7 +70,16 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
         else:
             scores = scores + attn_mask
-    attn = softmax(scores, dim=-1)
+    # PyTorch's math path takes a "safe" softmax: a query row whose every score is -inf
+    # (nothing it may attend to) gets all-zero weights, not 0/0 = NaN, and so a zero
+    # output and zero gradient. Such rows' scores are swapped for zeros first, so neither
+    # the softmax nor its backward ever sees a NaN, then their weights are zeroed.
+    dead = (scores == float("-inf")).all(-1, keepdim=True)
+    if bool(dead.any()):
+        zero = Fa.zeros((), dtype=scores.dtype, device=scores.device)
+        attn = where(dead, zero, softmax(where(dead, zero, scores), dim=-1))
+    else:
+        attn = softmax(scores, dim=-1)
     if dropout_p > 0.0:
         attn = dropout(attn, dropout_p, True)
     return attn @ value

@@ -168,6 +168,11 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
                            f"got input of size: {list(getattr(input, 'shape', []))}")
     if not return_indices:   # (with indices PyTorch runs max_pool2d, which refuses less)
         _refuse(_CX["max_pool1d"], input)   # (Note [inputs PyTorch refuses], ops/)
+        k1 = kernel_size if isinstance(kernel_size, int) else tuple(kernel_size)[0]
+        p1 = padding if isinstance(padding, int) else tuple(padding)[0]
+        if p1 > k1 // 2:   # (its own check: against the undilated kernel, in its words)
+            raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, "
+                               f"but got padding={p1} and kernel_size={k1}")
 
     def one(v):
         return (1, v if isinstance(v, int) else tuple(v)[0])
@@ -292,8 +297,9 @@ def tanhshrink(input):
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
-    """``softmax(-x, dim)``."""
-    return softmax(-input, dim)
+    """``softmax(-x, dim)``; ``dtype`` casts -x first, as PyTorch's ``(-input).softmax(dim,
+    dtype=dtype)``."""
+    return softmax(-input, dim, dtype=dtype)
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import warnings
 
+from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
 from ..backend import xp_of as _xp_of
 from ..ops import activations as _Fact
@@ -99,6 +100,13 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             return adaptive_avg_pool2d(input, tuple(out))
         raise ValueError("interpolate: mode='area' for 5-D input is not provided by viewgrad "
                          "(use 3-D or 4-D input)")
+    sizes = list(input.shape[2:])
+    if any(v <= 0 for v in sizes + out):   # (the upsample kernels' own check and words)
+        names = "DHW"[3 - nsp:]
+        got_in = ", ".join(f"{n}: {v}" for n, v in zip(names, sizes))
+        got_out = ", ".join(f"{n}: {v}" for n, v in zip(names, out))
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
+                           f"({got_in}){' and' if nsp == 1 else ''} output ({got_out})")
     return _upsample(input, mode, out, align_corners if mode not in ("nearest", "nearest-exact")
                      else None, scales)   # one node, as PyTorch's (nn/upsample.py)
 
@@ -235,14 +243,29 @@ def _unpool(input, indices, nsp, kernel_size, stride, padding, output_size, name
     s = k if stride is None else n_tuple(stride)
     p = n_tuple(padding)
     spatial = tuple(input.shape[-nsp:])
+    default = tuple((spatial[i] - 1) * s[i] - 2 * p[i] + k[i] for i in range(nsp))
     if output_size is None:
-        out = tuple((spatial[i] - 1) * s[i] - 2 * p[i] + k[i] for i in range(nsp))
+        out = default
     else:
-        out = tuple(output_size)[-nsp:]
+        # PyTorch's _unpool_output_size: (N, C, *spatial) or just the spatial sizes, each
+        # strictly within one stride of the default size
+        if len(output_size) == nsp + 2:
+            output_size = output_size[2:]
+        if len(output_size) != nsp:
+            raise ValueError(f"output_size should be a sequence containing {nsp} or {nsp + 2} "
+                             f"elements, but it has a length of '{len(output_size)}'")
+        for d in range(nsp):
+            lo, hi = default[d] - s[d], default[d] + s[d]
+            if not lo < output_size[d] < hi:
+                raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be '
+                                 f'between {lo} and {hi})')
+        out = tuple(int(v) for v in output_size)
     lead = tuple(input.shape[:-nsp])
     total = 1
     for v in out:
         total *= v
+    if total == 0:   # (PyTorch's kernel writes nothing then: no index is checked)
+        return input.reshape(lead + (-1,))[..., :0].reshape(lead + out)
     if indices.numel() and int(indices.max()) >= total:
         raise RuntimeError(f"Found an invalid max index: {int(indices.max())} (output volumes "
                            f"are of size {'x'.join(str(v) for v in out)}")
@@ -419,6 +442,38 @@ def pixel_unshuffle(input, downscale_factor):
     return dispatch(PIXEL_UNSHUFFLE, (input,), (r,))
 
 
+def _freq_scales(ids, rows):
+    """The (numel, 1) factors PyTorch's CPU backward scales each looked-up row's gradient
+    by under ``scale_grad_by_freq``. Its loop walks the sorted indices one group of equal
+    indices at a time, but divides group ``i`` by the count of ``sorted[i]`` (the i-th
+    sorted element, not the group's own index): the same as each index's own count when
+    the counts allow it (e.g. [1, 1, 0]), a neighbour's count otherwise ([0, 0, 1, 1, 1]
+    scales index 1 by 1/2). Matched here rule for rule."""
+    counts = {}
+    for k in ids:
+        counts[k] = counts.get(k, 0) + 1
+    order = sorted(ids)
+    groups = sorted(counts)
+    divisor = {k: counts[order[i]] for i, k in enumerate(groups)}
+    xp = _xp_of(rows._data)
+    return Tensor._make(xp.asarray([[1.0 / divisor[k]] for k in ids], dtype=rows._data.dtype),
+                        rows._device)
+
+
+class _ScaleGradByFreq(Function):
+    """Identity forward; backward multiplies the gradient by fixed per-row factors (its
+    backward is an op, so double backward scales the same way)."""
+
+    @staticmethod
+    def forward(ctx, rows, scale):
+        ctx.scale = scale
+        return rows.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.scale, None
+
+
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                   scale_grad_by_freq=False, mode="mean", sparse=False, per_sample_weights=None,
                   include_last_offset=False, padding_idx=None):
@@ -427,6 +482,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     scales rows (mode 'sum'); ``padding_idx`` entries are left out; an empty bag is 0."""
     if mode not in ("sum", "mean", "max"):
         raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. "
                                   f"per_sample_weights is only supported for mode='sum' (got "
@@ -459,11 +516,16 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     ids = [int(v) for v in flat_in.tolist()]
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.shape[0]
+    if scale_grad_by_freq and ids:
+        rows = _ScaleGradByFreq.apply(rows, _freq_scales(ids, rows))
+    # an empty bag is 0, taken as an empty sum of the looked-up rows, so the result stays
+    # in the graph (as PyTorch's EmbeddingBagBackward0 does) even when every bag is empty
+    empty = rows[:0].sum(0)
     bags = []
     for s, e in zip(starts, ends):
         keep = [i for i in range(s, e) if ids[i] != padding_idx]
         if not keep:
-            bags.append(Fa.zeros(weight.shape[1], dtype=weight.dtype, device=weight.device))
+            bags.append(empty)
             continue
         sel = rows[Fa.tensor(keep, dtype=Fa.B.int64, device=weight.device)]
         if psw is not None:

@@ -141,7 +141,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     if not isinstance(var, Tensor):
         if var < 0:
             raise ValueError("var has negative entry/entries")
-        var = Fa.full(tuple(input.shape), float(var), dtype=input.dtype, device=input.device)
+        var = var * Fa.ones_like(input)   # (PyTorch's: an integer input's var is float)
     if tuple(var.shape) != tuple(input.shape):
         if tuple(input.shape[:-1]) == tuple(var.shape):
             var = var.unsqueeze(-1)
@@ -212,19 +212,23 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
                            f"{list(input.shape)}")
     x, t, one = _rows(input, target)
     n, c = x.shape
-    member = []
+    # PyTorch's kernel walks the target list, so a class listed twice is a target twice:
+    # its hinge terms count once per listing (in the loss and the gradient alike)
+    times = []
     for row in t.tolist():   # the classes before the first -1 (no gradient: host is fine)
-        m = [False] * c
+        m = [0] * c
         for v in row:
             if v < 0:
                 break
             if v >= c:
                 raise RuntimeError("target out of range")
-            m[v] = True
-        member.append(m)
-    is_t = Fa.tensor(member, device=x.device)   # bool (N, C)
+            m[v] += 1
+        times.append(m)
+    times = Fa.tensor(times, device=x.device)                 # int (N, C)
+    is_t = times > 0
     pairs = is_t.unsqueeze(2) & ~is_t.unsqueeze(1)            # (j a target, i not)
     d = (1 - x.unsqueeze(2) + x.unsqueeze(1)).clamp(min=0)   # d[n, j, i]
+    d = d * times.unsqueeze(2).to(d.dtype)
     loss = where(pairs, d, Fa.zeros((), dtype=d.dtype, device=d.device)).sum((1, 2)) / c
     if one:
         loss = loss.squeeze(0)

@@ -322,9 +322,14 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     ext = [d[i] * (k[i] - 1) + 1 for i in range(3)]
     for i in range(3):
         if p[i] > ext[i] // 2:
-            raise RuntimeError(f"max_pool3d: pad should be at most half of effective kernel "
+            raise RuntimeError(f"pad should be at most half of effective kernel "
                                f"size, but got pad={p[i]}, kernel_size={k[i]} and "
                                f"dilation={d[i]}")
+    if any(p[i] > k[i] // 2 for i in range(3)):
+        # then max pooling's shape check, against the UNdilated kernel (PyTorch's words)
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but "
+                           f"got kT: {k[0]} kW: {k[2]} kH: {k[1]} padT: {p[0]} padW: {p[2]} "
+                           f"padH: {p[1]}")
     out = [pool_output_size(sizes[i], k[i], s[i], p[i], d[i], ceil_mode) for i in range(3)]
     if min(out) <= 0:
         raise RuntimeError(f"max_pool3d: Given input size {list(x.shape[1:])}, calculated "

@@ -39,8 +39,19 @@ def _scale(in_size, out_size, align_corners, scale_factor):
     return in_size / out_size
 
 
-def _taps(mode, in_size, out_size, align_corners, scale_factor):
-    """For one dim: a list of (index list, weight list or None) pairs, one per tap."""
+def _taps(mode, in_size, out_size, align_corners, scale_factor, nd, backward=False):
+    """For one dim: a list of (index list, weight list or None) pairs, one per tap
+    (``nd``: the number of spatial dims, and ``backward``, which pick PyTorch's kernel)."""
+    if out_size == in_size and mode in ("linear", "bilinear", "trilinear"):
+        # PyTorch's linear kernels copy a dim whose size is unchanged, whatever the
+        # scale_factor that produced it (1.3 on a size of 3 gives 3: no resampling)
+        return [(list(range(in_size)), [1.0] * in_size)]
+    if mode == "nearest" and (nd == 2 or backward) and out_size in (in_size, 2 * in_size):
+        # nearest_idx, which the 2-D forward kernel and every nearest backward kernel use:
+        # an unchanged size is copied and a doubled one reads j >> 1, without the float
+        # scale (which can mis-round); the 1-D and 3-D forwards and nearest-exact take the
+        # scale always (so there a forward and its backward can pick different rows)
+        return [([j if out_size == in_size else j >> 1 for j in range(out_size)], None)]
     scale = _scale(in_size, out_size, align_corners, scale_factor)
     if mode in ("nearest", "nearest-exact"):
         s = _f32(scale)
@@ -75,11 +86,12 @@ def _taps(mode, in_size, out_size, align_corners, scale_factor):
     return [(i0s, w0s), (i1s, w1s)]
 
 
-def _dim_taps(xp, mode, dim, ndim, in_size, out_size, align_corners, scale, dtype):
+def _dim_taps(xp, mode, dim, ndim, in_size, out_size, align_corners, scale, dtype,
+              backward=False):
     """``_taps`` as arrays: (index array, weights shaped to broadcast along ``dim`` or
     None) per tap."""
     out = []
-    for idx, w in _taps(mode, in_size, out_size, align_corners, scale):
+    for idx, w in _taps(mode, in_size, out_size, align_corners, scale, ndim - 2, backward):
         if w is not None:
             shape = [1] * ndim
             shape[dim] = len(w)
@@ -108,13 +120,17 @@ def _resample_adjoint(g, mode, input_size, align_corners, scales):
     """The backward op on an array: each output gradient added back onto the input rows
     its value read, with their weights (dims undone in reverse order)."""
     xp = B.xp_of(g)
+    if mode == "bicubic" and tuple(g.shape) == tuple(input_size):
+        # PyTorch's bicubic backward copies the gradient when no size changes (though its
+        # forward still resamples with the given scales)
+        return g.copy()
     for i in reversed(range(len(input_size) - 2)):
         d = i + 2
         shape = list(g.shape)
         shape[d] = input_size[d]
         acc = xp.zeros(tuple(shape), dtype=g.dtype)
         for idx, w in _dim_taps(xp, mode, d, g.ndim, input_size[d], g.shape[d], align_corners,
-                                scales[i], g.dtype):
+                                scales[i], g.dtype, backward=True):
             B.add_at(acc, (slice(None),) * d + (idx,), g if w is None else g * w)
         g = acc
     return g

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from .. import backend as B
 from ..autograd.nodes import OpDef
-from .args import check_no_requires_grad
+from .args import check_no_requires_grad, torch_type_name
 from .nnops import _reduction
 from .table import defop, dispatch
+from ..tensor import Tensor
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "smooth_l1_loss",
            "huber_loss"]
@@ -104,7 +105,9 @@ def _bcel_fwd(self, target, weight, pos_weight, reduction):
     loss = (1 - target) * self + lw * softplus_neg
     if weight is not None:
         loss = loss * weight._data
-    return _reduced(xp, loss.astype(self.dtype, copy=False), reduction)
+    # PyTorch builds the loss in place on ``1 - target`` (``(1 - t).mul_(x).sub_(...)``),
+    # so the result has the target's dtype, whatever the input's
+    return _reduced(xp, loss.astype(target.dtype, copy=False), reduction)
 
 
 def _bcel_self(grad, self, target, weight, pos_weight, reduction):
@@ -143,6 +146,11 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
     check_no_requires_grad(weight, "weight", "binary_cross_entropy_with_logits")
     check_no_requires_grad(pos_weight, "pos_weight", "binary_cross_entropy_with_logits")
     pw = None if pos_weight is None else pos_weight.detach().expand(*input.shape)
+    if isinstance(target, Tensor) and target._data.dtype.kind != "f" \
+            and isinstance(input, Tensor) and input._data.dtype.kind == "f":
+        # (the in-place ``(1 - target).mul_(input)`` of PyTorch's kernel, refused)
+        raise RuntimeError(f"result type {torch_type_name(input._data.dtype)} can't be cast "
+                           f"to the desired output type {torch_type_name(target._data.dtype)}")
     return dispatch(BCE_LOGITS, (input, target),
                     (_weight(weight, input), pw, _reduction(reduction)))
 

@@ -139,6 +139,11 @@ def _reduction(reduction):
 
 def _mse_fwd(self, target, reduction):
     d = (self - target) ** 2
+    if self.dtype != target.dtype:
+        # PyTorch's type promotion, not NumPy's: float32 - int64 stays float32 there
+        dims = [a.dtype for a in (self, target) if a.ndim]
+        zero_dims = [a.dtype for a in (self, target) if not a.ndim]
+        d = d.astype(B.torch_result_type(dims, zero_dims, []), copy=False)
     xp = _xp(self)
     if reduction == "mean":
         if type(d) is B.HOST_ARRAY and d.dtype.char in "fd":

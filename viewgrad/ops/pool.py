@@ -10,8 +10,8 @@ Forward windows come from the same im2col view as convolution
   grad into zeros at those indices;
 * avg pool: the gradient is grad divided by each window's divisor, spread back over the
   window by a transposed convolution with a kernel of ones;
-* adaptive avg pool: a linear map ``P_h @ x @ P_w^T`` with fixed averaging matrices, so the
-  gradient is ``P_h^T @ grad @ P_w``.
+* adaptive avg pool: each window's mean taken from its own slice, one dim at a time; the
+  gradient gathers grad / count from the windows holding each position and adds them.
 
 All work on (N, C, H, W); the public functions also take unbatched (C, H, W) input.
 """
@@ -230,8 +230,14 @@ def _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, fn):
         eff = dilation[i] * (kernel[i] - 1) + 1
         if padding[i] < 0 or padding[i] > eff // 2:
             raise RuntimeError(
-                f"{fn}: pad should be at most half of effective kernel size, but got "
+                f"pad should be at most half of effective kernel size, but got "
                 f"pad={padding[i]}, kernel_size={kernel[i]} and dilation={dilation[i]}")
+    if fn == "max_pool2d" and (padding[0] > kernel[0] // 2 or padding[1] > kernel[1] // 2):
+        # max pooling's shape check then compares the padding with the UNdilated kernel
+        # (so padding 2 with kernel 3 is refused even at dilation 2), in its own words
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but "
+                           f"got padW = {padding[1]}, padH = {padding[0]}, kW = {kernel[1]}, "
+                           f"kH = {kernel[0]}")
     h, w = x.shape[2:]
     out = tuple(pool_output_size(x.shape[2 + i], kernel[i], stride[i], padding[i],
                                  dilation[i], ceil_mode) for i in range(2))
@@ -333,27 +339,56 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 
 # -- adaptive average pool ------------------------------------------------------------------
 
-def _bins(xp, dtype, size, out):
-    """(out, size) averaging matrix: row i averages [floor(i*size/out), ceil((i+1)*size/out))."""
-    p = xp.zeros((out, size), dtype=dtype)
-    for i, (start, end) in enumerate(_adaptive_windows(size, out)):
-        p[i, start:end] = 1.0 / (end - start)
-    return p
+def _window_means(xp, a, axis, out):
+    """Each adaptive window's mean along ``axis``, summing only that window's own
+    elements (an averaging matrix would multiply the other windows' elements by 0, and
+    0 * inf is NaN: an inf would leak into its neighbours, which PyTorch's per-window
+    loop never does)."""
+    a = xp.moveaxis(a, axis, -1)
+    y = xp.empty(a.shape[:-1] + (out,), dtype=a.dtype)
+    for i, (start, end) in enumerate(_adaptive_windows(a.shape[-1], out)):
+        y[..., i] = a[..., start:end].sum(axis=-1) / (end - start)
+    return xp.moveaxis(y, -1, axis)
 
 
 def _adaptive_fwd(self, output_size):
     xp = _xp(self)
-    ph = _bins(xp, self.dtype, self.shape[2], output_size[0])
-    pw = _bins(xp, self.dtype, self.shape[3], output_size[1])
-    return xp.ascontiguousarray(xp.matmul(xp.matmul(ph, self), pw.T))
+    y = _window_means(xp, self, 2, output_size[0])
+    return xp.ascontiguousarray(_window_means(xp, y, 3, output_size[1]))
+
+
+def _spread_back(grad, dim, size):
+    """The adjoint of ``_window_means`` along ``dim`` as viewgrad ops (so double backward
+    works): each input position sums grad / count over the windows that contain it. It
+    gathers those windows' rows (padded with a row of zeros up to the largest number of
+    windows sharing a position) and adds them, so, as in PyTorch's backward loop, an inf
+    in one window's gradient never reaches positions outside that window."""
+    out = grad.shape[dim]
+    windows = _adaptive_windows(size, out)
+    counts = [float(end - start) for start, end in windows]
+    shape = [1] * grad.dim()
+    shape[dim] = out
+    scaled = grad / Tensor._make(_xp(grad._data).asarray(counts, dtype=grad.dtype)
+                                 .reshape(shape), grad._device)
+    members = [[i for i, (start, end) in enumerate(windows) if start <= j < end]
+               for j in range(size)]
+    m = max(len(w) for w in members)
+    flat = [w[k] if k < len(w) else out for w in members for k in range(m)]   # out: zeros
+    zshape = list(grad.shape)
+    zshape[dim] = 1
+    from .factories import zeros
+    from .joining import cat
+    padded = cat([scaled, zeros(zshape, dtype=grad.dtype, device=grad.device)], dim)
+    idx = Tensor._make(_xp(grad._data).asarray(flat, dtype=B.int64), grad._device)
+    g = padded.index_select(dim, idx)
+    gshape = list(grad.shape)
+    gshape[dim:dim + 1] = [size, m]
+    return g.reshape(gshape).sum(dim + 1)
 
 
 def _adaptive_bwd(grad, self, self_shape, output_size):
     # (self is saved, as PyTorch saves it; the map itself only needs the shape)
-    xp = grad._device.xp
-    ph = Tensor._make(_bins(xp, grad.dtype, self_shape[2], output_size[0]), grad._device)
-    pw = Tensor._make(_bins(xp, grad.dtype, self_shape[3], output_size[1]), grad._device)
-    return ph.t().matmul(grad).matmul(pw)
+    return _spread_back(_spread_back(grad, 3, self_shape[3]), 2, self_shape[2])
 
 
 ADAPTIVE_AVG_POOL2D = defop("adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", _adaptive_fwd,
