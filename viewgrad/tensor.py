@@ -378,7 +378,12 @@ class Tensor:
     def grad(self):
         # (a leaf's question answered without the grad_fn property: only a view can have
         # a grad_fn to regenerate)
-        fn = self._grad_fn if self._view_info is None else self.grad_fn
+        fn = self._grad_fn
+        if self._view_info is not None:
+            try:
+                fn = self.grad_fn
+            except RuntimeError:   # a view that may not be regenerated (made in no_grad,
+                fn = None          # then its base modified): PyTorch's getter just reads
         if fn is not None and not self._retains_grad and _st.warn_nonleaf_grad:
             import warnings
             warnings.warn(

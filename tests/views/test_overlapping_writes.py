@@ -1,7 +1,8 @@
 """Note [overlapping writes] (backend/strided.py): an in-place write whose elements, or
-whose operand's, share memory in a way PyTorch's cheap tests cannot see is refused (PyTorch
-computes it in its loops' order; NumPy would silently compute something else), while every
-write PyTorch computes deterministically still runs and matches it."""
+whose operand's, share memory in a way PyTorch's cheap tests cannot see is refused where
+the result depends on the order of the writes (NumPy would silently compute something
+else); an elementwise op of the written tensor alone runs position by position, as
+PyTorch's loop; every write PyTorch computes deterministically matches it."""
 import itertools
 
 import numpy as np
@@ -37,13 +38,31 @@ def _unfold_of_a_graph(L):
     return b
 
 
-ORDER_DEPENDENT = [_unfold_mul, _unfold_setitem, _broadcast_alias, _unfold_of_a_graph]
+ORDER_DEPENDENT = [_unfold_setitem, _broadcast_alias, _unfold_of_a_graph]
 
 
 @pytest.mark.parametrize("fn", ORDER_DEPENDENT, ids=lambda f: f.__name__)
 def test_order_dependent_writes_are_refused(fn):
     with pytest.raises(RuntimeError, match=r"single memory location.*clone\(\)"):
         fn(vg)
+
+
+def _unfold_exp(L):
+    b = L.arange(5, dtype=L.float64) / 4
+    b.unfold(0, 3, 1).exp_()
+    return b
+
+
+def _strided_add_number(L):
+    b = L.arange(8, dtype=L.float32)
+    b.as_strided((3, 2), (2, 1), 1).add_(0.5)
+    return b
+
+
+def _unfold_clamp(L):
+    b = L.arange(6, dtype=L.float64)
+    b.unfold(0, 4, 1).clamp_(1.0, 3.0)
+    return b
 
 
 def _fill_unfold(L):
@@ -83,7 +102,8 @@ def _transposed_partial(L):
     return x
 
 
-@pytest.mark.parametrize("fn", [_fill_unfold, _zero_unfold, _same_column, _other_column,
+@pytest.mark.parametrize("fn", [_unfold_mul, _unfold_exp, _strided_add_number, _unfold_clamp,
+                                _fill_unfold, _zero_unfold, _same_column, _other_column,
                                 _self_and_detached, _transposed_partial],
                          ids=lambda f: f.__name__)
 def test_deterministic_writes_as_torch(fn):

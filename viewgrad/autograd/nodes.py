@@ -387,8 +387,17 @@ class OpDef:
             # where's condition) and the result, which PyTorch saves unconditionally and
             # checks when the node runs (``x = nograd_view.gather(1, i); i.fill_(0)``, or
             # ``h = hypot(nograd_view, nograd_view); h.tanh_()``, refuse at backward)
+            # A value that two formulas take is saved whatever needs a gradient (PyTorch's
+            # code generator guards a saved value by should_compute_output only when one
+            # formula takes it): addcdiv's tensor2, where's condition; index_add's index,
+            # which only the source's formula takes, is saved only for the source.
+            uses = {}
+            for f, deps, _ in self.formulas:
+                if f is not None:
+                    for d in set(deps):
+                        uses[d] = uses.get(d, 0) + 1
             always = set(self.attrs) | {"result", *self.outputs} | {
-                self.inputs[i] for i, (f, _, _) in enumerate(self.formulas) if f is None}
+                d for d, n in uses.items() if n > 1}
             names = []
             for need, (f, deps, _) in zip(needs, self.formulas):
                 if f is not None:

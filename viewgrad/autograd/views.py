@@ -271,6 +271,10 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
     if others:
         _device_of(inputs)   # the mixed-devices error
         check_no_partial_overlap(self, others, opname)
+    d = self._data
+    if (d.ndim > 1 and not (d.flags.c_contiguous or d.flags.f_contiguous)
+            and not _overlap_allowed(opname, self, others) and B.has_internal_overlap(d)):
+        compute = _position_by_position(op, self, others, requires, opname)
     hook = _st.inplace_observer
     token = hook.before(opname, self, others) if hook is not None else None
     node = None
@@ -325,6 +329,28 @@ def _result_saved_on_a_view(node, view):
 # released by the first ("Trying to backward through the graph a second time", where
 # PyTorch computes). The pointer is weak, as PyTorch's is: once nothing else keeps the
 # view's grad_fn alive, unpacking falls back to the node itself.
+
+
+def _position_by_position(op, self, others, requires, opname):
+    """Note [overlapping writes] (backend/strided.py): an in-place op on a tensor whose
+    elements share memory (an unfold with step < size). An elementwise op of self alone
+    (``u.mul_(2)``, ``u.exp_()``) is PyTorch's loop: each position in turn reads its
+    element and writes it back, so an element that k positions share gets the op k times
+    — the compute returned does that (writing self's memory itself). Anything else — an
+    operand tensor, an indexed write, a graph to record — depends on the order of the
+    writes: refused."""
+    if (requires or any(isinstance(o, Tensor) for o in others)
+            or not (op.host is not None or op.follows_first or op.promote)):
+        raise RuntimeError(
+            f"{opname}: unsupported operation: some elements of the written-to tensor "
+            "refer to a single memory location (an unfold with step < size, an "
+            "as_strided view), so the result would depend on the order of the writes. "
+            "Please clone() the tensor before performing the operation.")
+
+    def compute(d, *rest):
+        B.apply_by_positions(d, lambda v: op.forward(v, *rest))
+        return d   # (written: _write_into sees self's own array)
+    return compute
 
 
 def _some_requires_grad(inputs):
@@ -422,13 +448,7 @@ def check_inplace(t, requires_grad, opname, overlap=True):
                 f"{opname}: unsupported operation: more than one element of the written-to "
                 "tensor refers to a single memory location. Please clone() the tensor before "
                 "performing the operation.")
-    if overlap and d.ndim > 1 and not (d.flags.c_contiguous or d.flags.f_contiguous) \
-            and B.has_internal_overlap(d):   # Note [overlapping writes] (backend/strided.py)
-        raise RuntimeError(
-            f"{opname}: unsupported operation: some elements of the written-to tensor "
-            "refer to a single memory location (an unfold with step < size, an "
-            "as_strided view), so the result would depend on the order of the writes. "
-            "Please clone() the tensor before performing the operation.")
+
     if not requires_grad or not _st.grad_enabled:
         return
     vi = t._view_info

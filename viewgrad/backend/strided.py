@@ -19,7 +19,7 @@ __all__ = ["is_channels_last", "row_major", "fresh_row_major", "layout_like",
            "empty_strided", "strided_in", "clone_preserving_storage",
            "broadcast_shapes", "broadcast_error", "shapes_error", "checked_broadcast",
            "strided_view", "expand_view", "unfold_view", "diagonal_view",
-           "has_internal_overlap", "shares_memory"]
+           "has_internal_overlap", "shares_memory", "apply_by_positions"]
 
 
 # Note [result layouts]
@@ -453,7 +453,11 @@ def diagonal_view(a, offset, dim1, dim2):
 # ``x.add_(x[:, :1])``) its kernel runs element by element and each read sees the writes
 # before it, in an order that depends on its loops and vector widths. NumPy copies such
 # operands first, so it would give a different answer without a word. viewgrad refuses
-# those writes instead (clone() first), which these two exact tests find.
+# those writes instead (clone() first), which these two exact tests find — except an
+# elementwise op of the written tensor alone (``u.mul_(2)`` on an unfold), which reads
+# and writes each position's own element: there the order does not matter, and each
+# element gets the op once per position that holds it, as in PyTorch's loop
+# (``apply_by_positions``).
 
 _MAX_ENUMERATED = 1 << 22
 
@@ -489,3 +493,29 @@ def shares_memory(a, b) -> bool:
         return bool(xp.shares_memory(a, b, max_work=1 << 20))
     except Exception:   # noqa: BLE001 - TooHardError, or a device without the exact test
         return bool(xp.may_share_memory(a, b))
+
+
+def apply_by_positions(a, fn):
+    """Apply elementwise ``fn`` (values -> values) to ``a`` in place position by position,
+    as a loop over its positions would: an element that k positions share (``a`` overlaps
+    itself, non-negative strides) gets ``fn`` k times. In rounds: round r takes each
+    element's (r+1)-th position, so no round holds one element twice."""
+    xp = xp_of(a)
+    item = a.itemsize
+    offs = np.zeros((), dtype=np.int64)
+    for n, st in zip(a.shape, a.strides):
+        offs = np.add.outer(offs, np.arange(n, dtype=np.int64) * (st // item))
+    offs = offs.reshape(-1)
+    order = np.argsort(offs, kind="stable")
+    ranked = offs[order]
+    first = np.concatenate([[True], ranked[1:] != ranked[:-1]])
+    starts = np.maximum.accumulate(np.where(first, np.arange(offs.size), 0))
+    rank = np.empty(offs.size, dtype=np.int64)
+    rank[order] = np.arange(offs.size) - starts
+    span = int(offs.max()) + 1
+    flat = xp.lib.stride_tricks.as_strided(a, (span,), (item,))
+    for r in range(int(rank.max()) + 1):
+        at = offs[rank == r]
+        if xp is not np:
+            at = xp.asarray(at)
+        flat[at] = fn(flat[at])
