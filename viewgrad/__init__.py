@@ -45,7 +45,7 @@ from .ops.view_scatter import (select_scatter, slice_scatter, diagonal_scatter,
                                as_strided_scatter)
 from .ops.views import (transpose as swapdims, transpose as swapaxes, movedim as moveaxis,
                         broadcast_to)
-from .ops.joining import cat, stack
+from .ops.joining import cat, concat, concatenate, stack
 from .ops.flat import take, put, take_along_dim
 from .ops.quantiles import quantile, nanquantile
 from .ops.rearrange import rot90
@@ -94,7 +94,11 @@ from .ops.stats import (var, std, var_mean, std_mean, prod, cumsum, cumprod, log
                         nansum, nanmean)
 from .ops.extrema import cummax, cummin, aminmax, logcumsumexp
 from .ops.vector_norms import norm
-from .ops.sorting import sort, argsort, msort, topk, kthvalue, median, mode
+from .ops.sorting import sort, argsort, msort, topk, kthvalue, median, nanmedian, mode
+from .ops.number_theory import gcd, lcm
+from .ops.combinatorics import tril_indices, triu_indices, combinations
+from .ops.narrow_copy import narrow_copy
+from .ops.inplace import masked_fill
 from .ops.conveniences import conj_physical
 from . import return_types  # noqa: E402  (the named tuples: return_types.max, .sort...)
 from .ops.compare import isclose, allclose, equal, count_nonzero, all, any  # noqa: A004

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-__all__ = ["max", "min", "sort", "topk", "kthvalue", "median", "mode", "aminmax", "cummax",
+__all__ = ["max", "min", "sort", "topk", "kthvalue", "median", "nanmedian", "mode", "aminmax",
+           "cummax",
            "cummin",
            "linalg_slogdet", "slogdet", "linalg_svd", "svd", "linalg_eigh", "linalg_qr", "qr",
            "linalg_lstsq", "triangular_solve", "frexp", "linalg_lu_factor",
@@ -65,6 +66,7 @@ sort = _structseq("sort")
 topk = _structseq("topk")
 kthvalue = _structseq("kthvalue")
 median = _structseq("median")
+nanmedian = _structseq("nanmedian")
 mode = _structseq("mode")
 aminmax = _structseq("aminmax", ("min", "max"))
 cummax = _structseq("cummax")

@@ -43,6 +43,11 @@ SAMPLES.update({
     "median": [(lambda a: a.median(), [(5,)])],
     "median_dim": [(lambda a: a.median(1)[0], [(2, 3)]),
                    (lambda a: vg.median(a, 0, keepdim=True).values, [(4, 2)])],
+    "nanmedian": [(lambda a: a.nanmedian(), [(5,)])],
+    "nanmedian_dim": [(lambda a: a.nanmedian(1)[0], [(2, 3)]),
+                      (lambda a: vg.nanmedian(a, 0, keepdim=True).values, [(4, 2)])],
+    "narrow_copy": [(lambda a: a.narrow_copy(1, 1, 2), [(2, 4)]),
+                    (lambda a: vg.narrow_copy(a, -1, -2, 2), [(3,)])],
     "mode": [(lambda a: a.mode(1)[0], [(2, 3)])],
 })
 

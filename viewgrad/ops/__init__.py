@@ -26,6 +26,7 @@ from . import conv, pool, norm, activations  # noqa: F401  (viewgrad.nn: conv, p
 from . import stats, vector_norms  # noqa: F401  (var/std/prod/scans/logsumexp; norms)
 from . import sorting, extrema  # noqa: F401  (sort, topk, kthvalue, median, mode; cummax...)
 from . import quantiles  # noqa: F401  (quantile, nanquantile)
+from . import number_theory, combinatorics, narrow_copy  # noqa: F401  (gcd, lcm; tril_indices...)
 from . import conveniences  # noqa: F401  (fill_diagonal_, sum_to_size, conj of a real tensor)
 from . import fast  # noqa: F401  (array kernels for plain backward; after the table rows)
 

@@ -111,11 +111,17 @@ def sgn_(self):
     return apply_inplace(P.SGN, self, name="sgn_")
 
 
-def rsub(input, other, *, alpha=1):
+def _rsub(input, other, *, alpha=1):
     """``torch.rsub(input, other)``: ``other - alpha * input``."""
     if isinstance(other, Tensor):
         return P.sub(other, input, alpha=alpha)
     return P.rsub(input * alpha if alpha != 1 else input, other)
+
+
+# (input must be a Tensor: PyTorch has no rsub(Number, Tensor))
+rsub = function_form(_rsub, "rsub", ("Tensor input, Tensor other, *, Number alpha = 1",
+                                     "Tensor input, Number other, Number alpha = 1"),
+                     number_input=False)
 
 
 def broadcast_shapes(*shapes):

@@ -16,7 +16,7 @@ from ..tensor import Tensor
 from . import inplace as I
 from . import pointwise as P
 from .args import check_result_cast, cpp_type_name, float_input, torch_type_name, with_out
-from .operands import need_tensor
+from .operands import invalid_combination, need_tensor
 from .pointwise import scalar_first as _scalar_first
 from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .table import (_device_of, apply_inplace, defop, dispatch, method, promoted_arrays,
@@ -134,7 +134,8 @@ def _integer_division(kernel, input, other):
         else:
             other = B.wrap_int_scalar(int(other), rt)
             zero = other == 0
-        if zero:
+        # (an empty result divides nothing: PyTorch's kernel never runs)
+        if zero and input._data.size and (not isinstance(other, Tensor) or other._data.size):
             raise RuntimeError(ERR_ZERO_DIV)
     if not isinstance(other, Tensor) and input._data.dtype != rt:
         input = input.to(rt)   # int64 tensor % 2.5 is float32, bool % 2 is int64
@@ -291,6 +292,11 @@ def _lerp_args(input, end, weight):
                            f"dtype {cpp_type_name(end.dtype)}")
     weight = P._coerce(weight, input)
     if isinstance(weight, Tensor):
+        if weight.dtype != input.dtype:
+            if weight.dim():   # PyTorch's check; a 0-d weight is taken as a CPU scalar
+                raise RuntimeError(f"expected dtype {cpp_type_name(input.dtype)} for "
+                                   f"`weight` but got dtype {cpp_type_name(weight.dtype)}")
+            weight = weight.to(input.dtype)   # (read in input's dtype, as that scalar is)
         return LERP_T, (input, end, weight), ()
     return LERP, (input, end), (float(weight),)
 
@@ -300,6 +306,12 @@ def lerp(input, end, weight, *, out=None):
     """Linear interpolation ``input + weight * (end - input)``, as ``torch.lerp``; weight
     is a number (``LerpBackward0``) or a tensor (``LerpBackward1``, which also gets the
     gradient grad·(end - input))."""
+    if not isinstance(input, Tensor):   # (the function form; PyTorch's parser's words)
+        raise TypeError("\n".join([invalid_combination("lerp", (input, end, weight)),
+                                   " * (Tensor input, Tensor end, Tensor weight, *, Tensor "
+                                   "out = None)",
+                                   " * (Tensor input, Tensor end, Number weight, *, Tensor "
+                                   "out = None)"]))
     _refuse(_CX["lerp_tensor" if isinstance(weight, Tensor) else "lerp_scalar"], input)
     op, ins, attrs = _lerp_args(input, end, weight)
     try:
@@ -321,6 +333,7 @@ def lerp_(self, end, weight):
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """``input + value * tensor1 * tensor2`` in one op, as ``torch.addcmul`` (optimizers
     use it). Backward (``AddcmulBackward0``): grad, grad·tensor2·value, grad·tensor1·value."""
+    need_tensor("addcmul", input, pos=1, arg="input")
     _refuse_bool_result("addcmul", input, tensor1, tensor2)   # (Note [inputs PyTorch refuses])
     if input._data.dtype.kind in "iu":   # value converted to the dtype, as PyTorch
         rt = promoted_dtype((input, tensor1, tensor2))
@@ -353,6 +366,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """``input + value * tensor1 / tensor2`` in one op, as ``torch.addcdiv`` (Adam's step).
     Backward (``AddcdivBackward0``): grad, grad·value/tensor2,
     -grad·value·tensor1/tensor2²."""
+    need_tensor("addcdiv", input, pos=1, arg="input")
     _no_integer_addcdiv(tensor1, tensor2)
     return with_out(dispatch(ADDCDIV, (input, tensor1, tensor2), (value,)), out, "addcdiv")
 

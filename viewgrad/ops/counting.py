@@ -27,6 +27,18 @@ def _results(dev, first, inverse, counts, return_inverse, return_counts):
     return out[0] if len(out) == 1 else tuple(out)
 
 
+def _zero_sized_dims(shape, d):
+    """PyTorch's refusals of ``unique(dim=d)`` on an input with size-0 dims: one beside
+    ``d`` leaves slices with nothing to compare (trailing space as PyTorch's)."""
+    zeros = shape.count(0)
+    if shape[d] == 0 and zeros > 1:
+        raise RuntimeError("Number of zero sized dimensions is more than one, so unique "
+                           "cannot be applied ")
+    if shape[d] != 0 and zeros:
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so "
+                           "unique cannot be applied")
+
+
 @method("unique")
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The distinct values, in ascending order, as ``torch.unique``; with
@@ -46,6 +58,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         inv = inv.reshape(a.shape)
     else:
         d = _wrap_dim(dim, input.dim())
+        _zero_sized_dims(a.shape, d)
         vals, inv, cnt = xp.unique(a, return_inverse=True, return_counts=True, axis=d)
         inv = inv.reshape(-1)
     return _results(dev, vals, inv, cnt, return_inverse, return_counts)
@@ -65,6 +78,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         change = flat[1:] != flat[:-1]
     else:
         d = _wrap_dim(dim, input.dim())
+        _zero_sized_dims(a.shape, d)
         flat = xp.moveaxis(a, d, 0)
         diff = (flat[1:] != flat[:-1]).reshape(max(flat.shape[0] - 1, 0),
                                                math.prod(flat.shape[1:]))

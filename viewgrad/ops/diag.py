@@ -13,7 +13,7 @@ import warnings
 from .. import backend as B
 from ..autograd.saved_names import show_given
 from ..tensor import Tensor, _wrap_dim
-from .args import with_out
+from .args import torch_type_name, with_out
 from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .table import defop, dispatch, method
 from .views import DIAG_BWD
@@ -129,11 +129,20 @@ def linalg_cross(input, other, *, dim=-1, out=None):
     input, cross(grad, input) for other."""
     if input.dim() != other.dim():
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
-    _refuse(_CX["cross"], input, other)   # (bool: Note [inputs PyTorch refuses])
+    # (bool: Note [inputs PyTorch refuses]; the kernel is picked by input's dtype)
+    _refuse(_CX["cross"], input, other if other.dtype == input.dtype else input)
     d = _wrap_dim(dim, input.dim())
     if input.shape[d] != 3 or other.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
                            f"{input.shape[d]} and {other.shape[d]}")
+    if other.dtype != input.dtype:   # PyTorch's kernel: no promotion, after broadcasting
+        from .pointwise import _bshape_err
+        try:
+            input._device.xp.broadcast_shapes(input._data.shape, other._data.shape)
+        except ValueError:
+            raise _bshape_err("linalg.cross", input, other) from None
+        raise RuntimeError(f"expected scalar type {torch_type_name(input.dtype)} but found "
+                           f"{torch_type_name(other.dtype)}")
     try:
         return with_out(show_given(dispatch(CROSS, (input, other), (d,)), "dim", dim, d), out,
                         "linalg.cross")   # (the dim as given: Note [dims as given])

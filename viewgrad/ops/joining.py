@@ -17,10 +17,12 @@ from ..tensor import Tensor, _wrap_dim
 from .table import _edges, promoted_dtype
 from .views import narrow, select
 
-__all__ = ["cat", "stack"]
+__all__ = ["cat", "concat", "concatenate", "stack"]
 
 
 class CatBackward0(Node):
+    # sizes: each input's size along dim, None for a legacy empty input (its gradient is a
+    # new empty 1-D tensor, as PyTorch's cat_tensors_backward makes it)
     __slots__ = ("dim", "sizes", "dtypes", "dim_arg")
 
     @property
@@ -32,6 +34,9 @@ class CatBackward0(Node):
         g = grads[0]
         out, off = [], 0
         for e, s in zip(self.next_functions, self.sizes):
+            if s is None:
+                out.append(g.new_zeros(0) if e[0] is not None else None)
+                continue
             out.append(narrow(g, self.dim, off, s) if e[0] is not None else None)
             off += s
         return _in_input_dtypes(out, self.dtypes)
@@ -39,7 +44,7 @@ class CatBackward0(Node):
     def apply_arrays(self, grads):
         """``apply`` on bare arrays (Note [cat's and stack's backward on arrays])."""
         g = grads[0]
-        if g is None or self.dtypes is not None:
+        if g is None or self.dtypes is not None or None in self.sizes:
             return Node.apply_arrays(self, grads)
         out, off = [], 0
         key = [_ALL] * g.ndim
@@ -146,12 +151,28 @@ def _concatenate(xp, arrays, d):
     return data if data.flags.c_contiguous else xp.ascontiguousarray(data)
 
 
+def _legacy_empty(t):
+    """PyTorch's cat_should_skip_tensor: a 1-D tensor of size 0 (what an empty tensor was
+    before tensors of any shape could be empty) joins the dtype promotion but not the
+    shape checks, so ``cat([x, tensor([])])`` is ``x``."""
+    return t.dim() == 1 and t._data.shape[0] == 0
+
+
 def cat(tensors, dim=0):
     _seq_check(tensors, "cat")
     tensors = list(tensors)
-    ref = tensors[0]
+    shaped = [t for t in tensors if not _legacy_empty(t)]
+    if not shaped:   # all legacy empties: PyTorch wraps no dim (any dim is taken)
+        xp = tensors[0]._device.xp
+        arrays, dtypes = _promoted(tensors)
+        return _finish_variadic(CatBackward0, xp.concatenate(arrays), tensors, dim=0,
+                                dim_arg=operator.index(dim), sizes=(None,) * len(tensors),
+                                dtypes=dtypes)
+    ref = shaped[0]
     d = _wrap_dim(dim, ref.dim())
     for i, t in enumerate(tensors):
+        if _legacy_empty(t):
+            continue
         if t.dim() != ref.dim():
             raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.dim()} "
                                f"and {t.dim()}")
@@ -163,9 +184,22 @@ def cat(tensors, dim=0):
                     f"{list(ref.shape)} and {list(t.shape)}: only dim {d} may differ.)")
     xp = ref._device.xp
     arrays, dtypes = _promoted(tensors)
-    data = _concatenate(xp, arrays, d)
+    legacy = [_legacy_empty(t) for t in tensors]
+    data = _concatenate(xp, [a for a, skip in zip(arrays, legacy) if not skip], d)
     return _finish_variadic(CatBackward0, data, tensors, dim=d, dim_arg=operator.index(dim),
-                            sizes=tuple(t._data.shape[d] for t in tensors), dtypes=dtypes)
+                            sizes=tuple(None if skip else t._data.shape[d]
+                                        for t, skip in zip(tensors, legacy)), dtypes=dtypes)
+
+
+def concat(tensors, dim=0):
+    """``torch.concat``: the alias of ``cat`` (``CatBackward0``)."""
+    return cat(tensors, dim)
+
+
+def concatenate(tensors, dim=0):
+    """``torch.concatenate``: the alias of ``cat`` (``CatBackward0``); NumPy's ``axis``
+    is taken through the signature check as PyTorch's parser takes it."""
+    return cat(tensors, dim)
 
 
 def stack(tensors, dim=0):

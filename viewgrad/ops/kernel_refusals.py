@@ -54,6 +54,7 @@ REFUSALS = {
     "topk": {"c": (_RT, " topk does not support complex dtypes on CPU"),
              "b": (_RT, "topk does not support bool dtypes on CPU")},
     "kthvalue": _kernel("kthvalue_cpu", "c", "b"), "median": _kernel("median_cpu", "c", "b"),
+    "median_dim": _kernel("median_out", "c", "b"),
     "mode": _kernel("mode_cpu"), "unique": _kernel("unique"),
     "cummax": _kernel("cummax_cpu"), "cummin": _kernel("cummin_cpu"),
     "maximum": _said(_RT, "maximum not implemented for complex tensors."),

@@ -159,7 +159,9 @@ def _check(a, b, op):
                    f"{cpp_type_name(na)} != {cpp_type_name(nb)}")
         raise RuntimeError(msg + ". Matrix products do not promote: convert one operand "
                            "first, e.g. a @ b.to(a.dtype)")
-    if da.kind == "b" and op in _BOOL_KERNELS:
+    # (an empty product never reaches PyTorch's mm/bmm/mv kernel: its zeros are False)
+    if da.kind == "b" and op in _BOOL_KERNELS and (
+            op not in ("mm", "bmm", "mv") or (a._data.size and b._data.size)):
         raise NotImplementedError(f'"{_BOOL_KERNELS[op]}" not implemented for \'Bool\'')
 
 

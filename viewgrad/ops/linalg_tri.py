@@ -13,6 +13,7 @@ import warnings
 
 from .. import backend as B
 from .. import return_types as RT
+from .args import torch_type_name
 from .linalg import check_vectors, matmul
 from .linalg_solve import (_out, batched_solve, check_float, check_matrix, check_square,
                            multi_dot)
@@ -209,6 +210,10 @@ VDOT = defop("vdot", "VdotBackward0", lambda self, other: _xp(self).asarray(
 def vdot(input, other, *, out=None):
     """The dot product of two 1-D tensors, as ``torch.vdot`` (for real tensors the same
     as ``dot``; node ``VdotBackward0``)."""
+    if input.dim() == 1 == other.dim() and input.dtype != other.dtype:
+        # PyTorch's dot_check: after the dims, before the sizes; no promotion
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                           f"{torch_type_name(input.dtype)} and {torch_type_name(other.dtype)}")
     check_vectors(input, other)
     return _out(dispatch(VDOT, (input, other)), out, "vdot")
 

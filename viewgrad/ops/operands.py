@@ -252,7 +252,8 @@ def install_functions(namespace):
         if name in namespace:
             namespace[name] = function_form(namespace[name], name, arg=arg, tensor_only=True)
     for name in _TENSOR_OR_NUMBER + ("xlogy_",):
-        if name in namespace:
-            namespace[name] = function_form(namespace[name], name, F_OTHER)
+        if name in namespace:   # (torch.fmod(2, t), torch.copysign(2., t): no such overload)
+            namespace[name] = function_form(namespace[name], name, F_OTHER,
+                                            number_input=name not in ("fmod", "copysign"))
     namespace["float_power"] = function_form(namespace["float_power"], "float_power",
                                              F_EXPONENT, "exponent")

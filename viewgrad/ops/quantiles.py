@@ -46,6 +46,9 @@ def _quantile(self, q, dim, keepdim, interpolation, ignore_nan, name):
     qv, scalar_q = _qs(q, self, name)
     if self.numel() == 0:
         raise RuntimeError(f"{name}() input tensor must be non-empty")
+    if dim is not None and self.dim() == 0:   # dim 0 or -1 of a 0-d tensor: all of it
+        _wrap_dim(dim, 0)
+        dim = None
     x = self.reshape(-1) if dim is None else self
     d = 0 if dim is None else _wrap_dim(dim, self.dim())
     srt = x.sort(dim=d).values

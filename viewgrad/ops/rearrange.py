@@ -261,7 +261,15 @@ def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
         x = self.flatten()
         d = 0
     else:
+        # a 0-d input: PyTorch's size(dim) (tensor repeats, any dim) or unsqueeze(dim + 1)
+        # (int repeats) refuses it
+        tensor_repeats = isinstance(repeats, Tensor)
+        if self.dim() == 0 and tensor_repeats and repeats.dim() <= 1:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         d = _wrap_dim(dim, self.dim())
+        if self.dim() == 0 and not tensor_repeats and operator.index(repeats) >= 0:
+            raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], "
+                             f"but got {d + 1})")
     if isinstance(repeats, Tensor):
         # per-slice counts (a single count is broadcast): an index_select, as PyTorch
         if repeats._data.dtype.kind not in "iu":   # (PyTorch's kernel asks this first)

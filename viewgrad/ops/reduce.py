@@ -535,7 +535,11 @@ def check_bounds(self, d, index):
 @method("scatter")
 def scatter(self, dim, index, src=None, *, value=None, reduce=None):
     d = _check_index(self, dim, index, "scatter")
+    if isinstance(src, Tensor):   # (PyTorch's dtype check, before the shapes, any reduce)
+        _same_dtype(self, src)
     check_index_shape(self, d, index, value if src is None else src)
+    if reduce not in (None, "add", "multiply"):   # (PyTorch's meta check, before the kernel's)
+        raise RuntimeError("reduce argument must be either add or multiply.")
     check_bounds(self, d, index)
     if reduce is not None:  # PyTorch's deprecated form, without a derivative
         from .index_ops import _scatter_reduce
@@ -543,7 +547,6 @@ def scatter(self, dim, index, src=None, *, value=None, reduce=None):
     if not isinstance(src, Tensor):
         return show_given(dispatch(SCATTER_VALUE, (self, index), (value if src is None else src,
                                                                   d)), "dim", dim, d)
-    _same_dtype(self, src)
     return show_given(dispatch(SCATTER, (self, index, src), (d,)), "dim", dim, d)
 
 
@@ -555,7 +558,7 @@ def _same_dtype(self, src):
 @method("scatter_add")
 def scatter_add(self, dim, index, src):
     d = _check_index(self, dim, index, "scatter")
+    _same_dtype(self, src)   # (PyTorch's order: the dtypes, then the shapes)
     check_index_shape(self, d, index, src)
     check_bounds(self, d, index)
-    _same_dtype(self, src)
     return dispatch(SCATTER_ADD, (self, index, src), (d,))

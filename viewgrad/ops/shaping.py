@@ -187,10 +187,19 @@ def tensordot(a, b, dims=2, out=None):
         da, db = ([d] if isinstance(d, int) else list(d) for d in dims)
     if len(da) != len(db):
         raise RuntimeError("both dimension lists should have same length")
+    if a.dtype != b.dtype:   # (PyTorch's check, before mm's)
+        raise RuntimeError("both inputs should have same dtype")
     da = [_wrap_dim(d, a.dim()) for d in da]
     db = [_wrap_dim(d, b.dim()) for d in db]
+    ta, tb = a, b
     for x, y in zip(da, db):
-        if a.shape[x] != b.shape[y]:
+        # a contracted dim of size 1 on one side broadcasts: the other side is summed over
+        # it at once (kept as size 1), as PyTorch's tensordot does
+        if b.shape[y] == 1:
+            ta = ta.sum(x, keepdim=True, dtype=ta.dtype)
+        elif a.shape[x] == 1:
+            tb = tb.sum(y, keepdim=True, dtype=tb.dtype)
+        elif a.shape[x] != b.shape[y]:
             raise RuntimeError(f"contracted dimensions need to match, but first has size "
                                f"{a.shape[x]} in dim {x} and second has size {b.shape[y]} "
                                f"in dim {y}")
@@ -198,9 +207,15 @@ def tensordot(a, b, dims=2, out=None):
     fb = [i for i in range(b.dim()) if i not in db]
     k = 1
     for d in da:
-        k *= a.shape[d]
-    ma = a.permute(*fa, *da).reshape(-1, k) if a.dim() else a.reshape(1, 1)
-    mb = b.permute(*db, *fb).reshape(k, -1) if b.dim() else b.reshape(1, 1)
+        k *= ta.shape[d]
+    # (the free sizes given, not -1: with k == 0 a -1 could be any size)
+    m = n = 1
+    for i in fa:
+        m *= a.shape[i]
+    for i in fb:
+        n *= b.shape[i]
+    ma = ta.permute(*fa, *da).reshape(m, k) if a.dim() else ta.reshape(1, 1)
+    mb = tb.permute(*db, *fb).reshape(k, n) if b.dim() else tb.reshape(1, 1)
     r = mm(ma, mb).reshape([a.shape[i] for i in fa] + [b.shape[i] for i in fb])
     return _out(r, out, "tensordot")
 
@@ -218,6 +233,13 @@ def meshgrid(*tensors, indexing=None):
         warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass "
                       "the indexing argument.", UserWarning, stacklevel=2)
         indexing = "ij"
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    for a, b in zip(tensors, tensors[1:]):   # (PyTorch's checks, in its order)
+        if a.dtype != b.dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+        if a.device != b.device:
+            raise RuntimeError("meshgrid expects all tensors to have the same device")
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
                            f"received: {indexing}")

@@ -271,6 +271,8 @@ SIGNATURES = {
     "flip": (("dims", INTS),),
     "roll": (("shifts", INTS), ("dims", (INTS, None))),
     "narrow": (("dim", INT), ("start", INT), ("length", INT)),
+    "narrow_copy": (("dim", INT), ("start", INT), ("length", INT)),
+    "combinations": (("r", INT), ("with_replacement", BOOL)),
     "select": (("dim", INT), ("index", INT)),
     "unsqueeze": (("dim", INT),),
     "topk": (("k", INT), ("dim", INT), ("largest", BOOL), ("sorted", BOOL)),
@@ -351,6 +353,8 @@ FUNCTIONS = {
     "concat": (("tensors", TENSORS), ("dim", INT)),
     "concatenate": (("tensors", TENSORS), ("dim", INT)),
     "stack": (("tensors", TENSORS), ("dim", INT)),
+    "tril_indices": (("row", INT), ("col", INT), ("offset", INT)),
+    "triu_indices": (("row", INT), ("col", INT), ("offset", INT)),
 }
 
 

@@ -1,7 +1,8 @@
-"""Sorting and order statistics: sort, argsort, msort, topk, kthvalue, median, mode —
+"""Sorting and order statistics: sort, argsort, msort, topk, kthvalue, median, nanmedian, mode —
 each a row of the derivatives table named as PyTorch names its node (SortBackward0 /
 SortBackward1 for ``stable=True``, TopkBackward0, KthvalueBackward0, MedianBackward0 for
-the median of all entries, MedianBackward1 along a dim, ModeBackward0), returning
+the median of all entries, MedianBackward1 along a dim, NanmedianBackward0/1 likewise,
+ModeBackward0), returning
 ``torch.return_types``-style named tuples (``values``, ``indices``).
 
 The indices are found on the arrays first (a stable sort), then the values are *selected*
@@ -22,7 +23,7 @@ from .reduce import _evenly, _select_fwd, _value_selecting_bwd
 from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .table import defop, dispatch, fresh_results, method
 
-__all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "mode"]
+__all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode"]
 
 _xp = B.xp_of
 
@@ -77,17 +78,44 @@ MODE = defop("mode", "ModeBackward0", _select_fwd, inputs=("self", "indices"),
 fresh_results(KTHVALUE, MEDIAN_DIM, MODE)   # (row-major, as PyTorch's)
 
 
+def _empty_median(xp, dtype):
+    """The median of no entries: NaN, as PyTorch's ``full({}, NAN)`` stores it in the
+    dtype (the CPU's float-to-integer conversion of NaN: the most negative int32 or int64,
+    0 in the narrower integers and in uint32, which go through int64; True for bool)."""
+    if dtype.kind in "fc":
+        return xp.asarray(float("nan"), dtype=dtype)
+    if dtype.kind == "b":
+        return xp.asarray(True)
+    v = {("i", 4): -2 ** 31, ("i", 8): -2 ** 63}.get((dtype.kind, dtype.itemsize), 0)
+    return xp.asarray(v, dtype=B.int64).astype(dtype)
+
+
 def _median_all_fwd(self):
     xp = _xp(self)
     flat = self.reshape(-1)
     if flat.size == 0:
-        return xp.asarray(float("nan"), dtype=self.dtype)
+        return _empty_median(xp, self.dtype)
     s = xp.sort(flat)           # NaNs last: if there is one, the median is NaN
     return xp.asarray(s[-1] if bool(xp.isnan(s[-1])) else s[(flat.size - 1) // 2])
 
 
+def _nanmedian_all_fwd(self):
+    xp = _xp(self)
+    flat = self.reshape(-1)
+    if flat.size == 0:
+        return _empty_median(xp, self.dtype)
+    s = xp.sort(flat)           # NaNs last: the lower middle of the others
+    m = flat.size - int(xp.isnan(s).sum()) if s.dtype.kind == "f" else flat.size
+    return xp.asarray(s[max(m - 1, 0) // 2])   # (all NaN: NaN)
+
+
 # all entries equal to the median share its gradient (PyTorch's evenly_distribute_backward)
 MEDIAN_ALL = defop("median", "MedianBackward0", _median_all_fwd, self=_evenly)
+NANMEDIAN_ALL = defop("nanmedian", "NanmedianBackward0", _nanmedian_all_fwd, self=_evenly)
+NANMEDIAN_DIM = defop("nanmedian_dim", "NanmedianBackward1", _select_fwd,
+                      inputs=("self", "indices"), attrs=("dim", "keepdim"),
+                      self=_value_selecting_bwd)
+fresh_results(NANMEDIAN_DIM)
 
 
 # -- the public functions ------------------------------------------------------------------
@@ -195,32 +223,58 @@ def kthvalue(self, k, dim=-1, keepdim=False):
                       "dim", dim, d)
 
 
+def _median_dim(self, dim, keepdim, ignore_nan, op, out_type):
+    """median/nanmedian along ``dim``: the sorted position of the lower middle (of the
+    values that are not NaN for nanmedian; for median the first NaN, if any)."""
+    d = _dim_of(self, dim)
+    _nonempty_dim(self, d, "median")   # (nanmedian's words are median's, as PyTorch's)
+    _refuse(_CX["median_dim"], self)   # Note [inputs PyTorch refuses]
+    if not self.dim():
+        return _scalar_result(self, op, out_type)
+    xp = self._device.xp
+    a = self._data
+    n = a.shape[d]
+    if a.dtype.kind in "fc":
+        nans = xp.isnan(a).sum(axis=d, keepdims=True)
+        if ignore_nan:   # the lower middle of the rest (all NaN: the first NaN)
+            pos = xp.maximum(n - nans - 1, 0) // 2
+        else:   # the first NaN (NaNs sort last, in their original order), else the middle
+            pos = xp.where(nans > 0, n - nans, (n - 1) // 2)
+        pos = pos.astype(B.int64)
+    else:
+        pos = xp.full(tuple(1 if i == d else s for i, s in enumerate(a.shape)),
+                      (n - 1) // 2, dtype=B.int64)
+    ind = _indices(self, B.fresh_row_major(_pick(self, d, keepdim, pos)))
+    return show_given(out_type((dispatch(op, (self, ind), (d, bool(keepdim))), ind)),
+                      "dim", dim, d)
+
+
 @method("median")
 def median(self, dim=None, keepdim=False):
     """The median: of all entries (``dim=None``: a tensor, ``MedianBackward0``, the
     gradient shared by the entries equal to it), or along ``dim`` (a named tuple
     ``(values, indices)``, ``MedianBackward1``), as ``torch.median``. With an even count
     it is the LOWER of the two middle values (not their mean); a NaN makes it NaN."""
-    _refuse(_CX["median"], self)   # Note [inputs PyTorch refuses]
     if dim is None:
+        if self.numel():   # (PyTorch answers an empty input before its kernel refuses)
+            _refuse(_CX["median"], self)   # Note [inputs PyTorch refuses]
         return dispatch(MEDIAN_ALL, (self,))
-    d = _dim_of(self, dim)
-    _nonempty_dim(self, d, "median")
-    if not self.dim():
-        return _scalar_result(self, MEDIAN_DIM, RT.median)
-    xp = self._device.xp
-    a = self._data
-    n = a.shape[d]
-    if a.dtype.kind in "fc":
-        nans = xp.isnan(a).sum(axis=d, keepdims=True)
-        # the first NaN (NaNs sort last, in their original order), else the lower middle
-        pos = xp.where(nans > 0, n - nans, (n - 1) // 2).astype(B.int64)
-    else:
-        pos = xp.full(tuple(1 if i == d else s for i, s in enumerate(a.shape)),
-                      (n - 1) // 2, dtype=B.int64)
-    ind = _indices(self, B.fresh_row_major(_pick(self, d, keepdim, pos)))
-    return show_given(RT.median((dispatch(MEDIAN_DIM, (self, ind), (d, bool(keepdim))), ind)),
-                      "dim", dim, d)
+    return _median_dim(self, dim, keepdim, False, MEDIAN_DIM, RT.median)
+
+
+@method("nanmedian")
+def nanmedian(self, dim=None, keepdim=False):
+    """``median`` that ignores NaN, as ``torch.nanmedian``: the lower middle of the values
+    that are not NaN (NaN only when all are). Of all entries a tensor
+    (``NanmedianBackward0``), along ``dim`` a named tuple ``(values, indices)``
+    (``NanmedianBackward1``: the gradient goes to the chosen entry). In a row of NaNs
+    only, PyTorch's index is whichever NaN its selection left there; viewgrad's is the
+    first."""
+    if dim is None:
+        if self.numel():
+            _refuse(_CX["median"], self)   # Note [inputs PyTorch refuses]
+        return dispatch(NANMEDIAN_ALL, (self,))
+    return _median_dim(self, dim, keepdim, True, NANMEDIAN_DIM, RT.nanmedian)
 
 
 def _mode_indices(a, d):
