@@ -87,6 +87,9 @@ CASES = {
     "index_add_ 0-d both": lambda L, T: L.zeros(()).index_add_(0, T([0]), T(1.)),
     "index_copy_ 0-d source, 2-D": lambda L, T: L.zeros(2, 3).index_copy_(1, T([0]), T(1.)),
     "index_copy_ 0-d source, 1-D": lambda L, T: L.zeros(3).index_copy_(0, T([0]), T(1.)),
+    "unflatten -1 of an empty tensor": lambda L, T: L.zeros(1, 0).unflatten(0, (1, -1)),
+    "unflatten 0 and -1": lambda L, T: L.zeros(0, 3).unflatten(0, (0, -1)),
+    "unflatten 0 and -1 of 6": lambda L, T: L.zeros(6).unflatten(0, (0, -1)),
 }
 
 

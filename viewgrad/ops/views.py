@@ -140,9 +140,15 @@ def unflatten(self, dim, sizes):
     if sizes.count(-1) > 1:
         raise RuntimeError("unflatten got an unexpected error:\nonly one dimension can be "
                            "inferred")
+    if known == 0 and -1 in sizes and shape[d] == 0:
+        raise RuntimeError(f"unflatten got an unexpected error:\ncannot reshape tensor of 0 "
+                           f"elements into shape {list(sizes)} because the unspecified "
+                           f"dimension size -1 can be any value and is ambiguous")
     if (known != shape[d] if -1 not in sizes else (known == 0 or shape[d] % known)):
         raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
                            f"size of dim {d} ({shape[d]}) in the input tensor")
+    if -1 in sizes:   # inferred from dim d alone (the view of an empty tensor could not)
+        sizes = tuple(shape[d] // known if s == -1 else s for s in sizes)
     return view(self, shape[:d] + sizes + shape[d + 1:])
 
 
