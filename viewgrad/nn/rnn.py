@@ -243,14 +243,17 @@ class RNNBase(Module):
             raise RuntimeError(f"input must have 3 dimensions, got {x.dim()}")
         self._check_input(x)
         B = x.shape[1]
-        cx = None
+        cx, lstm_hx = None, None
         if hx is None:
             hx = Fa.zeros(self._hidden_shape(B), dtype=x.dtype, device=x.device)
             if is_lstm:
                 cx = Fa.zeros(self._hidden_shape(B, cell=True), dtype=x.dtype, device=x.device)
         else:
-            if is_lstm:
-                hx, cx = hx
+            lstm_hx = hx
+            if is_lstm and packed and sorted_idx is None:
+                _check_lstm_hx(hx)   # (PyTorch hands a packed batch's hx to ATen unread)
+            if is_lstm:   # (indexed as PyTorch does: a bare Tensor gives its rows)
+                hx, cx = lstm_hx[0], lstm_hx[1]
             want = 3 if batched else 2
             if hx.dim() != want or (cx is not None and cx.dim() != want):
                 kind = "batched 3-D" if batched else "unbatched 2-D"
@@ -268,6 +271,8 @@ class RNNBase(Module):
         if is_lstm:
             self._check_hidden(hx, self._hidden_shape(B), "[0]")
             self._check_hidden(cx, self._hidden_shape(B, cell=True), "[1]")
+            if lstm_hx is not None:
+                _check_lstm_hx(lstm_hx)
         else:
             self._check_hidden(hx, self._hidden_shape(B))
         out, h_n, c_n = self._run(x, hx, cx, lengths)
@@ -285,6 +290,22 @@ class RNNBase(Module):
                 h_n = h_n.squeeze(1)
                 c_n = c_n.squeeze(1) if c_n is not None else None
         return (out, (h_n, c_n)) if is_lstm else (out, h_n)
+
+
+def _check_lstm_hx(hx):
+    """What ATen's ``lstm`` makes of the (h, c) given, once the sizes passed: a bare
+    Tensor is no tuple of Tensors, and there must be exactly two states."""
+    if not isinstance(hx, (tuple, list)):
+        raise TypeError(f"lstm() received an invalid combination of arguments - got "
+                        f"(Tensor, {type(hx).__name__}, list, bool, int, float, bool, bool, "
+                        "bool), but expected one of:\n * (Tensor data, Tensor batch_sizes, "
+                        "tuple of Tensors hx, tuple of Tensors params, bool has_biases, int "
+                        "num_layers, float dropout, bool train, bool bidirectional)\n * "
+                        "(Tensor input, tuple of Tensors hx, tuple of Tensors params, bool "
+                        "has_biases, int num_layers, float dropout, bool train, bool "
+                        "bidirectional, bool batch_first)")
+    if len(hx) != 2:
+        raise RuntimeError("lstm expects two hidden states")
 
 
 class RNN(RNNBase):
@@ -360,40 +381,68 @@ class RNNCellBase(Module):
         return s
 
     def _prepare(self, input, hx, lstm=False):
+        """PyTorch's Python-side checks of a cell's forward: ranks, then the unbatched
+        input (and hx) get a batch dim of one. Returns (x, hx as a tuple or a Tensor as
+        given, batched)."""
         name = type(self).__name__
         if input.dim() not in (1, 2):
             raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D "
                              "instead")
-        hs = (hx if isinstance(hx, (tuple, list)) else (hx,)) if hx is not None else ()
-        for h in hs:
-            if h.dim() not in (1, 2):
-                raise ValueError(f"{name}: Expected hidden to be 1D or 2D, got {h.dim()}D "
-                                 "instead")
+        if lstm and hx is not None:
+            for idx, value in enumerate(hx):   # (a bare Tensor iterates over its rows)
+                if value.dim() not in (1, 2):
+                    raise ValueError(f"{name}: Expected hx[{idx}] to be 1D or 2D, got "
+                                     f"{value.dim()}D instead")
+        elif hx is not None and hx.dim() not in (1, 2):
+            raise ValueError(f"{name}: Expected hidden to be 1D or 2D, got {hx.dim()}D "
+                             "instead")
         batched = input.dim() == 2
         x = input if batched else input.unsqueeze(0)
-        if x.shape[-1] != self.input_size:
-            raise RuntimeError(f"input has inconsistent input_size: got {x.shape[-1]} "
-                               f"expected {self.input_size}")
         if hx is None:
             zero = Fa.zeros((x.shape[0], self.hidden_size), dtype=x.dtype, device=x.device)
-            hs = (zero, zero) if lstm else (zero,)
-        elif not batched:
-            hs = tuple(h.unsqueeze(0) for h in hs)
-        for h in hs:
+            hx = (zero, zero) if lstm else zero
+        elif not batched:   # (an LSTM hx's first two entries, whatever else it holds)
+            hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0)) if lstm else hx.unsqueeze(0)
+        return x, hx, batched
+
+    def _check_step(self, x, hs):
+        """The checks of ATen's ``*_cell`` functions, in their order: the input's width,
+        then each hidden state's batch size and width (sizes 0 and 1 only)."""
+        if x.shape[1] != self.weight_ih.shape[1]:
+            raise RuntimeError(f"input has inconsistent input_size: got {x.shape[1]} "
+                               f"expected {self.weight_ih.shape[1]}")
+        for label, h in enumerate(hs):
             if h.shape[0] != x.shape[0]:
-                raise RuntimeError(f"Input batch size {x.shape[0]} doesn't match hidden0 "
-                                   f"batch size {h.shape[0]}")
-            if h.shape[-1] != self.hidden_size:
-                raise RuntimeError(f"hidden0 has inconsistent hidden_size: got {h.shape[-1]}, "
-                                   f"expected {self.hidden_size}")
-        return x, hs, batched
+                raise RuntimeError(f"Input batch size {x.shape[0]} doesn't match hidden"
+                                   f"{label} batch size {h.shape[0]}")
+            if h.dim() < 2:
+                raise IndexError("Dimension out of range (expected to be in range of "
+                                 f"[-{h.dim()}, {h.dim() - 1}], but got 1)")
+            if h.shape[1] != self.hidden_size:
+                raise RuntimeError(f"hidden{label} has inconsistent hidden_size: got "
+                                   f"{h.shape[1]}, expected {self.hidden_size}")
+            if h.dim() != 2:   # (PyTorch fails later, in the gate arithmetic)
+                raise RuntimeError(f"hidden{label} should be 2-D (batch, hidden_size) for a "
+                                   f"2-D input, but got size {list(h.shape)}")
 
     def forward(self, input, hx=None):
         lstm = self._mode == "LSTM"
-        x, hs, batched = self._prepare(input, hx, lstm)
+        x, hx, batched = self._prepare(input, hx, lstm)
+        mode = self._mode
+        if mode is None:   # RNNCell's nonlinearity is checked at forward, as PyTorch
+            raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
+        if lstm:
+            if not isinstance(hx, (tuple, list)):
+                raise TypeError("lstm_cell(): argument 'hx' (position 2) must be tuple of "
+                                f"Tensors, not {type(hx).__name__}")
+            if len(hx) != 2:
+                raise RuntimeError("lstm_cell expects two hidden states")
+            hs = tuple(hx)
+        else:
+            hs = (hx,)
+        self._check_step(x, hs)
         gi = F.linear(x, self.weight_ih, self.bias_ih)
-        h, c = _cell(self._mode, gi, hs[0], hs[1] if lstm else None, self.weight_hh,
-                     self.bias_hh)
+        h, c = _cell(mode, gi, hs[0], hs[1] if lstm else None, self.weight_hh, self.bias_hh)
         if not batched:
             h = h.squeeze(0)
             c = c.squeeze(0) if c is not None else None
@@ -405,11 +454,13 @@ class RNNCell(RNNCellBase):
 
     def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None,
                  dtype=None):
-        if nonlinearity not in ("tanh", "relu"):
-            raise RuntimeError(f"Unknown nonlinearity: {nonlinearity}")
+        # (an unknown nonlinearity is accepted here and refused by forward, as PyTorch)
         super().__init__(input_size, hidden_size, bias, 1, device, dtype)
         self.nonlinearity = nonlinearity
-        self._mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
+
+    @property
+    def _mode(self):
+        return {"tanh": "RNN_TANH", "relu": "RNN_RELU"}.get(self.nonlinearity)
 
 
 class LSTMCell(RNNCellBase):

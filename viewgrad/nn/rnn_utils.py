@@ -9,6 +9,7 @@ gradients are the indexing ops' own and every step shows in the graph.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from ..ops import factories as Fa
@@ -78,14 +79,24 @@ def _lengths_list(lengths):
 def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
     """Stack tensors of shapes (L_i, *) into (max L, B, *) (or (B, max L, *) with
     ``batch_first``), filling with ``padding_value`` on the right (or the left)."""
-    if padding_side not in ("left", "right"):
-        raise ValueError(f"Expected padding_side to be one of left or right, but got "
-                         f"{padding_side}.")
     if isinstance(sequences, Tensor):
         sequences = sequences.unbind(0)
+    elif not isinstance(sequences, Iterable):
+        raise RuntimeError("pad_sequence: Expected iterable for input sequences, but got arg "
+                           f"of type: {type(sequences)}")
     sequences = list(sequences)
+    # ATen's checks, in its order
     if not sequences:
         raise RuntimeError("received an empty list of sequences")
+    if padding_side not in ("left", "right"):
+        raise RuntimeError(f"Expected padding_side to be one of left or right, but got "
+                           f"{padding_side}.")
+    # a 0-d sequence has no length: ATen slices the first one's sizes past its time dim,
+    # then reads every sequence's size(0)
+    if sequences[0].dim() == 0:
+        raise RuntimeError("ArrayRef: invalid slice, N = 1; size = 0")
+    if any(seq.dim() == 0 for seq in sequences):
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     longest = max(s.shape[0] for s in sequences)
     rows = []
     for s in sequences:
@@ -113,21 +124,35 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     have ``lengths``. With ``enforce_sorted=False`` the batch is sorted by length first
     and ``sorted_indices`` remembers how."""
     n = _lengths_list(lengths)
+    x = input.transpose(0, 1) if batch_first else input
+    batch = x.shape[1] if x.dim() > 1 else 0
+    # ATen's checks, in its order: something to pack, one length per sample, then (for
+    # the sorted lengths) the last one positive and the order decreasing
     if enforce_sorted:
-        if any(a < b for a, b in zip(n, n[1:])):
-            raise RuntimeError("`lengths` array must be sorted in decreasing order when "
-                               "`enforce_sorted` is True. You can pass `enforce_sorted=False` "
-                               "to pack_padded_sequence and/or pack_sequence to sidestep this "
-                               "requirement if you do not need ONNX exportability.")
         order, sorted_indices = list(range(len(n))), None
     else:
-        # a stable sort, longest first (as torch.sort(descending=True) gives for ties here)
+        # a stable sort, longest first (as torch.sort(descending=True) gives for ties here);
+        # PyTorch then selects those samples, so fewer lengths than samples pack a subset
         order = sorted(range(len(n)), key=lambda b: -n[b])
         sorted_indices = Fa.tensor(order, dtype=Fa.B.int64)
-    if any(v <= 0 for v in n):
+        bad = [b for b in order if b >= batch]
+        if bad:
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad[0]} "
+                               f"axis_dim={batch}")
+        batch = len(n)
+    if input.numel() == 0 or not n:
+        raise RuntimeError("Cannot pack empty tensors.")
+    if len(n) != batch:
+        raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got "
+                           f"{len(n)} (batch_size={batch})")
+    if n[order[-1]] <= 0:
         raise RuntimeError("Length of all samples has to be greater than 0, but found an "
                            "element in 'lengths' that is <= 0")
-    x = input.transpose(0, 1) if batch_first else input
+    if enforce_sorted and any(a < b for a, b in zip(n, n[1:])):
+        raise RuntimeError("`lengths` array must be sorted in decreasing order when "
+                           "`enforce_sorted` is True. You can pass `enforce_sorted=False` "
+                           "to pack_padded_sequence and/or pack_sequence to sidestep this "
+                           "requirement if you do not need ONNX exportability.")
     if max(n) > x.shape[0]:
         raise RuntimeError(f"Expected a sequence of length at most {x.shape[0]} (the padded "
                            f"input's time dim), but got lengths {n}")

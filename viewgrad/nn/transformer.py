@@ -26,8 +26,8 @@ from ..ops.pointwise import where
 from . import functional as F
 from . import init
 from .attention import _canonical_mask, multi_head_attention_forward
-from .layers import Dropout, Linear
-from .layers_more import LayerNorm
+from .layers import Dropout, Linear, ReLU
+from .layers_more import GELU, LayerNorm
 from .module import Module, ModuleList
 from .parameter import Parameter
 
@@ -165,12 +165,20 @@ class TransformerEncoderLayer(Module):
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
         act = _activation(activation)
-        self.activation_relu_or_gelu = 1 if act is F.relu else 2 if act is F.gelu else 0
+        # PyTorch's flag for its fused fast path (and so TransformerEncoder's nested-tensor
+        # path): the functions or the module instances both count.
+        if act is F.relu or isinstance(act, ReLU):
+            self.activation_relu_or_gelu = 1
+        elif act is F.gelu or isinstance(act, GELU):
+            self.activation_relu_or_gelu = 2
+        else:
+            self.activation_relu_or_gelu = 0
         self.activation = act
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
-        src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask",
-                                               src.dtype)
+        src_key_padding_mask = _canonical_mask(
+            src_key_padding_mask, "src_key_padding_mask", src.dtype,
+            src_mask.dtype if src_mask is not None else None, "src_mask")
         src_mask = _canonical_mask(src_mask, "src_mask", src.dtype)
         x = src
         if self.norm_first:
@@ -304,7 +312,8 @@ class TransformerEncoder(Module):
                   and (not self.mask_check or _left_aligned(src_key_padding_mask))
                   and not (is_grad_enabled() and (src.requires_grad or any(
                       p.requires_grad for p in self.layers[0].parameters()))))
-        kpm = _canonical_mask(src_key_padding_mask, "src_key_padding_mask", src.dtype)
+        kpm = _canonical_mask(src_key_padding_mask, "src_key_padding_mask", src.dtype,
+                              mask.dtype if mask is not None else None, "mask")
         mask = _canonical_mask(mask, "mask", src.dtype)
         output = src
         for mod in self.layers:

@@ -5,10 +5,12 @@ their joint norm is at most ``max_norm``: ``g *= min(1, max_norm / (total_norm +
 """
 from __future__ import annotations
 
-import math
+import types
+import warnings
 
 from ..autograd.grad_mode import no_grad
 from ..ops import factories as Fa
+from ..ops.joining import stack
 from ..ops.vector_norms import vector_norm
 from ..tensor import Tensor
 
@@ -27,15 +29,12 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     norm_type = float(norm_type)
     if not tensors:
         return Fa.tensor(0.0)
-    norms = [vector_norm(t, norm_type) for t in tensors]
-    if norm_type == math.inf:
-        total = norms[0]
-        for n in norms[1:]:
-            total = total.clamp(min=n.item()) if n.item() > total.item() else total
-    else:
-        total = vector_norm(Fa.tensor([n.item() for n in norms], dtype=tensors[0].dtype,
-                                device=tensors[0].device), norm_type)
-    if error_if_nonfinite and not math.isfinite(total.item()):
+    # As PyTorch: the per-tensor norms stacked (promoting their dtypes) and normed again,
+    # so a NaN in any tensor reaches the total for every order, the max (inf) included.
+    first = tensors[0].device
+    total = vector_norm(stack([vector_norm(t, norm_type).to(first) for t in tensors]),
+                        norm_type)
+    if error_if_nonfinite and not bool(total.isfinite()):
         raise RuntimeError(f"The total norm of order {norm_type} for gradients from "
                            "`parameters` is non-finite, so it cannot be clipped. To disable "
                            "this error and scale the gradients by the non-finite norm anyway, "
@@ -48,23 +47,37 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
                     foreach=None):
     """Rescale the gradients in place so their total norm is at most ``max_norm``; returns
     the total norm before clipping (as torch.nn.utils.clip_grad_norm_)."""
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    else:
+        was_generator = isinstance(parameters, types.GeneratorType)
+        parameters = list(parameters)
+        if was_generator and not parameters:
+            warnings.warn("`parameters` is an empty generator, no gradient clipping will "
+                          "occur.", stacklevel=3)
     max_norm = float(max_norm)   # (PyTorch converts it first: "could not convert string...")
-    grads = [p.grad for p in _params(parameters) if p.grad is not None]
+    grads = [p.grad for p in parameters if p.grad is not None]
     total = get_total_norm(grads, norm_type, error_if_nonfinite)
     if not grads:
         return total
-    coef = min(max_norm / (total.item() + 1e-6), 1.0)
+    # a tensor coefficient, as PyTorch: a NaN or inf total scales the grads to NaN / 0
+    coef = (max_norm / (total + 1e-6)).clamp(max=1.0)
     for g in grads:
-        g.mul_(coef)
+        g.mul_(coef.to(g.device))
     return total
 
 
 @no_grad()
 def clip_grad_value_(parameters, clip_value, foreach=None):
     """Clamp every gradient in place to ``[-clip_value, clip_value]``."""
-    for p in _params(parameters):
-        if p.grad is not None:
-            p.grad.clamp_(-float(clip_value), float(clip_value))
+    clip_value = float(clip_value)
+    grads = [p.grad for p in _params(parameters) if p.grad is not None]
+    if not grads:   # PyTorch's grouping of the grads by device refuses an empty list
+        raise RuntimeError("Expected !nested_tensorlist[0].empty() to be true, but got false. "
+                           " (Could this error message be improved?  If so, please report an "
+                           "enhancement request to PyTorch.)")
+    for g in grads:
+        g.clamp_(-clip_value, clip_value)
 
 
 def parameters_to_vector(parameters):
@@ -73,14 +86,23 @@ def parameters_to_vector(parameters):
     return cat([p.reshape(-1) for p in parameters])
 
 
-@no_grad()
 def vector_to_parameters(vec, parameters):
-    """Copy consecutive slices of ``vec`` into the parameters (in place, no_grad)."""
+    """Point the parameters at consecutive slices of ``vec`` (as PyTorch, ``param.data``
+    is replaced, not copied into: each parameter takes ``vec``'s dtype)."""
+    if not isinstance(vec, Tensor):
+        raise TypeError(f"expected torch.Tensor, but got: {_typename(vec)}")
     i = 0
     for p in parameters:
         n = p.numel()
-        p.copy_(vec[i:i + n].view_as(p))
+        p.data = vec[i:i + n].view_as(p).data
         i += n
+
+
+def _typename(obj):
+    """``torch.typename``: a non-tensor's qualified type name."""
+    cls = type(obj)
+    return cls.__qualname__ if cls.__module__ in ("builtins", "__builtin__", None) \
+        else f"{cls.__module__}.{cls.__qualname__}"
 
 
 from . import rnn_utils as rnn  # noqa: E402  (torch.nn.utils.rnn: pad/pack sequences)
