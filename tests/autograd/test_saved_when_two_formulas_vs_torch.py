@@ -77,3 +77,20 @@ def test_as_torch(fn):
             out.append(("raises", "modified by an inplace operation" in str(e),
                         "second time" in str(e)))
     assert out[0] == out[1]
+
+
+def test_detach_in_inference_mode_changes_nothing_as_torch():
+    """Inference mode skips autograd's kernels, detach_'s too: PyTorch keeps the history."""
+    torch = torch_or_skip()
+    out = []
+    for L in (vg, torch):
+        a = L.ones(3, requires_grad=True)
+        b = a * 2
+        w = (a * 1)[:2]
+        with L.inference_mode():
+            b.detach_()
+            w.detach_()   # (a view: not refused either)
+            a.detach_()
+        out.append((b.requires_grad, type(b.grad_fn).__name__, w.requires_grad,
+                    a.requires_grad))
+    assert out[0] == out[1]

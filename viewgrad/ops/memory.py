@@ -217,6 +217,11 @@ def detach(self):
 
 @method("detach_")
 def detach_(self):
+    from ..autograd.state import state as _st
+    if _st.inference:
+        # inference mode skips autograd's kernels, detach_'s included: PyTorch changes
+        # nothing (a view is not refused either)
+        return self
     if self._base is not None:
         raise RuntimeError(
             "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
