@@ -57,8 +57,10 @@ def _elu_fwd(self, alpha):
 
 
 def _elu_bwd(grad, self, alpha):
-    pos = _float_mask(self > 0, grad)
-    return grad * (pos + (1 - pos) * alpha * self.clamp(max=0).exp())
+    # PyTorch's elu_backward: x <= 0 takes the exp branch, anything else (NaN too) the
+    # slope 1; its double backward masks x < 0 (elu_double_backward), so the exp's
+    # argument stops at 0 and x = 0 has no second derivative
+    return grad * _where(self <= 0, alpha * _where(self < 0, self, 0.0).exp(), 1.0)
 
 
 def _zero_like(a):
@@ -107,8 +109,12 @@ def _softplus_fwd(self, beta, threshold):
 
 
 def _softplus_bwd(grad, self, beta, threshold):
-    lin = _float_mask(self * beta > threshold, grad)
-    return grad * (lin + (1 - lin) * (self * beta).sigmoid())
+    bx = self * beta
+    lin = _float_mask(bx > threshold, grad)
+    # PyTorch's double backward masks bx < threshold (softplus_double_backward): at
+    # bx == threshold the sigmoid's value is used with no derivative (a NaN keeps its)
+    soft = _where((bx < threshold) | (bx != bx), bx, bx.detach()).sigmoid()
+    return grad * (lin + (1 - lin) * soft)
 
 
 SOFTPLUS = defop("softplus", "SoftplusBackward0", _softplus_fwd, attrs=("beta", "threshold"),
@@ -248,7 +254,9 @@ def _celu_bwd(grad, self, alpha):
     # the same rounding here keeps float64 gradients PyTorch's to the last bits
     inv = 1.0 / _f32(alpha)
     # (1.0, not 1 + 0 * self: at x = +inf that is NaN, where PyTorch's gradient is grad)
-    return grad * _where(self > 0, 1.0, alpha * inv * (self.clamp(max=0) * inv).exp())
+    # (x <= 0 the exp branch, NaN the slope 1; x < 0 for the second derivative: _elu_bwd)
+    return grad * _where(self <= 0, alpha * inv * (_where(self < 0, self, 0.0) * inv).exp(),
+                         1.0)
 
 
 CELU = defop("celu", "CeluBackward0", _celu_fwd, attrs=("alpha",), self=_celu_bwd)
@@ -269,8 +277,10 @@ def _leaky_result_bwd(grad, result, negative_slope):
 def _elu_result_bwd(grad, result, alpha, scale=1.0, input_scale=1.0):
     # result > 0: scale; else d/dx (alpha scale (exp(x input_scale) - 1)) read off the
     # result: input_scale (result + alpha scale)
-    return grad * _where(result > 0, scale,   # (not scale + 0 * result: NaN at +inf)
-                         (result + alpha * scale) * input_scale)
+    # (NaN: scale, as PyTorch; not scale + 0 * result: NaN at +inf. The double backward
+    # masks result < 0, as elu_double_backward: the result stops at 0 there)
+    return grad * _where(result <= 0, (_where(result < 0, result, 0.0) + alpha * scale)
+                         * input_scale, scale)
 
 
 LEAKY_RELU_ = defop("leaky_relu_", "LeakyReluBackward1", _leaky_fwd,

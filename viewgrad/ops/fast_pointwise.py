@@ -68,11 +68,10 @@ def _silu(grad, self):
 
 
 def _elu(grad, self, alpha):
-    pos = _mask(self > 0, grad)
-    one = _one(grad)
+    # (activations._elu_bwd's: x <= 0 the exp branch, NaN the slope 1)
     xp = _xp(self)
-    return grad * (pos + (one - pos) * _number(grad, alpha)
-                   * xp.exp(at_most(xp, self, xp.asarray(0, dtype=self.dtype))))
+    return xp.where(self <= 0, grad * (_number(grad, alpha)
+                    * xp.exp(at_most(xp, self, xp.asarray(0, dtype=self.dtype)))), grad)
 
 
 def _leaky(grad, self, negative_slope):
