@@ -139,9 +139,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
                            "following scalar types: Long, Int; but got "
                            f"{getattr(input, 'dtype', type(input).__name__)} instead (while "
                            "checking arguments for embedding)")
-    if scale_grad_by_freq or sparse:
-        raise ValueError("embedding: scale_grad_by_freq and sparse gradients are not "
-                         "provided by viewgrad (dense gradients only)")
+    if sparse:
+        raise ValueError("embedding: sparse gradients are not provided by viewgrad (dense "
+                         "gradients only)")
     if max_norm is not None:
         with no_grad():
             rows = weight[input.reshape(-1)]
@@ -152,7 +152,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         raise RuntimeError("'weight' must be 2-D")
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.shape[0]
-    return embedding_rows(weight, input, padding_idx)
+    return embedding_rows(weight, input, padding_idx, scale_grad_by_freq)
 
 
 def one_hot(tensor, num_classes=-1):
