@@ -266,6 +266,17 @@ class Tensor:
         """Whether the tensor lives in host memory, as ``torch.Tensor.is_cpu``."""
         return self._device.type == "cpu"
 
+    def is_pinned(self, device=None):
+        """False: viewgrad has no page-locked host memory (``torch.Tensor.is_pinned``)."""
+        return False
+
+    def pin_memory(self, device=None):
+        """PyTorch's refusal where no accelerator is there to pin memory for; with one,
+        the tensor itself (NumPy's host memory is what a copy to the device reads)."""
+        if not B.cuda_is_available():
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        return self
+
     def get_device(self):
         """-1 for a cpu tensor, the device's index otherwise (as PyTorch)."""
         return -1 if self._device.type == "cpu" else (self._device.index or 0)
@@ -559,9 +570,11 @@ class Tensor:
         return tensor_repr(self)
 
     def __format__(self, spec):
-        if self._data.ndim == 0 and spec:
+        # PyTorch's: a 0-d tensor formats as its number (f"{loss}" prints 0.5), any other
+        # tensor as its repr
+        if self._data.ndim == 0 and type(self) is Tensor:
             return format(self.item(), spec)
-        return repr(self)
+        return repr(self) if not spec else object.__format__(self, spec)
 
     def __deepcopy__(self, memo):
         """``copy.deepcopy(t)`` (what ``copy.deepcopy(model)`` does to each parameter): a

@@ -7,7 +7,10 @@ so these change nothing about the numbers.
 from __future__ import annotations
 
 __all__ = ["compile", "set_float32_matmul_precision", "get_float32_matmul_precision",
-           "UnsupportedDtype", "bfloat16"]
+           "UnsupportedDtype", "bfloat16", "set_num_threads", "get_num_threads",
+           "set_num_interop_threads", "get_num_interop_threads",
+           "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+           "is_deterministic_algorithms_warn_only_enabled"]
 
 _PRECISION = {"value": "highest"}
 
@@ -60,3 +63,55 @@ class UnsupportedDtype:
 
 
 bfloat16 = UnsupportedDtype("bfloat16")
+
+
+# -- thread counts and determinism: recorded, as the top of a reproducibility script sets
+# them (viewgrad runs its Python on one thread; NumPy's BLAS keeps its own setting, and
+# every viewgrad op is deterministic already)
+
+_THREADS = {"intra": None, "interop": None}
+_DETERMINISTIC = {"mode": False, "warn_only": False}
+
+
+def _positive(n, name):
+    if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
+        raise RuntimeError(f"{name} expects a positive integer")
+    return n
+
+
+def set_num_threads(n):
+    """``torch.set_num_threads(n)``: recorded (``get_num_threads`` answers it)."""
+    _THREADS["intra"] = _positive(n, "set_num_threads")
+
+
+def get_num_threads():
+    """``torch.get_num_threads()``: what ``set_num_threads`` recorded, else the CPU count
+    (PyTorch's default)."""
+    import os
+    return _THREADS["intra"] or os.cpu_count() or 1
+
+
+def set_num_interop_threads(n):
+    """``torch.set_num_interop_threads(n)``: recorded."""
+    _THREADS["interop"] = _positive(n, "set_num_interop_threads")
+
+
+def get_num_interop_threads():
+    """``torch.get_num_interop_threads()``."""
+    import os
+    return _THREADS["interop"] or os.cpu_count() or 1
+
+
+def use_deterministic_algorithms(mode, *, warn_only=False):
+    """``torch.use_deterministic_algorithms(mode)``: recorded; viewgrad's ops are
+    deterministic whatever it says."""
+    _DETERMINISTIC["mode"] = bool(mode)
+    _DETERMINISTIC["warn_only"] = bool(warn_only)
+
+
+def are_deterministic_algorithms_enabled():
+    return _DETERMINISTIC["mode"]
+
+
+def is_deterministic_algorithms_warn_only_enabled():
+    return _DETERMINISTIC["warn_only"]

@@ -58,9 +58,15 @@ class TorchModule(types.ModuleType):
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)     # dunders: Python's own protocol probes
         sub = f"{self.__name__}.{name}"
+        target = self.__dict__.get("_vg_target")
+        if target is not None and name in exported(self.__name__):
+            value = getattr(target, name)
+            # a function shadows its own submodule, as in PyTorch (torch.autograd.gradcheck
+            # is the function; ``import torch.autograd.gradcheck`` still finds the module)
+            if callable(value) and not isinstance(value, (type, types.ModuleType)):
+                return value
         if sub in MODULES and is_provided(sub):
             return importlib.import_module(sub)
-        target = self.__dict__.get("_vg_target")
         if target is not None and name in exported(self.__name__):
             return getattr(target, name)
         raise NotProvidedError(not_provided_message(sub))

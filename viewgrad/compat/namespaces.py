@@ -175,7 +175,12 @@ def _eager_extras() -> dict:
     return {"compile": eager.compile, "autocast": autocast, "bfloat16": eager.bfloat16,
             "is_autocast_enabled": is_autocast_enabled,
             "set_float32_matmul_precision": eager.set_float32_matmul_precision,
-            "get_float32_matmul_precision": eager.get_float32_matmul_precision}
+            "get_float32_matmul_precision": eager.get_float32_matmul_precision,
+            **{n: getattr(eager, n) for n in (
+                "set_num_threads", "get_num_threads", "set_num_interop_threads",
+                "get_num_interop_threads", "use_deterministic_algorithms",
+                "are_deterministic_algorithms_enabled",
+                "is_deterministic_algorithms_warn_only_enabled")}}
 
 
 def _backends_cuda_extras() -> dict:

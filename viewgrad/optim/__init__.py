@@ -12,6 +12,8 @@ State (momentum buffers, Adam's moments) is kept per parameter in ``optimizer.st
 """
 from __future__ import annotations
 
+from collections import defaultdict
+
 import copy
 from itertools import chain
 
@@ -110,7 +112,8 @@ class Optimizer:
 
     def __init__(self, params, defaults):
         self.defaults = defaults
-        self.state = {}
+        # (a defaultdict, as PyTorch's: an optimizer written by hand reads state[p] first)
+        self.state = defaultdict(dict)
         self.param_groups = []
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
@@ -251,7 +254,7 @@ class Optimizer:
         id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
                           chain.from_iterable(g["params"] for g in groups)))
         saved = state_dict["param_groups"]
-        state = {}
+        state = defaultdict(dict)
         for k, v in state_dict["state"].items():
             if k in id_map:
                 state[id_map[k]] = _cast(id_map[k], v, _group_of(k, saved), None)
