@@ -47,3 +47,17 @@ def test_the_default_complex_dtype_is_not_spelled_out():
     for data in ([1 + 2j, 3.5], [[1j]], 2 + 0j):
         assert ("dtype=" in repr(vg.tensor(data))) == ("dtype=" in repr(torch.tensor(data)))
         assert str(vg.tensor(data).dtype) == str(torch.tensor(data).dtype)[6:]
+
+
+@pytest.mark.parametrize("rows, dtype", [(2, "float32"), (1, "float32"), (1, "float64"),
+                                         (3, "float64")])
+def test_suffixes_wrap_past_the_line_width_as_torch(rows, dtype):
+    """PyTorch's _add_suffixes: a suffix that would take the last line past the line width
+    goes on a line of its own, indented under the values."""
+    torch = torch_or_skip()
+    data = [[1.5, 0.0, -0.5, 0.0, 0.0, 2.0, 123456.5, 7.25]] * rows
+    out = []
+    for L in (vg, torch):
+        x = L.tensor(data, dtype=getattr(L, dtype), requires_grad=True)
+        out.append(repr(x * 1).replace("torch.", "viewgrad."))
+    assert out[0] == out[1]

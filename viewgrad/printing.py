@@ -100,9 +100,24 @@ def tensor_repr(t) -> str:
     label = _autograd_label(t)
     if label is not None:
         extras.append(label)
-    if extras:
-        return f"tensor({body}, {', '.join(extras)})"
-    return f"tensor({body})"
+    return _with_suffixes("tensor(" + body, extras, len("tensor("))
+
+
+def _with_suffixes(text, suffixes, indent):
+    """PyTorch's ``_add_suffixes``: each suffix after ", ", or on a line of its own,
+    indented, when it would take the last line past the line width (its own count of
+    that line's length included)."""
+    parts = [text]
+    last = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if last + len(suffix) + 2 > OPTIONS["linewidth"]:
+            parts.append(",\n" + " " * indent + suffix)
+            last = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            last += len(suffix) + 2
+    parts.append(")")
+    return "".join(parts)
 
 
 def _autograd_label(t):
