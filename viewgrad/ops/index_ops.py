@@ -142,7 +142,10 @@ INDEX_FILL = defop("index_fill", "IndexFillBackward0",
 INDEX_FILL_T = defop("index_fill_tensor", "IndexFillBackward1", _index_fill_fwd,
                      inputs=("self", "index", "value"), attrs=("dim",),
                      self=lambda grad, index, dim: grad.index_fill(dim, index, 0.0),
-                     value=lambda grad, index, dim: grad.index_select(dim, index).sum())
+                     # each filled element once, however often the index names it
+                     # (PyTorch: grad.index_select(dim, unique(index)).sum())
+                     value=lambda grad, index, dim: grad.index_select(
+                         dim, index.reshape(-1).unique()).sum())
 # (``self`` saved as PyTorch's MaskedSelectBackward0 saves it: a version-checked input)
 MASKED_SELECT = defop("masked_select", "MaskedSelectBackward0", _masked_select_fwd,
                       inputs=("self", "mask"), broadcast=True,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins as _builtins
 import operator
+import warnings
 from numbers import Integral as _Integral
 
 from .. import backend as B
@@ -17,7 +18,8 @@ from .table import defop, dispatch, dispatch_view, method, sum_to
 from ..autograd.inplace_lean import lean_select
 from .views import SELECT, select, slice, unsqueeze
 
-__all__ = ["getitem", "index_put", "alias", "normalize_key", "split_integers"]
+__all__ = ["getitem", "index_put", "alias", "normalize_key", "split_integers", "torch_key",
+           "legacy_masks"]
 
 _builtin_slice = _builtins.slice
 
@@ -53,6 +55,14 @@ def index_tensors(key):
 
 def _index_put_fwd(self, values, key, accumulate, indices=()):
     out = self.copy()
+    shape = getattr(values, "shape", ())
+    lead = 0
+    while lead < len(shape) and shape[lead] == 1:
+        lead += 1
+    if lead:
+        # leading size-1 dims of the values broadcast away, as PyTorch drops them; NumPy
+        # refuses them when it puts through a mask ("boolean array indexing assignment")
+        values = values.reshape(shape[lead:])
     if accumulate:
         B.add_at(out, key, values)
     else:
@@ -68,8 +78,18 @@ INDEX_PUT = defop("index_put", "IndexPutBackward0", _index_put_fwd,
                   index_put(grad, key, 0.0, False),
                   # (values' shape only, not values: PyTorch saves no values, so a
                   # values tensor modified in place afterwards is fine there, and here)
-                  values=lambda grad, values_shape, key, indices: sum_to(
+                  values=lambda grad, values_shape, key, indices: _values_grad(
                       dispatch(INDEX, (grad,), (key, ())), values_shape))
+
+
+def _values_grad(g, values_shape):
+    """The indexed gradient back to the shape of the values put: a values tensor may have
+    more dims than what it was put into — leading size-1 dims, which broadcasting drops —
+    so those come back before the broadcast dims are summed."""
+    extra = len(values_shape) - g.dim()
+    if extra > 0:
+        g = g.reshape((1,) * extra + tuple(g.shape))
+    return sum_to(g, values_shape)
 
 
 def index_put(self, key, values, accumulate=False):
@@ -129,6 +149,94 @@ def normalize_key(self, key):
     return "basic", key
 
 
+# Note [a key as PyTorch reads it]
+# PyTorch reads an index key by its own rules before it indexes (python_variable_indexing's
+# treatSequenceAsTuple and applySlicing, aten's TensorIndexing), and NumPy's differ:
+# * a list (fewer than 32 items) holding a tensor, a sequence, a slice, Ellipsis or None
+#   is a tuple of indices, with a deprecation warning; any other list is one index tensor;
+#   a list or NumPy array that is not bool or uint8 is a long tensor (``x[[]]`` an empty
+#   long index, an int16 or float array too, though an int16 tensor is refused);
+# * a 0-d integer tensor (or 0-d NumPy integer array) is an integer: a select, a view —
+#   even beside other index tensors; int8 and int16 too, whose 1-d tensors are refused;
+# * a 0-d bool or uint8 tensor is a Python bool: a new dim of size 1 (True) or 0 (False);
+# * a uint8 index tensor is a bool mask, deprecated ("indexing with dtype torch.uint8").
+# ``torch_key`` rewrites a key to those terms, so the rest only meets ints, slices,
+# None, Ellipsis, Python bools and long/int/bool arrays or tensors.
+
+_SEQUENCE_AS_TUPLE = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be "
+    "changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this "
+    "will be interpreted as tensor index, x[torch.tensor(seq)], which will result either "
+    "in an error or a different result")
+_UINT8_MASK = ("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+               "torch.bool instead.")
+
+
+def _is_sequence(k):
+    return (isinstance(k, (Tensor, list, tuple, range, str, bytes)) or B.is_array(k))
+
+
+def _sequence_as_tuple(key):
+    # (treatSequenceAsTuple: NumPy's old heuristic, kept by PyTorch)
+    return len(key) < 32 and any(
+        _is_sequence(k) or isinstance(k, _builtin_slice) or k is None or k is Ellipsis
+        for k in key)
+
+
+def _dtype_of(k):
+    return k._data.dtype if isinstance(k, Tensor) else k.dtype
+
+
+def _one_index(k):
+    """One element of a key tuple, in PyTorch's terms (Note [a key as PyTorch reads it])."""
+    if isinstance(k, list):
+        k = B.cpu.xp.asarray(k)
+    if B.is_array(k) and k.dtype.kind not in "b" and k.dtype != "uint8":
+        # a list or NumPy array becomes a long tensor unless it is bool or uint8 (PyTorch's
+        # indexing_tensor_from_data): [] is an empty long index, [0.7, 1.2] is [0, 1]
+        k = k.astype("int64")
+    if not (isinstance(k, Tensor) or B.is_array(k)):
+        return k
+    dt = _dtype_of(k)
+    if k.ndim == 0 and dt.kind in "iub":
+        if dt.kind == "b" or dt.itemsize == 1 and dt.kind == "u":
+            return bool(k.item())
+        return int(k.item())
+    if dt.kind == "u" and dt.itemsize == 1:
+        warnings.warn(_UINT8_MASK, UserWarning, stacklevel=4)
+        return (Tensor._make(k._data != 0, k._device) if isinstance(k, Tensor)
+                else k != 0)
+    if dt.kind == "u" or dt.kind == "i" and dt.itemsize < 4:
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return k
+
+
+def torch_key(key):
+    """A ``__getitem__``/``__setitem__`` key as PyTorch reads it (Note [a key as PyTorch
+    reads it]): a tuple when it has more than one index or any index that is not a plain
+    int, slice, None or Ellipsis; else the key itself."""
+    if isinstance(key, list):
+        if not _sequence_as_tuple(key):
+            return _one_index(key)
+        warnings.warn(_SEQUENCE_AS_TUPLE, UserWarning, stacklevel=3)
+        key = tuple(key)
+    if isinstance(key, tuple):
+        return tuple(_one_index(k) for k in key)
+    return _one_index(key)
+
+
+def legacy_masks(indices):
+    """``index_put_``'s indices: uint8 tensors are bool masks there too, with the warning
+    (a 0-d tensor stays an index tensor: index_put_ does no selects)."""
+    out = []
+    for k in indices:
+        if isinstance(k, Tensor) and k._data.dtype.kind == "u" and k._data.dtype.itemsize == 1:
+            warnings.warn(_UINT8_MASK, UserWarning, stacklevel=3)
+            k = Tensor._make(k._data != 0, k._device)
+        out.append(k)
+    return tuple(out)
+
+
 # Note [integers beside advanced indices]
 # NumPy counts an integer in a key with arrays as one more advanced index: it broadcasts
 # with them, and an integer between two of them (or an array beside a slice that follows
@@ -143,9 +251,21 @@ def split_integers(key):
     ints = [isinstance(k, _Integral) and not isinstance(k, bool) for k in key]
     if not any(ints) or not any(_is_advanced(k) for k in key):
         return None
-    first = tuple(k if i else (Ellipsis if k is Ellipsis else _builtin_slice(None))
-                  for k, i in zip(key, ints) if k is not None and not isinstance(k, bool))
-    return first, tuple(k for k, i in zip(key, ints) if not i)
+    first = []
+    for k, i in zip(key, ints):
+        if i or k is Ellipsis:
+            first.append(k)
+        elif k is not None and not isinstance(k, bool):
+            # a k-d bool mask stands for the k dims it indexes; None and a bool, for none
+            first += [_builtin_slice(None)] * _mask_dims(k)
+    return tuple(first), tuple(k for k, i in zip(key, ints) if not i)
+
+
+def _mask_dims(k):
+    """How many of self's dims an index takes: a bool mask its ndim, any other one."""
+    if (isinstance(k, Tensor) or B.is_array(k)) and _dtype_of(k).kind == "b":
+        return k.ndim
+    return 1
 
 
 def _basic_steps(self, key, alias_self=True):
@@ -203,6 +323,9 @@ def getitem(self, key):
         i = key if key >= 0 else key + d.shape[0]
         out = lean_select(SELECT, self, d[i, ...], 0, i, (select, (0, i)))
         return out if out is not None else select(self, 0, key)
+    key = torch_key(key)   # Note [a key as PyTorch reads it]
+    if type(key) is int:
+        return _basic_steps(self, (key,))
     kind, k = normalize_key(self, key)
     if kind == "basic":
         return _basic_steps(self, k)

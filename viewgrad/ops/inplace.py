@@ -21,7 +21,8 @@ from . import clamping as C
 from . import pointwise as P
 from .args import check_result_cast, checked_scalar, torch_type_name
 from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
-from .indexing import INDEX_PUT, index_tensors, normalize_key, split_integers, _basic_steps
+from .indexing import (INDEX_PUT, index_tensors, normalize_key, split_integers, _basic_steps,
+                       torch_key, legacy_masks)
 from .operands import EXPONENT, OTHER, check_alpha, method_form, operand, operator_form, refusal
 from .table import (_LOW, apply_inplace, defop, dispatch, method, promoted_dtype, sum_to,
                     zeros_grad)
@@ -410,7 +411,9 @@ MASKED_FILL = defop("masked_fill", "MaskedFillBackward0", _masked_fill_fwd,
 MASKED_FILL_T = defop("masked_fill_tensor", "MaskedFillBackward1",
                       lambda self, mask, value: _masked_fill_fwd(self, mask, value),
                       inputs=("self", "mask", "value"),
-                      self=lambda grad, mask: grad.masked_fill(mask, 0.0),
+                      # (a mask larger than self broadcasts it: its gradient sums back)
+                      self=lambda grad, mask, self_shape: sum_to(grad.masked_fill(mask, 0.0),
+                                                                 self_shape),
                       value=lambda grad, mask: P.where(mask, grad, 0.0).sum())
 
 
@@ -455,7 +458,13 @@ def masked_fill(self, mask, value):
 def setitem(self, key, value):
     """``x[key] = value``: a basic key writes through a view (PyTorch's ``copy_to`` on it,
     hence a CopySlices on the base); an advanced key is index_put_."""
+    byte_fill = _byte_fill(key, value)
+    key = torch_key(key)   # (Note [a key as PyTorch reads it], indexing.py)
+    if type(key) is int:
+        key = (key,)
     kind, k = normalize_key(self, key)
+    if byte_fill:   # (after the mask's shape is checked, as PyTorch)
+        _refuse_byte_fill()
     if kind in ("basic", "single-slice"):
         # Like PyTorch's setitem, full slices are skipped: x[:] = v copies into x itself.
         target = _basic_steps(self, k if kind == "basic" else (k,), alias_self=False)
@@ -493,6 +502,30 @@ def setitem(self, key, value):
             value = P.number_as(value, self._data.dtype)
     _check_put_dtype(self, key, value)
     apply_inplace(INDEX_PUT, self, (value,), (k, False, index_tensors(key)), name="__setitem__")
+
+
+def _byte_fill(key, value):
+    """True for ``x[uint8_mask] = number`` (or a one-element value): PyTorch puts one
+    element through a lone mask as masked_fill_, which refuses a uint8 mask — though
+    indexing with one is only deprecated."""
+    if not (not isinstance(value, Tensor) or value.numel() == 1):
+        return False
+    items = tuple(key) if isinstance(key, (tuple, list)) else (key,)
+    arrays = [k for k in items if isinstance(k, (Tensor, list, bool)) or B.is_array(k)]
+    # (0-d integer tensors are selects, not index tensors)
+    arrays = [k for k in arrays if isinstance(k, (list, bool)) or k.ndim
+              or _index_dtype(k).kind == "b" or _index_dtype(k) == "uint8"]
+    return len(arrays) == 1 and not isinstance(arrays[0], (list, bool)) and \
+        arrays[0].ndim > 0 and _index_dtype(arrays[0]) == "uint8"
+
+
+def _index_dtype(k):
+    return k._data.dtype if isinstance(k, Tensor) else k.dtype
+
+
+def _refuse_byte_fill():
+    raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                       "unsigned char")
 
 
 def _check_put_dtype(self, key, value):
@@ -533,6 +566,9 @@ def _copy_to(dst, src, on_host):
 
 @method("index_put_")
 def index_put_(self, indices, values, accumulate=False):
+    if not accumulate and _byte_fill(tuple(indices), values):
+        _refuse_byte_fill()
+    indices = legacy_masks(indices)
     _check_put_dtype(self, tuple(indices), values)
     kind, k = normalize_key(self, tuple(indices))
     return apply_inplace(INDEX_PUT, self, (values,), (k, bool(accumulate),
@@ -544,6 +580,9 @@ def index_put_(self, indices, values, accumulate=False):
 def index_put(self, indices, values, accumulate=False):
     """``index_put_`` on a copy (``torch.index_put``): one IndexPutBackward0, whose edges
     go to ``self``'s history and ``values``'."""
+    if not accumulate and _byte_fill(tuple(indices), values):
+        _refuse_byte_fill()
+    indices = legacy_masks(indices)
     _check_put_dtype(self, tuple(indices), values)
     kind, k = normalize_key(self, tuple(indices))
     return dispatch(INDEX_PUT, (self, values), (k, bool(accumulate),
