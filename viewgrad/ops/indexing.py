@@ -189,6 +189,9 @@ def _dtype_of(k):
 
 def _one_index(k):
     """One element of a key tuple, in PyTorch's terms (Note [a key as PyTorch reads it])."""
+    t = type(k)
+    if t is int or t is _builtin_slice or k is None or k is Ellipsis or t is bool:
+        return k   # (the common keys, as they are: no array questions)
     if isinstance(k, list):
         k = B.cpu.xp.asarray(k)
     if B.is_array(k) and k.dtype.kind not in "b" and k.dtype != "uint8":
