@@ -132,6 +132,22 @@ def raised(fn):
     return None
 
 
+def torch_and_viewgrad(fn):
+    """``[fn(torch), fn(viewgrad)]`` (skipping when torch is absent), warnings silenced:
+    each what it returned, or (exception type name, message) for what it raised."""
+    import warnings
+    import viewgrad as vg
+    out = []
+    for M in (torch_or_skip(), vg):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                out.append(fn(M))
+            except Exception as e:  # noqa: BLE001 - the same type and words are the point
+                out.append((type(e).__name__, str(e)))
+    return out
+
+
 def outcome(M, fn, warn_filter=None):
     """Run ``fn(M)`` (M = viewgrad or torch) and describe what happened as plain data:
     ("raise", exception type name, message) or ("ok", value) where tensors become

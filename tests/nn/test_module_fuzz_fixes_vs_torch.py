@@ -3,33 +3,19 @@ against torch: shared submodules in state dicts and walks, state_dict's prefix,
 load_state_dict's checks and messages, registration errors, full backward (pre-)hooks'
 grad_input/grad_output, forward hooks' options, the containers' list and dict methods,
 and the reprs of convolutions, embeddings, pools and parameter containers."""
-import warnings
 from collections import OrderedDict
 
 import numpy as np
 import pytest
 
 import viewgrad as vg
-from tests.helpers import torch_or_skip
+from tests.helpers import torch_and_viewgrad
 
 pytestmark = pytest.mark.host_only("compares with torch CPU tensors through .numpy()")
 
 
 def _t(L, a, rg=False):
     return L.tensor(np.array(a, dtype="float64"), requires_grad=rg)
-
-
-def _run(fn):
-    torch = torch_or_skip()
-    out = []
-    for L in (torch, vg):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                out.append(fn(L))
-            except Exception as e:   # the same type and words are the point
-                out.append((type(e).__name__, str(e)))
-    return out
 
 
 def _norm(x):
@@ -44,7 +30,7 @@ def _norm(x):
 
 
 def _same(fn):
-    theirs, ours = _run(fn)
+    theirs, ours = torch_and_viewgrad(fn)
     assert _norm(ours) == _norm(theirs)
 
 
@@ -113,7 +99,7 @@ def test_load_with_assign_makes_the_values_the_parameters():
     "L.nn.Sequential({'x': L.nn.ReLU()})",
 ])
 def test_registration_errors(code):
-    theirs, ours = _run(lambda L: eval(code, {"L": L}))
+    theirs, ours = torch_and_viewgrad(lambda L: eval(code, {"L": L}))
     if isinstance(theirs, tuple) and len(theirs) == 2 and theirs[0].endswith("Error"):
         assert ours[0] == theirs[0]
         # PyTorch names the type with its module path; viewgrad's paths differ
@@ -267,7 +253,7 @@ def test_parameter_containers(code):
 
     def pd(L):
         return L.nn.ParameterDict({"a": L.nn.Parameter(L.zeros(2)), "b": L.zeros(3)})
-    theirs, ours = _run(lambda L: eval(code, {"L": L, "pl": pl, "pd": pd,
+    theirs, ours = torch_and_viewgrad(lambda L: eval(code, {"L": L, "pl": pl, "pd": pd,
                                                "OrderedDict": OrderedDict}))
     if isinstance(theirs, tuple) and len(theirs) == 2 and str(theirs[0]).endswith("Error"):
         assert ours[0] == theirs[0]
@@ -301,7 +287,7 @@ REPRS = [
 
 @pytest.mark.parametrize("code", REPRS)
 def test_reprs(code):
-    theirs, ours = _run(lambda L: str(eval(code, {"nn": L.nn, "L": L})))
+    theirs, ours = torch_and_viewgrad(lambda L: str(eval(code, {"nn": L.nn, "L": L})))
     assert ours.replace("viewgrad.", "torch.") == theirs
 
 
@@ -310,5 +296,5 @@ def test_pools_still_compute_as_torch():
         x = L.tensor(np.random.default_rng(0).standard_normal((2, 3, 9)))
         return [L.nn.AvgPool1d(3, 2, 1)(x).sum().item(), L.nn.MaxPool1d(3)(x).sum().item(),
                 L.nn.AvgPool1d(2)(x).shape[-1], L.nn.MaxPool1d(2, 1)(x).shape[-1]]
-    theirs, ours = _run(run)
+    theirs, ours = torch_and_viewgrad(run)
     np.testing.assert_allclose(ours, theirs, rtol=1e-12)

@@ -2,13 +2,12 @@
 against torch: per-group decoupled weight decay, what load_state_dict copies and casts,
 Adagrad's lazily made state, NaN and malformed hyperparameters, a Tensor lr, the order of
 state and group keys, and the implementation flags a group keeps."""
-import warnings
 
 import numpy as np
 import pytest
 
 import viewgrad as vg
-from tests.helpers import torch_or_skip
+from tests.helpers import torch_and_viewgrad
 
 pytestmark = pytest.mark.host_only("compares with torch CPU tensors through .numpy()")
 
@@ -21,29 +20,15 @@ def _param(L, a, dtype="float64"):
     return L.nn.Parameter(_t(L, a, dtype))
 
 
-def _both(fn):
-    """fn(torch) and fn(viewgrad): a value each, or (exception type, message)."""
-    torch = torch_or_skip()
-    out = []
-    for L in (torch, vg):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                out.append(fn(L))
-            except Exception as e:   # the same type and words are the point
-                out.append((type(e).__name__, str(e)))
-    return out
-
-
 def _same(fn):
-    theirs, ours = _both(fn)
+    theirs, ours = torch_and_viewgrad(fn)
     assert ours == theirs
 
 
 def _close(fn):
     # (a last-bit difference of Adam's kernel is not what these tests are about; a group
     # stepping with the other kind of weight decay is far off)
-    theirs, ours = _both(fn)
+    theirs, ours = torch_and_viewgrad(fn)
     np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-14)
 
 
@@ -137,7 +122,7 @@ def test_load_casts_state_to_the_parameter_dtype_but_not_step(name, src, dst):
             q.grad = _t(L, [0.5, -1.0], dst)
             o2.step()
         return dtypes, q.detach().numpy().tolist()
-    theirs, ours = _both(run)
+    theirs, ours = torch_and_viewgrad(run)
     assert ours[0] == theirs[0]
     np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-6)
 
@@ -283,7 +268,7 @@ def test_a_tensor_lr_steps_as_its_number(name, kw):
             p.grad = _t(L, [0.3, -0.1 * i, 1.0])
             o.step()
         return p.detach().numpy().tolist()
-    theirs, ours = _both(run)
+    theirs, ours = torch_and_viewgrad(run)
     np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-15)
 
 

@@ -94,9 +94,10 @@ import weakref
 from .. import backend as B
 from ..tensor import Tensor
 from . import blame as _blame
-from .accumulate import is_non_overlapping_and_dense, owns_memory
+from .accumulate import owns_memory
 from .graph import ERR_FREED, Node, SavedTensor, _NO_EDGE, _pack_output
 from .nodes import OPS
+from .overlap import check_no_partial_overlap, compute_on_overlap, overlap_allowed
 from .recording import _device_of, _edges, record
 from .state import state as _st
 from .view_meta import CreationMeta, view_error as _view_error
@@ -265,16 +266,14 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
     requires = _st.grad_enabled and _some_requires_grad(inputs)
     # (with a graph, refused at once: PyTorch runs it and refuses the backward through
     # the overlapping view)
-    check_inplace(self, requires, opname,
-                  requires or not _overlap_allowed(opname, self, others))
+    allowed = overlap_allowed(opname, self, others)
+    check_inplace(self, requires, opname, requires or not allowed)
     edges = _edges(inputs) if requires else None
     if others:
         _device_of(inputs)   # the mixed-devices error
         check_no_partial_overlap(self, others, opname)
-    d = self._data
-    if (d.ndim > 1 and not (d.flags.c_contiguous or d.flags.f_contiguous)
-            and not _overlap_allowed(opname, self, others) and B.has_internal_overlap(d)):
-        compute = _position_by_position(op, self, others, requires, opname)
+    if not allowed:   # (self's elements overlapping each other: overlap.py)
+        compute = compute_on_overlap(op, self, others, requires, opname, compute)
     hook = _st.inplace_observer
     token = hook.before(opname, self, others) if hook is not None else None
     node = None
@@ -329,28 +328,6 @@ def _result_saved_on_a_view(node, view):
 # released by the first ("Trying to backward through the graph a second time", where
 # PyTorch computes). The pointer is weak, as PyTorch's is: once nothing else keeps the
 # view's grad_fn alive, unpacking falls back to the node itself.
-
-
-def _position_by_position(op, self, others, requires, opname):
-    """Note [overlapping writes] (backend/strided.py): an in-place op on a tensor whose
-    elements share memory (an unfold with step < size). An elementwise op of self alone
-    (``u.mul_(2)``, ``u.exp_()``) is PyTorch's loop: each position in turn reads its
-    element and writes it back, so an element that k positions share gets the op k times
-    — the compute returned does that (writing self's memory itself). Anything else — an
-    operand tensor, an indexed write, a graph to record — depends on the order of the
-    writes: refused."""
-    if (requires or any(isinstance(o, Tensor) for o in others)
-            or not (op.host is not None or op.follows_first or op.promote)):
-        raise RuntimeError(
-            f"{opname}: unsupported operation: some elements of the written-to tensor "
-            "refer to a single memory location (an unfold with step < size, an "
-            "as_strided view), so the result would depend on the order of the writes. "
-            "Please clone() the tensor before performing the operation.")
-
-    def compute(d, *rest):
-        B.apply_by_positions(d, lambda v: op.forward(v, *rest))
-        return d   # (written: _write_into sees self's own array)
-    return compute
 
 
 def _some_requires_grad(inputs):
@@ -418,20 +395,6 @@ def _write_into(self, new, opname):
 
 # -- 6. checks ----------------------------------------------------------------------------
 
-# The in-place ops PyTorch runs on a tensor whose elements overlap (an expanded one)
-# that are computed here as they are there: the fills, which write one value wherever
-# they write, and copy_ from the tensor itself. (PyTorch also runs masked_fill_,
-# index_fill_ and index_put_ there, deprecated: each write lands on the shared memory in
-# its order, which a copy of the result cannot reproduce, so viewgrad refuses them.)
-_FILL_ON_EXPANDED = ("zero_", "fill_")
-
-
-def _overlap_allowed(opname, self, others):
-    if opname in _FILL_ON_EXPANDED:
-        return opname == "zero_" or not others   # (fill_ with a tensor value: refused)
-    return opname == "copy_" and bool(others) and others[0] is self
-
-
 def check_inplace(t, requires_grad, opname, overlap=True):
     """PyTorch's check_inplace (plus the internal-overlap check, unless ``overlap`` is
     False: in-place view ops such as ``t_`` write no values). ``requires_grad``: some
@@ -473,55 +436,6 @@ def check_view_inplace(t, vi, prefix=""):
             f"{prefix}a view of a leaf Variable that requires grad is being used in an "
             "in-place operation. Modify a copy instead (e.g. x = leaf.clone(); "
             "x[...] op= ...), or do the update under viewgrad.no_grad() as optimizers do.")
-
-
-def _dense_extent(t):
-    """(first, last + 1) storage offsets of a non-overlapping and dense tensor, else None
-    (PyTorch's ``is_non_overlapping_and_dense``: some permutation of it is contiguous)."""
-    d = t._data
-    if not is_non_overlapping_and_dense(d.shape, t.stride()):
-        return None
-    start = t.storage_offset()
-    return start, start + int(d.size)
-
-
-def check_no_partial_overlap(t, others, opname):
-    """PyTorch's ``assert_no_partial_overlap(output, input)``: an operand may be the
-    written tensor itself (``b.mul_(b)``: same memory, same strides) or be disjoint from
-    it, but not overlap it otherwise (``b.mul_(b.t())``, ``b[1:].add_(b[:-1])``): the op
-    would read elements it has already overwritten. Layouts too hard to compare (not
-    dense) pass, as in PyTorch."""
-    storage = t._storage
-    mine = None
-    for o in others:
-        if o is t or not isinstance(o, type(t)) or o._storage is not storage:
-            continue
-        if not o._data.size or not t._data.size:
-            continue
-        if mine is None:
-            mine = _dense_extent(t) or False
-        theirs = _dense_extent(o)
-        if not mine or theirs is None:
-            # too hard for PyTorch's test, which lets it run in its loops' order: refused
-            # where the memory is really shared (Note [overlapping writes])
-            if not B.shares_memory(t._data, o._data) or (
-                    o.shape == t.shape and o.stride() == t.stride()
-                    and o.storage_offset() == t.storage_offset()):
-                continue   # (or the same elements: each reads itself)
-            raise RuntimeError(
-                f"{opname}: unsupported operation: some elements of the input tensor and "
-                "the written-to tensor refer to a single memory location, so the result "
-                "would depend on the order of the writes. Please clone() the input before "
-                "performing the operation.")
-        if mine == theirs:
-            if o.stride() == t.stride():
-                continue  # full overlap: elementwise, each element reads itself
-        elif not (mine[0] < theirs[1] and theirs[0] < mine[1]):
-            continue
-        raise RuntimeError(
-            f"{opname}: unsupported operation: some elements of the input tensor and the "
-            "written-to tensor refer to a single memory location. Please clone() the tensor "
-            "before performing the operation.")
 
 
 # -- 3 + 4. rebase_history --------------------------------------------------------------

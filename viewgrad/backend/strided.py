@@ -479,10 +479,17 @@ def has_internal_overlap(a) -> bool:
         return False
     if a.size > _MAX_ENUMERATED:
         return True
+    return np.unique(_element_offsets(a)).size < a.size
+
+
+def _element_offsets(a):
+    """Each position's element offset from the first (in elements), positions in
+    row-major order."""
+    item = a.itemsize
     offs = np.zeros((), dtype=np.int64)
     for n, st in zip(a.shape, a.strides):
         offs = np.add.outer(offs, np.arange(n, dtype=np.int64) * (st // item))
-    return np.unique(offs.reshape(-1)).size < a.size
+    return offs.reshape(-1)
 
 
 def shares_memory(a, b) -> bool:
@@ -501,11 +508,7 @@ def apply_by_positions(a, fn):
     itself, non-negative strides) gets ``fn`` k times. In rounds: round r takes each
     element's (r+1)-th position, so no round holds one element twice."""
     xp = xp_of(a)
-    item = a.itemsize
-    offs = np.zeros((), dtype=np.int64)
-    for n, st in zip(a.shape, a.strides):
-        offs = np.add.outer(offs, np.arange(n, dtype=np.int64) * (st // item))
-    offs = offs.reshape(-1)
+    offs = _element_offsets(a)
     order = np.argsort(offs, kind="stable")
     ranked = offs[order]
     first = np.concatenate([[True], ranked[1:] != ranked[:-1]])
@@ -513,7 +516,7 @@ def apply_by_positions(a, fn):
     rank = np.empty(offs.size, dtype=np.int64)
     rank[order] = np.arange(offs.size) - starts
     span = int(offs.max()) + 1
-    flat = xp.lib.stride_tricks.as_strided(a, (span,), (item,))
+    flat = xp.lib.stride_tricks.as_strided(a, (span,), (a.itemsize,))
     for r in range(int(rank.max()) + 1):
         at = offs[rank == r]
         if xp is not np:

@@ -196,25 +196,13 @@ CLAMP_MAX_T = defop("clamp_max_tensor", "ClampMaxBackward1", lambda self, max: a
 
 
 
-def _number_bound(name, input, b):
-    """clamp_min/clamp_max of an integer, bool or float16 tensor by a number, PyTorch's
-    way: bool by bool is refused; the result dtype is the promoted one (bool with 2 is
-    int64, int with 1.5 is float32); the number is converted with PyTorch's overflow
-    check (int8 with 300 is refused; an unsigned dtype takes negatives down to -max,
-    which wrap: uint8 with -1 clamps at 255)."""
-    rt = promoted_dtype((input, b))
-    if rt.kind == "b":
-        raise NotImplementedError(f"\"{name}_scalar_cpu\" not implemented for 'Bool'")
-    if rt != input._data.dtype:
-        input = input.to(rt)
-    if rt.kind in "iu" or rt == B.float16:   # PyTorch's checked conversion of the bound
-        P._check_number(b, rt)
-        if rt.kind in "iu" and type(b) is int:
-            b = B.wrap_int_scalar(b, rt)   # uint8 with -1: 255
-    return input, b
-
-
 def _one_sided(name, row, row_t, bound, doc):
+    def number(t, b, inplace):
+        """clamp's number_bounds for this side alone (clamp_min: min)."""
+        t, lo, hi = number_bounds(t, b, None, inplace) if bound == "min" else \
+            number_bounds(t, None, b, inplace)
+        return t, (lo if bound == "min" else hi)
+
     def fn(input, bound_value, *, out=None):
         from .args import with_out
         _refuse(_CX["clamp"], input, bound_value)   # Note [inputs PyTorch refuses]
@@ -226,7 +214,7 @@ def _one_sided(name, row, row_t, bound, doc):
                 raise P._bshape_err(name, input, b) from None
         else:
             if input._data.dtype.char in _LOW:   # integers, bools, float16
-                input, b = _number_bound(name, input, b)
+                input, b = number(input, b, False)
             r = dispatch(row, (input,), (b,))
         return with_out(r, out, name)
 
@@ -244,7 +232,7 @@ def _one_sided(name, row, row_t, bound, doc):
                 if rt.kind in "iu" and b._data.dtype != rt:
                     b = b.to(rt)   # uint8 with a 0-d int64 -2 compares with 254
             else:
-                _, b = _number_bound(name, self, b)
+                _, b = number(self, b, True)
         if isinstance(b, Tensor):
             return apply_inplace(row_t, self, (b,), name=name + "_")
         return apply_inplace(row, self, (), (b,), name=name + "_")
