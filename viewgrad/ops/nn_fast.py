@@ -304,7 +304,11 @@ class AddmmNode(FnNode):
                 shapes = self._shapes
                 if saved["alpha"] == 1 and saved["beta"] == 1:
                     # a linear layer's node: the row's kernels (ops/fast.py) written out,
-                    # the same products; mat1 and mat2 are never broadcast, the bias may be
+                    # the same products; mat1 and mat2 are never broadcast, the bias may be.
+                    # The weight's product first, the input's last, as by hand: the input's
+                    # gradient is what the next node (a relu's mask) reads, still in cache
+                    gw = None if m1 is None else ((g.T @ m1).T if saved["mat2_transposed"]
+                                                  else m1.T @ g)
                     r = None
                     if e0[0] is not None:
                         r = g
@@ -312,9 +316,7 @@ class AddmmNode(FnNode):
                             r = _sum_to_array(g, shapes[0])
                             if type(r) is not _HOST:
                                 r = B.xp_of(g).asarray(r)   # (a 0-d bias: a NumPy scalar)
-                    return [r, None if m2 is None else g @ m2.T,
-                            None if m1 is None else ((g.T @ m1).T if saved["mat2_transposed"]
-                                                     else m1.T @ g)]
+                    return [r, None if m2 is None else g @ m2.T, gw]
                 out = [None, None, None]
                 if e0[0] is not None:
                     out[0] = fast[0][0](g, saved["beta"])
