@@ -7,7 +7,7 @@ from __future__ import annotations
 
 __all__ = ["iterator_strides", "dense_strides", "non_overlapping_and_dense",
            "torch_contiguous", "dense_in_order", "channels_last_strides", "row_major_strides",
-           "ordered", "view_strides"]
+           "ordered", "view_strides", "index_strides"]
 
 
 # Note [an elementwise result's layout]
@@ -200,3 +200,58 @@ def view_strides(oldshape, oldstride, newshape):
                 base = oldstride[d - 1]
                 tensor_numel = view_numel = 1
     return tuple(out) if view_d == -1 else None
+
+
+# Note [an advanced index's result layout]
+# ``x[:, idx]`` is a copy, and its strides are TensorIterator's again (Note [an elementwise
+# result's layout]), for the operands PyTorch's ``index`` gives it (TensorAdvancedIndexing's
+# make_info and AdvancedIndex): the index tensors broadcast together (expand_outplace: one
+# already of the common shape is kept as it is), moved with their dims to the front of
+# the source when they are not adjacent (transposeToFront), the source restrided to the
+# result's shape with stride 0 along the index dims (restride_src), each index reshaped
+# to the result's rank with size-1 dims around it (reshape_indexer, a view: its strides
+# are computeStride's). The source's own strides order the result's dims first, so
+# ``x[:, idx]`` of a row-major x is row-major, where NumPy lays it out with the index dim
+# first in memory. ``index_strides`` does those steps on geometries; backend's
+# ``index_layout`` reads the key.
+
+def index_strides(src_shape, src_strides, indices):
+    """The element strides of PyTorch's ``index(src, indices)`` result (Note [an advanced
+    index's result layout]): ``indices`` has one entry per dim of the source, None where
+    it is not indexed, else the index's ``(shape, element strides)``. Indices that do not
+    broadcast together raise ValueError."""
+    defined = [d for d, g in enumerate(indices) if g is not None]
+    common = ()
+    for d in defined:   # expand_outplace's shape
+        common = _broadcast_pair(common, tuple(indices[d][0]))
+    geoms = {}
+    for d in defined:
+        sh, st = tuple(indices[d][0]), tuple(indices[d][1])
+        if sh != common:   # expand(): a new or a broadcast dim gets stride 0
+            off = len(common) - len(sh)
+            st = (0,) * off + tuple(0 if n == 1 and common[off + i] != 1 else s
+                                    for i, (n, s) in enumerate(zip(sh, st)))
+        geoms[d] = st
+    order = list(range(len(src_shape)))
+    if defined != list(range(defined[0], defined[-1] + 1)):   # transposeToFront
+        order = defined + [d for d in order if d not in geoms]
+    shape = [src_shape[d] for d in order]
+    strides = [src_strides[d] for d in order]
+    before = next(i for i, d in enumerate(order) if d in geoms)
+    after = len(order) - before - len(defined)
+    end = before + len(defined)
+    out_shape = tuple(shape[:before]) + common + tuple(shape[end:])
+    seen = [(out_shape, tuple(strides[:before]) + (0,) * len(common) + tuple(strides[end:]))]
+    for d in order:   # reshape_indexer: (1,) * before + common + (1,) * after, a view
+        if d in geoms:
+            new = (1,) * before + common + (1,) * after
+            seen.append((new, view_strides(common, geoms[d], new)))
+    return out_shape, iterator_strides(out_shape, seen)
+
+
+def _broadcast_pair(a, b):
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    if any(x != y and x != 1 and y != 1 for x, y in zip(a, b)):
+        raise ValueError("shape mismatch: indexing tensors could not be broadcast together")
+    return tuple(y if x == 1 else x for x, y in zip(a, b))

@@ -14,7 +14,7 @@ from .formats import contiguous_format, format_strides, preserve_format
 _ndarray = np.ndarray
 
 __all__ = ["is_channels_last", "row_major", "fresh_row_major", "layout_like",
-           "iterator_layout", "preserved_strides", "preserve_layout", "in_memory_format",
+           "iterator_layout", "index_layout", "index_geometry", "preserved_strides", "preserve_layout", "in_memory_format",
            "unsqueeze_view", "reshape_view", "slice_view", "torch_strides", "row_major_exactly",
            "empty_strided", "strided_in", "clone_preserving_storage",
            "broadcast_shapes", "broadcast_error", "shapes_error", "checked_broadcast",
@@ -109,6 +109,83 @@ def iterator_layout(r, operands, common=None, keep_first=False):
         else:
             seen.append((a.shape, _elem_strides(a)))
     return _laid_out(r, _L.iterator_strides(r.shape, seen))
+
+
+def index_layout(r, src, key):
+    """``r = src[key]`` for an advanced key (NumPy's layout), laid out as PyTorch's
+    ``index`` lays it out (Note [an advanced index's result layout], layouts.py). A copy
+    only when NumPy laid it out otherwise; a key ``index_geometry`` does not read, as is."""
+    if type(r) is not _ndarray or r.ndim < 2 or type(src) is not _ndarray:
+        return r
+    geo = index_geometry(src, key)
+    return r if geo is None or geo[0] != r.shape else _laid_out(r, geo[1])
+
+
+def index_geometry(src, key):
+    """``(shape, element strides)`` of PyTorch's ``src[key]`` for an advanced key of
+    host arrays, or None for a key it does not read: the key read as PyTorch's
+    applySlicing reads it (slices and None views first, a Python bool a new dim indexed
+    by ``[0]`` or ``[]``, a k-d mask k index tensors of its nonzero()'s columns)."""
+    if type(key) is not tuple:
+        key = (key,)
+    n_real = 0
+    for k in key:
+        if type(k) is _ndarray:
+            n_real += k.ndim if k.dtype.kind == "b" else 1
+        elif type(k) is slice:
+            n_real += 1
+    shape, strides = src.shape, _elem_strides(src)
+    geo_shape, geo_st, indices = [], [], []
+    pos = 0
+
+    def keep(i):
+        geo_shape.append(shape[i])
+        geo_st.append(strides[i])
+
+    if n_real > src.ndim:
+        return None
+    for k in key:
+        t = type(k)
+        if k is Ellipsis:
+            for _ in range(src.ndim - n_real):
+                keep(pos)
+                indices.append(None)
+                pos += 1
+        elif k is None or t is bool:
+            # unsqueeze: the size times the stride of the dim it comes before, 1 at the end
+            geo_shape.append(1)
+            geo_st.append(shape[pos] * strides[pos] if pos < src.ndim else 1)
+            indices.append(None if k is None else ((1 if k else 0,), (1,)))
+        elif t is slice:
+            start, stop, step = k.indices(shape[pos])
+            geo_shape.append(len(range(start, stop, step)))
+            geo_st.append(strides[pos] * step)
+            indices.append(None)
+            pos += 1
+        elif t is _ndarray and k.dtype.kind == "b":
+            found = (int(np.count_nonzero(k)),), (k.ndim,)   # a column of nonzero()
+            for _ in range(k.ndim):
+                keep(pos)
+                indices.append(found)
+                pos += 1
+        elif t is _ndarray and k.dtype.kind in "iu":
+            keep(pos)
+            indices.append((k.shape, _elem_strides(k)))
+            pos += 1
+        else:
+            return None
+    if pos > src.ndim:
+        return None
+    while pos < src.ndim:
+        keep(pos)
+        indices.append(None)
+        pos += 1
+    if all(g is None for g in indices):
+        return None
+    try:
+        return _L.index_strides(geo_shape, geo_st, indices)
+    except ValueError:   # (indices that do not broadcast: the indexing itself raises)
+        return None
 
 
 def _laid_out(r, strides):

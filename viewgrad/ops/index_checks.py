@@ -64,7 +64,12 @@ def check_advanced_key(shape, key):
             after.extend(shape[d:d + m])
             d += m
     after.extend(shape[d:])
-    ordinal = 0
+    # in PyTorch's order: the dtypes, the masks' shapes (expandTensors), the broadcast
+    # (expand_outplace), an indexed dim of size 0 (AdvancedIndex), the bounds (the kernel)
+    for a in arrays:
+        if a is not None and a.dtype.kind not in "iub":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    indexed = set()
     for a, k, s in zip(arrays, key, starts):
         if a is None:
             continue
@@ -74,10 +79,30 @@ def check_advanced_key(shape, key):
                     raise IndexError(f"The shape of the mask {list(a.shape)} at index {j} does "
                                      f"not match the shape of the indexed tensor {after} at "
                                      f"index {s + j}")
+                indexed.add(s + j)
+        else:
+            indexed.add(s)
+    # the index tensors broadcast together (a mask: its positions, one tensor per dim)
+    shapes = []
+    for a in arrays:
+        if a is not None:
+            shapes += [[int(a.sum())]] * a.ndim if a.dtype.kind == "b" else [list(a.shape)]
+    try:
+        common = B.broadcast_shapes(*map(tuple, shapes))
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together "
+                         f"with shapes {', '.join(map(str, shapes))}") from None
+    if 0 not in common and any(after[i] == 0 for i in indexed):
+        raise IndexError("index is out of bounds for dimension with size 0")
+    if 0 in common or any(n == 0 for i, n in enumerate(after) if i not in indexed):
+        return   # Note [an empty advanced index]: no index is read, none is checked
+    ordinal = 0
+    for a, k, s in zip(arrays, key, starts):
+        if a is None:
+            continue
+        if a.dtype.kind == "b":
             ordinal += a.ndim
             continue
-        if a.dtype.kind not in "iu":
-            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         n = after[s]
         if a.size:
             bad = (a < -n) | (a >= n)
@@ -86,13 +111,3 @@ def check_advanced_key(shape, key):
                 raise IndexError(f"index {v} is out of bounds for dimension {ordinal} with "
                                  f"size {n}")
         ordinal += 1
-    # the index tensors broadcast together (a mask: its positions, one tensor per dim)
-    shapes = []
-    for a in arrays:
-        if a is not None:
-            shapes += [[int(a.sum())]] * a.ndim if a.dtype.kind == "b" else [list(a.shape)]
-    try:
-        B.broadcast_shapes(*map(tuple, shapes))
-    except ValueError:
-        raise IndexError("shape mismatch: indexing tensors could not be broadcast together "
-                         f"with shapes {', '.join(map(str, shapes))}") from None

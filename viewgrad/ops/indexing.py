@@ -33,8 +33,25 @@ _builtin_slice = _builtins.slice
 # SavedTensors (recording.py ``_save``); the formulas take it, so it is checked when they run.
 # (A NumPy array or a list in the key is copied: PyTorch makes a tensor of it.)
 
+# Note [an empty advanced index]
+# PyTorch's index kernels check each index as they read it, so when the result (or what
+# is put) has no element, no index is read and none is checked: ``x[:, [5]]`` of a (0, 3)
+# tensor is an empty (0, 1) tensor, and ``x[:, [5]] = 1`` does nothing. NumPy checks them
+# all first. ``check_advanced_key`` (index_checks.py) skips the bounds then, and the
+# kernels below make the empty result, or write nothing, where NumPy would refuse. (An
+# index into a dim of size 0 with a non-empty index shape raises in PyTorch before any
+# kernel: that check stays.)
+
 def _index_fwd(self, key, indices=()):
-    return self[key]
+    try:
+        r = self[key]
+    except IndexError:
+        geo = B.index_geometry(self, key) if B.is_host_array(self) else None
+        if geo is None or 0 not in geo[0]:
+            raise
+        return B.xp_of(self).empty(geo[0], dtype=self.dtype)   # Note [an empty advanced index]
+    # (PyTorch's strides, not NumPy's: Note [an advanced index's result layout])
+    return B.index_layout(r, self, key)
 
 
 def _index_bwd(grad, self_shape, key, indices=()):
@@ -63,10 +80,15 @@ def _index_put_fwd(self, values, key, accumulate, indices=()):
         # leading size-1 dims of the values broadcast away, as PyTorch drops them; NumPy
         # refuses them when it puts through a mask ("boolean array indexing assignment")
         values = values.reshape(shape[lead:])
-    if accumulate:
-        B.add_at(out, key, values)
-    else:
-        out[key] = values
+    try:
+        if accumulate:
+            B.add_at(out, key, values)
+        else:
+            out[key] = values
+    except IndexError:
+        geo = B.index_geometry(self, key) if B.is_host_array(self) else None
+        if geo is None or 0 not in geo[0]:
+            raise   # (an empty selection writes nothing: Note [an empty advanced index])
     return out
 
 
@@ -132,6 +154,16 @@ def _key_on_device(self, key):
         elif B.is_host_array(k):   # a copy, as PyTorch makes a tensor of it
             k = dev.from_host(k) if dev is not B.cpu else k.copy()
         out.append(k)
+    if any(k is Ellipsis for k in out):
+        taken = 0
+        for k in out:
+            if k is not None and k is not Ellipsis and type(k) is not bool:
+                taken += k.ndim if B.is_array(k) and k.dtype.kind == "b" else 1
+        if taken == self._data.ndim:
+            # an Ellipsis that stands for no dim is no separator in PyTorch (it inserts
+            # nothing), in NumPy it is: x[idx, ..., idx2] on a 2-D x keeps the advanced
+            # dims where they are, as x[idx, idx2] does
+            out = [k for k in out if k is not Ellipsis]
     return tuple(out)
 
 
