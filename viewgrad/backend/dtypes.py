@@ -254,4 +254,13 @@ def default_float_for(value) -> np.dtype:
         return int64
     if a.dtype.kind == "c":   # the default complex dtype goes with the default float
         return np.dtype("complex64" if _default_float[0] == np.float32 else "complex128")
+    if a.dtype.kind == "O" and a.size:
+        # Python ints past 64 bits among numbers (NumPy keeps them as objects): PyTorch
+        # infers from the kinds of the numbers, and a float among them makes the ints
+        # floats; an int alone is int64 (and the conversion then says it overflows)
+        items = a.ravel().tolist()
+        if all(type(x) in (bool, int, float, complex) for x in items):
+            kinds = {type(x) for x in items}
+            return default_float_for(complex(0) if complex in kinds else 0.0 if float in kinds
+                                     else 0 if int in kinds else False)
     return a.dtype

@@ -88,6 +88,10 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
         if dtype is not None and dt.kind in "iu" and isinstance(arr, (list, tuple, float)):
             _check_floats_fit(arr, dt)
     except (ValueError, TypeError, OverflowError) as e:
+        if dtype is None and dt.kind in "iu":   # an inferred int64 (PyTorch's ValueError)
+            for item in _leaves(arr):
+                if type(item) is int and not -2**63 <= item < 2**63:
+                    raise _overflow(item) from None
         host = _checked_ints(arr, dt) if dt.kind in "iu" else None
         if host is None:
             _check_nested(arr)   # a ragged list (or a tensor inside one): PyTorch's words
@@ -263,6 +267,11 @@ def _leaves(data):
         yield data
 
 
+def _overflow(item):
+    return ValueError(f"Overflow when unpacking long long: {item} does not fit in int64 (use "
+                      "a float, e.g. float(x))")
+
+
 def _refuse_data(data, host):
     """Raise PyTorch's error for data that is not numbers (None, strings, objects, ints
     past 64 bits) instead of making a tensor of Python objects."""
@@ -274,8 +283,7 @@ def _refuse_data(data, host):
             raise RuntimeError("Could not infer dtype of NoneType (a tensor holds numbers: "
                                "replace None with a number, e.g. float('nan'))")
         if isinstance(item, int) and not -2**63 <= item < 2**64:
-            raise ValueError(f"Overflow when unpacking long long: {item} does not fit in "
-                             "int64 (use a float, e.g. float(x))")
+            raise _overflow(item)
         if isinstance(item, dict):   # PyTorch's own wording for a mapping
             raise RuntimeError("Could not infer dtype of dict")
         if not isinstance(item, (int, float, complex, bool)):
