@@ -69,6 +69,8 @@ for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
 
 Tensor.T = property(lambda self: self.permute(*reversed(range(self.dim()))))
+Tensor.real = property(memory.real_part)
+Tensor.imag = property(memory.imag_part)
 
 
 def _matrix_transpose(name):

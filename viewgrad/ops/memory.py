@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from .. import backend as B
 from ..tensor import Tensor, VersionCounter
+from .args import torch_type_name
 from .operands import type_name
 from .table import defop, dispatch, method
 
-__all__ = ["clone", "contiguous", "to", "parse_to", "detach", "detach_"]
+__all__ = ["clone", "contiguous", "to", "parse_to", "detach", "detach_", "view_dtype",
+           "real_part", "imag_part"]
 
 
 def _clone_fwd(self, memory_format):
@@ -212,6 +214,74 @@ def detach(self):
     out = Tensor._make(self._data, self._device)
     out._storage = self._storage
     out._version_counter = self._version_counter  # inference iff self is (a view of it)
+    return out
+
+
+# Note [a view as another dtype]
+# ``x.view(dtype)`` reads the same bytes as another dtype: a tensor over x's memory that
+# shares x's version counter, as ``detach()`` does, and like it outside the graph: PyTorch
+# declares the op not differentiable, so the result has no grad_fn, does not require
+# grad and is no autograd view (``_base`` is None) — even for x's own dtype. An in-place
+# op on it still moves x's version, so a saved x is refused at backward. Between element
+# sizes, the last dim is rescaled and PyTorch's checks come first (its messages, its
+# order); NumPy's ``ndarray.view`` then gives the same geometry.
+
+def view_dtype(self, dtype):
+    """``self.view(dtype)`` (Note [a view as another dtype])."""
+    new = B.to_dtype(dtype)
+    a = self._data
+    old = a.dtype
+    if new.itemsize != old.itemsize:
+        what = f"to view {torch_type_name(old)} as {torch_type_name(new)} (different element sizes)"
+        if a.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        st = self.stride()
+        if new.itemsize > old.itemsize:
+            ratio = new.itemsize // old.itemsize
+            if a.shape[-1] % ratio:
+                raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but "
+                                   f"got {a.shape[-1]}")
+            if self.storage_offset() % ratio:
+                raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} "
+                                   f"{what}, but got {self.storage_offset()}")
+        if st[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {st[-1]}")
+        if new.itemsize > old.itemsize:
+            for i, s in enumerate(st[:-1]):
+                if s % ratio:
+                    raise RuntimeError(f"self.stride({i}) must be divisible by {ratio} "
+                                       f"{what}, but got {s}")
+    r = a.view(new)
+    if not r.size and new.itemsize != old.itemsize and B.is_host_array(r):
+        # (an empty tensor's strides are PyTorch's own, rescaled as a full one's would be)
+        st = list(self.stride())
+        k = new.itemsize / old.itemsize
+        st = [int(s / k) for s in st[:-1]] + [1]
+        r = B.strided_view(r, r.shape, [s * new.itemsize for s in st])
+    return _alias_of(self, r)
+
+
+def real_part(self):
+    """``x.real``: x itself for a real dtype (PyTorch returns self); a complex tensor's real
+    parts, over its memory and sharing its version counter (Note [a view as another
+    dtype]: viewgrad has no complex gradients, so no history to keep)."""
+    if self._data.dtype.kind != "c":
+        return self
+    return _alias_of(self, self._data.real)
+
+
+def imag_part(self):
+    """``x.imag``: a complex tensor's imaginary parts (as ``real_part``); PyTorch's error
+    for a real dtype."""
+    if self._data.dtype.kind != "c":
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return _alias_of(self, self._data.imag)
+
+
+def _alias_of(self, data):
+    out = Tensor._make(data, self._device)
+    out._storage = self._storage
+    out._version_counter = self._version_counter
     return out
 
 

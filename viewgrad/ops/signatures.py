@@ -417,8 +417,12 @@ def _ints(sizes):
 
 
 def _varargs_method(fn, name, arg):
+    dtype_overload = name == "view"
+
     @functools.wraps(fn)
     def method(self, *sizes, **kwargs):
+        if dtype_overload and len(sizes) == 1 and B.is_dtype_like(sizes[0]):
+            return fn(self, *sizes, **kwargs)   # view(dtype): its own overload
         if not (sizes and type(sizes[0]) is int and len(sizes) == 1):
             bad = _sizes_refusal(name, arg, sizes, 1)
             if bad is not None:

@@ -24,6 +24,7 @@ from ..autograd.saved_names import show_given
 from ..autograd.views_fast import select_geometry, slice_geometry
 from ..tensor import Tensor, _unique_dims, _wrap_dim
 from .flat import put, take
+from .memory import view_dtype as _view_dtype
 from .operands import invalid_combination
 from .table import defop, dispatch, dispatch_view, method, sum_to, unpack_args
 
@@ -81,10 +82,14 @@ UNSAFE_VIEW = defop("_unsafe_view", "UnsafeViewBackward0", _view_fwd, attrs=("sh
 
 
 @method("view")
-def view(self, *shape, size=None):
+def view(self, *shape, size=None, dtype=None):
+    if dtype is not None and not shape and size is None:
+        return _view_dtype(self, dtype)
+    if len(shape) == 1 and dtype is None and size is None and B.is_dtype_like(shape[0]):
+        return _view_dtype(self, shape[0])   # Note [a view as another dtype] (memory.py)
     shape = unpack_args(shape, size, "size", "view")
-    if len(shape) == 1 and not isinstance(shape[0], int):  # view(dtype) is not supported
-        raise TypeError(f"view(): expected a shape, got {shape[0]!r}")
+    if len(shape) == 1 and not isinstance(shape[0], int):
+        raise TypeError(f"view(): expected a shape or a dtype, got {shape[0]!r}")
     shape = _infer_shape(shape, self.numel())
     return dispatch_view(VIEW, self, (shape,), (view, (shape,)))
 
