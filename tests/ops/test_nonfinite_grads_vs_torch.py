@@ -86,6 +86,7 @@ def test_an_infinite_or_nan_gradient_coming_in(name, value):
 # NaN inputs where torch's float32 and float64 kernels disagree with each other (the
 # float32 vector kernels let the gradient pass, the float64 ones give 0 or NaN), and prod
 # of an inf (torch: grad * result / x = inf / inf = NaN; here the product of the others)
+LANE_QUIRKS = {"hardswish"}
 KERNEL_QUIRKS = {"prod", "hardtanh", "relu6", "hardshrink", "softshrink", "elu", "celu", "selu",
                  "elu_", "clamp"}
 
@@ -99,6 +100,12 @@ def test_an_infinite_or_nan_input(name, value):
         x0[pos] = value
         ours = _grad(vg, name, x0, None, "float64")
         theirs = _grad(torch, name, x0, None, "float64")
+        if name in LANE_QUIRKS and np.isnan(value):
+            # torch's own answer at the NaN depends on whether its element falls in the
+            # vector loop (NaN) or the scalar tail (the grad), so on the CPU's vector width
+            keep = np.arange(len(x0)) != pos
+            ours = (ours[0], ours[1][keep])
+            theirs = (theirs[0], theirs[1][keep])
         assert _same(ours[0], theirs[0]) and _same(ours[1], theirs[1]), (name, x0, ours, theirs)
 
 

@@ -16,6 +16,8 @@ sums: proved algorithms using rounding to odd", 2008).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 __all__ = ["torch_arange", "torch_logspace", "ARANGE_VEC_BYTES"]
@@ -93,6 +95,24 @@ def torch_arange(start, step, n: int, dtype):
     return np.where(idx < n - n % (2 * V), vec, tail)
 
 
+def _c_pow(b, x):
+    """C's ``pow(b, v)`` for each double v of ``x``, as PyTorch's ``std::pow``: NumPy's
+    power agrees with it except on a CPU where NumPy runs its own AVX-512 kernels (not
+    correctly rounded in the last place), so each finite result is taken from C's pow,
+    through Python's ``math.pow``."""
+    out = np.power(b, x)
+    fin = np.isfinite(out)
+    if fin.any():
+        vals = []
+        for v in x[fin].tolist():
+            try:
+                vals.append(math.pow(b, v))
+            except (OverflowError, ValueError):   # (the edge of the range: NumPy's answer)
+                vals.append(float(np.power(b, v)))
+        out[fin] = vals
+    return out
+
+
 def torch_logspace(start, end, steps: int, base, dtype):
     """PyTorch's CPU ``logspace`` (aten/src/ATen/native/RangeFactories.cpp, built without
     FMA): ``start`` and ``end`` as the dtype holds them (the caller converts them), step
@@ -111,7 +131,7 @@ def torch_logspace(start, end, steps: int, base, dtype):
         step = diff / np.float64(steps - 1)
         x = np.where(np.arange(steps) < steps // 2, s + step * i,
                      e - step * (np.float64(steps - 1) - i))
-        out = np.power(b, x)
+        out = _c_pow(b, x)
         # (a double becomes a Half through float: two roundings, as c10::Half's constructor;
         # out of an integer dtype's range, the cast is C's, undefined, silently)
         return (out.astype(np.float32) if dtype == np.float16 else out).astype(dtype)
