@@ -9,11 +9,30 @@ import warnings
 
 from .. import backend as B
 from ..tensor import Tensor, _wrap_dim
+from .args import torch_type_name
 from .linalg import mm
 from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .views import narrow
 
 __all__ = ["cov", "corrcoef", "trapezoid", "trapz", "cumulative_trapezoid"]
+
+
+def _check_weights(w, name, n_obs):
+    """PyTorch's checks of cov's weights, in its order and words: at most 1-D, integers
+    (fweights) or floats (aweights), one per observation, none negative."""
+    if w.dim() > 1:
+        raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got "
+                           f"{name} with {w.dim()} dimensions")
+    kind = w._data.dtype.kind
+    if (kind not in "iu") if name == "fweights" else (kind != "f"):
+        what = "integral" if name == "fweights" else "floating point"
+        raise RuntimeError(f"cov(): expected {name} to have {what} dtype but got {name} with "
+                           f"{torch_type_name(w._data.dtype)} dtype")
+    if w.numel() != n_obs:
+        raise RuntimeError(f"cov(): expected {name} to have the same numel as there are "
+                           f"observations in the input but got {w.numel()} != {n_obs}")
+    if n_obs and not bool((w.min() >= 0).item()):   # (a NaN weight fails it too)
+        raise RuntimeError(f"cov(): {name} cannot be negative")
 
 
 def cov(input, *, correction=1, fweights=None, aweights=None):
@@ -32,9 +51,13 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     n_obs = x.shape[1]
     w = None
     if fweights is not None:
+        _check_weights(fweights, "fweights", n_obs)
         w = fweights
     if aweights is not None:
+        _check_weights(aweights, "aweights", n_obs)
         w = aweights if w is None else w * aweights
+    if w is not None and not bool((w.sum() != 0).item()):
+        raise RuntimeError("cov(): weights sum to zero, can't be normalized")
     if w is None:
         avg = x.mean(1)
         w_sum = float(n_obs)
@@ -79,13 +102,21 @@ def _dx_of(y, x, dim):
         shape = [1] * y.dim()
         shape[dim] = d.shape[0]
         return d.view(*shape)
-    k = x.shape[dim]
-    return narrow(x, dim, 1, k - 1) - narrow(x, dim, 0, k - 1)
+    k = max(x.shape[dim] - 1, 0)   # (an empty dim stays empty, as in _pair_sums)
+    return narrow(x, dim, min(1, x.shape[dim]), k) - narrow(x, dim, 0, k)
 
 
 def _pair_sums(y, dim):
-    k = y.shape[dim]
-    return narrow(y, dim, 1, k - 1) + narrow(y, dim, 0, k - 1)
+    k = max(y.shape[dim] - 1, 0)   # (an empty dim stays empty: PyTorch's slices)
+    return narrow(y, dim, min(1, y.shape[dim]), k) + narrow(y, dim, 0, k)
+
+
+def _check_not_0d(y, dim, cumulative):
+    # PyTorch's trapezoid takes no 0-d y (its own check, not the usual dim 0 / -1 of a
+    # 0-d tensor); cumulative_trapezoid fails in its slice
+    if y.dim() == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor." if cumulative else
+                         f"Dimension specified as {dim} but tensor has no dimensions")
 
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
@@ -93,11 +124,12 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     ``torch.trapezoid`` (and ``torch.trapz``): samples ``dx`` apart (1 by default), or at
     the points ``x`` (1-D, or shaped like ``y``)."""
     _refuse(_CX["trapezoid"], y)   # (bool: Note [inputs PyTorch refuses])
+    _check_not_0d(y, dim, False)
     d = _wrap_dim(dim, y.dim())
     if x is not None and dx is not None:
         raise RuntimeError("trapezoid: received both x and dx; pass only one of them")
-    if y.shape[d] == 0:
-        return y.sum(d)
+    if y.shape[d] == 0:   # PyTorch's zeros of y's dtype, outside the graph
+        return y.new_zeros(tuple(y.shape[:d]) + tuple(y.shape[d + 1:]))
     if x is None:
         step = 1.0 if dx is None else dx
         return (y.sum(d) - (y.select(d, 0) + y.select(d, -1)) * 0.5) * step
@@ -113,6 +145,7 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """The running trapezoid-rule integral of ``y`` along ``dim`` (one value fewer than
     samples), as ``torch.cumulative_trapezoid`` (``CumsumBackward0``)."""
     _refuse(_CX["cumulative_trapezoid"], y)   # (bool: Note [inputs PyTorch refuses])
+    _check_not_0d(y, dim, True)
     d = _wrap_dim(dim, y.dim())
     if x is None:
         step = 1.0 if dx is None else dx

@@ -14,7 +14,7 @@ import math
 
 from .. import backend as B
 from ..tensor import Tensor
-from .args import torch_type_name
+from .args import cpp_type_name, torch_type_name
 from .pointwise import where
 from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .table import defop, dispatch
@@ -133,6 +133,12 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     P, R = x1.shape[-2], x2.shape[-2]
     mm = p == 2 and (compute_mode == "use_mm_for_euclid_dist" or (
         compute_mode in (None, "use_mm_for_euclid_dist_if_necessary") and (P > 25 or R > 25)))
+    d1, d2 = x1._data.dtype, x2._data.dtype
+    if d1 != d2:   # no promotion: the words of the kernel each path reaches
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{cpp_type_name(d1)} != {cpp_type_name(d2)}" if mm else
+                           f"expected scalar type {torch_type_name(d1)} but found "
+                           f"{torch_type_name(d2)}")
     if mm:
         r = dispatch(EUCLID, (x1, x2))
         return r.view(*r.shape)

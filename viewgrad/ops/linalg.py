@@ -474,18 +474,29 @@ def matmul(self, other):
     return _batched_matmul(self, other)
 
 
+class _Folded:
+    """The shape of the matrix a batched operand is folded into (for _shape_err)."""
+
+    def __init__(self, rows, k):
+        self.shape = (rows, k)
+
+
 def _folded_matmul(t1, t2):
     """One mm (or mv) for a batched operand times a matrix or vector: the batched one
     is reshaped into a matrix (2-D @ batched: (b.mT @ a.t()).mT, made contiguous)."""
     transpose = t2.dim() > t1.dim()
     if transpose:
         t1, t2 = t2.mT, (t1.t() if t1.dim() == 2 else t1)
-    if t1.shape[-1] != t2.shape[0]:
-        raise _shape_err("matmul", t1, t2)
     out_shape = tuple(t1.shape[:-1])
     rows = 1
     for s in out_shape:
         rows *= s
+    if t1.shape[-1] != t2.shape[0]:   # (the words of the mv or mm the folded one meets)
+        k = t1.shape[-1]
+        if t2.dim() == 1:
+            raise RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{k}), vec "
+                               f"({t2.shape[0]})")
+        raise _shape_err("matmul", _Folded(rows, k), t2)
     folded = t1.reshape(rows, t1.shape[-1])
     if t2.dim() == 1:
         return _unsafe_view(mv(folded, t2), out_shape)
@@ -500,17 +511,17 @@ def _batched_matmul(a, b):
     m1 = a.shape[-1]
     m2 = b.shape[-2] if db > 1 else b.shape[0]
     p = b.shape[-1] if db > 1 else 1
-    if m1 != m2:
-        raise _shape_err("matmul", a, b)
-    try:
-        batch = B.broadcast_shapes(tuple(a.shape[:max(da - 2, 0)]),
-                                   tuple(b.shape[:max(db - 2, 0)]))
+    ba, bb = tuple(a.shape[:max(da - 2, 0)]), tuple(b.shape[:max(db - 2, 0)])
+    try:   # (PyTorch's order: the batches broadcast first, then bmm checks the sizes)
+        batch = B.broadcast_shapes(ba, bb)
     except ValueError:
-        raise RuntimeError(f"matmul: batch dimensions {list(a.shape[:-2])} and "
-                           f"{list(b.shape[:-2])} cannot be broadcast") from None
+        raise B.broadcast_error("matmul's batch dimensions", ba, bb) from None
     nb = 1
     for s in batch:
         nb *= s
+    if m1 != m2:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{nb}, {m1}] but got: [{nb}, {m2}].")
     a3 = a.expand(*batch, n, m1).reshape(nb, n, m1)
     if db == 1:  # a vector cannot broadcast into (*, m, 1): a batch of columns
         b3 = b.expand(*batch, m2).reshape(nb, m2).unsqueeze(2)

@@ -382,6 +382,12 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
         eq = "AX = B" if left else "XA = B"
         raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation {eq} "
                            f"({n}x{n} and {B.shape[-2]}x{B.shape[-1]})")
+    if pivots.numel():   # (LAPACK's getrs would read out of bounds: PyTorch checks first)
+        for bad, words in ((pivots < 1, "greater or equal to 1"),
+                           (pivots > LU.shape[-2], "smaller or equal to LU.size(-2)")):
+            if bool(bad.any()):
+                raise RuntimeError(f"Pivots given to lu_solve must all be {words}. Did you "
+                                   f"properly pass the result of lu_factor?")
     return _out(dispatch(LU_SOLVE, (LU, pivots, B), (bool(left), bool(adjoint))), out, name)
 
 

@@ -67,9 +67,13 @@ def cond(A, p=None):
 def vecdot(x, y, *, dim=-1):
     """The dot product of the vectors along ``dim`` (broadcast), as
     ``torch.linalg.vecdot``: ``(x.conj() * y).sum(dim)``."""
-    for t in (x, y):   # (PyTorch's check, its words)
-        if isinstance(t, Tensor):
-            S.check_float(t, "linalg.vecdot")
+    # (PyTorch's checks, its words: x's kind, then the same dtype, then y's kind)
+    if isinstance(x, Tensor):
+        S.check_float(x, "linalg.vecdot")
+        if isinstance(y, Tensor):
+            S.check_same_dtype(x, y, "linalg.vecdot: ", "x", "y")
+    if isinstance(y, Tensor):
+        S.check_float(y, "linalg.vecdot")
     return (x.conj_physical() * y).sum(dim)
 
 
@@ -92,7 +96,11 @@ def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
 def _infos(A, info_of):
     """LAPACK's info for each matrix of A's batch, an int32 tensor of the batch's shape."""
     host = A._device.to_host(A._data)
-    flat = host.reshape((-1,) + host.shape[-2:])
+    batch = 1
+    for d in host.shape[:-2]:
+        batch *= d
+    # (the batch size spelled out: -1 is ambiguous for 0 x 0 matrices)
+    flat = host.reshape((batch,) + host.shape[-2:])
     codes = [info_of(m) for m in flat]
     return tensor(codes, dtype=S.B.int32, device=A.device).reshape(tuple(A.shape[:-2]))
 

@@ -16,12 +16,13 @@ pivoting, as LAPACK) of the failing matrix on the host, only when the solver fai
 from __future__ import annotations
 
 import math
+import operator
 
 from .. import backend as B
 from ..autograd.state import state as _st
 from ..tensor import Tensor
 from .. import return_types as RT
-from .args import torch_type_name
+from .args import cpp_type_name, torch_type_name
 from .linalg import matmul, mm
 from .pointwise import where
 from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
@@ -29,7 +30,7 @@ from .table import defop, dispatch
 
 __all__ = ["LinAlgError", "inv", "inverse", "det", "slogdet", "logdet", "solve", "lstsq",
            "pinv", "pinverse", "matrix_power", "multi_dot", "matrix_rank", "check_square",
-           "check_float", "check_matrix"]
+           "check_float", "check_matrix", "check_same_dtype"]
 
 _xp = B.xp_of
 
@@ -57,6 +58,16 @@ def check_float(A, name, refusals=None):
     if A._data.dtype.kind not in "fc":
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
                            f"Got {torch_type_name(A._data.dtype)}")
+
+
+def check_same_dtype(a, b, name, a_name="A", b_name="B", end=""):
+    """PyTorch's checkLinalgCompatibleDtype for solvers: they do not promote, the right
+    side must have the matrix's dtype (``end`` is the period some messages end with)."""
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(f"{name}Expected {a_name} and {b_name} to have the same dtype, "
+                           f"but found {a_name} of type {torch_type_name(a._data.dtype)} "
+                           f"and {b_name} of type {torch_type_name(b._data.dtype)} "
+                           f"instead{end}")
 
 
 def check_square(A, name, refusals=None):
@@ -223,11 +234,14 @@ def _slogdet_bwd(grads, A, sign):
     g = grads[1]
     if g is None:
         return None
-    # A⁻ᵀ as PyTorch computes it, solve(Aᵀ, I): at a singular A, LAPACK's inf and NaN
-    # (SOLVE's name None: Note [the _ex functions' info], linalg_names.py), not an error
+    # A⁻ᵀ as PyTorch computes it, solve(Aᵀ, I). In a plain backward it solves with the
+    # LU factors: at a singular A, LAPACK's inf and NaN (SOLVE's name None: Note [the _ex
+    # functions' info], linalg_names.py), not an error; with create_graph (grad mode on)
+    # it calls linalg.solve, which raises there.
     eye = _eye_like(A)
+    name = "torch.linalg.solve" if _st.grad_enabled else None
     return g.unsqueeze(-1).unsqueeze(-1) * dispatch(SOLVE, (A.transpose(-1, -2), eye),
-                                                     (False, True, None))
+                                                     (False, True, name))
 
 
 SLOGDET = defop("linalg_slogdet", "LinalgSlogdetBackward0", None, inputs=("A",),
@@ -311,6 +325,7 @@ def solve_named(A, B, left, name):
     None gives solve_ex's values (Note [the _ex functions' info], linalg_names.py)."""
     # B is a (batch of) vector(s) by its shape alone, whichever side A is on (a vector on
     # the right is an n x 1 matrix: PyTorch refuses it)
+    check_same_dtype(A, B, "linalg.solve: ")
     vec = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     n = A.shape[-1]
     rows, cols = (B.shape[-1], 1) if vec else (B.shape[-2], B.shape[-1])
@@ -339,10 +354,29 @@ def _pinv_fwd(A, atol, rtol, hermitian=False):
 
 
 def _above_tolerance(xp, S, atol, rtol):
-    """Which singular values (``S``, batched) count: those above max(atol, rtol·σ_max)."""
+    """Which singular values (``S``, batched) count: those above max(atol, rtol·σ_max);
+    atol and rtol numbers, or arrays of one per matrix (broadcast with the batch)."""
     smax = S.max(axis=-1, keepdims=True) if S.shape[-1] else xp.zeros(S.shape[:-1] + (1,),
                                                                      dtype=S.dtype)
-    return S > xp.maximum(atol, rtol * smax)
+    return S > xp.maximum(xp.asarray(atol)[..., None], xp.asarray(rtol)[..., None] * smax)
+
+
+def _tolerances(A, atol, rtol, name):
+    """PyTorch's get_atol_rtol: atol 0 and rtol eps·max(m, n) by default, rtol 0 where
+    a given atol is positive; either may be a tensor (one per matrix of the batch), whose
+    values are used as arrays."""
+    for what, t in (("atol", atol), ("rtol", rtol)):
+        if isinstance(t, Tensor) and t._data.dtype.kind == "c":
+            raise RuntimeError(f"{name}: {what} tensor of complex type is not supported.")
+    a = atol._data if isinstance(atol, Tensor) else 0.0 if atol is None else float(atol)
+    if rtol is not None:
+        return a, rtol._data if isinstance(rtol, Tensor) else float(rtol)
+    default = B.finfo_fields(A.dtype)["eps"] * max(A.shape[-1], A.shape[-2])
+    if atol is None:
+        return a, default
+    if isinstance(atol, Tensor):
+        return a, _xp(a).where(a > 0, 0.0, default)
+    return a, 0.0 if a > 0 else default
 
 
 def _pinv_bwd(grad, A, result):
@@ -375,11 +409,8 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     check_float(A, "linalg.pinv")
     if hermitian:   # (only the lower triangle is read)
         check_square(A, "linalg.eigh")
-    if rtol is None:
-        rtol = 0.0 if atol is not None and atol > 0 else \
-            B.finfo_fields(A.dtype)["eps"] * max(A.shape[-1], A.shape[-2])
-    return _out(dispatch(PINV, (A,), (float(atol or 0.0), float(rtol), bool(hermitian))),
-                out, "linalg.pinv")
+    atol, rtol = _tolerances(A, atol, rtol, "linalg.pinv")
+    return _out(dispatch(PINV, (A,), (atol, rtol, bool(hermitian))), out, "linalg.pinv")
 
 
 def pinverse(input, rcond=1e-15):
@@ -422,6 +453,10 @@ def lstsq(A, B, rcond=None, *, driver=None):
     CPU driver 'gelsy', residuals and singular_values are empty). Backward
     (``LinalgLstsqBackward0``) through the pseudo-inverse."""
     check_matrix(A, "torch.linalg.lstsq")
+    if A._data.dtype != B._data.dtype:   # (before the float check, as PyTorch)
+        raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same "
+                           f"dtype, but got input's dtype {torch_type_name(A._data.dtype)} "
+                           f"and other's dtype {torch_type_name(B._data.dtype)}")
     check_float(A, "torch.linalg.lstsq")
     vec = B.dim() == A.dim() - 1
     Bm = B.unsqueeze(-1) if vec else B
@@ -442,6 +477,14 @@ def matrix_power(A, n, *, out=None):
     """A multiplied by itself ``n`` times, as ``torch.linalg.matrix_power`` /
     ``torch.matrix_power``: by repeated squaring (matmuls, so ``MmBackward0`` nodes);
     n = 0 gives the identity, n < 0 powers of ``inv(A)``."""
+    try:   # (PyTorch's argument parser: an int, or an integer 0-d tensor; not a bool)
+        if isinstance(n, bool):
+            raise TypeError
+        n = operator.index(n)
+    except TypeError:
+        from .operands import type_name
+        raise TypeError(f"linalg_matrix_power(): argument 'n' (position 2) must be int, not "
+                        f"{type_name(n)}") from None
     check_matrix(A, "linalg.matrix_power")
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but "
@@ -493,6 +536,11 @@ def multi_dot(tensors, *, out=None):
                                f"{t.dim()}D")
         if 0 < i < len(ts) - 1 and t.dim() != 2:
             raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.dim()}D")
+    for i, t in enumerate(ts[1:], 1):   # (no promotion, as PyTorch)
+        if t._data.dtype != ts[0]._data.dtype:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but "
+                               f"tensor 0 is {cpp_type_name(ts[0]._data.dtype)} and tensor "
+                               f"{i} {cpp_type_name(t._data.dtype)}")
     first_vec, last_vec = ts[0].dim() == 1, ts[-1].dim() == 1
     if first_vec:
         ts[0] = ts[0].unsqueeze(0)
@@ -527,8 +575,6 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
         S = xp.abs(xp.asarray(xp.linalg.eigvalsh(A._data, UPLO="L")))
     else:
         S = xp.asarray(xp.linalg.svd(A._data, compute_uv=False))
-    if rtol is None:
-        rtol = 0.0 if atol is not None and atol > 0 else \
-            B.finfo_fields(A.dtype)["eps"] * max(A.shape[-1], A.shape[-2])
-    r = _above_tolerance(xp, S, float(atol or 0.0), rtol).sum(-1).astype(B.int64)
+    atol, rtol = _tolerances(A, atol, rtol, "linalg.matrix_rank")
+    r = _above_tolerance(xp, S, atol, rtol).sum(-1).astype(B.int64)
     return _out(Tensor._make(xp.asarray(r), A._device), out, "linalg.matrix_rank")

@@ -15,8 +15,8 @@ from .. import backend as B
 from .. import return_types as RT
 from .args import torch_type_name
 from .linalg import check_vectors, matmul
-from .linalg_solve import (_out, batched_solve, check_float, check_matrix, check_square,
-                           multi_dot)
+from .linalg_solve import (_out, batched_solve, check_float, check_matrix, check_same_dtype,
+                           check_square, multi_dot)
 from .operands import need_tensor
 from .pointwise import where
 from .shaping import tensordot
@@ -103,6 +103,8 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     gradient is confined to its triangle."""
     check_matrix(A, "linalg.solve_triangular")
     check_float(A, "linalg.solve_triangular")
+    if isinstance(B, Tensor) and B._data.dtype != A._data.dtype:
+        B = B.to(A.dtype)   # PyTorch solves in A's dtype (B is cast, not promoted)
     return _out(dispatch(TRI, (A, B), (bool(upper), bool(left), bool(unitriangular))), out,
                 "linalg.solve_triangular")
 
@@ -114,6 +116,7 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
     warnings.warn("torch.triangular_solve is deprecated in favor of "
                   "torch.linalg.solve_triangular and will be removed in a future PyTorch "
                   "release.", UserWarning, stacklevel=2)
+    check_same_dtype(b, A, "", "b", "A", ".")
     check_square(A, "")   # (PyTorch's words, with no op name in front)
     M = _t(A) if transpose else A
     X = dispatch(TRI_LEGACY, (M, b), (bool(upper) != bool(transpose), True,
@@ -167,6 +170,8 @@ def cholesky_solve(B, L, upper=False, *, out=None):
     """The X with (L Lᵀ) X = B given the Cholesky factor L (``upper``: A = Uᵀ U), as
     ``torch.cholesky_solve``. Backward (``CholeskySolveBackward0``): gB is a
     cholesky_solve of the gradient; L's gradient -(gB Xᵀ + X gBᵀ) L."""
+    if isinstance(B, Tensor) and isinstance(L, Tensor) and B.dim() >= 2:
+        check_same_dtype(B, L, "", "b", "A", ".")
     check_matrix(L, "cholesky_solve")
     check_square(L, "", "cholesky_solve")   # (PyTorch's words, with no op name in front)
     if B.dim() >= 2 and B.shape[-2] != L.shape[-1]:
@@ -258,14 +263,14 @@ def _dist_grad(grad, self, other, p, result):
         return d.sign() * grad
     nz = result != 0
     safe = where(nz, result, 1.0)
-    if p == 2:
-        return grad * where(nz, d / safe, 0.0)
+    if p == 2:   # 0/0 masked to 0 as in PyTorch's formula: its derivative there is NaN
+        return grad * (d / result).masked_fill(result == 0, 0.0)
     if math.isinf(p):
         mask = (d.abs() == result) | d.isnan()
         return d.sign() * (grad / mask.sum()) * mask
     ad = d.abs()
-    if p < 1:
-        f = d.sign() * where(d == 0, 0.0, where(d == 0, 1.0, ad).pow(p - 1))
+    if p < 1:   # (masked after the power, as PyTorch's: NaN in its derivative at 0)
+        f = d.sign() * ad.pow(p - 1).masked_fill(d == 0, 0.0)
         return f * grad * result.pow(1 - p)
     f = d.sign() * ad.pow(p - 1) if p < 2 else d * ad.pow(p - 2)
     return f * where(nz, grad / safe.pow(p - 1), 0.0)

@@ -46,9 +46,26 @@ def _log_scalar(x):
     return math.log(x) if x > 0 else -math.inf if x == 0 else math.nan
 
 
+def _c_power(self, exponent):
+    """``self ** exponent`` elementwise as C's pow. NumPy's power loop takes sqrt where
+    the exponent is 0.5 through a stride-0 operand (a 0-d tensor, an expanded one): NaN
+    at -inf where pow, and PyTorch's tensor ** tensor, give inf. Such an exponent is laid
+    out in full first."""
+    xp = _xp(self, exponent)
+    e = exponent
+    if getattr(e, "dtype", None) is not None and e.dtype.kind == "f" and (e == 0.5).any():
+        shape = xp.broadcast_shapes(xp.shape(self), e.shape)
+        flat = (-1,) if shape else (1,)
+        e = xp.ascontiguousarray(xp.broadcast_to(e, shape)).reshape(flat)
+        if hasattr(self, "shape"):
+            self = xp.ascontiguousarray(xp.broadcast_to(self, shape)).reshape(flat)
+        return xp.power(self, e).reshape(shape)
+    return xp.power(self, exponent)
+
+
 def _pow_fwd(self, exponent):
     try:
-        return self ** exponent
+        return _c_power(self, exponent)
     except ValueError:   # NumPy: "Integers to negative integer powers are not allowed"
         return _int_pow(self, exponent)
 

@@ -105,6 +105,7 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=N
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
     """``quantile`` ignoring NaN values, as ``torch.nanquantile``."""
     from .args import with_out
-    return with_out(_quantile(input, q, dim, keepdim, interpolation, True, "nanquantile"),
+    # (its errors say "quantile()": PyTorch's nanquantile shares quantile's checks)
+    return with_out(_quantile(input, q, dim, keepdim, interpolation, True, "quantile"),
                     out, "nanquantile")
 

@@ -413,11 +413,11 @@ def _ext(self, dim, keepdim, kind, full_op, dim_op):
     if dim is None:
         _check_nonempty(self, kind)
         return dispatch(full_op, (self,))
-    if isinstance(dim, Tensor):  # max(a, b): the elementwise maximum
-        from .pointwise import where
-        other = dim
-        return where(self >= other, self, other) if kind == "max" else \
-            where(self <= other, self, other)
+    if isinstance(dim, Tensor):
+        # max(a, b) is PyTorch's maximum itself (MaximumBackward0): NaN propagates and a
+        # tie halves the gradient, which a where(a >= b, a, b) would not do
+        from .elementwise import maximum, minimum
+        return (maximum if kind == "max" else minimum)(self, dim)
     d = _wrap_dim(dim, self.dim())
     _check_dims_nonempty(self, (d,), kind)
     idx = _argext(self, d, keepdim, kind)

@@ -28,6 +28,16 @@ out keeps an infinite entry there from making 0 * inf = NaN). A slice of one ent
 its gradient as it is. This is what PyTorch's cumprod_backward computes, bit for bit at
 0, inf and NaN; under create_graph it takes every term one k at a time
 (``_cumprod_bwd_by_terms``), differentiable in turn, as PyTorch does.
+
+Note [var's gradient without degrees of freedom]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Where ``N - correction <= 0`` the forward divides by ``max(0, N - correction)`` (inf, or
+NaN for a constant slice), and PyTorch's var_backward has two branches that we follow:
+with no ``dim`` given (or a 0-d input) the gradient is ``grad * (NaN where x == mean
+else inf)``, the sign coming from ``grad`` alone; with a ``dim`` it is still
+``2 (x - mean) / (N - correction)``: inf times ``(x - mean)`` at ``N == correction`` and
+a finite, negative scale when ``correction > N``. std's gradient goes through the same
+function after ``grad / (2 std)`` (0 where std is inf).
 """
 from __future__ import annotations
 
@@ -89,9 +99,13 @@ def _var_fwd(self, dim, correction, keepdim):
 
 
 def _var_bwd(grad, self, dim, correction, keepdim):
-    # d var / d x = 2 (x - mean) / (N - correction), PyTorch's var_backward
+    # d var / d x = 2 (x - mean) / (N - correction), PyTorch's var_backward, with its two
+    # branches where N - correction <= 0 (Note [var's gradient without degrees of freedom])
     dof = _count(self.shape, dim) - correction
-    scale = 2.0 / dof if dof > 0 else math.inf
+    if dof <= 0 and (dim is None or self.dim() == 0):
+        return grad * _make(_xp(self).where(self._data == self._data.mean(), math.nan,
+                                            math.inf).astype(self._data.dtype), self._device)
+    scale = 2.0 / dof if dof else math.inf
     g = _restore(grad, tuple(self.shape), dim, keepdim)
     return (self - self.mean(dim, keepdim=True)) * g * scale
 
@@ -159,11 +173,13 @@ def _check_float(self, name):
 
 
 def _prepare(self, name, dim, unbiased, correction, keepdim):
-    _check_float(self, "std and var")
+    _check_float(self, name if name.endswith("_mean") else "std and var")
     dim, correction = _correction(name, dim, unbiased, correction, keepdim)
     dims = _red_dims(dim, self.dim())
     _dof_warning(name, _count(tuple(self.shape), dims), correction)
-    return dims, correction, given_dims(dim)
+    # no dim given is kept as None (PyTorch's _saved_dim shows None, and its backward
+    # takes another branch there: Note [var's gradient without degrees of freedom])
+    return None if dim is None else dims, correction, given_dims(dim)
 
 
 @method("var")

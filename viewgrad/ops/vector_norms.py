@@ -83,8 +83,9 @@ def _vnorm_bwd(grad, self, result, ord, dim, keepdim):
         a = self.abs()
         mask = ((a == norm) | (a != a)).to(grad.dtype)
         return self.sign() * mask * grad / mask.sum(dim or None, keepdim=True)
-    if ord < 1:   # |x|^(ord-1) is infinite at x = 0, where sign(x) = 0 keeps it out
-        scaled = self.sign() * self.abs().masked_fill(self == 0, 1.0).pow(ord - 1)
+    if ord < 1:   # |x|^(ord-1) is infinite at x = 0: masked to 0 after the power, as
+        # PyTorch's formula does (so its derivative there is NaN, as PyTorch's)
+        scaled = self.sign() * self.abs().pow(ord - 1).masked_fill(self == 0, 0.0)
         return scaled * grad * norm.pow(1 - ord)
     scaled = self.sign() * self.abs().pow(ord - 1) if ord < 2 else \
         self * self.abs().pow(ord - 2)
