@@ -60,9 +60,9 @@ class AccumulateGrad(Node):
         # gradient tensor) is asked of the array, before a Tensor is wrapped round it:
         # the references are the local ``a`` and getrefcount's argument.
         a = grads[0]
+        if a is None:   # (no gradient: the leaf's hooks still run, with None)
+            return self._accumulate_from(grads, False)
         grads[0] = None
-        if a is None:
-            return []
         shared = sys.getrefcount(a) > 2
         var = self.variable
         if (not shared and var._grad is None and type(a) is _HOST and _keeps_as_is(a, var)
@@ -87,9 +87,16 @@ class AccumulateGrad(Node):
     def _accumulate_from(self, grads, shared):
         new = grads[0]
         grads[0] = None  # so the caller's list no longer holds it (see _STEAL_REFS)
-        if new is None:
-            return []
         var = self.variable
+        if new is None:
+            # no gradient arrived (a custom Function's None for this input): PyTorch still
+            # runs the leaf's tensor hooks (with None) and post-accumulate hooks
+            if self._hooks_ran:
+                self._hooks_ran = False
+            elif var._hooks:
+                self._run_tensor_hooks(None)
+            self._post_accumulate(var)
+            return []
         if self._hooks_ran:
             self._hooks_ran = False
         elif var._hooks:
@@ -102,11 +109,15 @@ class AccumulateGrad(Node):
         # (else a leaf that stopped requiring grad after the graph was built, by
         # requires_grad_(False) or detach_(): nothing accumulated, its hooks run, as in
         # PyTorch)
+        self._post_accumulate(var)
+        return []
+
+    @staticmethod
+    def _post_accumulate(var):
         if var._post_acc_hooks:
             for fn in list(var._post_acc_hooks.values()):
                 if fn(var) is not None:
                     raise RuntimeError("Tensor post accumulate grad hooks should return None.")
-        return []
 
     def _run_tensor_hooks(self, new):
         """Leaf tensor hooks run before accumulation and may replace the gradient."""
@@ -120,7 +131,7 @@ class AccumulateGrad(Node):
     def tensor_hooks_first(self, grads):
         """Run the leaf's tensor hooks now, before this node's pre-hooks (PyTorch's order:
         tensor hooks, node pre-hooks, accumulate, post-accumulate hooks, node hooks)."""
-        if self.variable._hooks and grads and grads[0] is not None:
+        if self.variable._hooks and grads:
             grads = list(grads)
             grads[0] = self._run_tensor_hooks(grads[0])
             self._hooks_ran = True

@@ -24,6 +24,8 @@ executed node frees its saved tensors.
 from __future__ import annotations
 
 import heapq
+import warnings
+from collections.abc import Mapping
 from functools import partial
 
 from .. import backend as B
@@ -32,8 +34,8 @@ from . import anomaly as _anomaly
 from .accumulate import AccumulateGrad, accumulate as _accumulate
 from .engine_plain import run_plain as _run_plain
 from .graph import (Node, _arrays_to_tensors, _add_input,
-                    check_hook_result, _tensors_to_arrays)
-from .saved_hooks import GradientEdge, GraphTask
+                    check_hook_result, check_hook_results, _tensors_to_arrays)
+from .saved_hooks import GradientEdge, GraphTask, _GeneralTask
 from .state import state as _st
 
 __all__ = ["backward", "grad", "run_backward", "GraphRoot"]
@@ -149,8 +151,7 @@ def _call_hooks_and_capture(node, inputs, captures, capture_out, accumulate_capt
             for fn in list(hooks.values()):
                 r = fn(inputs[nr])
                 if r is not None:
-                    if inputs[nr] is not None:
-                        check_hook_result(fn, inputs[nr], r)
+                    check_hook_result(fn, inputs[nr], r)
                     inputs[nr] = r
     rg = node._retains_grad
     if rg:
@@ -195,21 +196,57 @@ def _apply(node, inputs):
         if type(node) is AccumulateGrad:
             inputs = node.tensor_hooks_first(inputs)  # PyTorch: tensor hooks, then these
         for fn in list(node._pre_hooks.values()):
-            r = fn(tuple(inputs))
+            prev = tuple(inputs)
+            r = fn(prev)
             if r is not None:
+                check_hook_results(fn, prev, r)
                 inputs = list(r)
     if _st.anomaly:
         outputs = _anomaly.run_with_anomaly(node, inputs)
     else:
         outputs = node.apply(inputs)
     if node._post_hooks:
+        task = _st.graph_task
+        if task is not None and task.needed is not None:
+            # a gradient this backward does not need is not computed in PyTorch: the
+            # post hooks see None for it (Note [what a restricted backward computes])
+            outputs = _unneeded_as_none(node, outputs, task)
         for fn in list(node._post_hooks.values()):
-            r = fn(tuple(outputs), tuple(inputs))
+            prev = tuple(outputs)
+            r = fn(prev, tuple(inputs))
             if r is not None:
+                check_hook_results(fn, prev, r)
                 outputs = list(r)
     return outputs
 
 
+def _unneeded_as_none(node, outputs, task):
+    """``outputs`` with None for each edge a restricted backward does not follow."""
+    outputs = list(outputs)
+    needed, captures = task.needed, task.captures
+    for i, (fn, _) in enumerate(node.next_functions):
+        if i < len(outputs) and (fn is None or not (needed.get(fn) or fn in captures)):
+            outputs[i] = None
+    return outputs
+
+
+# Note [what a restricted backward computes]
+# With ``inputs=`` (autograd.grad, backward(inputs=...)), PyTorch runs a node only when it
+# leads to an input (``needed``), and the node computes only the gradients of the edges
+# that lead somewhere the backward goes; the others are undefined (None). What a node
+# hands on along an unneeded edge is dropped by the loop anyway; what can see it is a
+# node's post hook, which gets None there. And a node that is both needed and the
+# grad_fn of an input captures that input's gradient *before* its tensor hooks run (they
+# run with the node, as pre hooks); a captured node that is not needed runs its tensor
+# hooks first and captures what they return (PyTorch's evaluate_function).
+
+
+def _capture_before_hooks(node, ins, captures, capture_out):
+    """autograd.grad: capture the raw gradients of a needed node's captured outputs."""
+    for nr, idx in captures[node]:
+        g = ins[nr] if nr < len(ins) else None
+        prev = capture_out[idx]
+        capture_out[idx] = g if prev is None or g is None else prev + g
 
 
 def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
@@ -245,8 +282,8 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
                     # a no_grad view of a base that requires grad: its edge is (None, 0),
                     # which no graph reaches (PyTorch: unused, .grad stays None)
                     continue
-                raise RuntimeError(f"One of the differentiated Tensors (input {idx}) does not "
-                                   "require grad")
+                raise RuntimeError("One of the differentiated Tensors does not require grad "
+                                   f"(input {idx})")
             captures.setdefault(e[0], []).append((e[1], idx))
             targets.add(e[0])
         needed = _needed(root, targets)
@@ -257,8 +294,9 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
     plain = not create_graph and captures is None and tracer is None and not anomaly
     deps = None if plain else _collect(root)   # (Note [dependencies counted late])
     prev = _st.enter_backward(bool(create_graph),
-                              GraphTask(deps if deps is not None else partial(_collect, root),
-                                        needed, captures))
+                              _GeneralTask(deps if deps is not None
+                                           else partial(_collect, root),
+                                           needed, captures, root))
     try:
         if plain:  # Note [plain backward loop] (engine_plain.py)
             _run_plain(root, root.apply_arrays(()), keep_graph, _collect, _hooked_arrays)
@@ -279,11 +317,17 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
                 break
             ins = buffers.pop(node)
             if captures is not None:
-                ins = _call_hooks_and_capture(node, ins, captures, capture_out,
-                                              accumulate)
+                if not accumulate and node in captures and needed.get(node):
+                    # (Note [what a restricted backward computes])
+                    _capture_before_hooks(node, ins, captures, capture_out)
+                    ins = _call_hooks_and_capture(node, ins, None, None, False)
+                else:
+                    ins = _call_hooks_and_capture(node, ins, captures, capture_out,
+                                                  accumulate)
                 # backward(inputs=[t]) runs t's grad_fn itself (its hooks included),
                 # as PyTorch marks the inputs' nodes needed; grad() only captures
-                if not needed.get(node) and not (accumulate and node in captures):
+                if not needed.get(node) and not (accumulate and node in captures) \
+                        and node is not root:
                     continue
             elif node._hooked:
                 ins = _call_hooks_and_capture(node, ins, None, None, False)
@@ -302,8 +346,10 @@ def run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
                 fn, nr = e
                 if fn is None:
                     continue
-                if needed is not None and not needed.get(fn) and fn not in captures:
-                    continue
+                if needed is not None and not needed.get(fn) and fn not in captures \
+                        and not (node is root and len(root.next_functions) == 1):
+                    continue   # (the single root's node is visited: Note [the single
+                    # root's node], saved_hooks.py)
                 g = outs[i] if i < len(outs) else None
                 _add_input(buffers, fn, nr, g)
                 d = deps[fn] - 1
@@ -397,6 +443,16 @@ def _as_grads(x):
     return grads
 
 
+def _grads_for(tensors, grads):
+    """The output gradients, one per output, as PyTorch pairs them (``_make_grads`` zips
+    them, dropping extra ones; fewer is the engine's error)."""
+    if grads is None:
+        return None
+    if len(grads) < len(tensors):
+        raise RuntimeError(f"got {len(tensors)} tensors and {len(grads)} gradients")
+    return grads[:len(tensors)]
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Compute gradients of ``tensors`` w.r.t. the graph's leaves and accumulate them in
     ``.grad`` (``inputs=`` restricts which tensors accumulate)."""
@@ -406,8 +462,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         return   # Note [plain backward loop] (engine_plain.py): the commonest call
     tensors = _as_tuple(tensors)
     grad_tensors = _as_grads(grad_tensors)
-    if grad_tensors is not None and len(grad_tensors) != len(tensors):
-        raise RuntimeError(f"got {len(grad_tensors)} gradients for {len(tensors)} tensors")
+    grad_tensors = _grads_for(tensors, grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
     inputs = _as_tuple(inputs)
@@ -427,29 +482,53 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     ``grad_outputs`` is a batch of vectors, and each result gets that batch dim (PyTorch
     vmaps; viewgrad runs one backward per vector and stacks). ``only_inputs`` is PyTorch's
     deprecated no-op."""
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
     if inputs is None:   # PyTorch iterates it
         raise TypeError("'NoneType' object is not iterable")
     outputs = _as_tuple(outputs)
+    keys = None
+    if type(inputs) is dict:   # PyTorch 2.13: gradients by the same keys
+        keys = tuple(inputs)
+        inputs = tuple(inputs.values())
+    elif isinstance(inputs, Mapping):
+        raise TypeError(f"`inputs` argument to `grad()` must be a dict, not "
+                        f"{type(inputs).__name__}. Other Mapping types are not supported.")
     inputs = _as_tuple(inputs)
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to "
+                      "True). To accumulate gradient for other parts of the graph, please "
+                      "use torch.autograd.backward.", FutureWarning, stacklevel=2)
     for t in inputs:
         if not isinstance(t, Tensor) and type(t) is not GradientEdge:
             raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
                                f"{type(t).__name__}")
-    grad_outputs = _as_grads(grad_outputs)
+    grad_outputs = _grads_for(outputs, _as_grads(grad_outputs))
     if is_grads_batched:
-        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
-                             allow_unused, materialize_grads)
+        res = _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                            allow_unused, materialize_grads)
+    else:
+        res = _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                    materialize_grads)
+    return res if keys is None else dict(zip(keys, res))
+
+
+def _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+          materialize_grads):
     if allow_unused is None:
         allow_unused = materialize_grads
-    if materialize_grads and any(type(t) is GradientEdge for t in inputs):
-        raise RuntimeError("materialize_grads cannot be used when the given input is a "
-                           "GradientEdge")
     if retain_graph is None:
         retain_graph = create_graph
     res = run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs,
                        accumulate=False)
+    if materialize_grads and any(g is None and type(t) is GradientEdge
+                                 for g, t in zip(res, inputs)):
+        # (only when there is nothing to shape the zeros after: PyTorch asks after the run)
+        raise RuntimeError("materialize_grads cannot be used when the given input is a "
+                           "GradientEdge")
     out = []
     for i, (g, t) in enumerate(zip(res, inputs)):
         if g is None:
@@ -473,6 +552,19 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
     if not grad_outputs or any(g is None for g in grad_outputs):
         raise RuntimeError("grad: is_grads_batched=True needs a batched grad_output for "
                            "every output")
+    for i, (o, g) in enumerate(zip(outputs, grad_outputs)):
+        if g.dim() == 0 or tuple(g.shape[1:]) != tuple(o.shape):
+            # (PyTorch's words, and its numbers: it names the shape of grad_output[i][0]
+            # without its first dim)
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each "
+                "grad_output as the batch dimension. The sizes of the remaining dimensions "
+                "are expected to match the shape of corresponding output, but a mismatch was "
+                f"detected: grad_output[{i}] has a shape of "
+                f"{type(g.shape)(g[0].shape[1:]) if g.dim() else g.shape} and output[{i}] "
+                "has a shape of "
+                f"{o.shape}. If you only want some tensors in `grad_output` to be considered "
+                "batched, consider using vmap.")
     n = grad_outputs[0].shape[0]
     rows = []
     for b in range(n):
@@ -487,7 +579,9 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
         col = [r[i] for r in rows]
         if all(c is None for c in col):
             if materialize_grads:
-                out.append(_stacked([], t, n))
+                # PyTorch materializes after its vmap: zeros like the input, unbatched
+                z = t.new_zeros(tuple(t.shape))
+                out.append(z.requires_grad_() if create_graph else z)
                 continue
             if not (allow_unused or materialize_grads):
                 raise RuntimeError(

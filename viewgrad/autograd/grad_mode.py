@@ -89,6 +89,12 @@ class set_grad_enabled(_Mode):
         self._enter()
         return self
 
+    def __call__(self, fn):
+        # ``@set_grad_enabled(False)``: making the decorator set the mode at once; as in
+        # PyTorch, decorating gives it back (only calls of ``fn`` run with the mode)
+        _st.grad_enabled = self._prev[0]
+        return super().__call__(fn)
+
 
 class inference_mode(_Mode):
     """Like no_grad; tensors made inside are inference tensors (see Tensor.is_inference).

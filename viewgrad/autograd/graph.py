@@ -218,9 +218,12 @@ def check_hook_result(hook, original, result):
     from ..tensor import Tensor
     from .. import backend as B
     name = getattr(hook, "__name__", type(hook).__name__)
+    if original is None:   # (no gradient flowed into that output)
+        raise RuntimeError("can't replace a None gradient with a non-None value")
     if not isinstance(result, Tensor):
-        raise TypeError(f"expected Tensor, but hook '{name}' returned "
-                        f"{type(result).__name__}")
+        raise TypeError(f"expected Variable, but hook returned "
+                        f"'{type(result).__name__}' (hook '{name}' must return a Tensor or "
+                        "None)")
     if result._data.dtype != original._data.dtype:
         raise RuntimeError(
             f"hook '{name}' has changed the type of value (was "
@@ -232,6 +235,20 @@ def check_hook_result(hook, original, result):
     if result._data.shape != original._data.shape:
         raise RuntimeError(f"hook '{name}' has changed the size of value (was "
                            f"{list(original._data.shape)} got {list(result._data.shape)})")
+
+
+def check_hook_results(hook, prev, result):
+    """PyTorch's check_result for a node's pre hook or post hook: a tuple of one value per
+    gradient, each None or a gradient as ``check_hook_result`` allows."""
+    if not isinstance(result, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
+    if len(result) != len(prev):
+        name = getattr(hook, "__name__", type(hook).__name__)
+        raise RuntimeError(f"hook '{name}' has returned an incorrect number of values (got "
+                           f"{len(result)}, but expected {len(prev)})")
+    for p, r in zip(prev, result):
+        if r is not None:
+            check_hook_result(hook, p, r)
 
 
 def check_saved_version(saved: "SavedTensor", current: int, node=None):
@@ -343,7 +360,7 @@ class SavedTensor:
 
     def unpack(self, node=None):
         if self.hooks is not None:  # what the unpack hook returns, unchecked (as PyTorch)
-            return self._with_history(self.hooks[0](self.hooks[1]), node)
+            return self._unpack_hooked(node)
         current = self.version_counter.version
         if current != self.saved_version:
             check_saved_version(self, current, node)
@@ -363,6 +380,30 @@ class SavedTensor:
                 t._grad_fn = node
                 t._output_nr = self.output_nr
         return t
+
+    def _unpack_hooked(self, node):
+        """What the unpack hook returns, once per run of the node in a backward (Note
+        [one unpack per node run])."""
+        task = _st.graph_task
+        if task is None:
+            return self._with_history(self.hooks[0](self.hooks[1]), node)
+        cache = getattr(task, "unpacked", None)
+        if cache is None:
+            cache = task.unpacked = {}
+        hit = cache.get(id(self))
+        if hit is not None and hit[0] is self:
+            return hit[1]
+        r = self._with_history(self.hooks[0](self.hooks[1]), node)
+        cache[id(self)] = (self, r)
+        return r
+
+    # Note [one unpack per node run]
+    # PyTorch's generated backward unpacks each saved variable once, at the top of the
+    # node's apply; a formula of viewgrad's may read one saved value twice (DivBackward0's
+    # ``other``: once per input's formula; maximum's both inputs). A side-effecting unpack
+    # hook (a counter, a recomputation) must see one call per node run: within one
+    # backward (one graph task, in which a node runs once) the first unpacked value is
+    # reused. The running GraphTask holds them, so they go when that backward ends.
 
     def _with_history(self, r, node):
         """What an unpack hook returned, as a tensor with the saved one's history (its

@@ -50,7 +50,8 @@ def record_one(op, inputs, out, attrs, x):
     if not plan:
         node._sdict = _NOTHING_SAVED
         node._releasable = False
-    elif len(plan) == 1 and plan[0][1] == 1:   # the result
+    elif len(plan) == 1 and plan[0][1] == 1 and not _st.saved_tensors_hooks:   # the result
+        # (with saved-tensor hooks on, _save packs it: the hooks see every saved tensor)
         st = _new_saved_tensor(out, True)
         if _st.blame:
             st.where = (op.node_name, _blame.user_frame(4))

@@ -124,9 +124,13 @@ def get_gradient_edge(tensor):
 class GraphTask:
     """One run of the engine (PyTorch's GraphTask, as far as hooks need it): its id, and
     which nodes it will execute (the reachable ones; with ``inputs=``, the needed ones and
-    the captured ones)."""
+    the captured ones). The plain loop makes these; the general path a ``_GeneralTask``."""
 
-    __slots__ = ("id", "deps", "needed", "captures")
+    # root: the GraphRoot, set when first asked (the plain loop's ``deps`` partial holds
+    # it) or by ``_GeneralTask``; unpacked: what saved tensors with hooks gave in this
+    # backward (Note [one unpack per node run], graph.py). Unset slots cost the plain
+    # loop nothing.
+    __slots__ = ("id", "deps", "needed", "captures", "root", "unpacked")
     _count = 0
 
     def __init__(self, deps, needed, captures):
@@ -141,10 +145,40 @@ class GraphTask:
         """``torch._C._will_engine_execute_node``: will this backward run ``node``?"""
         deps = self.deps
         if type(deps) is not dict:
+            self.root = deps.args[0]   # partial(_collect, root)
             deps = self.deps = deps()
+        root = getattr(self, "root", None)
         if node not in deps:
             return False
-        return self.needed is None or bool(self.needed.get(node)) or node in self.captures
+        if root is not None and len(root.next_functions) == 1 and \
+                root.next_functions[0][0] is node:
+            return False   # Note [the single root's node]
+        if self.needed is None:
+            return True
+        # (a leaf that autograd.grad captures: PyTorch refuses to answer, "A leaf node was
+        # passed to _will_engine_execute_node but we are currently running
+        # autograd.grad()"; viewgrad knows, tests/autograd/test_gradient_edge_inputs.py)
+        return bool(self.needed.get(node)) or node in self.captures
+
+
+class _GeneralTask(GraphTask):
+    """A run of the engine's general path, which knows its root at once."""
+
+    __slots__ = ()
+
+    def __init__(self, deps, needed, captures, root):
+        GraphTask.__init__(self, deps, needed, captures)
+        self.root = root
+
+
+# Note [the single root's node]
+# With one root edge, PyTorch's engine runs no GraphRoot: the node of that edge is the
+# root itself (``skip_dummy_node``). It is then not among the nodes the walk from the root
+# reaches, so ``_will_engine_execute_node`` says False for it: a multi-grad hook in
+# mode="all" over the loss itself never fires, and one over the loss and an intermediate
+# fires twice, once per gradient. That root node is also always visited, needed or not:
+# with ``inputs=`` that do not need it, its tensor hooks (and retain_grad) still run, but
+# not the node itself (engine.py).
 
 
 def _current_task():

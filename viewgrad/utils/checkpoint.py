@@ -24,7 +24,9 @@ from __future__ import annotations
 import warnings
 
 from ..autograd.function import Function
-from ..autograd.grad_mode import enable_grad, no_grad
+from ..autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
+from ..autograd.graph import SavedTensor
+from ..autograd.state import state as _st
 from ..autograd.saved_hooks import saved_tensors_hooks
 from ..autograd.engine import backward as _backward
 from ..ops.random import get_rng_state, set_rng_state
@@ -72,6 +74,15 @@ class CheckpointFunction(Function):
 
     @staticmethod
     def backward(ctx, *grads):
+        task = _st.graph_task
+        if task is not None and task.needed is not None:
+            # the inner backward accumulates into .grad: autograd.grad and
+            # backward(inputs=...) would not see it (PyTorch's _is_checkpoint_valid)
+            raise RuntimeError(
+                "When use_reentrant=True, viewgrad.utils.checkpoint is incompatible with "
+                ".grad() or passing an `inputs` parameter to .backward(). To resolve this "
+                "error, you can either set use_reentrant=False, or call .backward() without "
+                "passing the `inputs` argument.")
         inputs = list(ctx.inputs)
         for i, t in zip(ctx.tensor_indices, ctx.saved_tensors):
             d = t.detach()
@@ -93,28 +104,58 @@ class CheckpointFunction(Function):
 
 def _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs):
     rng_state = get_rng_state() if preserve_rng_state else None
-    recomputed = []       # filled by the first unpack: what the re-run saved, in order
+    # Note [checkpoint recomputes per backward]
+    # As PyTorch's: the inputs are saved version-checked (modified in place before the
+    # backward: its "modified by an inplace operation" error, never a recomputation from
+    # the new values, a wrong gradient), and the block is re-run once per backward call
+    # (graph task) that unpacks: each backward gets its own recomputed tensors, handed
+    # out by ticket and dropped once handed out, so none outlives its backward.
+    saved_inputs = []
+    if is_grad_enabled():
+        for a in list(args) + list(kwargs.values()):
+            if isinstance(a, Tensor) and not a.is_inference():
+                saved_inputs.append(SavedTensor(a, False))
     tickets = [0]
+    recomputed = {}       # graph task id -> {ticket: tensor} not yet handed out
 
     def pack(t):
         tickets[0] += 1
         return tickets[0] - 1
 
     def unpack(ticket):
-        if not recomputed:
+        task = _st.graph_task
+        gid = task.id if task is not None else object()   # outside a backward: each time
+        mine = recomputed.get(gid)
+        if mine is None:
+            for st in saved_inputs:
+                st.unpack()   # (raises if an input was modified in place since)
+            kept = []
+
             def keep(t):
-                recomputed.append(t)
+                kept.append(t)
                 return t
             with _fork_rng(rng_state), enable_grad(), \
                     saved_tensors_hooks(keep, lambda t: t):
                 function(*args, **kwargs)
-            if len(recomputed) != tickets[0]:
+            if len(kept) < tickets[0]:
                 raise RuntimeError(
                     f"torch.utils.checkpoint: A different number of tensors was saved during "
                     f"the original forward and recomputation.\nNumber of tensors saved during "
                     f"forward: {tickets[0]}\nNumber of tensors saved during recomputation: "
-                    f"{len(recomputed)}")
-        return recomputed[ticket]
+                    f"{len(kept)}")
+            mine = dict(enumerate(kept[:tickets[0]]))
+            if task is not None:
+                recomputed[gid] = mine
+        r = mine.pop(ticket, None)
+        if r is None:
+            raise RuntimeError(
+                "torch.utils.checkpoint: Unpack is being triggered for a tensor that was "
+                "already unpacked once. If you are calling ctx.saved_tensors in backward, "
+                "make sure to do so only once. Otherwise please open an issue with details "
+                "on your use case.")
+        if not mine:
+            recomputed.pop(gid, None)
+        return r
 
     with saved_tensors_hooks(pack, unpack):
         return function(*args, **kwargs)
