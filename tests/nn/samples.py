@@ -77,6 +77,20 @@ def _upsample_samples():
                 x = vg.zeros(shape, dtype=vg.float64, requires_grad=True)
                 return vg.autograd.grad(fwd(x), x, g, create_graph=True)[0]
             out[f"upsample_{slug}{nd}d_backward"] = [(bwd, [out_shape])]
+    # antialias=True: PyTorch's private _upsample_<mode>2d_aa rows, shrinking (where the
+    # filter widens) and growing
+    for mode in ("bilinear", "bicubic"):
+        fwds = [(lambda mode, kw: lambda x: F.interpolate(x, mode=mode, antialias=True, **kw))(
+            mode, kw) for kw in (dict(size=(3, 2)), dict(scale_factor=1.5))]
+        shapes = [(1, 2, 6, 5), (1, 1, 3, 3)]
+        out[f"_upsample_{mode}2d_aa"] = [(f, [sh]) for f, sh in zip(fwds, shapes)]
+        rows = []
+        for f, sh in zip(fwds, shapes):
+            def bwd(g, fwd=f, shape=sh):
+                x = vg.zeros(shape, dtype=vg.float64, requires_grad=True)
+                return vg.autograd.grad(fwd(x), x, g, create_graph=True)[0]
+            rows.append((bwd, [tuple(f(vg.zeros(sh)).shape)]))
+        out[f"_upsample_{mode}2d_aa_backward"] = rows
     return out
 
 

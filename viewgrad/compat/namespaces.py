@@ -14,6 +14,7 @@ helper has not landed yet), is "not provided": importing it raises the plain mes
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import types
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ def not_provided_message(name: str) -> str:
 @dataclass(frozen=True)
 class Namespace:
     target: str | None                 # the viewgrad module serving it (None: extras only)
-    extras: str | None = None          # name of a function in this module giving a dict
+    extras: object = None              # a function giving a dict (or its name here)
     hide: tuple = ()                   # viewgrad names that torch means differently
     doc: str = ""
     settable: tuple = field(default=())  # flags a script may set (torch.backends.cudnn...)
@@ -52,7 +53,8 @@ MODULES: dict[str, Namespace] = {
     "torch.nn.utils.rnn": Namespace("viewgrad.nn.rnn_utils",
                                     doc="pad_sequence, PackedSequence, pack/pad"),
     "torch.optim": Namespace("viewgrad.optim", doc="optimizers"),
-    "torch.optim.optimizer": Namespace("viewgrad.optim", doc="Optimizer"),
+    "torch.optim.optimizer": Namespace("viewgrad.optim", "_optimizer_extras",
+                                       doc="Optimizer, required"),
     "torch.optim.lr_scheduler": Namespace("viewgrad.optim.lr_scheduler",
                                           doc="learning-rate schedulers"),
     "torch.autograd": Namespace("viewgrad.autograd", hide=("set_view_replay",
@@ -81,6 +83,13 @@ MODULES: dict[str, Namespace] = {
     "torch.backends.cuda": Namespace(None, "_backends_cuda_extras", doc="flags (no effect)"),
     "torch.utils.data": Namespace("viewgrad.utils.data",
                                   doc="Dataset, TensorDataset, DataLoader, random_split"),
+    # (the files PyTorch defines them in, which scripts import from too)
+    "torch.utils.data.dataset": Namespace("viewgrad.utils.data", doc="as torch.utils.data"),
+    "torch.utils.data.sampler": Namespace("viewgrad.utils.data", doc="as torch.utils.data"),
+    "torch.utils.data.dataloader": Namespace("viewgrad.utils.data",
+                                             doc="as torch.utils.data"),
+    "torch.autograd.variable": Namespace("viewgrad.autograd.variable",
+                                         doc="Variable (a Tensor, as in PyTorch 0.4+)"),
     "torch.linalg": Namespace("viewgrad.linalg", doc="norms"),
     "torch.return_types": Namespace("viewgrad.return_types",
                                     doc="named tuples of max(dim), sort, topk, ..."),
@@ -93,7 +102,48 @@ MODULES: dict[str, Namespace] = {
                                       settable=("deterministic", "benchmark", "enabled",
                                                 "allow_tf32")),
     "torch.backends.mps": Namespace(None, "_mps_extras", doc="is_available() is False"),
+    "torch.nn.modules": Namespace(None, doc="the submodules below (the classes: torch.nn)"),
+    "torch.nn.modules.utils": Namespace(None, "_nn_modules_utils_extras",
+                                        doc="_single, _pair, _triple, _quadruple, _ntuple"),
 }
+
+# torch.nn.modules.<sub>: where PyTorch defines its layers. Scripts reach in for the private
+# bases (``isinstance(m, nn.modules.batchnorm._BatchNorm)`` to freeze BatchNorm,
+# ``class FocalLoss(nn.modules.loss._WeightedLoss)``) and import from a file
+# (``from torch.nn.modules.module import Module``); each serves those names from viewgrad.nn.
+_NN_MODULES = {
+    "module": ("Module",),
+    "linear": ("Identity", "Linear", "Bilinear"),
+    "conv": ("_ConvNd", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+             "ConvTranspose3d"),
+    "batchnorm": ("_BatchNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d"),
+    "instancenorm": ("_InstanceNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"),
+    "normalization": ("LayerNorm", "GroupNorm", "LocalResponseNorm", "RMSNorm"),
+    "loss": ("_Loss", "_WeightedLoss", "L1Loss", "MSELoss", "CrossEntropyLoss", "NLLLoss",
+             "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "SmoothL1Loss", "HuberLoss",
+             "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss",
+             "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
+             "CosineEmbeddingLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss",
+             "PoissonNLLLoss", "GaussianNLLLoss"),
+    "rnn": ("RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"),
+    "container": ("Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"),
+    "dropout": ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+                "FeatureAlphaDropout"),
+}
+
+
+def _nn_submodule(names) -> dict:
+    import viewgrad.nn as vnn
+    from ..nn import layers, layers_extra, rnn
+    where = (vnn, layers, layers_extra, rnn)
+    return {n: next(getattr(m, n) for m in where if hasattr(m, n)) for n in names
+            if any(hasattr(m, n) for m in where)}
+
+
+for _sub, _names in _NN_MODULES.items():
+    MODULES[f"torch.nn.modules.{_sub}"] = Namespace(
+        None, functools.partial(_nn_submodule, _names),
+        doc=f"torch.nn's {_sub} classes" + (" and their base" if _names[0][0] == "_" else ""))
 
 
 def target_module(name: str):
@@ -146,7 +196,7 @@ def extras(name: str) -> dict:
     ns = MODULES.get(name)
     if ns is None or ns.extras is None:
         return {}
-    return globals()[ns.extras]()
+    return ns.extras() if callable(ns.extras) else globals()[ns.extras]()
 
 
 # -- the torch-only basics -------------------------------------------------------------------
@@ -196,6 +246,30 @@ def _backends_cuda_extras() -> dict:
 
 def _utils_extras() -> dict:
     return {}
+
+
+def _optimizer_extras() -> dict:
+    # (``lr=required`` in a hand-written optimizer's signature, as PyTorch's old SGD)
+    from ..optim import required
+    return {"required": required}
+
+
+def _nn_modules_utils_extras() -> dict:
+    """PyTorch's argument normalisers, which custom conv layers import: ``_pair(3)`` is
+    ``(3, 3)``, an iterable is made a tuple as it is."""
+    import collections.abc
+    import itertools
+
+    def _ntuple(n, name="parse"):
+        def parse(x):
+            if isinstance(x, collections.abc.Iterable):
+                return tuple(x)
+            return tuple(itertools.repeat(x, n))
+        parse.__name__ = name
+        return parse
+    return {"_ntuple": _ntuple, "_single": _ntuple(1, "_single"),
+            "_pair": _ntuple(2, "_pair"), "_triple": _ntuple(3, "_triple"),
+            "_quadruple": _ntuple(4, "_quadruple")}
 
 
 # torch.special name -> the viewgrad function serving it (those viewgrad has)

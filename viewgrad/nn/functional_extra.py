@@ -60,9 +60,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                              "modes: linear | bilinear | bicubic | trilinear")
     elif align_corners is None:
         align_corners = False
-    if antialias:
-        raise ValueError("interpolate: antialias=True is not provided by viewgrad; resize "
-                         "without it (or blur first with a convolution)")
+    if antialias and not (mode in ("bilinear", "bicubic") and input.dim() == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                         "modes and requires a 4-D tensor as input")
     nsp = input.dim() - 2
     if size is not None and scale_factor is not None:
         raise ValueError("only one of size or scale_factor should be defined")
@@ -107,8 +107,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         got_out = ", ".join(f"{n}: {v}" for n, v in zip(names, out))
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
                            f"({got_in}){' and' if nsp == 1 else ''} output ({got_out})")
-    return _upsample(input, mode, out, align_corners if mode not in ("nearest", "nearest-exact")
-                     else None, scales)   # one node, as PyTorch's (nn/upsample.py)
+    return _upsample(input, mode + "-aa" * bool(antialias), out, align_corners if mode not in (
+        "nearest", "nearest-exact") else None, scales)   # one node (upsample.py; -aa: PIL's)
 
 
 def _deprecated(name):

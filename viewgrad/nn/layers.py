@@ -248,14 +248,12 @@ class _BatchNorm(Module):
             init.zeros_(self.num_batches_tracked)
 
     def forward(self, input):
-        if input.dim() not in self._dims:
-            raise ValueError(f"{type(self).__name__}: expected "
-                             f"{' or '.join(f'{d}D' for d in self._dims)} input (got "
-                             f"{input.dim()}D input of size {list(input.shape)})")
-        if input.shape[1] != self.num_features:
-            raise ValueError(f"{type(self).__name__}({self.num_features}): expected input with "
-                             f"{self.num_features} channels at dim 1, got input of size "
-                             f"{list(input.shape)}")
+        if input.dim() not in self._dims:   # (PyTorch's words, then the sizes)
+            raise ValueError(f"expected {' or '.join(f'{d}D' for d in self._dims)} input "
+                             f"(got {input.dim()}D input) ({type(self).__name__} was given "
+                             f"size {list(input.shape)})")
+        # (a wrong channel count is batch_norm's to refuse, as in PyTorch: the running
+        # statistics' or the weight's size named; with neither, PyTorch computes it)
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
             with no_grad():
@@ -401,13 +399,28 @@ class Flatten(Module):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
-class CrossEntropyLoss(Module):
+# -- losses ---------------------------------------------------------------------------------
+# The bases of every loss module, as PyTorch's (``torch.nn.modules.loss``): scripts test
+# ``isinstance(m, nn.modules.loss._Loss)`` and subclass ``_WeightedLoss`` for their own.
+
+class _Loss(Module):
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+        super().__init__()
+        # PyTorch's legacy arguments: reduce=False -> 'none'; size_average=False -> 'sum'
+        self.reduction = _legacy(size_average, reduce, reduction)
+
+
+class _WeightedLoss(_Loss):
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+
+class CrossEntropyLoss(_WeightedLoss):
     def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
                  reduction="mean", label_smoothing=0.0):
-        super().__init__()
-        self.register_buffer("weight", weight)
+        super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
-        self.reduction = _legacy(size_average, reduce, reduction)
         self.label_smoothing = label_smoothing
 
     def forward(self, input, target):
@@ -416,23 +429,20 @@ class CrossEntropyLoss(Module):
                                label_smoothing=self.label_smoothing)
 
 
-class NLLLoss(Module):
+class NLLLoss(_WeightedLoss):
     def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
                  reduction="mean"):
-        super().__init__()
-        self.register_buffer("weight", weight)
+        super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
-        self.reduction = _legacy(size_average, reduce, reduction)
 
     def forward(self, input, target):
         return F.nll_loss(input, target, self.weight, ignore_index=self.ignore_index,
                           reduction=self.reduction)
 
 
-class MSELoss(Module):
+class MSELoss(_Loss):
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
-        super().__init__()
-        self.reduction = _legacy(size_average, reduce, reduction)
+        super().__init__(size_average, reduce, reduction)
 
     def forward(self, input, target):
         return F.mse_loss(input, target, reduction=self.reduction)

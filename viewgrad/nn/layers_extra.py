@@ -15,7 +15,7 @@ from ..ops import factories as Fa
 from . import functional as F
 from . import init
 from .layers import Conv2d, ConvTranspose2d, _BatchNorm
-from .layers_more import _Loss
+from .layers_more import _Loss, _WeightedLoss
 from .module import Module
 from .parameter import Parameter
 
@@ -427,31 +427,29 @@ class SoftMarginLoss(_Loss):
         return F.soft_margin_loss(input, target, reduction=self.reduction)
 
 
-class MultiLabelSoftMarginLoss(_Loss):
+class MultiLabelSoftMarginLoss(_WeightedLoss):
     """``F.multilabel_soft_margin_loss`` with an optional per-class ``weight``."""
 
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(size_average, reduce, reduction)
-        self.register_buffer("weight", weight)
+        super().__init__(weight, size_average, reduce, reduction)
 
     def forward(self, input, target):
         return F.multilabel_soft_margin_loss(input, target, self.weight,
                                              reduction=self.reduction)
 
 
-class MultiMarginLoss(_Loss):
+class MultiMarginLoss(_WeightedLoss):
     """``F.multi_margin_loss``: the multi-class hinge (``p`` 1 or 2, ``margin``, an
     optional per-class ``weight``)."""
 
     def __init__(self, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                  reduction="mean"):
-        super().__init__(size_average, reduce, reduction)
+        super().__init__(weight, size_average, reduce, reduction)
         if p not in (1, 2):
             raise ValueError("only p == 1 and p == 2 supported")
         if weight is not None and weight.dim() != 1:
             raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got "
                              f"{weight.dim()}D instead")
-        self.register_buffer("weight", weight)
         self.p, self.margin = p, margin
 
     def forward(self, input, target):

@@ -13,6 +13,7 @@ from . import functional as F
 from .functional_losses import _legacy
 from . import init
 from .container import ModuleDict, ParameterDict, ParameterList  # noqa: F401  (re-exported)
+from .layers import _Loss, _WeightedLoss  # noqa: F401  (re-exported: the losses' bases)
 from .module import Module
 from .parameter import Parameter
 
@@ -146,12 +147,22 @@ class Unflatten(Module):
 
     def __init__(self, dim, unflattened_size):
         super().__init__()
-        self.dim, self.unflattened_size = dim, tuple(unflattened_size)
+        if not isinstance(dim, int):   # (PyTorch's str dims name a named tensor's dims)
+            raise TypeError("invalid argument type for dim parameter")
+        if not isinstance(unflattened_size, (tuple, list)):
+            raise TypeError(f"unflattened_size must be a tuple of ints, but found type "
+                            f"{type(unflattened_size).__name__}")
+        for i, n in enumerate(unflattened_size):
+            if not isinstance(n, int):
+                raise TypeError(f"unflattened_size must be tuple of ints, but found element "
+                                f"of type {type(n).__name__} at pos {i}")
+        # (kept as given, a list or a tuple, as PyTorch's repr shows it)
+        self.dim, self.unflattened_size = dim, unflattened_size
 
     def forward(self, input):
-        d = self.dim % input.dim()
-        shape = tuple(input.shape[:d]) + self.unflattened_size + tuple(input.shape[d + 1:])
-        return input.view(shape)
+        # Tensor.unflatten: sizes checked against dim ``dim`` alone (a -1 inferred from it),
+        # with PyTorch's "don't multiply up" error
+        return input.unflatten(self.dim, self.unflattened_size)
 
     def extra_repr(self):
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
@@ -289,7 +300,8 @@ class GroupNorm(Module):
                  dtype=None, *, bias=True):
         super().__init__()
         if num_channels % num_groups:
-            raise ValueError("num_channels must be divisible by num_groups")
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups "
+                             f"({num_groups})")
         self.num_groups, self.num_channels, self.eps, self.affine = (num_groups, num_channels,
                                                                      eps, affine)
         if affine:
@@ -315,19 +327,11 @@ class GroupNorm(Module):
 
 # -- losses ---------------------------------------------------------------------------------
 
-class _Loss(Module):
-    def __init__(self, size_average=None, reduce=None, reduction="mean"):
-        super().__init__()
-        # PyTorch's legacy arguments: reduce=False -> 'none'; size_average=False -> 'sum'
-        self.reduction = _legacy(size_average, reduce, reduction)
-
-
-class BCELoss(_Loss):
+class BCELoss(_WeightedLoss):
     """Binary cross-entropy on probabilities (``F.binary_cross_entropy``)."""
 
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(size_average, reduce, reduction)
-        self.register_buffer("weight", weight)
+        super().__init__(weight, size_average, reduce, reduction)
 
     def forward(self, input, target):
         return F.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)

@@ -73,6 +73,18 @@ class Module(SubmoduleLookup, ModuleHooks):
         # PyTorch's order: a Parameter, then a name already a parameter, a Module, a name
         # already a child, a Buffer or a name already a buffer; anything else is a plain
         # attribute. A value of the wrong kind for a registered name is a TypeError.
+        if "_modules" not in self.__dict__:
+            # Before Module.__init__: PyTorch refuses only what needs a registry (with
+            # these words); a plain attribute set first (``self.k = k`` above the super()
+            # call, common enough) is kept.
+            for kind, what in ((Parameter, "parameters"), (Module, "module"),
+                               (Buffer, "buffer")):
+                if isinstance(value, kind):
+                    raise AttributeError(f"cannot assign {what} before Module.__init__() "
+                                         "call (call super().__init__() first in your "
+                                         "__init__)")
+            object.__setattr__(self, name, value)
+            return
         params, buffers, modules = self._registries()
         d = self.__dict__
 

@@ -14,6 +14,14 @@ cubic), i.e. ``sum_k x[..., idx_k, ...] * w_k``. The source positions follow PyT
 ``area_pixel_compute_source_index`` (half-pixel centres, or corner-aligned with
 ``align_corners=True``); ``nearest`` picks ``floor(j * scale)`` computed in float32, as
 PyTorch does, so the same pixel is chosen at every boundary.
+
+Note [Antialiased resizing]: ``antialias=True`` (modes 'bilinear-aa' and 'bicubic-aa'
+here, PyTorch's ``_upsample_bilinear2d_aa`` / ``_upsample_bicubic2d_aa``, what
+torchvision's Resize calls) is PIL's resampling: output j is centred at
+``scale * (j + 0.5)`` and reads every input row within the filter's support, which grows
+with the scale when shrinking (``support = taps/2 * scale``, the filter stretched by
+``scale``), with weights normalised to sum to 1. Rows read vary in number, so the taps are
+padded with zero weights; the rest (the adjoint, the nodes) is as for the other modes.
 """
 from __future__ import annotations
 
@@ -42,9 +50,11 @@ def _scale(in_size, out_size, align_corners, scale_factor):
 def _taps(mode, in_size, out_size, align_corners, scale_factor, nd, backward=False):
     """For one dim: a list of (index list, weight list or None) pairs, one per tap
     (``nd``: the number of spatial dims, and ``backward``, which pick PyTorch's kernel)."""
-    if out_size == in_size and mode in ("linear", "bilinear", "trilinear"):
-        # PyTorch's linear kernels copy a dim whose size is unchanged, whatever the
-        # scale_factor that produced it (1.3 on a size of 3 gives 3: no resampling)
+    if out_size == in_size and mode in ("linear", "bilinear", "trilinear", "bilinear-aa",
+                                        "bicubic-aa"):
+        # PyTorch's linear (and antialiased) kernels copy a dim whose size is unchanged,
+        # whatever the scale_factor that produced it (1.3 on a size of 3 gives 3: no
+        # resampling)
         return [(list(range(in_size)), [1.0] * in_size)]
     if mode == "nearest" and (nd == 2 or backward) and out_size in (in_size, 2 * in_size):
         # nearest_idx, which the 2-D forward kernel and every nearest backward kernel use:
@@ -53,6 +63,8 @@ def _taps(mode, in_size, out_size, align_corners, scale_factor, nd, backward=Fal
         # scale always (so there a forward and its backward can pick different rows)
         return [([j if out_size == in_size else j >> 1 for j in range(out_size)], None)]
     scale = _scale(in_size, out_size, align_corners, scale_factor)
+    if mode in _AA_FILTERS:
+        return _aa_taps(mode, in_size, out_size, scale)
     if mode in ("nearest", "nearest-exact"):
         s = _f32(scale)
         off = 0.5 if mode == "nearest-exact" else 0.0
@@ -84,6 +96,39 @@ def _taps(mode, in_size, out_size, align_corners, scale_factor, nd, backward=Fal
         w0s.append(1.0 - lam)
         w1s.append(lam)
     return [(i0s, w0s), (i1s, w1s)]
+
+
+def _bicubic_aa(x, a=-0.5):
+    x = abs(x)
+    if x < 1.0:
+        return ((a + 2.0) * x - (a + 3.0)) * x * x + 1
+    if x < 2.0:
+        return (((x - 5) * x + 8) * x - 4) * a
+    return 0.0
+
+
+# mode -> (the filter, its taps at scale 1) (Note [Antialiased resizing]); bicubic's is
+# Keys' a = -0.5 there, where the plain bicubic mode uses -0.75
+_AA_FILTERS = {"bilinear-aa": (lambda x: max(0.0, 1.0 - abs(x)), 2),
+               "bicubic-aa": (_bicubic_aa, 4)}
+
+
+def _aa_taps(mode, in_size, out_size, scale):
+    """PyTorch's ``_compute_indices_min_size_weights_aa`` for one dim, as taps."""
+    filt, interp = _AA_FILTERS[mode]
+    support = interp * 0.5 * scale if scale >= 1.0 else interp * 0.5
+    invscale = 1.0 / scale if scale >= 1.0 else 1.0
+    rows = []
+    for j in range(out_size):
+        center = scale * (j + 0.5)
+        xmin = max(int(center - support + 0.5), 0)       # (C's truncation toward zero)
+        xsize = min(int(center + support + 0.5), in_size) - xmin
+        ws = [filt((k + xmin - center + 0.5) * invscale) for k in range(xsize)]
+        total = sum(ws)
+        rows.append((xmin, [w / total for w in ws] if total != 0.0 else ws))
+    width = max(len(ws) for _, ws in rows)
+    return [([min(xmin + k, in_size - 1) for xmin, _ in rows],
+             [ws[k] if k < len(ws) else 0.0 for _, ws in rows]) for k in range(width)]
 
 
 def _dim_taps(xp, mode, dim, ndim, in_size, out_size, align_corners, scale, dtype,
@@ -138,7 +183,8 @@ def _resample_adjoint(g, mode, input_size, align_corners, scales):
 
 _MODE_NAMES = {"nearest": ("Nearest", (1, 2, 3)), "nearest-exact": ("NearestExact", (1, 2, 3)),
                "linear": ("Linear", (1,)), "bilinear": ("Bilinear", (2,)),
-               "bicubic": ("Bicubic", (2,)), "trilinear": ("Trilinear", (3,))}
+               "bicubic": ("Bicubic", (2,)), "trilinear": ("Trilinear", (3,)),
+               "bilinear-aa": ("Bilinear", (2,)), "bicubic-aa": ("Bicubic", (2,))}
 _SCALE_NAMES = {1: ("scales",), 2: ("scales_h", "scales_w"),
                 3: ("scales_d", "scales_h", "scales_w")}
 _OPS = {}
@@ -149,14 +195,17 @@ def _rows(mode, nd):
     (...) read the scales as PyTorch names them."""
     name, _ = _MODE_NAMES[mode]
     slug = mode.replace("-", "_")
-    fwd = defop(f"upsample_{slug}{nd}d", f"Upsample{name}{nd}DBackward0",
+    op, node = f"upsample_{slug}{nd}d", f"Upsample{name}{nd}D"
+    if mode.endswith("-aa"):   # (PyTorch's _upsample_bilinear2d_aa, UpsampleBilinear2DAa...)
+        op, node = f"_upsample_{slug[:-3]}{nd}d_aa", node + "Aa"
+    fwd = defop(op, node + "Backward0",
                 lambda self, output_size, align_corners, scales: _resample(
                     self, mode, output_size, align_corners, scales),
                 attrs=("output_size", "align_corners", "scales"),
                 self=lambda grad, self_shape, output_size, align_corners, scales:
                 dispatch(_OPS[mode, nd][1], (grad,),
                          (tuple(self_shape), output_size, align_corners, scales)))
-    bwd = defop(f"upsample_{slug}{nd}d_backward", f"Upsample{name}{nd}DBackwardBackward0",
+    bwd = defop(op + "_backward", node + "BackwardBackward0",
                 lambda self, input_size, output_size, align_corners, scales:
                 _resample_adjoint(self, mode, input_size, align_corners, scales),
                 attrs=("input_size", "output_size", "align_corners", "scales"),

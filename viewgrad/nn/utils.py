@@ -1,4 +1,5 @@
-"""``torch.nn.utils``: gradient clipping and flattening parameters to one vector.
+"""``torch.nn.utils``: gradient clipping, flattening parameters to one vector, and the
+deprecated ``weight_norm`` (``weight_norm.py``).
 
 ``clip_grad_norm_`` rescales every ``.grad`` in place (under no_grad, as PyTorch) so that
 their joint norm is at most ``max_norm``: ``g *= min(1, max_norm / (total_norm + 1e-6))``.
@@ -15,7 +16,7 @@ from ..ops.vector_norms import vector_norm
 from ..tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "parameters_to_vector",
-           "vector_to_parameters"]
+           "vector_to_parameters", "weight_norm", "remove_weight_norm"]
 
 
 def _params(parameters):
@@ -106,3 +107,4 @@ def _typename(obj):
 
 
 from . import rnn_utils as rnn  # noqa: E402  (torch.nn.utils.rnn: pad/pack sequences)
+from .weight_norm import remove_weight_norm, weight_norm  # noqa: E402,F401

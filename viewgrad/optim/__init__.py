@@ -116,8 +116,9 @@ class Optimizer:
         self.state = defaultdict(dict)
         self.param_groups = []
         if isinstance(params, Tensor):
+            # (PyTorch names it by torch.typename: the tensor's type, torch.FloatTensor)
             raise TypeError("params argument given to the optimizer should be an iterable of "
-                            f"Tensors or dicts, but got {type(params).__name__}")
+                            f"Tensors or dicts, but got {params.type()}")
         groups = list(params)
         if not groups:
             raise ValueError("optimizer got an empty parameter list")
@@ -278,6 +279,8 @@ class Optimizer:
     def __repr__(self):
         lines = [type(self).__name__ + " ("]
         for i, g in enumerate(self.param_groups):
+            if i:
+                lines.append("")   # (PyTorch's repr: a blank line between the groups)
             lines.append(f"Parameter Group {i}")
             for k in sorted(g):
                 if k != "params":

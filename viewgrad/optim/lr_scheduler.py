@@ -19,7 +19,8 @@ import warnings
 import weakref
 from collections import Counter
 
-__all__ = ["EPOCH_DEPRECATION_WARNING", "LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR",
+__all__ = ["EPOCH_DEPRECATION_WARNING", "LRScheduler", "_LRScheduler", "StepLR", "MultiStepLR",
+           "ExponentialLR",
            "CosineAnnealingLR",
            "LambdaLR", "MultiplicativeLR", "LinearLR", "ConstantLR", "ReduceLROnPlateau"]
 
@@ -440,6 +441,12 @@ class ReduceLROnPlateau(LRScheduler):
             self.cooldown_counter = self.cooldown
             self.num_bad_epochs = 0
         self._last_lr = self._lrs()
+
+
+class _LRScheduler(LRScheduler):
+    """The base's old name, which hand-written schedulers still subclass (``class
+    NoamLR(_LRScheduler)``); as in PyTorch, nothing more (the built-in schedulers are
+    not instances of it)."""
 
 
 from . import lr_scheduler_more  # noqa: E402  (they subclass LRScheduler)

@@ -7,7 +7,8 @@
 ``DataLoader`` draws indices from a sampler (in order, or a random permutation from the
 given generator, else viewgrad's global one), groups them into batches and merges each
 batch with ``collate_fn`` (``default_collate``: tensors are stacked along a new first dim;
-Python ints become an int64 tensor, floats a float64 tensor, as PyTorch; tuples, lists
+Python floats become a float64 tensor, ints a tensor as ``tensor(batch)`` makes it, NumPy
+scalars keep their dtype, as PyTorch; tuples, lists
 and dicts are collated field by field; strings stay a list). Loading runs in the calling
 process: ``num_workers`` and ``pin_memory`` are accepted and have no effect.
 """
@@ -237,12 +238,16 @@ def default_collate(batch):
     if B.is_array(elem) and not isinstance(elem, (bool, numbers.Number)):
         from ..ops.joining import stack
         return stack([Fa.as_tensor(b) for b in batch], 0)
-    if isinstance(elem, bool):
-        return Fa.tensor(batch)
-    if isinstance(elem, numbers.Integral):
-        return Fa.tensor(batch, dtype=B.int64)
-    if isinstance(elem, numbers.Real):
+    # The type of the FIRST element decides, as PyTorch's collate_fn_map: NumPy scalars
+    # keep their dtype (np.float32 labels stay float32), then a float makes float64 and
+    # an int (a bool too) lets the values decide — [1, 2.5] is float, never truncated.
+    if type(elem).__module__ == "numpy" and not isinstance(elem, (str, bytes)):
+        from ..ops.joining import stack
+        return stack([Fa.as_tensor(b) for b in batch], 0)   # (0-d each: its own dtype)
+    if isinstance(elem, float):
         return Fa.tensor(batch, dtype=B.float64)
+    if isinstance(elem, int):
+        return Fa.tensor(batch)
     if isinstance(elem, (str, bytes)):
         return batch   # as given: a list at the top, a tuple inside (torch's zip(*batch))
     if isinstance(elem, dict):
@@ -271,12 +276,29 @@ class DataLoader:
                  num_workers=0, collate_fn=None, pin_memory=False, drop_last=False,
                  timeout=0, worker_init_fn=None, multiprocessing_context=None, generator=None,
                  *, prefetch_factor=None, persistent_workers=False, pin_memory_device=""):
+        # (PyTorch's checks of the worker options, in its order, though no worker runs here)
+        if num_workers < 0:
+            raise ValueError("num_workers option should be non-negative; use num_workers=0 "
+                             "to disable multiprocessing.")
+        if timeout < 0:
+            raise ValueError("timeout option should be non-negative")
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError("prefetch_factor option could only be specified in "
+                             "multiprocessing.let num_workers > 0 to enable multiprocessing, "
+                             "otherwise set prefetch_factor to None.")
+        if prefetch_factor is not None and prefetch_factor < 0:
+            raise ValueError("prefetch_factor option should be non-negative")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
         self.dataset, self.num_workers, self.drop_last = dataset, num_workers, drop_last
         self.generator, self.pin_memory = generator, pin_memory
         self._iterable = isinstance(dataset, IterableDataset)
-        if self._iterable and (shuffle or sampler is not None or batch_sampler is not None):
-            raise ValueError("DataLoader with IterableDataset: expected unspecified shuffle, "
-                             "sampler and batch_sampler options")
+        if self._iterable:   # (each option named, as PyTorch's three errors do)
+            for name, value in (("shuffle", shuffle), ("sampler", sampler),
+                                ("batch_sampler", batch_sampler)):
+                if (value not in (False, None)) if name == "shuffle" else value is not None:
+                    raise ValueError(f"DataLoader with IterableDataset: expected unspecified "
+                                     f"{name} option, but got {name}={value}")
         if sampler is not None and shuffle:
             raise ValueError("sampler option is mutually exclusive with shuffle")
         if batch_sampler is not None:
