@@ -43,6 +43,7 @@ RANK = {
     "_docs": 8,           # installs docstrings on the public names, after they exist
     "_tensor_docs": 8,    # ... the Tensor methods' docstrings (data)
     "compat": 8,          # torch-shaped namespaces over the public API (issue 16)
+    "distributions": 8,   # torch.distributions, written over the public API (vg.*)
 }
 CLI = ("viewgrad_cli", "cli")
 

@@ -109,6 +109,7 @@ from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode, i
 from . import nn, optim  # noqa: E402  (torch.nn-like: vg.nn.Conv2d, vg.optim.Adam)
 from . import trace, viz  # noqa: E402  (vg.trace() makes a Tracer; vg.viz draws graphs)
 from . import utils  # noqa: E402  (vg.utils.data: Dataset, DataLoader, random_split)
+from . import distributions  # noqa: E402  (torch.distributions: Normal, kl_divergence...)
 from . import serialization  # noqa: E402
 from .serialization import save, load  # noqa: E402  (safe .npz archives, never pickle)
 

@@ -18,7 +18,7 @@ from .namespaces import MODULES, exported, extras, is_provided
 START, END = "<!-- coverage:start -->", "<!-- coverage:end -->"
 
 # torch namespaces people reach for that viewgrad deliberately leaves out
-NOT_PROVIDED = ("torch.fft", "torch.special", "torch.distributions", "torch.jit",
+NOT_PROVIDED = ("torch.fft", "torch.special", "torch.jit",
                 "torch.func", "torch.amp", "torch.cuda.amp",
                 "torch.distributed", "torch.sparse", "torch.onnx", "torch.hub",
                 "torch.quantization", "torch.nn.utils.rnn", "torch.utils.tensorboard",

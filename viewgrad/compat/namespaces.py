@@ -91,6 +91,13 @@ MODULES: dict[str, Namespace] = {
     "torch.autograd.variable": Namespace("viewgrad.autograd.variable",
                                          doc="Variable (a Tensor, as in PyTorch 0.4+)"),
     "torch.linalg": Namespace("viewgrad.linalg", doc="norms"),
+    "torch.distributions": Namespace("viewgrad.distributions",
+                                     doc="Normal, Bernoulli, Categorical, MultivariateNormal, "
+                                         "..., kl_divergence"),
+    "torch.distributions.constraints": Namespace("viewgrad.distributions.constraints",
+                                                 doc="constraints"),
+    "torch.distributions.kl": Namespace("viewgrad.distributions.kl",
+                                        doc="kl_divergence, register_kl"),
     "torch.return_types": Namespace("viewgrad.return_types",
                                     doc="named tuples of max(dim), sort, topk, ..."),
     "torch.testing": Namespace("viewgrad.compat.testing", doc="assert_close"),
