@@ -61,3 +61,15 @@ def test_suffixes_wrap_past_the_line_width_as_torch(rows, dtype):
         x = L.tensor(data, dtype=getattr(L, dtype), requires_grad=True)
         out.append(repr(x * 1).replace("torch.", "viewgrad."))
     assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("data", [[1 + 2j, 3 - 1j], [1.5 + 1j, 2j], [1e20 + 1j, 1j], [1 - 20j, 3 + 1j],
+                                  [0j], [complex("nan"), 1 + 1j], [1.25 - 0.5j, -3.125 + 1e-5j],
+                                  1.5 + 2j])
+def test_complex_tensors_print_as_torch(data):
+    # the real and imaginary parts formatted and padded each as a float tensor of them
+    _torch = torch_or_skip()
+    for dt in ("complex64", "complex128"):
+        want = repr(_torch.tensor(data, dtype=getattr(_torch, dt)))
+        got = repr(vg.tensor(data, dtype=getattr(vg, dt))).replace("viewgrad.", "torch.")
+        assert got == want

@@ -61,6 +61,8 @@ def _format_array(a, threshold=None, edgeitems=None, max_line_width=None, pad=Tr
     o = OPTIONS
     threshold = o["threshold"] if threshold is None else threshold
     edgeitems = o["edgeitems"] if edgeitems is None else edgeitems
+    if a.dtype.kind == "c":
+        return _format_complex(a, threshold, edgeitems, max_line_width, pad)
     if a.dtype.kind == "f":
         fmt = _float_format(_shown(a, threshold, edgeitems))
     elif a.dtype.kind == "b":
@@ -79,6 +81,31 @@ def _format_array(a, threshold=None, edgeitems=None, max_line_width=None, pad=Tr
                            max_line_width=o["linewidth"] if max_line_width is None
                            else max_line_width)
     return text.replace(", ...,", ",  ...,")   # PyTorch's summary mark is " ..."
+
+
+def _part_width(fmt, part, pad):
+    np = B.host_numpy()
+    vals = part[np.isfinite(part) & (part != 0)]
+    return max((len(fmt(v)) for v in vals.reshape(-1).tolist()), default=1) if pad else 1
+
+
+def _format_complex(a, threshold, edgeitems, max_line_width, pad):
+    """A complex tensor as PyTorch prints it: the real and the imaginary parts each
+    formatted and padded as a float tensor of them would be (their own precision or
+    scientific mode, their own widths), joined as ``re+imj`` (``1.5000+1.j``)."""
+    np = B.host_numpy()
+    shown = _shown(a, threshold, edgeitems)
+    fr, fi = _float_format(shown.real), _float_format(shown.imag)
+    wr, wi = _part_width(fr, shown.real, pad), _part_width(fi, shown.imag, pad)
+
+    def fmt(v):
+        im = (fi(v.imag).rjust(wi) + "j").lstrip()
+        return fr(v.real).rjust(wr) + (im if im[0] in "+-" else "+" + im)
+    text = np.array2string(a, separator=", ", formatter={"complex_kind": fmt},
+                           prefix="tensor(", threshold=threshold, edgeitems=edgeitems,
+                           max_line_width=OPTIONS["linewidth"] if max_line_width is None
+                           else max_line_width)
+    return text.replace(", ...,", ",  ...,")
 
 
 def tensor_repr(t) -> str:

@@ -15,7 +15,7 @@ __all__ = ["float32", "float64", "float16", "int64", "int32", "int16", "int8", "
            "is_numpy_scalar", "cast", "dtype_limits", "wrap_int_scalar", "is_floating",
            "result_type", "promote_types", "default_float", "set_default_float",
            "finfo_fields", "iinfo_fields", "torch_result_type", "can_cast",
-           "default_float_for"]
+           "default_float_for", "sequence_dtype"]
 
 
 # dtypes are numpy dtype objects on every device (cupy uses numpy's dtypes).
@@ -241,6 +241,36 @@ def torch_result_type(dim_dtypes, zero_dim_dtypes, scalars):
 
 def can_cast(frm, to) -> bool:
     return np.can_cast(frm, to, casting="same_kind")
+
+
+def sequence_dtype(data):
+    """The dtype PyTorch infers for nested lists that hold a NumPy scalar (``[1.0,
+    np.float64(0.1)]`` is float64, ``[np.int32(1), np.int32(2)]`` int32): each element's
+    own type (a NumPy scalar its dtype, a Python float the default dtype, an int int64, a
+    bool bool, a complex the default complex), promoted across the elements as
+    ``promote_types`` does. None when no NumPy scalar is among them (``default_float_for``
+    answers those), or when something else is."""
+    found, kinds = [], set()
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        t = type(x)
+        if t is list or t is tuple:
+            stack.extend(x)
+        elif isinstance(x, np.generic):
+            found.append(x.dtype)
+        elif t in (bool, int, float, complex):
+            kinds.add(t)
+        else:
+            return None
+    if not found:
+        return None
+    for t in kinds:
+        found.append(default_float_for(t(0) if t is not bool else False))
+    dt = found[0]
+    for d in found[1:]:
+        dt = promote_types(dt, d)
+    return dt
 
 
 def default_float_for(value) -> np.dtype:

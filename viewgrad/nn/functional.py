@@ -286,9 +286,14 @@ def pdist(input, p=2):
     if not rows:
         return input.new_zeros((0,))
     from ..ops.factories import tensor
+    from ..ops.distance import CDIST
+    from ..ops.table import dispatch
     i = tensor(rows, device=input.device)
     j = tensor(cols, device=input.device)
-    return (input[i] - input[j]).norm(p, dim=1)
+    # each pair as a 1 x 1 cdist: its p-norm's gradient is PyTorch's pdist's (an inf-norm
+    # gives every tied coordinate the whole gradient, where norm(inf) would split it)
+    return dispatch(CDIST, (input[i].unsqueeze(-2), input[j].unsqueeze(-2)),
+                    (float(p),)).reshape(-1)
 
 
 def tanhshrink(input):

@@ -71,6 +71,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
             leaf_dt = None
             if _first_leaf_is_tensor(data):   # (tensors among the numbers: PyTorch's way)
                 data, leaf_dt = _check_nested(data)
+            elif dtype is None and isinstance(data, (list, tuple)):
+                leaf_dt = B.sequence_dtype(data)   # (NumPy scalars among the numbers)
             try:
                 dt = B.to_dtype(dtype) or leaf_dt or B.default_float_for(data)
             except (ValueError, TypeError) as e:
@@ -294,8 +296,11 @@ def _refuse_data(data, host):
 
 
 def as_tensor(data, dtype=None, device=None):
-    if isinstance(data, Tensor) and (dtype is None or data.dtype == B.to_dtype(dtype)):
-        return data if device is None else data.to(device)
+    if isinstance(data, Tensor):
+        # itself, or a conversion that keeps its history (ToCopyBackward0), as PyTorch's
+        if dtype is None or data.dtype == B.to_dtype(dtype):
+            return data if device is None else data.to(device)
+        return data.to(dtype=dtype) if device is None else data.to(device=device, dtype=dtype)
     if B.is_array(data) and B.device_of_array(data) is B.device(device) and (
             dtype is None or data.dtype == B.to_dtype(dtype)):
         return Tensor._make(data, B.device(device))

@@ -81,6 +81,10 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
     probability of exactly 0 or 1 gives a finite loss); one ``BinaryCrossEntropyBackward0``
     node, as ``torch.nn.functional.binary_cross_entropy``."""
     _same_size(input, target, "binary_cross_entropy")
+    if isinstance(target, Tensor) and target._data.dtype != input._data.dtype:
+        # (its kernel's TensorIterator asks every operand for the input's dtype)
+        raise RuntimeError(f"Found dtype {torch_type_name(target.dtype)} but expected "
+                           f"{torch_type_name(input.dtype)}")
     check_no_requires_grad(weight, "weight", "binary_cross_entropy")
     if bool(((input < 0) | (input > 1)).any()):
         raise RuntimeError("all elements of input should be between 0 and 1")

@@ -19,6 +19,7 @@ from .pointwise import div_scalar, mul_scalar
 from .reduce import mean_all_host
 from .views import T as _T, t as _t
 from .args import check_no_requires_grad, torch_type_name
+from .operands import type_name
 from .table import FnNode, defop, dispatch, method
 
 __all__ = ["softmax", "log_softmax", "linear", "mse_loss", "nll_loss", "cross_entropy"]
@@ -104,6 +105,10 @@ def linear(input, weight, bias=None):
         out = _nnf.lean_linear(input, weight, bias, _T, ADDMM, _t)
         if out is not None:
             return out
+    for name, pos, a in (("input", 1, input), ("weight", 2, weight), ("bias", 3, bias)):
+        if not isinstance(a, Tensor) and (a is not None or name != "bias"):
+            raise TypeError(f"linear(): argument '{name}' (position {pos}) must be Tensor, "
+                            f"not {type_name(a)}")
     if input.dim() == 0 or weight.dim() == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
                            f"{input.dim()}D and {weight.dim()}D")
@@ -338,11 +343,18 @@ NLL2D = defop("nll_loss2d", "NllLoss2DBackward0", _nll2d_fwd, inputs=("self", "t
 
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     _reduction(reduction)
-    if not isinstance(target, Tensor) or target._data.dtype.kind not in "iu":
-        raise RuntimeError(
-            "nll_loss: expected target of dtype int64 (class indices), got "
-            f"{B.dtype_name(target.dtype) if isinstance(target, Tensor) else type(target).__name__}")
+    if not isinstance(target, Tensor):
+        raise TypeError(f"nll_loss(): argument 'target' (position 2) must be Tensor, not "
+                        f"{type_name(target)}")
+    if target._data.dtype not in _TARGET_DTYPES:
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{torch_type_name(target.dtype)} (class indices are int64)")
+    if target.dim() > 1 and input.dim() < 3:   # (a column of class indices: not a broadcast)
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if input.dim() == 1:
+        if target.dim() == 1 and target.shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                             f"{target.shape[0]}")
         return nll_loss(input.unsqueeze(0), target.reshape(1), weight, ignore_index,
                         reduction).reshape(())  if reduction != "none" else nll_loss(
             input.unsqueeze(0), target.reshape(1), weight, ignore_index, reduction).squeeze(0)
@@ -354,8 +366,6 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
         check_no_requires_grad(weight, "weight", "nll_loss2d_forward")
         return dispatch(NLL2D, (input, target), (_warray(weight, input), reduction,
                                                  ignore_index))
-    if target.dim() > 1:   # (a column of class indices: PyTorch refuses it, not a broadcast)
-        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     tn = target.shape[0] if target.dim() else 0   # a 0-d target has batch size 0 there
     if input.shape[0] != tn:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
@@ -420,6 +430,10 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     # neither the smoothing term nor the mean's divisor.
     w = None if weight is None else (weight if input.dim() == 1 else weight.reshape(
         (1, c) + (1,) * (input.dim() - 2)))
+    if (isinstance(target, Tensor) and target._data.dtype.kind != "f"
+            and tuple(target.shape) == tuple(input.shape)):
+        raise RuntimeError(f"Expected floating point type for target with class "
+                           f"probabilities, got {torch_type_name(target.dtype)}")
     if isinstance(target, Tensor) and target._data.dtype.kind == "f":
         # class probabilities
         if tuple(target.shape) != tuple(input.shape):
@@ -531,7 +545,7 @@ def _lean_cross_entropy(input, target, ignore_index, reduction):
     t = target._data
     st = _st
     if (type(x) is not _HOST or type(t) is not _HOST or x.ndim != 2 or t.ndim != 1
-            or x.dtype.char not in "fd" or t.dtype.kind not in "iu" or not x.shape[0]
+            or x.dtype.char not in "fd" or t.dtype not in _TARGET_DTYPES or not x.shape[0]
             or t.shape[0] != x.shape[0] or not x.shape[1] or target._device is not input._device
             or input._view_info is not None or input._grad_fn is None
             or not (_ALL_PLAIN[0] or st.plain)   # Note [every thread plain]
@@ -573,6 +587,7 @@ def _lean_cross_entropy(input, target, ignore_index, reduction):
 
 
 _SELF_ONLY = (True, False)
+_TARGET_DTYPES = (B.int64, B.uint8)   # class indices: PyTorch's Long or Byte
 _HOST = B.HOST_ARRAY
 _add_reduce = B.host_ufunc("add").reduce
 _min_reduce = B.host_ufunc("minimum").reduce   # (t.min() and t.max() without their Python)

@@ -150,7 +150,8 @@ def argsort(self, dim=-1, descending=False, stable=False):
     _refuse(_CX["sort"], self)   # Note [inputs PyTorch refuses]
     d = _dim_of(self, dim)
     a = self._data
-    return _indices(self, _argsort(a, d, descending) if a.ndim else
+    # (laid out as sort lays its indices out: like self)
+    return _indices(self, B.layout_like(_argsort(a, d, descending), a) if a.ndim else
                     _xp(a).zeros((), dtype=B.int64))
 
 
