@@ -7,7 +7,7 @@ and errors, compared with torch on the same program.
 * var / std with ``correction >= N``: PyTorch's var_backward has two branches
   (Note [var's gradient without degrees of freedom], ops/stats.py).
 * a tensor exponent 0.5 reached NumPy's sqrt shortcut (NaN at -inf where pow gives
-  inf). (``x ** -0.5`` is rsqrt in PyTorch, -inf at -0 and NaN at -inf: still open, xfail.)
+  inf); ``x ** -0.5`` is 1/sqrt, as PyTorch's (-inf at -0, NaN at -inf).
 * solvers do not promote: linalg.solve(_ex), lstsq, cholesky_solve, triangular_solve,
   vecdot, multi_dot, cdist refuse mixed dtypes; solve_triangular solves in A's dtype.
 * inv_ex / cholesky_ex / solve_ex of 0 x 0 matrices crashed.
@@ -94,9 +94,6 @@ def test_var_saved_dim_is_none_without_dim():
 
 # -- pow ---------------------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="x ** -0.5 is rsqrt in PyTorch (-inf at -0, NaN at "
-                   "-inf); POW's forward and its fast backward kernel (ops/fast_pointwise.py "
-                   "_pow, a hot-path file) must change together")
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_pow_minus_half_is_rsqrt(dtype):
     x = [-0.0, 0.0, -INF, INF, 4.0, -1.0, NAN]

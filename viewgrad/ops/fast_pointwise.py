@@ -22,6 +22,7 @@ from .pointwise import _sign_fwd, _sigmoid_fwd, _sigmoid_host
 from .activations import _gelu_grad_fwd, _f32, _SELU_ALPHA, _SELU_SCALE
 from .clamping import at_most, clamp_mask
 from . import special
+from .power import pow_number
 
 __all__ = ["FAST_POINTWISE"]
 
@@ -94,7 +95,7 @@ def _split(grad, self, other, lose):
 def _pow(grad, self, exponent):
     if exponent == 0:
         return _zeros(grad)
-    return grad * _number(grad, exponent) * self ** (exponent - 1)   # (POW's forward)
+    return grad * _number(grad, exponent) * pow_number(self, exponent - 1)   # (POW's forward)
 
 
 FAST_POINTWISE = {

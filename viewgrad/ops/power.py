@@ -81,7 +81,28 @@ def _int_pow(base, exponent):
     return xp.where(neg, inv, r).astype(r.dtype, copy=False)
 
 
-POW = defop("pow", "PowBackward0", lambda self, exponent: self ** exponent,
+# Note [pow's special exponents]
+# PyTorch's pow by a number takes a few exponents as other kernels (its optimised
+# pow_tensor_scalar): 2 as x*x, 3 as x*x*x, -1 as 1/x, -2 as 1/(x*x), 0.5 as sqrt and -0.5
+# as 1/sqrt. NumPy's ``**`` does the same for 2, -1 and 0.5; for 3, -2 and -0.5 it calls
+# pow, whose one rounding gives other last bits than PyTorch's two (a third of the floats),
+# and x ** -0.5 is +inf at -0 and 0 at -inf where PyTorch's 1/sqrt gives -inf and NaN. So
+# those three are computed PyTorch's way, forward and in PowBackward0's x ** (e - 1).
+
+def pow_number(self, exponent):
+    """``self ** exponent`` for a Python number, on arrays, as PyTorch's pow computes it
+    (Note [pow's special exponents])."""
+    if getattr(self, "dtype", None) is not None and self.dtype.kind == "f":
+        if exponent == 3:
+            return self * self * self
+        if exponent == -2:
+            return 1 / (self * self)
+        if exponent == -0.5:
+            return 1 / _xp(self).sqrt(self)
+    return self ** exponent
+
+
+POW = defop("pow", "PowBackward0", pow_number,
             inputs=("self",), attrs=("exponent",), self=_pow_self)
 POW_T = defop("pow_tensor", "PowBackward1", _pow_fwd,
               promote=True, inputs=("self", "exponent"), broadcast=True,
