@@ -146,7 +146,7 @@ def broadcast_tensors(*tensors):
     ``torch.broadcast_tensors``."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
-    shape = tuple(broadcast_shapes(*[t.shape for t in tensors]))
+    shape = B.checked_broadcast("broadcast_tensors", *[tuple(t.shape) for t in tensors])
     return tuple(t if tuple(t.shape) == shape else t.expand(*shape) for t in tensors)
 
 
