@@ -140,7 +140,10 @@ def _operand_text(o, labeler):
         return labeler(o)
     if o._grad_fn is None and not o._requires_grad and o._data.size == 1:
         v = o._data.reshape(-1)[0].item()       # a constant such as the 2 in x.mul_(2)
-        return repr(v)
+        text = repr(v)
+        # (a computed one, an optimizer's scaled buffer: four digits, as a tensor prints
+        # them, not the last bits a CPU's kernels decide)
+        return text if len(text) <= 8 or not isinstance(v, float) else f"{v:.4g}"
     return labeler(o)
 
 
