@@ -261,3 +261,16 @@ def expand_params(self, cls, names, batch_shape, _instance):
     Distribution.__init__(new, batch_shape, validate_args=False)
     new._validate_args = self._validate_args
     return new
+
+
+class Located:
+    """A law centred on its ``loc``: its mean and its mode are ``loc`` itself (Normal,
+    Laplace, MultivariateNormal)."""
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc

@@ -14,7 +14,7 @@ import math
 import viewgrad as vg
 
 from . import constraints
-from .distribution import Distribution
+from .distribution import Distribution, Located
 from .utils import _standard_normal, lazy_property
 
 __all__ = ["MultivariateNormal"]
@@ -79,7 +79,7 @@ def _matrix_arg(name, m, loc):
     return vg.broadcast_shapes(tuple(m.shape[:-2]), tuple(loc.shape[:-1]))
 
 
-class MultivariateNormal(Distribution):
+class MultivariateNormal(Located, Distribution):
     """The multivariate normal N(loc, Σ), Σ given as ``covariance_matrix``,
     ``precision_matrix`` (Σ⁻¹) or ``scale_tril`` (lower Cholesky factor of Σ)."""
     arg_constraints = {"loc": constraints.real_vector,
@@ -147,14 +147,6 @@ class MultivariateNormal(Distribution):
     def precision_matrix(self):
         return vg.cholesky_inverse(self._unbroadcasted_scale_tril).expand(
             self._matrix_shape())
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

@@ -10,13 +10,14 @@ import math
 import viewgrad as vg
 
 from . import constraints
-from .distribution import Distribution, ExponentialFamily, expand_params, init_params
+from .distribution import (Distribution, ExponentialFamily, Located, expand_params,
+                           init_params)
 from .utils import _standard_normal
 
 __all__ = ["Normal", "Laplace"]
 
 
-class Normal(ExponentialFamily):
+class Normal(Located, ExponentialFamily):
     """The normal (Gaussian) distribution N(loc, scale²)."""
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
@@ -28,14 +29,6 @@ class Normal(ExponentialFamily):
 
     def expand(self, batch_shape, _instance=None):
         return expand_params(self, Normal, ("loc", "scale"), batch_shape, _instance)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def stddev(self):
@@ -82,7 +75,7 @@ class Normal(ExponentialFamily):
         return -0.25 * x.pow(2) / y + 0.5 * vg.log(-math.pi / y)
 
 
-class Laplace(Distribution):
+class Laplace(Located, Distribution):
     """The Laplace (double exponential) distribution with location ``loc`` and scale
     ``scale``: density exp(-|x - loc| / scale) / (2 scale)."""
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
@@ -94,14 +87,6 @@ class Laplace(Distribution):
 
     def expand(self, batch_shape, _instance=None):
         return expand_params(self, Laplace, ("loc", "scale"), batch_shape, _instance)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):
