@@ -239,10 +239,14 @@ def functional_expr(event, x0):
         if n is not None and n.kind == "copyslices" and event.after.has_node(n.wrapped):
             n = event.after.node(n.wrapped)
         node = n
+    alpha = [o[len("alpha="):] for o in ops if o.startswith("alpha=")]
+    ops = [o for o in ops if not o.startswith("alpha=")]
     if op in _BIN:
         other = ops[0] if ops else (_attr(node, "exponent") or "exponent")
         if not _atom(other):
             other = f"({other})"          # x.mul_(a + b) is x0 * (a + b)
+        if alpha:                          # x.add_(g, alpha=-0.05) is x0 + -0.05 * g
+            other = f"{alpha[0]} * {other}"
         return f"{x0} {_BIN[op]} {other}"
     if op == "neg_":
         return f"-{x0}"

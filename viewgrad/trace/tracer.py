@@ -109,7 +109,7 @@ class _Hub:
         self.tracers = []
         self.warned = False
 
-    def before(self, op, tensor, others):
+    def before(self, op, tensor, others, keywords=None):
         try:
             frame, internal = _caller()
             if internal:
@@ -119,7 +119,7 @@ class _Hub:
             for tr in self.tracers:
                 if tr._paused or getattr(tr, "_thread", tid) != tid:   # its own thread only
                     continue
-                pend.append(tr._before(op, tensor, others, frame))
+                pend.append(tr._before(op, tensor, others, frame, keywords))
             return pend or None
         except Exception as e:  # noqa: BLE001 - an observer must never break the program
             self._warn(e)
@@ -321,7 +321,7 @@ class Tracer(EventLog):
         _name_saved_copy_impl(p)
 
     # -- the hub calls these ---------------------------------------------------------
-    def _before(self, op, tensor, others, frame):
+    def _before(self, op, tensor, others, frame, keywords=None):
         p = _Pending()
         p.tracer = self
         p.op = op
@@ -338,6 +338,7 @@ class Tracer(EventLog):
         p.grad_enabled = _st.grad_enabled
         p.source = _source_of(_user_frame(frame) if frame is not None else None)
         p.operands = [_operand_text(o, p.labeler) for o in others]
+        keyword_text = [f"{k}={_operand_text(v, p.labeler)}" for k, v in (keywords or {}).items()]
         # an anonymous operand (``t14``) reads better as the expression the user wrote
         written = _source_operands(p.source[2] if p.source else None, op, len(others))
         if written is not None:
@@ -346,6 +347,7 @@ class Tracer(EventLog):
                 if isinstance(o, Tensor) and o is not tensor and p.labeler.named(o) is None \
                         and p.operands[i] == p.labeler(o):
                     p.operands[i] = written[i]
+        p.operands += keyword_text   # (after the positional ones: add_(g, alpha=-0.05))
         p.before = build(p.roots, p.labeler, self.max_nodes, p.grad_enabled, focus=tensor)
         return p
 
