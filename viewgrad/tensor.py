@@ -27,6 +27,14 @@ from .autograd.state import state as _st
 
 __all__ = ["LEAN_CLASSES", "Tensor", "VersionCounter", "describe_tensor"]
 
+# the names PyTorch's .grad-assignment error gives dtypes: the gradient's by its C++ type
+# (caffe2's TypeMeta), the tensor's by its ScalarType
+_TYPE_META = {"float32": "float", "float64": "double", "float16": "c10::Half",
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool"}
+_SCALAR_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
 class VersionCounter:
     """The version shared by every tensor that looks at one storage."""
 
@@ -395,13 +403,17 @@ class Tensor:
                 fn = self.grad_fn
             except RuntimeError:   # a view that may not be regenerated (made in no_grad,
                 fn = None          # then its base modified): PyTorch's getter just reads
-        if fn is not None and not self._retains_grad and _st.warn_nonleaf_grad:
+        if (fn is not None and self._grad is None and not self._retains_grad
+                and _st.warn_nonleaf_grad):   # (PyTorch warns only while it is undefined)
             import warnings
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being "
                 "accessed. Its .grad attribute won't be populated during autograd.backward(). "
                 "If you indeed want the .grad field to be populated for a non-leaf Tensor, "
-                "use .retain_grad() on the non-leaf Tensor.", UserWarning, stacklevel=2)
+                "use .retain_grad() on the non-leaf Tensor. If you access the non-leaf "
+                "Tensor by mistake, make sure you access the leaf Tensor instead. See "
+                "github.com/pytorch/pytorch/pull/30531 for more informations.",
+                UserWarning, stacklevel=2)
         return self._grad
 
     @grad.setter
@@ -414,8 +426,11 @@ class Tensor:
                 raise RuntimeError("can't assign Variable as its own grad")
             if value.dtype != self.dtype:
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{B.dtype_name(value.dtype)}' "
-                    f"to a tensor with grad_dtype '{B.dtype_name(self.dtype)}'. The gradient "
+                    f"attempting to assign a gradient with dtype "
+                    f"'{_TYPE_META.get(B.dtype_name(value.dtype), B.dtype_name(value.dtype))}' "
+                    f"to a tensor with grad_dtype "
+                    f"'{_SCALAR_TYPE.get(B.dtype_name(self.dtype), B.dtype_name(self.dtype))}'. "
+                    "The gradient "
                     "must match the tensor's grad_dtype (defaults to the tensor's dtype).")
             if value._device != self._device:
                 raise RuntimeError(

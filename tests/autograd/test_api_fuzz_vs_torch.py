@@ -353,3 +353,31 @@ def test_a_leaf_with_no_gradient_runs_its_hooks_with_none_in_a_plain_backward():
         F.apply(x, w).sum().backward()
         outs.append((calls, x.grad.tolist(), w.grad))
     assert outs[0] == outs[1]
+
+
+def test_the_non_leaf_grad_warning_only_while_grad_is_undefined():
+    import warnings
+    for M in (torch, vg):
+        y = M.ones(2, requires_grad=True) * 2
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            y.grad
+            y.grad = M.ones(2)
+            y.grad
+        assert len(w) == 1 and "github.com/pytorch/pytorch/pull/30531" in str(w[0].message)
+
+
+def test_grad_assignment_and_detach_wording():
+    msgs = []
+    for M in (torch, vg):
+        out = []
+        try:
+            M.ones(2, dtype=M.float64, requires_grad=True).grad = M.ones(2)
+        except RuntimeError as e:
+            out.append(str(e).split(" You can set")[0])
+        try:
+            (M.ones(2, 2, requires_grad=True) * 1)[0].detach_()
+        except RuntimeError as e:
+            out.append(str(e))
+        msgs.append(out)
+    assert msgs[0] == msgs[1] and len(msgs[0]) == 2

@@ -294,8 +294,11 @@ def detach_(self):
         return self
     if self._base is not None:
         raise RuntimeError(
-            "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
-            "(DDP) for training, this is not supported; otherwise use x = x.detach().")
+            "Can't detach views in-place. Use detach() instead. If you are using "
+            "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as "
+            "True, gradients are views of DDP buckets, and hence detach_() cannot be called on "
+            "these gradients. To fix this error, please refer to the Optimizer.zero_grad() "
+            "function in torch/optim/optimizer.py as the solution.")
     self._grad_fn = None
     self._output_nr = 0
     self._requires_grad = False
