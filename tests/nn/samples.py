@@ -79,7 +79,7 @@ def _upsample_samples():
             out[f"upsample_{slug}{nd}d_backward"] = [(bwd, [out_shape])]
     # antialias=True: PyTorch's private _upsample_<mode>2d_aa rows, shrinking (where the
     # filter widens) and growing
-    for mode in ("bilinear", "bicubic"):
+    for mode in ("bilinear", "bicubic", "lanczos"):
         fwds = [(lambda mode, kw: lambda x: F.interpolate(x, mode=mode, antialias=True, **kw))(
             mode, kw) for kw in (dict(size=(3, 2)), dict(scale_factor=1.5))]
         shapes = [(1, 2, 6, 5), (1, 1, 3, 3)]

@@ -40,7 +40,8 @@ __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear",
            "embedding_bag", "bilinear", "alpha_dropout", "feature_alpha_dropout"]
 
 _MODES = {"nearest": None, "nearest-exact": None, "linear": 1, "bilinear": 2,
-          "bicubic": 2, "trilinear": 3, "area": None}
+          "bicubic": 2, "trilinear": 3, "lanczos": 2, "area": None}
+_MODE_LIST = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
@@ -51,8 +52,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     'area' (adaptive average pooling)."""
     if mode not in _MODES:
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported "
-                                  f"(got {input.dim()}D) for the modes: nearest | linear | "
-                                  f"bilinear | bicubic | trilinear | area | nearest-exact "
+                                  f"(got {input.dim()}D) for the modes: {_MODE_LIST} "
                                   f"(got {mode})")
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
@@ -60,7 +60,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                              "modes: linear | bilinear | bicubic | trilinear")
     elif align_corners is None:
         align_corners = False
-    if antialias and not (mode in ("bilinear", "bicubic") and input.dim() == 4):
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
                          "modes and requires a 4-D tensor as input")
     nsp = input.dim() - 2
@@ -90,6 +90,15 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if recompute_scale_factor:
             scales = [None] * nsp
     need = _MODES[mode]
+    if mode == "lanczos":   # (antialiased only, 4-D only: PyTorch's checks and words)
+        if nsp != 2:
+            raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors "
+                                      f"supported (got {input.dim()}D) for the modes: "
+                                      f"{_MODE_LIST} (got {mode})")
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
     if need is not None and nsp != need:
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
                                   f"{need + 2}D input")

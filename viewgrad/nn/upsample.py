@@ -15,7 +15,7 @@ cubic), i.e. ``sum_k x[..., idx_k, ...] * w_k``. The source positions follow PyT
 ``align_corners=True``); ``nearest`` picks ``floor(j * scale)`` computed in float32, as
 PyTorch does, so the same pixel is chosen at every boundary.
 
-Note [Antialiased resizing]: ``antialias=True`` (modes 'bilinear-aa' and 'bicubic-aa'
+Note [Antialiased resizing]: ``antialias=True`` (modes 'bilinear-aa', 'bicubic-aa' and 'lanczos-aa'
 here, PyTorch's ``_upsample_bilinear2d_aa`` / ``_upsample_bicubic2d_aa``, what
 torchvision's Resize calls) is PIL's resampling: output j is centred at
 ``scale * (j + 0.5)`` and reads every input row within the filter's support, which grows
@@ -51,7 +51,7 @@ def _taps(mode, in_size, out_size, align_corners, scale_factor, nd, backward=Fal
     """For one dim: a list of (index list, weight list or None) pairs, one per tap
     (``nd``: the number of spatial dims, and ``backward``, which pick PyTorch's kernel)."""
     if out_size == in_size and mode in ("linear", "bilinear", "trilinear", "bilinear-aa",
-                                        "bicubic-aa"):
+                                        "bicubic-aa", "lanczos-aa"):
         # PyTorch's linear (and antialiased) kernels copy a dim whose size is unchanged,
         # whatever the scale_factor that produced it (1.3 on a size of 3 gives 3: no
         # resampling)
@@ -107,10 +107,22 @@ def _bicubic_aa(x, a=-0.5):
     return 0.0
 
 
+def _lanczos3(x):
+    """The Lanczos-3 windowed sinc, sinc(x) sinc(x / 3) on |x| < 3 (6 taps)."""
+    x = abs(x)
+    if x >= 3.0:
+        return 0.0
+    if x == 0.0:
+        return 1.0
+    px = math.pi * x
+    return 3.0 * math.sin(px) * math.sin(px / 3.0) / (px * px)
+
+
 # mode -> (the filter, its taps at scale 1) (Note [Antialiased resizing]); bicubic's is
-# Keys' a = -0.5 there, where the plain bicubic mode uses -0.75
+# Keys' a = -0.5 there, where the plain bicubic mode uses -0.75; lanczos (PyTorch 2.13's
+# mode='lanczos', antialiased only) is the Lanczos-3 window
 _AA_FILTERS = {"bilinear-aa": (lambda x: max(0.0, 1.0 - abs(x)), 2),
-               "bicubic-aa": (_bicubic_aa, 4)}
+               "bicubic-aa": (_bicubic_aa, 4), "lanczos-aa": (_lanczos3, 6)}
 
 
 def _aa_taps(mode, in_size, out_size, scale):
@@ -184,7 +196,8 @@ def _resample_adjoint(g, mode, input_size, align_corners, scales):
 _MODE_NAMES = {"nearest": ("Nearest", (1, 2, 3)), "nearest-exact": ("NearestExact", (1, 2, 3)),
                "linear": ("Linear", (1,)), "bilinear": ("Bilinear", (2,)),
                "bicubic": ("Bicubic", (2,)), "trilinear": ("Trilinear", (3,)),
-               "bilinear-aa": ("Bilinear", (2,)), "bicubic-aa": ("Bicubic", (2,))}
+               "bilinear-aa": ("Bilinear", (2,)), "bicubic-aa": ("Bicubic", (2,)),
+               "lanczos-aa": ("Lanczos", (2,))}
 _SCALE_NAMES = {1: ("scales",), 2: ("scales_h", "scales_w"),
                 3: ("scales_d", "scales_h", "scales_w")}
 _OPS = {}
