@@ -85,7 +85,11 @@ def test_lbfgs_load_does_not_share_history_lists():
         o1.step(c1)
         o2.step(c2)
         return before, len(o2.state[p2]["old_dirs"]), p2.detach().numpy().tolist()
-    _same(run)
+    theirs, ours = torch_and_viewgrad(run)
+    # (the history's lengths exactly; the point within a few ulps: the update's last
+    # rounding is not what this test is about)
+    assert ours[:2] == theirs[:2]
+    np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-14)
 
 
 def test_loaded_tensors_are_shared_when_nothing_is_cast():
