@@ -6,7 +6,8 @@
 observation costs one ``is None`` check when tracing is off, and a tracer sees only the
 thread it was started in.
 
-  state.inplace_observer   object with ``before(op_name, tensor, others)`` and
+  state.inplace_observer   object with ``before(op_name, tensor, others, keywords=None)``
+              (``keywords``: the call's ``alpha``, as the user wrote it) and
               ``after(token)``; called by the in-place choke point (autograd/views.py) around
               the compute/bump/rebase.
   state.backward_observer  object with ``start(root, deps)``, ``summarize(grads, node)``

@@ -275,10 +275,11 @@ def apply_inplace(op, self, others=(), attrs=(), name=None, compute=None):
     if not allowed:   # (self's elements overlapping each other: overlap.py)
         compute = compute_on_overlap(op, self, others, requires, opname, compute)
     hook = _st.inplace_observer
-    token = None
     if hook is not None:   # (the tracer shows an alpha as the user wrote it: add_(g, alpha=a))
-        token = (hook.before(opname, self, others, {"alpha": attrs[0]})
-                 if op.attrs == ("alpha",) else hook.before(opname, self, others))
+        token = hook.before(opname, self, others,
+                            {"alpha": attrs[0]} if op.attrs == ("alpha",) else None)
+    else:
+        token = None
     node = None
     if edges is not None:
         # Note [saved before the write]: what the node saves is captured NOW, before the
