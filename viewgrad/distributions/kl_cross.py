@@ -103,14 +103,6 @@ def _kl_gamma_normal(p, q):
             + (t2 - t3 + t4) / var_normal)
 
 
-@register_kl(Laplace, Beta)
-@register_kl(Laplace, Exponential)
-@register_kl(Laplace, Gamma)
-@register_kl(Laplace, Uniform)
-def _kl_laplace_infinity(p, q):
-    return _infinite_like(p.loc)
-
-
 @register_kl(Laplace, Normal)
 def _kl_laplace_normal(p, q):
     var_normal = q.scale.pow(2)
@@ -122,11 +114,16 @@ def _kl_laplace_normal(p, q):
     return -t1 + scale_sqr_var_ratio + (t2 - t3 + t4) / var_normal - 1
 
 
+@register_kl(Laplace, Beta)
+@register_kl(Laplace, Exponential)
+@register_kl(Laplace, Gamma)
+@register_kl(Laplace, Uniform)
 @register_kl(Normal, Beta)
 @register_kl(Normal, Exponential)
 @register_kl(Normal, Gamma)
 @register_kl(Normal, Uniform)
-def _kl_normal_infinity(p, q):
+def _kl_real_line_to_bounded(p, q):
+    # (a law on the whole line against one on a bounded or half-bounded support: inf)
     return _infinite_like(p.loc)
 
 
