@@ -61,51 +61,49 @@ def _format_array(a, threshold=None, edgeitems=None, max_line_width=None, pad=Tr
     o = OPTIONS
     threshold = o["threshold"] if threshold is None else threshold
     edgeitems = o["edgeitems"] if edgeitems is None else edgeitems
-    if a.dtype.kind == "c":
-        return _format_complex(a, threshold, edgeitems, max_line_width, pad)
-    if a.dtype.kind == "f":
-        fmt = _float_format(_shown(a, threshold, edgeitems))
-    elif a.dtype.kind == "b":
-        fmt = lambda v: "True" if v else "False"  # noqa: E731
-    else:
-        fmt = str
-    # every element right-aligned to the widest shown one, as PyTorch pads its columns
-    # (for floats PyTorch measures only the finite nonzero ones: nan, inf and 0 don't count)
     shown = _shown(a, threshold, edgeitems)
-    if a.dtype.kind == "f":
-        shown = shown[np.isfinite(shown) & (shown != 0)]
-    width = max((len(fmt(v)) for v in shown.reshape(-1).tolist()), default=1) if pad else 1
-    kind = {"f": "float_kind", "b": "bool"}.get(a.dtype.kind, "int_kind")
-    text = np.array2string(a, separator=", ", formatter={kind: lambda v: fmt(v).rjust(width)},
+    if a.dtype.kind == "c":
+        element, kind = _complex_element(shown, pad), "complex_kind"
+    else:
+        if a.dtype.kind == "f":
+            fmt = _float_format(shown)
+        elif a.dtype.kind == "b":
+            fmt = lambda v: "True" if v else "False"  # noqa: E731
+        else:
+            fmt = str
+        # every element right-aligned to the widest shown one, as PyTorch pads its columns
+        width = _width(fmt, shown, pad)
+        element = lambda v: fmt(v).rjust(width)  # noqa: E731
+        kind = {"f": "float_kind", "b": "bool"}.get(a.dtype.kind, "int_kind")
+    text = np.array2string(a, separator=", ", formatter={kind: element},
                            prefix="tensor(", threshold=threshold, edgeitems=edgeitems,
                            max_line_width=o["linewidth"] if max_line_width is None
                            else max_line_width)
     return text.replace(", ...,", ",  ...,")   # PyTorch's summary mark is " ..."
 
 
-def _part_width(fmt, part, pad):
-    np = B.host_numpy()
-    vals = part[np.isfinite(part) & (part != 0)]
-    return max((len(fmt(v)) for v in vals.reshape(-1).tolist()), default=1) if pad else 1
+def _width(fmt, shown, pad):
+    """The widest formatted element (for floats PyTorch measures only the finite nonzero
+    ones: nan, inf and 0 don't count)."""
+    if not pad:
+        return 1
+    if shown.dtype.kind == "f":
+        np = B.host_numpy()
+        shown = shown[np.isfinite(shown) & (shown != 0)]
+    return max((len(fmt(v)) for v in shown.reshape(-1).tolist()), default=1)
 
 
-def _format_complex(a, threshold, edgeitems, max_line_width, pad):
-    """A complex tensor as PyTorch prints it: the real and the imaginary parts each
+def _complex_element(shown, pad):
+    """A complex element as PyTorch prints it: the real and the imaginary parts each
     formatted and padded as a float tensor of them would be (their own precision or
     scientific mode, their own widths), joined as ``re+imj`` (``1.5000+1.j``)."""
-    np = B.host_numpy()
-    shown = _shown(a, threshold, edgeitems)
     fr, fi = _float_format(shown.real), _float_format(shown.imag)
-    wr, wi = _part_width(fr, shown.real, pad), _part_width(fi, shown.imag, pad)
+    wr, wi = _width(fr, shown.real, pad), _width(fi, shown.imag, pad)
 
-    def fmt(v):
+    def element(v):
         im = (fi(v.imag).rjust(wi) + "j").lstrip()
         return fr(v.real).rjust(wr) + (im if im[0] in "+-" else "+" + im)
-    text = np.array2string(a, separator=", ", formatter={"complex_kind": fmt},
-                           prefix="tensor(", threshold=threshold, edgeitems=edgeitems,
-                           max_line_width=OPTIONS["linewidth"] if max_line_width is None
-                           else max_line_width)
-    return text.replace(", ...,", ",  ...,")
+    return element
 
 
 def tensor_repr(t) -> str:

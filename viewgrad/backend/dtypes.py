@@ -250,27 +250,32 @@ def sequence_dtype(data):
     bool bool, a complex the default complex), promoted across the elements as
     ``promote_types`` does. None when no NumPy scalar is among them (``default_float_for``
     answers those), or when something else is."""
-    found, kinds = [], set()
-    stack = [data]
-    while stack:
-        x = stack.pop()
-        t = type(x)
-        if t is list or t is tuple:
-            stack.extend(x)
-        elif isinstance(x, np.generic):
-            found.append(x.dtype)
-        elif t in (bool, int, float, complex):
-            kinds.add(t)
-        else:
+    types = _leaf_types(data, set())
+    found = [np.dtype(t) for t in types if issubclass(t, np.generic)]
+    if not found or any(d.kind not in "biufc" for d in found):
+        return None   # (no NumPy scalar, or one of no number: the usual path, its errors)
+    for t in types:
+        if t in (bool, int, float, complex):
+            found.append(default_float_for(t(0) if t is not bool else False))
+        elif not issubclass(t, np.generic):
             return None
-    if not found:
-        return None
-    for t in kinds:
-        found.append(default_float_for(t(0) if t is not bool else False))
     dt = found[0]
     for d in found[1:]:
         dt = promote_types(dt, d)
     return dt
+
+
+def _leaf_types(data, out):
+    """The types of the leaves of nested lists/tuples, into the set ``out`` (each level's
+    types gathered by ``map``, in C: the elements' dtypes follow from their types)."""
+    types = set(map(type, data))
+    if list in types or tuple in types:
+        for x in data:
+            if type(x) is list or type(x) is tuple:
+                _leaf_types(x, out)
+        types -= {list, tuple}
+    out |= types
+    return out
 
 
 def default_float_for(value) -> np.dtype:

@@ -54,12 +54,6 @@ def _kl_beta_uniform(p, q):
     return result
 
 
-@register_kl(Exponential, Beta)
-@register_kl(Exponential, Uniform)
-def _kl_exponential_infinity(p, q):
-    return _infinite_like(p.rate)
-
-
 @register_kl(Exponential, Gamma)
 def _kl_exponential_gamma(p, q):
     ratio = q.rate / p.rate
@@ -77,12 +71,6 @@ def _kl_exponential_normal(p, q):
     t3 = q.loc / p.rate
     t4 = q.loc.pow(2) * 0.5
     return t1 - 1 + (t2 - t3 + t4) / var_normal
-
-
-@register_kl(Gamma, Beta)
-@register_kl(Gamma, Uniform)
-def _kl_gamma_infinity(p, q):
-    return _infinite_like(p.concentration)
 
 
 @register_kl(Gamma, Exponential)
@@ -114,6 +102,10 @@ def _kl_laplace_normal(p, q):
     return -t1 + scale_sqr_var_ratio + (t2 - t3 + t4) / var_normal - 1
 
 
+@register_kl(Exponential, Beta)
+@register_kl(Exponential, Uniform)
+@register_kl(Gamma, Beta)
+@register_kl(Gamma, Uniform)
 @register_kl(Laplace, Beta)
 @register_kl(Laplace, Exponential)
 @register_kl(Laplace, Gamma)
@@ -122,9 +114,10 @@ def _kl_laplace_normal(p, q):
 @register_kl(Normal, Exponential)
 @register_kl(Normal, Gamma)
 @register_kl(Normal, Uniform)
-def _kl_real_line_to_bounded(p, q):
-    # (a law on the whole line against one on a bounded or half-bounded support: inf)
-    return _infinite_like(p.loc)
+def _kl_infinite(p, q):
+    # (p puts mass where q has none: an unbounded support against a bounded one, or a
+    # half-line against an interval): inf, of p's batch shape
+    return _infinite_like(p.mean)
 
 
 @register_kl(Normal, Laplace)

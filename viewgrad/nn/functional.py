@@ -9,6 +9,7 @@ losses are the core's (``viewgrad/ops/nnops.py``, ``pointwise.py``).
 from __future__ import annotations
 
 from ..ops.conv import constant_pad_nd, convolution
+from ..ops.distance import CDIST
 from ..ops.nnops import cross_entropy, linear, mse_loss, nll_loss
 from ..ops.nnops import log_softmax as _log_softmax, softmax as _softmax
 from ..ops.norm import batch_norm, dropout
@@ -16,6 +17,7 @@ from ..ops.pointwise import relu as _relu, sigmoid, tanh
 from ..ops.pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
 from ..ops.grid_sample import affine_grid, grid_sample
 from ..ops.signatures import BOOL, INT, NUMBER, SEQ_INTS, TENSOR, checked_function
+from ..ops.table import dispatch
 from ..tensor import Tensor
 from ..ops.activations import hardshrink, softshrink  # noqa: F401
 from ..ops.activations import (celu, elu, gelu, glu, hardsigmoid, hardswish, hardtanh,  # noqa: F401
@@ -286,8 +288,6 @@ def pdist(input, p=2):
     if not rows:
         return input.new_zeros((0,))
     from ..ops.factories import tensor
-    from ..ops.distance import CDIST
-    from ..ops.table import dispatch
     i = tensor(rows, device=input.device)
     j = tensor(cols, device=input.device)
     # each pair as a 1 x 1 cdist: its p-norm's gradient is PyTorch's pdist's (an inf-norm
