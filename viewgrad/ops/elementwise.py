@@ -126,9 +126,10 @@ fmin = _extremum(FMIN, "fmin", """The elementwise smaller of two tensors ignorin
 # -- copysign, xlogy ------------------------------------------------------------------------
 
 def _copysign_self(grad, self, result):
-    # d/dx copysign(x, s) = copysign(x, s) / x, taken as 0 at x == 0 (PyTorch's choice)
-    zero = self == 0
-    return grad * _where(zero, 0.0, result / _where(zero, 1.0, self))
+    # d/dx copysign(x, s) = copysign(x, s) / x, taken as 0 at x == 0 (PyTorch's choice):
+    # PyTorch divides everywhere and masks the quotient, so its double backward at x == 0
+    # is NaN; computing 0/0 there too gives the same (never a silent 0)
+    return grad * _where(self == 0, 0.0, result / self)
 
 
 COPYSIGN = defop("copysign", "CopysignBackward0", lambda self, other: _xp(self).copysign(
@@ -372,18 +373,24 @@ def _sinc_fwd(self):
     # half precision is computed in float32 and rounded once, as PyTorch's CPU kernel
     # does (NumPy's float16 sinc rounds pi*x first: sinc(2) came out -3e-4, not 0)
     x = self.astype("float32") if self.dtype == "float16" else self
-    return _xp(self).sinc(x).astype(self.dtype, copy=False)
+    # sin(pi x) / (pi x), and 1 at 0: PyTorch's kernel (and NumPy's sinc, whose own
+    # frame would let sinc(inf)'s "invalid value" warning escape Note [floating-point
+    # warnings]: the ufuncs are called from here instead)
+    xp = _xp(self)
+    y = x * math.pi
+    return xp.where(x == 0, 1, xp.sin(y) / y).astype(self.dtype, copy=False)
 
 
 def _sinc_bwd(grad, self):
     # d/dx sin(pi x)/(pi x) = (pi x cos(pi x) - sin(pi x)) / (pi x²), PyTorch's
     # sinc_backward operation for operation: (grad * numerator) / (x * x * pi), and 0
     # where that denominator is 0 — at x == 0 and wherever x² underflows (x = 1e-310).
-    # The masked entries compute with x = 1 instead, so a double backward sees no NaN.
-    zero = self * self * math.pi == 0
-    x = _where(zero, 1.0, self)
-    px = x * math.pi
-    return _where(zero, 0.0, grad * (px * px.cos() - px.sin()) / (x * x * math.pi))
+    # The masked entries are computed (0/0) and then replaced, as PyTorch's ``where``
+    # does: so a double backward there is NaN, as PyTorch's, not a silent 0 (the true
+    # second derivative at 0 is -pi²/3).
+    den = self * self * math.pi
+    px = self * math.pi
+    return _where(den == 0, 0.0, grad * (px * px.cos() - px.sin()) / den)
 
 
 SINC = defop("sinc", "SincBackward0", _sinc_fwd, self=_sinc_bwd)
