@@ -153,3 +153,13 @@ def _isolated_global_state():
             setattr(state, name, getattr(AutogradState, name))
     if leaks:
         pytest.fail("test left global state behind: " + "; ".join(leaks))
+
+
+@pytest.fixture(autouse=True)
+def _warnings_not_yet_given():
+    """Each test starts as a fresh process would: none of PyTorch's once-per-process
+    warnings given yet (Note [warnings given once], viewgrad/ops/warn_once.py), so a test
+    that expects one sees it whatever ran before."""
+    from viewgrad.ops import warn_once
+    warn_once._given.clear()
+    yield

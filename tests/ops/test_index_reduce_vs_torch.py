@@ -213,8 +213,8 @@ def test_double_backward_through_two_zeros_is_refused():
 
 
 def test_index_reduce_warns_beta_once_like_torch():
-    from viewgrad.ops import index_reduce as IR
-    IR._warned.clear()   # once per process, as PyTorch's TORCH_WARN_ONCE: start afresh
+    from viewgrad.ops import warn_once as W
+    W._given.discard("index_reduce")   # once per process, as PyTorch's: start afresh
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         vg.ones(2).index_reduce(0, vg.tensor([0]), vg.ones(1), "prod")

@@ -8,7 +8,6 @@ gradients, so double backward goes back and forth between the two rows.
 """
 from __future__ import annotations
 
-import warnings
 
 from .. import backend as B
 from ..autograd.saved_names import show_given
@@ -16,6 +15,7 @@ from ..tensor import Tensor, _wrap_dim
 from .args import torch_type_name, with_out
 from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .table import defop, dispatch, method
+from .warn_once import warn_once
 from .views import DIAG_BWD
 
 __all__ = ["diag", "diag_embed", "diagflat", "matrix_trace", "cross", "linalg_cross"]
@@ -156,11 +156,7 @@ def cross(input, other, dim=None, *, out=None):
     """``torch.cross``: the cross product along ``dim``; without ``dim``, the first dim of
     size 3 (deprecated in PyTorch, with its warning: pass dim or use ``linalg.cross``)."""
     if dim is None:
-        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
-                      "Please either pass the dim explicitly or simply use "
-                      "torch.linalg.cross.\nThe default value of dim will change to agree "
-                      "with that of linalg.cross in a future release.", UserWarning,
-                      stacklevel=2)
+        warn_once("cross")   # Note [warnings given once]
         dim = next((i for i, s in enumerate(input.shape) if s == 3), None)
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")

@@ -25,13 +25,13 @@ Each is one row of the derivatives table, ``ScatterReduceBackward0`` /
 from __future__ import annotations
 
 import math
-import warnings
 
 from .. import backend as B
 from ..tensor import Tensor, _wrap_dim
 from .reduce import _full_index, as_input_shape
 from .signatures import BOOL, INT, STR, TENSOR, _function, _method
 from .table import apply_inplace, defop, dispatch, method
+from .warn_once import warn_once
 
 __all__ = ["scatter_reduce", "index_reduce"]
 
@@ -363,15 +363,8 @@ def _index_reduce_args(self, dim, index, source, reduce, include_self):
     return d, index.reshape(-1)
 
 
-_warned = []
-
-
 def _beta_warning():
-    # PyTorch warns once per process (TORCH_WARN_ONCE)
-    if not _warned:
-        _warned.append(True)
-        warnings.warn("index_reduce() is in beta and the API may change at any time.",
-                      UserWarning, stacklevel=5)
+    warn_once("index_reduce")   # Note [warnings given once]
 
 
 # -- the functions and methods ---------------------------------------------------------------

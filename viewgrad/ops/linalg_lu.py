@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 
-import warnings
 
 from .. import backend as B
 from .. import return_types as RT
@@ -32,6 +31,7 @@ from .args import torch_type_name
 from .factories import eye, zeros
 from .joining import cat
 from .linalg import matmul
+from .warn_once import warn_once
 from .linalg_solve import _batch_prefix, _out, batched_solve, check_float, check_matrix
 from .linalg_tri import _triangle, solve_triangular
 from .stats import _multi
@@ -395,23 +395,19 @@ def lu_legacy(A, pivot=True, get_infos=False, out=None):
     """``torch.lu`` (deprecated in PyTorch for ``torch.linalg.lu_factor``): ``(LU,
     pivots)``, with ``get_infos=True`` ``(LU, pivots, infos)`` and no error for a zero
     pivot."""
-    warnings.warn("torch.lu is deprecated in favor of torch.linalg.lu_factor / "
-                  "torch.linalg.lu_factor_ex and will be removed in a future PyTorch "
-                  "release.", UserWarning, stacklevel=2)
+    warn_once("lu")   # Note [warnings given once]
     LU_t, pivots, info = _factor(A, pivot)
     if get_infos:
         return RT.lu_with_info((LU_t, pivots, info))
-    err = _zero_pivot_error("torch.linalg.lu_factor", info)
-    if err is not None:
-        raise err
+    # (no error for a zero pivot, with or without get_infos: PyTorch's _lu_with_info runs
+    # lu_factor_ex without its check, whatever check_errors its Python side passes)
     return (LU_t, pivots)
 
 
 def lu_solve_legacy(b, LU_data, LU_pivots, *, out=None):
     """``torch.lu_solve`` (deprecated in PyTorch for ``torch.linalg.lu_solve``): the
     solution of A x = b, arguments in the old order."""
-    warnings.warn("torch.lu_solve is deprecated in favor of torch.linalg.lu_solve and will "
-                  "be removed in a future PyTorch release.", UserWarning, stacklevel=2)
+    warn_once("lu_solve")   # Note [warnings given once]
     return _out(lu_solve(LU_data, LU_pivots, b), out, "lu_solve")
 
 

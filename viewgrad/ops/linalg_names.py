@@ -6,7 +6,6 @@ keeps for compatibility (``torch.svd`` returning V, ``torch.qr(some=)``,
 """
 from __future__ import annotations
 
-import warnings
 
 from .. import return_types as RT
 from . import linalg_decomp as D
@@ -14,6 +13,7 @@ from . import linalg_solve as S
 from ..tensor import Tensor
 from .factories import tensor
 from .table import dispatch, method
+from .warn_once import warn_once
 
 __all__ = ["slogdet_legacy", "qr_legacy", "cond", "vecdot", "linalg_diagonal", "inv_ex",
            "cholesky_ex", "solve_ex"]
@@ -28,8 +28,7 @@ def slogdet_legacy(input):
 def qr_legacy(input, some=True):
     """``torch.qr`` (deprecated in PyTorch, with its warning): ``linalg.qr`` with
     ``mode='reduced'`` when ``some`` else ``'complete'``."""
-    warnings.warn("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in "
-                  "a future PyTorch release.", UserWarning, stacklevel=2)
+    warn_once("qr")   # Note [warnings given once]
     return RT.qr(D.qr(input, "reduced" if some else "complete"))
 
 

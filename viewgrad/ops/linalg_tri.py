@@ -9,12 +9,12 @@ masked with ``triu``/``tril`` (strictly, for ``unitriangular``), as in PyTorch.
 from __future__ import annotations
 
 import math
-import warnings
 
 from .. import backend as B
 from .. import return_types as RT
 from .args import torch_type_name
 from .linalg import check_vectors, matmul
+from .warn_once import warn_once
 from .linalg_solve import (_out, batched_solve, check_float, check_matrix, check_same_dtype,
                            check_square, multi_dot)
 from .operands import need_tensor
@@ -113,9 +113,7 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
     """``torch.triangular_solve`` (deprecated in PyTorch for
     ``linalg.solve_triangular``, arguments reversed): the named tuple
     ``(solution, cloned_coefficient)`` of A X = b (``transpose``: Aᵀ X = b)."""
-    warnings.warn("torch.triangular_solve is deprecated in favor of "
-                  "torch.linalg.solve_triangular and will be removed in a future PyTorch "
-                  "release.", UserWarning, stacklevel=2)
+    warn_once("triangular_solve")   # Note [warnings given once]
     check_same_dtype(b, A, "", "b", "A", ".")
     check_square(A, "")   # (PyTorch's words, with no op name in front)
     M = _t(A) if transpose else A
@@ -326,10 +324,7 @@ def _dist_integer_check(input, other):
 def chain_matmul(*matrices, out=None):
     """``torch.chain_matmul`` (deprecated in PyTorch for ``linalg.multi_dot``, with its
     warning): the product of 2-D matrices in the cheapest order."""
-    warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch "
-                  "release. Use torch.linalg.multi_dot instead, which accepts a list of two "
-                  "or more tensors rather than multiple parameters.", UserWarning,
-                  stacklevel=2)
+    warn_once("chain_matmul")   # Note [warnings given once]
     for m in matrices:
         if m.dim() != 2:
             raise RuntimeError(f"Tensor dimension is {m.dim()}, expected 2 instead.")

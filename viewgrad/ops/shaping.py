@@ -7,12 +7,12 @@ variadic node ``BlockDiagBackward0`` is written by hand like ``CatBackward0``.
 """
 from __future__ import annotations
 
-import warnings
 
 from ..autograd.graph import Node
 from ..tensor import Tensor, _wrap_dim
 from .joining import _finish_variadic, _seq_check, cat, stack
 from .linalg import _unsafe_view, mm
+from .warn_once import warn_once
 from .table import method, promoted_arrays
 from .views import narrow
 
@@ -232,8 +232,7 @@ def meshgrid(*tensors, indexing=None):
     if len(tensors) == 1 and not isinstance(tensors[0], Tensor):
         tensors = tuple(tensors[0])
     if indexing is None:
-        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass "
-                      "the indexing argument.", UserWarning, stacklevel=2)
+        warn_once("meshgrid")   # Note [warnings given once]
         indexing = "ij"
     if not tensors:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
