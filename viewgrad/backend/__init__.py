@@ -16,6 +16,8 @@ B``); its rooms are:
   * ``lapack.py``   linear algebra's errors, layouts and factorisations as PyTorch's;
   * ``host.py``     helpers for host copies: PyTorch's CPU random engine, .npz files;
   * ``ranges.py``   PyTorch's CPU arange and logspace values, bit for bit.
+  * ``reductions.py`` sum, prod and mean whose floating-point warnings stay quiet (Note
+                    [warnings from NumPy's own Python]), and ``quietly``.
 
 A ``Device`` bundles:
   * ``xp``          the array module (numpy, cupy, or a test stand-in);
@@ -66,6 +68,7 @@ from .strided import *   # noqa: E402,F401,F403
 from .lapack import *    # noqa: E402,F401,F403
 from .host import *      # noqa: E402,F401,F403
 from .ranges import *    # noqa: E402,F401,F403
+from .reductions import *  # noqa: E402,F401,F403
 # (private names the rest of viewgrad reads, and the tests)
 from .devices import _SCALAR_CACHE   # noqa: E402,F401  (Note [cached scalar operands])
 from .dtypes import _DTYPE_ALIASES   # noqa: E402,F401

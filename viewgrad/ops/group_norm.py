@@ -30,9 +30,9 @@ def _param_shape(ndim, c):
 def _gn_fwd(input, weight, bias, N, C, HxW, group, eps):
     xp = _xp(input)
     g = input.reshape(N, group, -1)
-    mean = g.mean(axis=-1, keepdims=True)
+    mean = B.array_mean(g, -1, True)   # (Note [warnings from NumPy's own Python])
     centered = g - mean
-    var = (centered * centered).mean(axis=-1, keepdims=True)
+    var = B.array_mean(centered * centered, -1, True)
     out = (centered / xp.sqrt(var + eps)).reshape(input.shape)
     if weight is not None:
         out = out * weight.reshape(_param_shape(input.ndim, C))

@@ -28,9 +28,10 @@ def _dims(x, ndim):
 def _ln_fwd(input, weight, bias, ndim, eps):
     xp = _xp(input)
     dims = _dims(input, ndim)
-    mean = input.mean(axis=dims, keepdims=True)
+    # (B.array_mean: Note [warnings from NumPy's own Python])
+    mean = B.array_mean(input, dims, True)
     centered = input - mean
-    var = (centered * centered).mean(axis=dims, keepdims=True)
+    var = B.array_mean(centered * centered, dims, True)
     out = centered / xp.sqrt(var + eps)
     if weight is not None:
         out = out * weight

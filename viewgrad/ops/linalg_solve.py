@@ -212,7 +212,8 @@ def _cat_last(a, b):
 
 
 DET = defop("linalg_det", "LinalgDetBackward0", lambda A: _xp(A).asarray(
-    _xp(A).linalg.det(A)), inputs=("A",), A=_det_bwd)
+    B.quietly(_xp(A).linalg.det, A)), inputs=("A",), A=_det_bwd)   # (Note [warnings from
+# NumPy's own Python])
 
 
 def det(A, *, out=None):
@@ -224,7 +225,7 @@ def det(A, *, out=None):
 
 def _slogdet_fwd(A):
     xp = _xp(A)
-    s, l = xp.linalg.slogdet(A)
+    s, l = B.quietly(xp.linalg.slogdet, A)   # (Note [warnings from NumPy's own Python])
     return xp.asarray(s, dtype=A.dtype), xp.asarray(l, dtype=A.real.dtype)   # (real)
 
 

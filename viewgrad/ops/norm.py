@@ -44,9 +44,9 @@ def _bcast(t, ndim):
 def _train_fwd(input, weight, bias, eps):
     xp = _xp(input)
     dims = _red_dims(input.ndim)
-    mean = input.mean(axis=dims, keepdims=True)
+    mean = B.array_mean(input, dims, True)   # (Note [warnings from NumPy's own Python])
     xc = input - mean
-    var = (xc * xc).mean(axis=dims, keepdims=True)
+    var = B.array_mean(xc * xc, dims, True)
     y = xc / xp.sqrt(var + eps)
     if weight is not None:
         y = y * _bcast(weight, input.ndim)
@@ -91,8 +91,8 @@ BATCH_NORM = defop("native_batch_norm", "NativeBatchNormBackward0", _train_fwd,
 def _stats_arrays(input, eps):
     xp = _xp(input)
     dims = _red_dims(input.ndim)
-    xc = input - input.mean(axis=dims, keepdims=True)
-    invstd = 1 / xp.sqrt((xc * xc).mean(axis=dims, keepdims=True) + eps)
+    xc = input - B.array_mean(input, dims, True)   # (Note [warnings from NumPy's own Python])
+    invstd = 1 / xp.sqrt(B.array_mean(xc * xc, dims, True) + eps)
     return dims, xc, invstd
 
 
@@ -100,8 +100,8 @@ def _train_input_fast(grad, input, weight, eps):
     dims, xc, invstd = _stats_arrays(input, eps)
     xhat = xc * invstd
     scale = invstd if weight is None else invstd * _bcast(weight, input.ndim)
-    return scale * (grad - grad.mean(axis=dims, keepdims=True)
-                    - xhat * (grad * xhat).mean(axis=dims, keepdims=True))
+    return scale * (grad - B.array_mean(grad, dims, True)
+                    - xhat * B.array_mean(grad * xhat, dims, True))
 
 
 def _train_weight_fast(grad, input, eps):
@@ -222,7 +222,7 @@ def _update_running(input, running_mean, running_var, momentum, count):
     # variance's in double from that stored sum (divided by n - 1: unbiased), rounded
     # once. The same operations, in the same order, give PyTorch's bits.
     pdt = running_mean._data.dtype if running_mean is not None else data.dtype
-    mean64 = data.mean(axis=dims, dtype="float64")
+    mean64 = B.array_mean(data, dims, dtype="float64")
     mean = mean64.astype(pdt)
     var_sum = ((data - mean64.reshape(_keep_shape(data.ndim, mean64.shape[0]))) ** 2).sum(
         axis=dims, dtype="float64").astype(pdt)

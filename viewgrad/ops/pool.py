@@ -292,7 +292,7 @@ def _avg_fwd(self, kernel_size, stride, padding, ceil_mode, count_include_pad, d
     win = _padded_windows(self, kernel, stride, padding, (1, 1), out, 0)
     div = _avg_divisor(xp, self.dtype, self.shape[2:], kernel, stride, padding, out,
                        count_include_pad, divisor_override)
-    return win.sum(axis=(-2, -1)) / div
+    return B.array_sum(win, (-2, -1)) / div   # (Note [warnings from NumPy's own Python])
 
 
 def _avg_bwd(grad, self, self_shape, kernel_size, stride, padding, ceil_mode,
@@ -347,7 +347,8 @@ def _window_means(xp, a, axis, out):
     a = xp.moveaxis(a, axis, -1)
     y = xp.empty(a.shape[:-1] + (out,), dtype=a.dtype)
     for i, (start, end) in enumerate(_adaptive_windows(a.shape[-1], out)):
-        y[..., i] = a[..., start:end].sum(axis=-1) / (end - start)
+        y[..., i] = B.array_sum(a[..., start:end], -1) / (end - start)   # (Note [warnings
+        # from NumPy's own Python])
     return xp.moveaxis(y, -1, axis)
 
 

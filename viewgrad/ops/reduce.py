@@ -60,7 +60,7 @@ def _sum_fwd(self, dims, keepdim):
     # an integer sum stays in its dtype (``sum`` made it int64 unless dtype= said
     # otherwise); NumPy would widen int32 to int64 and uint8 to uint64
     dt = self.dtype if self.dtype.kind in "biu" else None
-    return xp.asarray(self.sum(axis=dims, keepdims=keepdim, dtype=dt))
+    return xp.asarray(B.array_sum(self, dims, dt, keepdim))   # (Note [warnings from NumPy's own Python])
 
 
 _add_reduce = B.host_ufunc("add").reduce
@@ -114,7 +114,7 @@ def _count(shape, dims):
 
 
 def _mean_fwd(self, dims, keepdim):
-    return _xp(self).asarray(self.mean(axis=dims, keepdims=keepdim))
+    return _xp(self).asarray(B.array_mean(self, dims, keepdim))   # (Note [warnings from NumPy's own Python])
 
 
 MEAN = defop("mean", "MeanBackward0", _mean_fwd, attrs=("dim", "keepdim"),

@@ -85,10 +85,11 @@ def _dof_warning(name, n, correction):
 def _var_fwd(self, dim, correction, keepdim):
     xp = _xp(self)
     n = _count(self.shape, dim)
-    dev = self - self.mean(axis=dim, keepdims=True) if n else self
+    # (B.array_mean/array_sum: Note [warnings from NumPy's own Python])
+    dev = self - B.array_mean(self, dim, True) if n else self
     if dev.dtype.kind == "c":   # |dev|², real: a complex tensor's variance is real
         dev = xp.abs(dev)
-    ss = (dev * dev).sum(axis=dim, keepdims=keepdim)
+    ss = B.array_sum(dev * dev, dim, None, keepdim)
     dof = n - correction
     if dof > 0:
         return xp.asarray(ss / dof)
@@ -222,7 +223,7 @@ def _stat_mean(op, name, self, dim, unbiased, keepdim, correction, take_sqrt):
     dims, c, given = _prepare(self, name, dim, unbiased, correction, keepdim)
     xp = self._device.xp
     v = _var_fwd(self._data, dims, c, keepdim)
-    m = xp.asarray(self._data.mean(axis=dims, keepdims=keepdim)) if self.numel() else \
+    m = xp.asarray(B.array_mean(self._data, dims, keepdim)) if self.numel() else \
         xp.full(v.shape, math.nan, dtype=self._data.dtype)
     return show_given(_multi(op, self, (xp.sqrt(v) if take_sqrt else v, m),
                              (dims, c, bool(keepdim))), "dim", given, dims)
@@ -256,7 +257,9 @@ def _scan_fwd(name):
             return self.copy()
         # an integer scan stays in its dtype (wrapping), as PyTorch's; NumPy would widen
         dt = self.dtype if self.dtype.kind in "biu" else None
-        return B.row_major(getattr(xp, name)(self, axis=dim, dtype=dt))   # (its layout)
+        # (its layout); the method, not NumPy's Python wrapper: Note [warnings from
+        # NumPy's own Python]
+        return B.row_major(getattr(self, name)(axis=dim, dtype=dt))
     return fwd
 
 
@@ -424,12 +427,12 @@ def _int_dtype(a):
 
 
 PROD = defop("prod", "ProdBackward0",
-             lambda self: _xp(self).asarray(self.prod(dtype=_int_dtype(self))),
+             lambda self: _xp(self).asarray(B.array_prod(self, None, _int_dtype(self))),
              self=lambda grad, self, result: _prod_all_bwd(grad, self, result))
 PROD_DIM = defop("prod_dim", "ProdBackward1",
                  lambda self, dim, keepdim: _xp(self).asarray(
-                     self.prod(axis=() if self.ndim == 0 else dim, keepdims=keepdim,
-                               dtype=_int_dtype(self))),
+                     B.array_prod(self, () if self.ndim == 0 else dim, _int_dtype(self),
+                                  keepdim)),
                  attrs=("dim", "keepdim"),
                  self=lambda grad, self, result, dim, keepdim: _prod_dim_bwd(
                      grad, self, result, dim, keepdim))
@@ -493,8 +496,8 @@ def logsumexp(self, dim, keepdim=False):
 
 NANSUM = defop("nansum", "NansumBackward0",
                lambda self, dim, keepdim: _xp(self).asarray(
-                   _xp(self).nansum(self, axis=dim, keepdims=keepdim,
-                                    dtype=_int_dtype(self))),
+                   B.quietly(_xp(self).nansum, self, axis=dim, keepdims=keepdim,
+                             dtype=_int_dtype(self))),
                attrs=("dim", "keepdim"),
                self=lambda grad, self, dim, keepdim:
                # times the not-NaN mask, as PyTorch (an infinite grad there gives NaN)
