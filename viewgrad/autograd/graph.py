@@ -465,8 +465,8 @@ def _sum_to_array(a, shape):
         a = _add_reduce(a, axis) if type(a) is _HOST else a.sum(axis=axis)
     if 1 in shape:
         dims = tuple(i for i, s in enumerate(shape) if s == 1 and a.shape[i] != 1)
-        if dims:
-            a = a.sum(axis=dims, keepdims=True)
+        if dims:   # (the reduce itself, as above: Note [warnings from NumPy's own Python])
+            a = _B.array_sum(a, dims, None, True)
     return a if a.shape == shape else a.reshape(shape)
 
 

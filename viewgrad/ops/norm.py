@@ -106,11 +106,11 @@ def _train_input_fast(grad, input, weight, eps):
 
 def _train_weight_fast(grad, input, eps):
     dims, xc, invstd = _stats_arrays(input, eps)
-    return (grad * xc * invstd).sum(axis=dims)
+    return B.array_sum(grad * xc * invstd, dims)   # (Note [warnings from NumPy's own Python])
 
 
 set_fast_kernels(BATCH_NORM, input=_train_input_fast, weight=_train_weight_fast,
-                 bias=lambda grad: grad.sum(axis=_red_dims(grad.ndim)))
+                 bias=lambda grad: B.array_sum(grad, _red_dims(grad.ndim)))
 
 
 # -- eval: running statistics ----------------------------------------------------------------
@@ -154,10 +154,10 @@ set_fast_kernels(
     BATCH_NORM_EVAL,
     input=lambda grad, weight, running_var, eps: grad * _bcast(
         (1 / _xp(grad).sqrt(running_var + eps)) * (1 if weight is None else weight), grad.ndim),
-    weight=lambda grad, input, running_mean, running_var, eps: (
+    weight=lambda grad, input, running_mean, running_var, eps: B.array_sum(
         grad * (input - _bcast(running_mean, input.ndim))
-        / _xp(grad).sqrt(_bcast(running_var, input.ndim) + eps)).sum(axis=_red_dims(input.ndim)),
-    bias=lambda grad: grad.sum(axis=_red_dims(grad.ndim)))
+        / _xp(grad).sqrt(_bcast(running_var, input.ndim) + eps), _red_dims(input.ndim)),
+    bias=lambda grad: B.array_sum(grad, _red_dims(grad.ndim)))
 
 
 def _check_channels(t, name, c):
