@@ -27,6 +27,7 @@ from rich.tree import Tree
 import viewgrad as vg
 from viewgrad.autograd.graph import Node as _Node
 from viewgrad.tensor import Tensor as _Tensor
+from viewgrad.trace.snapshot import node_label
 from viewgrad.trace.sanitize import clean, safe_repr
 
 # Private references (Note [The REPL keeps its own tools]): a user may rebind vg.Tensor or
@@ -60,7 +61,7 @@ def tensor_info(t, namespace=None) -> Text:
     except Exception as e:  # a stale grad_fn regenerates on read; never let that crash a print
         fn, parts = None, parts + [f"grad_fn=<error: {e}>"]
     if fn is not None:
-        parts.append(f"grad_fn={fn.name()}")
+        parts.append(f"grad_fn={node_label(fn)}")
     elif t.requires_grad:
         parts.append("leaf")
     parts.append("inference tensor" if t.is_inference() else f"version {t._version}")
@@ -77,7 +78,7 @@ def render_tensor(t, namespace=None):
 
 # -- graphs ------------------------------------------------------------------------
 def _node_label(node, namespace=None) -> Text:
-    name = node.name()
+    name = node_label(node)   # (without PyTorch's C++ namespace: "AccumulateGrad")
     text = Text(name, style="bold cyan" if name == "CopySlices" else "cyan")
     if name == "AccumulateGrad":
         var = getattr(node, "variable", None)
@@ -86,7 +87,7 @@ def _node_label(node, namespace=None) -> Text:
             text.append(f" ({lab})", style="green")
     fn = getattr(node, "fn", None) if name == "CopySlices" else None
     if fn is not None:
-        text.append(f" wraps {fn.name()}", style="magenta")
+        text.append(f" wraps {node_label(fn)}", style="magenta")
     return text
 
 
@@ -121,7 +122,7 @@ def graph_tree(root, namespace=None, title=None, max_nodes=200, max_depth=None) 
         key = id(node)
         prefix = f"[{input_nr}] " if input_nr is not None else ""
         if key in numbers:
-            parent.add(Text(f"{prefix}↑ #{numbers[key]} {node.name()}", style="dim"))
+            parent.add(Text(f"{prefix}↑ #{numbers[key]} {node_label(node)}", style="dim"))
             continue
         count += 1
         numbers[key] = count

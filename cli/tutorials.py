@@ -23,7 +23,7 @@ Format (one file per tutorial, in the top-level ``tutorials/`` folder)::
     Closing words, shown after the last step.
     ```python exercise
     # hint: shown when the check fails
-    b.grad_fn.name() == "CopySlices"                  <- the exercise's check
+    type(b.grad_fn).__name__ == "CopySlices"          <- the exercise's check
     ```
     ```python solution
     b = a.clone(); b[0].mul_(2)                       <- one answer (tests run it)

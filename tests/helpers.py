@@ -49,7 +49,8 @@ def saved_values(fn):
 
 
 def short(name):
-    """PyTorch's C++ nodes are named 'torch::autograd::CopySlices'; viewgrad's 'CopySlices'."""
+    """A node name without the C++ namespace: PyTorch's hand-written nodes (and
+    viewgrad's, which copy their name()) are 'torch::autograd::CopySlices'."""
     return name.rsplit("::", 1)[-1]
 
 

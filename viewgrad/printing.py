@@ -152,8 +152,8 @@ def _autograd_label(t):
         # a stale view whose grad_fn cannot be regenerated (reading it raises): PyTorch
         # still prints the tensor, marking its grad_fn invalid
         return "grad_fn=<Invalid>"
-    if fn is not None:
-        return f"grad_fn=<{fn.name()}>"
+    if fn is not None:   # (the class name, as PyTorch prints it: <CopySlices>)
+        return f"grad_fn=<{type(fn).__name__}>"
     return "requires_grad=True" if t.requires_grad else None
 
 

@@ -29,7 +29,7 @@ def test_stolen_gradient_is_the_very_buffer():
     assert x.grad.data_ptr() == seen["ptr"]
     assert x.grad_fn is None and x.grad.grad_fn is None
     acc = x.grad_fn or (x * 1).grad_fn.next_functions[0][0]
-    assert acc.name() == "AccumulateGrad"
+    assert acc.name() == "torch::autograd::AccumulateGrad"
 
 
 def test_gradient_still_referenced_is_copied():

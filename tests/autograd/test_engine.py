@@ -25,7 +25,7 @@ def test_grad_fn_next_functions_and_accumulate_grad():
     assert (mul.name(), nr) == ("MulBackward0", 0)
     assert mul.next_functions[1] == (None, 0)
     acc = mul.next_functions[0][0]
-    assert acc.name() == "AccumulateGrad" and acc.variable is x
+    assert acc.name() == "torch::autograd::AccumulateGrad" and acc.variable is x
     assert x.is_leaf and not y.is_leaf and y.requires_grad
 
 

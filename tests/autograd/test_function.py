@@ -23,7 +23,7 @@ def test_custom_function_forward_backward_and_name():
     x = vg.randn(4, dtype=vg.float64, requires_grad=True)
     y = Cube.apply(x, 2.0)
     assert y.grad_fn.name() == "CubeBackward"
-    assert y.grad_fn.next_functions[0][0].name() == "AccumulateGrad"
+    assert y.grad_fn.next_functions[0][0].name() == "torch::autograd::AccumulateGrad"
     assert vg.autograd.gradcheck(lambda t: Cube.apply(t, 2.0), (x,))
     assert vg.autograd.gradgradcheck(lambda t: Cube.apply(t, 2.0), (x,))
 

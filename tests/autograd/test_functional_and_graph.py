@@ -110,7 +110,7 @@ def test_gradient_edge_and_increment_version():
     a = vg.ones(2, requires_grad=True)
     b = a * 2
     assert G.get_gradient_edge(b).node is b.grad_fn
-    assert G.get_gradient_edge(a).node.name() == "AccumulateGrad"
+    assert G.get_gradient_edge(a).node.name() == "torch::autograd::AccumulateGrad"
     v = b._version
     G.increment_version(b)
     assert b._version == v + 1
@@ -157,7 +157,7 @@ def test_profiler_table_counts_ops_and_nodes():
         loss.backward()
     rows = {r.key: r for r in prof.key_averages()}
     assert rows["forward"].count == 1 and rows["ReluBackward0"].count == 1
-    assert rows["AccumulateGrad"].count == 4 and rows["relu"].count == 1
+    assert rows["torch::autograd::AccumulateGrad"].count == 4 and rows["relu"].count == 1
     assert rows["forward"].cpu_time_total >= rows["forward"].self_cpu_time_total >= 0
     table = prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=5)
     assert "Self CPU %" in table and "# of Calls" in table and "Self CPU time total" in table

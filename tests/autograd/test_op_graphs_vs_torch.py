@@ -19,8 +19,6 @@ torch = pytest.importorskip("torch", reason="torch is the oracle of these tests 
 pytestmark = pytest.mark.host_only("builds the same graphs in torch on the CPU")
 
 KNOWN = {
-    "unfold_F": "F.unfold is built of views here (UnfoldBackward0, permute, reshape); "
-                "PyTorch has one Im2ColBackward0 kernel",
     "embedding_bag": "embedding_bag is built of embedding, index and sums here; PyTorch "
                      "has one EmbeddingBagBackward0 kernel",
 }

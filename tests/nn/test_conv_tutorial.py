@@ -14,7 +14,7 @@ def test_conv_as_views_script():
     mod.main(print=lambda *a: lines.append(" ".join(map(str, a))))
     text = "\n".join(lines)
     assert "same values: True" in text
-    assert "UnfoldBackward0" in text and "conv2d graph nodes: ConvolutionBackward0" in text
+    assert "Im2ColBackward0" in text and "conv2d graph nodes: ConvolutionBackward0" in text
     assert "saves input and weight: True True" in text
     assert "modified by an inplace operation" in text
     assert "own grad_fn is ConvolutionBackward0" in text

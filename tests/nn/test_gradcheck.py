@@ -99,22 +99,17 @@ def test_double_backward_builds_convolutions():
     assert x.grad is not None and w.grad is not None
 
 
-def test_unfold_is_views_and_conv_is_unfold_matmul():
-    """F.unfold is made of VIEWS of the (padded) input (overlapping windows): its gradient
-    scatter-adds through UnfoldBackward0; conv2d equals weight @ unfold(x)."""
+def test_unfold_is_one_im2col_node_and_conv_is_unfold_matmul():
+    """F.unfold records PyTorch's one Im2ColBackward0 node, whose gradient is fold (a
+    Col2ImBackward0 node in a double backward); conv2d equals weight @ unfold(x)."""
     F = vg.nn.functional
     x = vg.randn(2, 4, 5, 6, dtype=vg.float64, requires_grad=True)
     w = vg.randn(6, 2, 3, 2, dtype=vg.float64, requires_grad=True)
     cols = F.unfold(x, (3, 2), dilation=(1, 2), padding=1, stride=2)
-    names, stack, seen = set(), [cols.grad_fn], set()
-    while stack:
-        n = stack.pop()
-        if n is None or id(n) in seen:
-            continue
-        seen.add(id(n))
-        names.add(n.name())
-        stack.extend(e[0] for e in n.next_functions if e is not None)
-    assert {"UnfoldBackward0", "SliceBackward0", "PermuteBackward0"} <= names
+    assert cols.grad_fn.name() == "Im2ColBackward0"
+    assert cols.grad_fn.next_functions[0][0].name() == "torch::autograd::AccumulateGrad"
+    g, = vg.autograd.grad((cols * cols).sum(), x, create_graph=True)
+    assert g.grad_fn.name() == "Col2ImBackward0"
     # groups=2: each group's weight against its group's columns
     conv = F.conv2d(x, w, None, 2, 1, (1, 2), groups=2)
     k = 2 * 3 * 2

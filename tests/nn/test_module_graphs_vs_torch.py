@@ -19,7 +19,6 @@ KNOWN = {
     "lstm": "PyTorch's CPU LSTM is one fused MkldnnRnnLayerBackward0 node",
     "mha": "PyTorch's MultiheadAttention takes its fused attention path",
     "tel": "PyTorch's encoder layer takes its fused attention path",
-    "unfold": "F.unfold is built of views here, to draw beside a convolution's node",
 }
 
 

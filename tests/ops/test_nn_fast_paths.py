@@ -56,7 +56,7 @@ def _describe(t, names=()):
 
 def _seq(t):
     """The nodes' sequence numbers, relative to the newest."""
-    out = [fn._seq_nr for fn in graph_nodes(t) if fn.name() != "AccumulateGrad"]
+    out = [fn._seq_nr for fn in graph_nodes(t) if type(fn).__name__ != "AccumulateGrad"]
     return [s - max(out) for s in out]
 
 
@@ -170,7 +170,7 @@ def test_linear_relu_matches_torch():
     ty = torch.nn.functional.linear(tx, tw, tb).relu()
     assert vy.grad_fn.name() == ty.grad_fn.name()
     assert [f.name() for f, _ in vy.grad_fn.next_functions[0][0].next_functions] == \
-        [short(f.name()) for f, _ in ty.grad_fn.next_functions[0][0].next_functions]
+        [f.name() for f, _ in ty.grad_fn.next_functions[0][0].next_functions]
     vy.backward(vg.tensor(a[3]))
     ty.backward(torch.tensor(a[3]))
     for v, t in zip((vy, vx, vw, vb), (ty, tx, tw, tb)):

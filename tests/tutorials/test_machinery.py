@@ -32,7 +32,7 @@ Second step, in place on a view.
 
 ```python
 b[0].mul_(10)
-b.grad_fn.name()
+type(b.grad_fn).__name__
 ```
 ```text
 'CopySlices'

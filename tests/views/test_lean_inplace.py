@@ -54,7 +54,7 @@ def signature(roots):
     for n in order:
         entry = [n.name(), seqs.index(n._seq_nr),
                  [(index.get(id(e[0])), e[1]) for e in n.next_functions]]
-        if n.name() == "CopySlices":
+        if n.name() == "torch::autograd::CopySlices":
             entry += [index.get(id(n.fn)), n.view_sizes, n.view_strides, n.view_offset,
                       n.base_sizes, n.base_strides, n.base_offset, n.row_major]
         items = n.saved_items() if hasattr(n, "saved_items") else []

@@ -47,7 +47,7 @@ def test_stale_view_regenerated_lazily_and_visible():
     assert other._view_info.version != other._version
     fn = other.grad_fn
     assert fn.name() == "AsStridedBackward0"
-    assert fn.next_functions[0][0] is b.grad_fn and b.grad_fn.name() == "CopySlices"
+    assert fn.next_functions[0][0] is b.grad_fn and b.grad_fn.name() == "torch::autograd::CopySlices"
 
 
 def test_stale_view_in_replay_mode_gets_replayed_chain():
@@ -69,7 +69,7 @@ def test_base_without_grad_starts_requiring_grad():
     w = vg.randn(4, dtype=vg.float64, requires_grad=True)
     assert not b.requires_grad
     v.copy_(w)
-    assert b.requires_grad and b.grad_fn.name() == "CopySlices"
+    assert b.requires_grad and b.grad_fn.name() == "torch::autograd::CopySlices"
     assert b.grad_fn.next_functions[0] == (None, 0) and b.grad_fn.fn.name() == "CopyBackwards"
     assert other.grad_fn.name() == "AsStridedBackward0"
     (other.sum() * 3 + b.sum()).backward()
@@ -139,7 +139,7 @@ def test_undefined_grad_from_fn_is_zeros_in_region():
     w = vg.tensor(2.0, dtype=vg.float64, requires_grad=True)
     b = a.clone()
     NoGradForInput.apply(b[1:3], w)
-    assert b.grad_fn.name() == "CopySlices"
+    assert b.grad_fn.name() == "torch::autograd::CopySlices"
     b.sum().backward()
     np.testing.assert_allclose(a.grad.cpu().numpy(), [1.0, 0.0, 0.0, 1.0])
     np.testing.assert_allclose(w.grad.item(), 2.0)

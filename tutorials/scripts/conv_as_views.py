@@ -1,11 +1,12 @@
-"""A convolution is a matrix product over views: see it, then see the one fused node.
+"""A convolution is a matrix product over the input's blocks: see it, then see the one
+fused node.
 
     PYTHONPATH=. python tutorials/scripts/conv_as_views.py
 
-1. ``F.unfold`` (im2col) looks at the input through *views* — ``unfold`` along H and W
-   (overlapping windows that share memory with the input) — and a convolution is
-   ``weight.view(C_out, -1) @ unfold(x)``. Its graph shows the view nodes
-   (UnfoldBackward0 ...): the gradient of overlapping windows is scattered back and added.
+1. ``F.unfold`` (im2col) cuts the input into its overlapping sliding blocks, one column
+   each — one ``Im2ColBackward0`` node, as in PyTorch, whose gradient (``fold``) adds the
+   overlapping windows' gradients back — and a convolution is
+   ``weight.view(C_out, -1) @ unfold(x)``: a view of the weight and a matrix product.
 2. ``F.conv2d`` computes the same thing as ONE node, ``ConvolutionBackward0``, which saves
    the input and the weight — so modifying either in place before ``backward`` is an error,
    the same error as for any saved tensor.

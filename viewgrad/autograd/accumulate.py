@@ -41,6 +41,7 @@ ACCUMULATE_NR = 2 ** 64 - 1
 
 class AccumulateGrad(Node):
     __slots__ = ("variable", "last_action", "_hooks_ran")
+    _CPP_NAME = "torch::autograd::AccumulateGrad"   # (what PyTorch's name() says)
 
     def __init__(self, variable):
         # PyTorch gives AccumulateGrad the highest priority in the ready queue, and takes

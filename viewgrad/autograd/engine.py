@@ -48,6 +48,7 @@ _ROOT_NR = 2 ** 64   # the root runs first (above AccumulateGrad's UINT64_MAX)
 
 class GraphRoot(Node):
     __slots__ = ("grads",)
+    _CPP_NAME = "torch::autograd::GraphRoot"   # (what PyTorch's name() says)
 
     def __init__(self, edges, grads):
         super().__init__(tuple(edges))

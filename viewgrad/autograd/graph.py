@@ -104,7 +104,12 @@ class Node:
 
     # -- PyTorch's public Node API ---------------------------------------------------
     def name(self) -> str:
-        return type(self).__name__
+        """The node's name as PyTorch gives it: its class name ("MulBackward0"), or for
+        the nodes PyTorch writes by hand in C++ (AccumulateGrad, CopySlices, GraphRoot)
+        their namespaced C++ name, "torch::autograd::AccumulateGrad" (``_CPP_NAME``)."""
+        return self._CPP_NAME or type(self).__name__
+
+    _CPP_NAME = None
 
     @property
     def metadata(self) -> dict:
@@ -197,8 +202,8 @@ class Node:
         """[(name, SavedTensor-or-value)] of what this node saved (for display)."""
         return []
 
-    def __repr__(self):
-        return f"<{self.name()} object at {id(self):#x}>"
+    def __repr__(self):   # (the class name, as PyTorch's: <AccumulateGrad object at ...>)
+        return f"<{type(self).__name__} object at {id(self):#x}>"
 
 
 def _arrays_to_tensors(grads):

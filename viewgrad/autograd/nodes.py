@@ -370,6 +370,8 @@ class OpDef:
         # __getattr__ hook: that would slow down every attribute read of every node)
         ns = {"__slots__": (), "OP": self}
         ns.update(saved_attributes(name, fl, inputs, result_name))
+        if node_name == "NotImplemented":   # (PyTorch's hand-written C++ node: its name()
+            ns["_CPP_NAME"] = "torch::autograd::NotImplemented"   # is namespaced, graph.py)
         self.node_cls = type(node_name, (cls,), ns)
         self._plans = {}
         self.plan1 = self.save_plan((True,)) if len(inputs) == 1 else None

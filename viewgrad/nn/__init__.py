@@ -24,6 +24,9 @@ from .padding import *  # noqa: F401,F403  (ZeroPad2d, ReflectionPad2d, ...)
 from .layers_cnn import *  # noqa: F401,F403  (Fold, Unfold, RReLU, 3-D norms)
 from . import layers_rest
 from .layers_rest import *  # noqa: F401,F403  (LPPool, ChannelShuffle, Dropout3d, ...)
+from . import lazy
+from .lazy import *  # noqa: F401,F403  (LazyLinear, LazyConv2d, ...: sizes from the 1st call)
+from .parameter import UninitializedBuffer, UninitializedParameter
 from . import utils
 
 __all__ = ["functional", "init", "Parameter", "Buffer", "Module", "Sequential", "ModuleList",
@@ -31,4 +34,5 @@ __all__ = ["functional", "init", "Parameter", "Buffer", "Module", "Sequential", 
            "BatchNorm2d", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Dropout",
            "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "Flatten", "CrossEntropyLoss",
            "NLLLoss", "MSELoss", "utils"] + layers_more.__all__ + rnn.__all__ + transformer.__all__ + layers_extra.__all__ + \
-    padding.__all__ + layers_cnn.__all__ + layers_rest.__all__
+    padding.__all__ + layers_cnn.__all__ + layers_rest.__all__ + lazy.__all__ + \
+    ["UninitializedParameter", "UninitializedBuffer"]

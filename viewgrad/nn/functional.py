@@ -9,7 +9,7 @@ losses are the core's (``viewgrad/ops/nnops.py``, ``pointwise.py``).
 from __future__ import annotations
 
 from ..ops.conv import constant_pad_nd, convolution
-from ..ops.distance import CDIST
+from ..ops.distance import pdist  # noqa: F401  (F.pdist: one PdistBackward0 node)
 from ..ops.nnops import cross_entropy, linear, mse_loss, nll_loss
 from ..ops.nnops import log_softmax as _log_softmax, softmax as _softmax
 from ..ops.norm import batch_norm, dropout
@@ -33,6 +33,7 @@ from . import functional_cnn as _cnn
 from .functional_cnn import *  # noqa: F401,F403  (fold, rrelu)
 from . import functional_rest as _rest
 from .functional_rest import *  # noqa: F401,F403  (lp pools, channel_shuffle, gumbel...)
+from .functional_ctc import ctc_loss  # the CTC loss and its CtcLossBackward0 node
 from .functional_more import (adaptive_avg_pool1d, avg_pool1d, binary_cross_entropy,
                               binary_cross_entropy_with_logits, cosine_similarity, embedding,
                               group_norm, huber_loss, kl_div, l1_loss, layer_norm, max_pool3d,
@@ -55,7 +56,7 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "scaled_dot_product_attention", "multi_head_attention_forward",
            "grid_sample", "affine_grid"] + [
                n for n in _more.__all__ if n != "pad"] + _extra.__all__ + _losses.__all__ + \
-    _cnn.__all__ + _rest.__all__
+    _cnn.__all__ + _rest.__all__ + ["ctc_loss"]
 
 
 def _conv_nd(nsp, name, input, weight, bias, stride, padding, dilation, groups):
@@ -187,42 +188,6 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return out.squeeze(-2)
 
 
-def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
-    """im2col, as ``torch.nn.functional.unfold``: (N, C, H, W) -> (N, C*kH*kW, L), column l
-    holding the l-th sliding window. Built from viewgrad VIEWS only: ``Tensor.unfold`` along
-    H then W (overlapping windows of the dilated kernel's extent, no copy), a strided
-    ``slice`` for the dilation, then permute and reshape. Its backward runs through
-    UnfoldBackward0, which scatter-adds the overlapping windows' gradients back. A
-    convolution is exactly ``weight.view(C_out, -1) @ unfold(x, ...)`` — what
-    ``ConvolutionBackward0`` computes as one fused node: draw the graphs of both."""
-    from ..ops.conv import _expand_param
-    from ..ops.pool import _batched
-    x, unbatched = _batched(input, "unfold")
-    k = _expand_param(kernel_size, 2, "kernel_size")
-    d = _expand_param(dilation, 2, "dilation")
-    p = _expand_param(padding, 2, "padding")
-    s = _expand_param(stride, 2, "stride")
-    if any(v <= 0 for v in k + d + s) or any(v < 0 for v in p):
-        raise RuntimeError(f"unfold: kernel_size {list(k)}, dilation {list(d)} and stride "
-                           f"{list(s)} must be positive and padding {list(p)} non-negative")
-    if any(p):
-        x = constant_pad_nd(x, (p[1], p[1], p[0], p[0]))
-    ext = [d[i] * (k[i] - 1) + 1 for i in range(2)]
-    if x.shape[2] < ext[0] or x.shape[3] < ext[1]:
-        raise RuntimeError(f"unfold: the padded input of size {list(x.shape)} is smaller than "
-                           f"the dilated kernel {ext} (kernel_size {list(k)}, dilation "
-                           f"{list(d)}, padding {list(p)})")
-    n, c = x.shape[0], x.shape[1]
-    win = x.unfold(2, ext[0], s[0]).unfold(3, ext[1], s[1])    # N, C, oH, oW, eH, eW
-    if d[0] > 1:
-        win = win.slice(4, 0, None, d[0])
-    if d[1] > 1:
-        win = win.slice(5, 0, None, d[1])                       # N, C, oH, oW, kH, kW
-    oh, ow = win.shape[2], win.shape[3]
-    cols = win.permute(0, 1, 4, 5, 2, 3).reshape(n, c * k[0] * k[1], oh * ow)
-    return cols.squeeze(0) if unbatched else cols
-
-
 def relu(input, inplace=False):
     return input.relu_() if inplace else _relu(input)
 
@@ -271,29 +236,6 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
             total = total + padded.narrow(1, i, c)
         div = total / size
     return input / div.mul(alpha).add(k).pow(beta)
-
-
-def pdist(input, p=2):
-    """The ``p``-norm distances between the rows of an (N, M) input, the upper triangle
-    of their distance matrix as a vector of N(N-1)/2, as ``torch.nn.functional.pdist``
-    (built of ops here: PyTorch records one PdistBackward0 node)."""
-    if input.dim() != 2:
-        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
-    _refuse(_CX["pdist"], input)   # (Note [inputs PyTorch refuses], ops/)
-    if p < 0:
-        raise RuntimeError("pdist only supports non-negative p values")
-    n = input.shape[0]
-    rows = [i for i in range(n) for j in range(i + 1, n)]
-    cols = [j for i in range(n) for j in range(i + 1, n)]
-    if not rows:
-        return input.new_zeros((0,))
-    from ..ops.factories import tensor
-    i = tensor(rows, device=input.device)
-    j = tensor(cols, device=input.device)
-    # each pair as a 1 x 1 cdist: its p-norm's gradient is PyTorch's pdist's (an inf-norm
-    # gives every tied coordinate the whole gradient, where norm(inf) would split it)
-    return dispatch(CDIST, (input[i].unsqueeze(-2), input[j].unsqueeze(-2)),
-                    (float(p),)).reshape(-1)
 
 
 def tanhshrink(input):

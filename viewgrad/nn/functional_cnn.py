@@ -1,12 +1,14 @@
-"""``torch.nn.functional`` pieces for convolutional networks: ``fold`` (col2im, node
-``Col2ImBackward0``) and ``rrelu`` / ``rrelu_`` (randomized leaky ReLU, nodes
-``RreluWithNoiseBackward0`` / ``RreluWithNoiseBackward1``), re-exported by
-``viewgrad.nn.functional``.
+"""``torch.nn.functional`` pieces for convolutional networks: ``unfold`` (im2col, node
+``Im2ColBackward0``), ``fold`` (col2im, node ``Col2ImBackward0``) and ``rrelu`` /
+``rrelu_`` (randomized leaky ReLU, nodes ``RreluWithNoiseBackward0`` /
+``RreluWithNoiseBackward1``), re-exported by ``viewgrad.nn.functional``.
 
-``fold`` is the adjoint of ``unfold``: each column of an (N, C*kH*kW, L) input is one
-sliding block, and the blocks are summed back into an (N, C, H, W) image (overlaps add up).
-Its gradient is therefore ``unfold`` of the incoming gradient with the same geometry —
-written with viewgrad's ``unfold`` (views), so double backward works.
+``unfold`` cuts an (N, C, H, W) image into its sliding blocks, one per column of an
+(N, C*kH*kW, L) result; ``fold`` is its adjoint: the blocks are summed back into an image
+(overlaps add up). So each one's gradient is the other of the incoming gradient, with the
+same geometry, and double backward goes back and forth between the two nodes. A
+convolution is exactly ``weight.view(C_out, -1) @ unfold(x, ...)`` — what
+``ConvolutionBackward0`` computes as one fused node: draw the graphs of both.
 
 ``rrelu`` draws one slope per non-positive element from U(lower, upper) in training and
 uses the fixed slope (lower + upper) / 2 in evaluation. The slopes come from viewgrad's
@@ -23,15 +25,16 @@ from ..ops.table import apply_inplace, defop, dispatch
 from ..ops.kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from ..tensor import Tensor
 
-__all__ = ["fold", "rrelu", "rrelu_"]
+__all__ = ["fold", "unfold", "rrelu", "rrelu_"]
 
 _xp = B.xp_of
 
 
 # -- fold (col2im) ---------------------------------------------------------------------------
 
-def _pair_arg(v, name, pos):
-    """PyTorch's ``_pair`` then col2im's ``int[2]`` argument check, in its words."""
+def _pair_arg(v, name, pos, fn="col2im"):
+    """PyTorch's ``_pair`` then col2im's (im2col's) ``int[2]`` argument check, in its
+    words."""
     try:
         t = tuple(v)
     except TypeError:
@@ -39,13 +42,30 @@ def _pair_arg(v, name, pos):
     for i, e in enumerate(t):
         if isinstance(e, bool) or not isinstance(e, int):
             if not (isinstance(e, Tensor) and e.dim() == 0):
-                raise TypeError(f"col2im(): argument '{name}' (position {pos}) must be tuple "
+                raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be tuple "
                                 f"of ints, but found element of type {type(e).__name__} at "
                                 f"pos {i}")
     t = tuple(int(e) for e in t)
     if len(t) != 2:
         raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(t)}")
     return t
+
+
+def _check_blocks(k, d, p, s, order):
+    """The block geometry's four checks of im2col/col2im_shape_check, in PyTorch's words,
+    in the op's ``order`` (k: kernel, d: dilation, p: padding, s: stride)."""
+    checks = {"k": (k[0] > 0 and k[1] > 0, f"kernel size should be greater than zero, but "
+                    f"got kernel_height: {k[0]} kernel_width: {k[1]}"),
+              "d": (d[0] > 0 and d[1] > 0, f"dilation should be greater than zero, but got "
+                    f"dilation_height: {d[0]} dilation_width: {d[1]}"),
+              "p": (p[0] >= 0 and p[1] >= 0, f"padding should be non-negative, but got "
+                    f"pad_height: {p[0]} pad_width: {p[1]}"),
+              "s": (s[0] > 0 and s[1] > 0, f"stride should be greater than zero, but got "
+                    f"stride_height: {s[0]} stride_width: {s[1]}")}
+    for key in order:
+        ok, message = checks[key]
+        if not ok:
+            raise RuntimeError(message)
 
 
 def _col2im_fwd(self, output_size, kernel_size, dilation, padding, stride):
@@ -70,7 +90,6 @@ def _col2im_fwd(self, output_size, kernel_size, dilation, padding, stride):
 
 
 def _col2im_bwd(grad, kernel_size, dilation, padding, stride):
-    from .functional import unfold
     return unfold(grad, kernel_size, dilation, padding, stride)
 
 
@@ -78,6 +97,76 @@ COL2IM = defop("col2im", "Col2ImBackward0", _col2im_fwd,
                attrs=("output_size", "kernel_size", "dilation", "padding", "stride"),
                # the adjoint of summing the blocks back is cutting them out again
                self=_col2im_bwd)
+
+
+def _im2col_fwd(self, kernel_size, dilation, padding, stride, height, width):
+    xp = _xp(self)
+    if self.ndim == 3:   # unbatched: one node on the 3-D input, as PyTorch records it
+        return _im2col_fwd(self[None], kernel_size, dilation, padding, stride, height,
+                           width)[0]
+    n, c, h, w = self.shape
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = kernel_size, dilation, padding, stride
+    oh = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+    ow = (w + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+    x = self
+    if ph or pw:
+        x = xp.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=self.dtype)
+        x[:, :, ph:ph + h, pw:pw + w] = self
+    cols = xp.empty((n, c, kh, kw, oh, ow), dtype=self.dtype)
+    # one strided slice per kernel tap, col2im's loop the other way round: tap (i, j) of
+    # block (a, b) reads (a*sh + i*dh, b*sw + j*dw) of the padded image
+    for i in range(kh):
+        for j in range(kw):
+            cols[:, :, i, j] = x[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh,
+                                 j * dw:j * dw + sw * (ow - 1) + 1:sw]
+    return cols.reshape(n, c * kh * kw, oh * ow)
+
+
+def _im2col_bwd(grad, kernel_size, dilation, padding, stride, self_sym_argsize_minus_2,
+                self_sym_argsize_minus_1):
+    return fold(grad, (self_sym_argsize_minus_2, self_sym_argsize_minus_1), kernel_size,
+                dilation, padding, stride)
+
+
+# (the input's height and width are attributes, as PyTorch's node keeps them:
+# _saved_self_sym_argsize_minus_2 and _minus_1, the output size of the fold back)
+IM2COL = defop("im2col", "Im2ColBackward0", _im2col_fwd,
+               attrs=("kernel_size", "dilation", "padding", "stride",
+                      "self_sym_argsize_minus_2", "self_sym_argsize_minus_1"),
+               # the adjoint of cutting the blocks out is summing them back
+               self=_im2col_bwd)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """im2col, as ``torch.nn.functional.unfold``: (N, C, H, W) -> (N, C*kH*kW, L), column l
+    holding the l-th sliding block (row-major over the blocks), each block's C*kH*kW
+    values channel first; a 3-D input is one unbatched image. One ``Im2ColBackward0``
+    node, whose gradient is ``fold`` of the incoming gradient."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"im2col(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    k = _pair_arg(kernel_size, "kernel_size", 2, "im2col")
+    d = _pair_arg(dilation, "dilation", 3, "im2col")
+    p = _pair_arg(padding, "padding", 4, "im2col")
+    s = _pair_arg(stride, "stride", 5, "im2col")
+    _check_blocks(k, d, p, s, "kdps")   # im2col_shape_check's order
+    nd = input.dim()
+    valid = input.size(1) != 0 and input.size(2) != 0   # (IndexError below 3-D: PyTorch's)
+    if not ((nd == 3 and input.size(0) != 0 and valid)
+            or (nd == 4 and valid and input.size(3) != 0)):
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size "
+                           f"and other non-zero dimensions for input, but got: "
+                           f"{list(input.shape)}")
+    h, w = input.shape[-2], input.shape[-1]
+    blocks = [(size + 2 * p[i] - (d[i] * (k[i] - 1) + 1)) // s[i] + 1
+              for i, size in enumerate((h, w))]
+    if blocks[0] < 1 or blocks[1] < 1:
+        raise RuntimeError(f"Given input with spatial size ({h}, {w}), kernel_size=({k[0]}, "
+                           f"{k[1]}), dilation=({d[0]}, {d[1]}), padding=({p[0]}, {p[1]}), "
+                           f"calculated shape of the array of sliding blocks as ({blocks[0]}, "
+                           f"{blocks[1]}), but its components must be at least one.")
+    _refuse(_CX["im2col"], input)   # (PyTorch's CPU kernel: no integer types)
+    return dispatch(IM2COL, (input,), (k, d, p, s, h, w))
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
@@ -93,18 +182,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     p = _pair_arg(padding, "padding", 5)
     s = _pair_arg(stride, "stride", 6)
     # col2im_shape_check, in PyTorch's order and words
-    if not (k[0] > 0 and k[1] > 0):
-        raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: "
-                           f"{k[0]} kernel_width: {k[1]}")
-    if not (s[0] > 0 and s[1] > 0):
-        raise RuntimeError(f"stride should be greater than zero, but got stride_height: "
-                           f"{s[0]} stride_width: {s[1]}")
-    if not (d[0] > 0 and d[1] > 0):
-        raise RuntimeError(f"dilation should be greater than zero, but got dilation_height: "
-                           f"{d[0]} dilation_width: {d[1]}")
-    if not (p[0] >= 0 and p[1] >= 0):
-        raise RuntimeError(f"padding should be non-negative, but got pad_height: {p[0]} "
-                           f"pad_width: {p[1]}")
+    _check_blocks(k, d, p, s, "ksdp")   # col2im_shape_check's order
     shape = tuple(input.shape)
     if not ((len(shape) == 2 and shape[0] != 0 and shape[1] != 0)
             or (len(shape) == 3 and shape[1] != 0 and shape[2] != 0)):
@@ -129,6 +207,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     if size[0] < 1 or size[1] < 1:
         raise RuntimeError(f"Given input with spatial size ({size[0]}, {size[1]}), calculated "
                            f"output size is too small (non-positive)")
+    _refuse(_CX["col2im"], input)   # (PyTorch's CPU kernel: no integer types)
     return dispatch(COL2IM, (input,), (size, k, d, p, s))
 
 

@@ -23,7 +23,7 @@ from ..ops.layer_norm import layer_norm, rms_norm  # noqa: F401
 from ..ops.losses import (binary_cross_entropy, binary_cross_entropy_with_logits,  # noqa: F401
                            huber_loss, smooth_l1_loss)
 from ..ops.pointwise import add_scalar, where
-from ..ops.pool import avg_pool2d, last_nan_or, pool_output_size
+from ..ops.pool import MAX_POOL3D, avg_pool2d, given_geometry, last_nan_or, pool_output_size
 from ..ops.table import dispatch
 from ..ops.vector_norms import NORM_DIM, vector_norm
 from ..ops.kernel_refusals import REFUSALS as _CX, refuse as _refuse
@@ -309,10 +309,12 @@ def pool3d_args(input, kernel_size, stride, padding, three):
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    """3-D max pooling over (N, C, D, H, W) or (C, D, H, W), built from views: pad with
-    -inf, ``unfold`` each spatial dim into windows, take the max over the window
-    (GatherBackward0 sends the gradient to the chosen element). ``return_indices`` gives the
-    flat index (d·H·W + h·W + w) of each maximum in its input volume, as PyTorch."""
+    """3-D max pooling over (N, C, D, H, W) or (C, D, H, W): one
+    ``MaxPool3DWithIndicesBackward0`` node, as PyTorch's, which sends the gradient to
+    each window's maximum. The maxima are found through views (pad with -inf, ``unfold``
+    each spatial dim into windows, argmax over the window), outside the graph.
+    ``return_indices`` gives the flat index (d·H·W + h·W + w) of each maximum in its input
+    volume, as PyTorch."""
     if input.dim() not in (4, 5):
         raise RuntimeError(f"max_pool3d: Expected 4D (unbatched) or 5D (batched) input, but "
                            f"got input of size: {list(input.shape)}")
@@ -335,6 +337,17 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         raise RuntimeError(f"max_pool3d: Given input size {list(x.shape[1:])}, calculated "
                            f"output size {out} is too small")
     right = [max(0, (out[i] - 1) * s[i] + ext[i] - sizes[i] - p[i]) for i in range(3)]
+    with no_grad():   # (only where the maxima are: the node below is the graph)
+        index = _max_pool3d_index(x, k, s, p, d, out, right, ext, sizes)
+    index = index.squeeze(0) if unbatched else index
+    y = dispatch(MAX_POOL3D, (input, index),
+                 given_geometry(kernel_size, stride, padding, dilation, ceil_mode, 3))
+    return (y, index) if return_indices else y
+
+
+def _max_pool3d_index(x, k, s, p, d, out, right, ext, sizes):
+    """The flat index (d·H·W + h·W + w) of each window's maximum (or its last NaN, as
+    PyTorch's kernel takes every NaN it meets) in its input volume."""
     padded = constant_pad_nd(x, (p[2], right[2], p[1], right[1], p[0], right[0]),
                              -math.inf) if any(p) or any(right) else x
     win = padded
@@ -346,21 +359,13 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     win = win[:, :, :out[0], :out[1], :out[2]]
     n, c = x.shape[0], x.shape[1]
     flat = win.reshape(n, c, out[0], out[1], out[2], k[0] * k[1] * k[2])
-    # each window's first maximum, or its last NaN (PyTorch's kernel takes every NaN it
-    # meets): the gradient goes there (GatherBackward0)
     fd = flat._data
     local = fd.argmax(-1)
     if fd.dtype.kind == "f":
         local = last_nan_or(B.xp_of(fd), fd, local)
-    local = Tensor._make(local.astype(B.int64, copy=False), flat._device)
-    values = flat.gather(-1, local.unsqueeze(-1)).squeeze(-1)
-    if unbatched:
-        values = values.squeeze(0)
-    if not return_indices:
-        return values
     # window element (a, b, e) of output (od, oh, ow) sits at od*s - p + a*dil in the input;
     # integer index arithmetic on the arrays (indices carry no gradient)
-    loc = local._data
+    loc = local.astype(B.int64, copy=False)
     kd, rem = loc // (k[1] * k[2]), loc % (k[1] * k[2])
     kh, kw = rem // k[2], rem % k[2]
     pos = []
@@ -369,5 +374,4 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         shape[2 + i] = out[i]
         o = Fa.arange(out[i], device=x.device)._data.reshape(shape)
         pos.append(o * s[i] - p[i] + kk * d[i])
-    index = Tensor._make((pos[0] * sizes[1] + pos[1]) * sizes[2] + pos[2], x._device)
-    return values, (index.squeeze(0) if unbatched else index)
+    return Tensor._make((pos[0] * sizes[1] + pos[1]) * sizes[2] + pos[2], x._device)

@@ -1,7 +1,7 @@
 """Still more ``torch.nn`` modules: Upsample, adaptive max pooling, MaxUnpool, PReLU,
 Threshold, Softmax2d, InstanceNorm1d/2d, Conv3d, ConvTranspose1d, PixelShuffle /
 PixelUnshuffle, EmbeddingBag, Bilinear, AlphaDropout, and the losses over
-``functional_losses``.
+``functional_losses`` (and CTCLoss, over ``functional_ctc``).
 
 Each holds PyTorch's hyper-parameters and parameters (names, shapes, initialisation,
 ``extra_repr``) and calls the functional form in ``forward``.
@@ -27,7 +27,7 @@ __all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "AdaptiveM
            "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss",
            "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
            "CosineEmbeddingLoss", "TripletMarginLoss",
-           "PoissonNLLLoss", "GaussianNLLLoss"]
+           "PoissonNLLLoss", "GaussianNLLLoss", "CTCLoss"]
 
 
 class Upsample(Module):
@@ -215,9 +215,15 @@ class _InstanceNorm(Module):
                              "input)")
         unbatched = input.dim() == want - 1
         x = input.unsqueeze(0) if unbatched else input
+        feature_dim = input.dim() - self._dims - 1   # (the dim of input, as PyTorch names it)
         if self.affine and x.shape[1] != self.num_features:
-            raise ValueError(f"expected input's size at dim=1 to match num_features "
-                             f"({self.num_features}), but got: {x.shape[1]}.")
+            raise ValueError(f"expected input's size at dim={feature_dim} to match "
+                             f"num_features ({self.num_features}), but got: {x.shape[1]}.")
+        if x.shape[1] != self.num_features:   # (unused without affine: PyTorch warns)
+            import warnings
+            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. "
+                          "You can silence this warning by not passing in num_features, "
+                          "which is not used because affine=False", stacklevel=2)
         use_input_stats = self.training or not self.track_running_stats
         out = F.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
                               use_input_stats, self.momentum if self.momentum is not None
@@ -515,3 +521,16 @@ class GaussianNLLLoss(_Loss):
 
     def forward(self, input, target, var):
         return F.gaussian_nll_loss(input, target, var, self.full, self.eps, self.reduction)
+
+
+class CTCLoss(_Loss):
+    """``F.ctc_loss`` (``blank``, ``zero_infinity``): ``forward(log_probs, targets,
+    input_lengths, target_lengths)``."""
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(reduction=reduction)
+        self.blank, self.zero_infinity = blank, zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                          self.reduction, self.zero_infinity)

@@ -24,7 +24,7 @@ from ..ops.memory import parse_to
 from ..tensor import Tensor
 from .module_hooks import ModuleHooks
 from .module_lookup import SubmoduleLookup
-from .parameter import Buffer, Parameter
+from .parameter import Buffer, Parameter, is_lazy
 
 __all__ = ["Module", "Sequential", "ModuleList", "save", "load"]   # (containers: below)
 
@@ -297,7 +297,8 @@ class Module(SubmoduleLookup, ModuleHooks):
         for m in self.modules():
             for p in m._parameters.values():
                 if p is not None:
-                    new = fn(p.detach())
+                    # (a lazy module's placeholder has no data to detach: nn/uninitialized.py)
+                    new = fn(p if is_lazy(p) else p.detach())
                     if new is not p:
                         p._data, p._storage, p._device = new._data, new._storage, new._device
                         if p._grad is not None:

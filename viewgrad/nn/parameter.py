@@ -64,3 +64,11 @@ class Buffer(metaclass=_BufferMeta):
         t.persistent = persistent
         t._is_buffer = True
         return t
+
+
+# (the placeholders of lazy modules, served as torch.nn.parameter's: nn/uninitialized.py)
+from .uninitialized import (UninitializedBuffer, UninitializedParameter,  # noqa: E402
+                            UninitializedTensorMixin, is_lazy)
+
+__all__ += ["UninitializedParameter", "UninitializedBuffer", "UninitializedTensorMixin",
+            "is_lazy"]

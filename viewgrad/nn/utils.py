@@ -1,5 +1,6 @@
-"""``torch.nn.utils``: gradient clipping, flattening parameters to one vector, and the
-deprecated ``weight_norm`` (``weight_norm.py``).
+"""``torch.nn.utils``: gradient clipping, flattening parameters to one vector, the
+deprecated ``weight_norm`` (``weight_norm.py``), and the submodules ``parametrize`` and
+``parametrizations`` (their own files).
 
 ``clip_grad_norm_`` rescales every ``.grad`` in place (under no_grad, as PyTorch) so that
 their joint norm is at most ``max_norm``: ``g *= min(1, max_norm / (total_norm + 1e-6))``.
@@ -108,3 +109,4 @@ def _typename(obj):
 
 from . import rnn_utils as rnn  # noqa: E402  (torch.nn.utils.rnn: pad/pack sequences)
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: E402,F401
+from . import parametrize, parametrizations  # noqa: E402,F401  (torch.nn.utils.parametriz*)

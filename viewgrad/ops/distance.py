@@ -1,4 +1,8 @@
-"""Pairwise distances: ``cdist`` — as PyTorch computes it.
+"""Pairwise distances: ``cdist`` and ``pdist`` — as PyTorch computes and records them.
+
+``pdist`` is one ``PdistBackward0`` node (saved: self, p, result), whose gradient is
+PyTorch's ``_pdist_backward`` kernel; that kernel has no derivative, so a double backward
+records ``PdistBackwardBackward0`` and refuses when reached, as PyTorch does.
 
 Note [cdist's two paths]: for p = 2 with more than 25 rows on either side (or
 ``compute_mode='use_mm_for_euclid_dist'``) PyTorch does not subtract every pair: it uses
@@ -17,24 +21,28 @@ from ..tensor import Tensor
 from .args import cpp_type_name, torch_type_name
 from .pointwise import where
 from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
-from .table import defop, dispatch
+from .table import OpDef, defop, dispatch
 
-__all__ = ["cdist"]
+__all__ = ["cdist", "pdist"]
 
 _xp = B.xp_of
 
 
 def _pnorm_fwd(x1, x2, p):
-    xp = _xp(x1, x2)
-    d = xp.abs(x1[..., :, None, :] - x2[..., None, :, :])
+    return _pnorm_last(_xp(x1, x2), _xp(x1, x2).abs(x1[..., :, None, :] - x2[..., None, :, :]),
+                       p, x1.dtype)
+
+
+def _pnorm_last(xp, d, p, dtype):
+    """The p-norm of ``d`` (absolute differences) over its last dim."""
     if p == 0:
-        return (d != 0).sum(-1).astype(x1.dtype)
+        return (d != 0).sum(-1).astype(dtype)
     if p == 1:
         return d.sum(-1)
     if p == 2:
         return xp.sqrt((d * d).sum(-1))
     if math.isinf(p):
-        return d.max(-1) if d.shape[-1] else xp.zeros(d.shape[:-1], dtype=x1.dtype)
+        return d.max(-1) if d.shape[-1] else xp.zeros(d.shape[:-1], dtype=dtype)
     return (d ** p).sum(-1) ** (1.0 / p)
 
 
@@ -143,3 +151,74 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         r = dispatch(EUCLID, (x1, x2))
         return r.view(*r.shape)
     return dispatch(CDIST, (x1, x2), (float(p),))
+
+
+# -- pdist ------------------------------------------------------------------------------------
+
+def _pairs(xp, n):
+    """The row pairs (i < j) in pdist's order: (0, 1), (0, 2), ..., (1, 2), ..."""
+    i, j = B.cpu.xp.triu_indices(n, 1)
+    return xp.asarray(i), xp.asarray(j)
+
+
+def _pdist_fwd(self, p):
+    xp = _xp(self)
+    i, j = _pairs(xp, self.shape[0])
+    return _pnorm_last(xp, xp.abs(self[i] - self[j]), p, self.dtype)
+
+
+def _pdist_backward(grad, self, result, p):
+    """PyTorch's ``_pdist_backward`` kernel on arrays: each pair's gradient, added to its
+    first row and taken from its second (the same per-pair terms as cdist's)."""
+    xp = _xp(self)
+    out = xp.zeros(self.shape, dtype=self.dtype)
+    if p == 0 or not result.shape[0]:
+        return out
+    i, j = _pairs(xp, self.shape[0])
+    diff = self[i] - self[j]
+    dist = result[:, None]
+    with_err = B.quietly   # (0/0 where a pair coincides: masked below)
+    if p == 1:
+        t = xp.sign(diff)
+    elif math.isinf(p):
+        t = xp.sign(diff) * (xp.abs(diff) == dist)
+    elif p == 2:
+        t = with_err(lambda: xp.where(dist != 0, diff / dist, 0))
+    else:
+        ad = xp.abs(diff)
+        t = with_err(lambda: xp.where(
+            (dist != 0) & ((diff != 0) | (p >= 1)),
+            xp.sign(diff) * ad ** (p - 1) / dist ** (p - 1), 0))
+    g = grad[:, None] * t.astype(self.dtype, copy=False)
+    B.add_at(out, i, g)
+    B.add_at(out, j, -g)
+    return out
+
+
+def _no_pdist_double_backward(*_):
+    raise NotImplementedError("the derivative for '_pdist_backward' is not implemented.")
+
+
+# PyTorch's _pdist_backward has no derivative: its node records the three inputs' edges
+# and refuses when a double backward reaches it (a row outside the table: no gradcheck
+# sample can pass through it, as for multi_margin_loss_backward in losses.py)
+PDIST_BACKWARD = OpDef("_pdist_backward", "PdistBackwardBackward0", _pdist_backward,
+                       ("grad", "self", "result"), ("p",),
+                       {"grad": _no_pdist_double_backward, "self": _no_pdist_double_backward,
+                        "result": _no_pdist_double_backward},
+                       False, False, False, None, None)
+PDIST = defop("_pdist_forward", "PdistBackward0", _pdist_fwd, attrs=("p",),
+              self=lambda grad, self, p, result: dispatch(PDIST_BACKWARD, (grad, self, result),
+                                                          (p,)))
+
+
+def pdist(input, p=2):
+    """The ``p``-norm distances between the rows of an (N, M) input, the upper triangle
+    of their distance matrix as a vector of N(N-1)/2, as ``torch.nn.functional.pdist``:
+    one ``PdistBackward0`` node."""
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    _refuse(_CX["pdist"], input)   # (Note [inputs PyTorch refuses])
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    return dispatch(PDIST, (input,), (float(p),))

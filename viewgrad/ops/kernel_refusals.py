@@ -123,6 +123,7 @@ REFUSALS = {
     "polygamma1": _kernel("trigamma"),
     "bincount": _kernel("bincount_cpu", "b"),
     "cross": _kernel("cross", "b"),
+    "im2col": _kernel("im2col_out_cpu", "i"), "col2im": _kernel("col2im_out_cpu", "i"),
     "lerp_tensor": _kernel("lerp_kernel_tensor", "b", "i"),
     "lerp_scalar": _kernel("lerp_kernel_scalar", "b", "i"),
     "trapezoid": _said(_RT, "trapezoid: received a bool input for `y`, but bool is not "

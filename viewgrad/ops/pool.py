@@ -115,44 +115,69 @@ def _scatter_max_grad_arrays(grad, indices, self_shape, nsp):
     return flat.astype(grad.dtype, copy=False).reshape(self_shape)
 
 
-def _max_pool_fwd(self, indices):
-    return _gather_max(self, indices, 2)
+def _max_pool_fwd(self, result1, *geometry):
+    return _gather_max(self, result1, 2)
 
 
-# self is saved (unused in the gradient) as PyTorch saves it: modifying the input in place
-# after pooling makes backward fail, as there
-def _max_pool_bwd(grad, self, indices, self_shape):
-    return _scatter_max_grad(grad, indices, self_shape, 2)
+# The rows save what PyTorch's nodes save, by its names: the input (unused by the gradient,
+# but version-checked: modifying the input in place after pooling makes backward fail, as
+# there), the indices of the maxima as ``result1`` (PyTorch's second output), and for
+# max_pool the geometry as the call gave it (``_saved_stride`` is () when none was given)
+def _max_pool_bwd(grad, self, result1):
+    return _scatter_max_grad(grad, result1, tuple(self.shape), 2)
 
 
-def _max_pool_bwd_arrays(grad, self, indices, self_shape):  # self: unpacked = checked
-    return _scatter_max_grad_arrays(grad, indices, self_shape, 2)
+def _max_pool_bwd_arrays(grad, self, result1):  # self: unpacked = checked
+    return _scatter_max_grad_arrays(grad, result1, self.shape, 2)
 
 
-def _max_pool3d_fwd(self, indices):
-    return _gather_max(self, indices, 3)
+def _max_pool3d_fwd(self, result1, *geometry):
+    return _gather_max(self, result1, 3)
 
 
-def _max_pool3d_bwd(grad, self, indices, self_shape):
-    return _scatter_max_grad(grad, indices, self_shape, 3)
+def _max_pool3d_bwd(grad, self, result1):
+    return _scatter_max_grad(grad, result1, tuple(self.shape), 3)
 
 
-def _max_pool3d_bwd_arrays(grad, self, indices, self_shape):
-    return _scatter_max_grad_arrays(grad, indices, self_shape, 3)
+def _max_pool3d_bwd_arrays(grad, self, result1):
+    return _scatter_max_grad_arrays(grad, result1, self.shape, 3)
 
 
+def _with_geometry(bwd):
+    """A max_pool row's formula: ``bwd``, taking (and so saving) the pooling geometry."""
+    def formula(grad, self, result1, kernel_size, stride, padding, dilation, ceil_mode):
+        return bwd(grad, self, result1)
+    return formula
+
+
+_GEOMETRY = ("kernel_size", "stride", "padding", "dilation", "ceil_mode")
 MAX_POOL2D = defop("max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", _max_pool_fwd,
-                   inputs=("self", "indices"), self=_max_pool_bwd)
+                   inputs=("self", "result1"), attrs=_GEOMETRY,
+                   self=_with_geometry(_max_pool_bwd))
 set_fast_kernels(MAX_POOL2D, self=_max_pool_bwd_arrays)
+MAX_POOL3D = defop("max_pool3d_with_indices", "MaxPool3DWithIndicesBackward0",
+                   _max_pool3d_fwd, inputs=("self", "result1"), attrs=_GEOMETRY,
+                   self=_with_geometry(_max_pool3d_bwd))
+set_fast_kernels(MAX_POOL3D, self=_max_pool3d_bwd_arrays)
 # adaptive max pooling: the same gather by indices and the same scatter back, PyTorch's
 # AdaptiveMaxPool2DBackward0 and AdaptiveMaxPool3DBackward0 (saving the input and the
 # indices)
 ADAPTIVE_MAX_POOL2D = defop("adaptive_max_pool2d", "AdaptiveMaxPool2DBackward0",
-                            _max_pool_fwd, inputs=("self", "indices"), self=_max_pool_bwd)
+                            _max_pool_fwd, inputs=("self", "result1"), self=_max_pool_bwd)
 set_fast_kernels(ADAPTIVE_MAX_POOL2D, self=_max_pool_bwd_arrays)
 ADAPTIVE_MAX_POOL3D = defop("adaptive_max_pool3d", "AdaptiveMaxPool3DBackward0",
-                            _max_pool3d_fwd, inputs=("self", "indices"), self=_max_pool3d_bwd)
+                            _max_pool3d_fwd, inputs=("self", "result1"), self=_max_pool3d_bwd)
 set_fast_kernels(ADAPTIVE_MAX_POOL3D, self=_max_pool3d_bwd_arrays)
+
+
+def given_geometry(kernel, stride, padding, dilation, ceil_mode, n):
+    """The geometry as PyTorch's max_pool node saves it: each argument as ``n`` ints (an
+    int given once is repeated), the stride () when none was given."""
+    def ints(v):
+        return tuple(int(e) for e in v) if isinstance(v, (tuple, list)) else (int(v),) * n
+    no_stride = stride is None or (isinstance(stride, (tuple, list)) and not len(stride))
+    return (ints(kernel), () if no_stride else ints(stride), ints(padding), ints(dilation),
+            bool(ceil_mode))
 
 
 def _adaptive_windows(in_size, out_size):
@@ -256,12 +281,13 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     index (h * W + w) of each maximum within its input plane."""
     x, unbatched = _batched(input, "max_pool2d")
     _refuse(_CX["max_pool2d"], input)   # Note [inputs PyTorch refuses]
+    given = (kernel_size, stride, padding, dilation, ceil_mode)
     kernel, stride, padding, dilation, out = _pool_geometry(
         x, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
     idx = _max_pool_indices(x._data, kernel, stride, padding, dilation, out)
     # an unbatched input is pooled as it is (one node on it, as PyTorch's)
     idx = Tensor._make(idx[0] if unbatched else idx, x._device)
-    y = dispatch(MAX_POOL2D, (input, idx))
+    y = dispatch(MAX_POOL2D, (input, idx), given_geometry(*given, 2))
     return (y, idx) if return_indices else y
 
 

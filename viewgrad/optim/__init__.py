@@ -444,6 +444,7 @@ from .variants import Adamax, NAdam, RAdam, ASGD, Rprop  # noqa: E402
 from .lbfgs import LBFGS  # noqa: E402
 from .adafactor import Adafactor  # noqa: E402
 from . import lr_scheduler  # noqa: E402
+from . import swa_utils  # noqa: E402  (AveragedModel, SWALR, update_bn)
 
 __all__ += ["RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam", "ASGD", "Rprop",
-            "LBFGS", "Adafactor", "lr_scheduler"]
+            "LBFGS", "Adafactor", "lr_scheduler", "swa_utils"]

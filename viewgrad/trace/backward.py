@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from .. import backend as B
 from .display import Displayable
 from .registry import IDS
-from .snapshot import build, preview
+from .snapshot import build, node_label, preview
 
 __all__ = ["GradInfo", "BackwardStep", "BackwardTrace", "Moment", "Recorder"]
 
@@ -255,7 +255,7 @@ class Recorder:
             return
         p.running = None
         nid = IDS.node
-        ready = tuple((nid(n), n.name()) for _prio, _c, n in sorted(heap))
+        ready = tuple((nid(n), node_label(n)) for _prio, _c, n in sorted(heap))
         lowered, delivered, seen = [], [], set()
         for e in node.next_functions:
             if e is None or e[0] is None:
@@ -263,13 +263,13 @@ class Recorder:
             fn, nr = e[0], int(e[1])
             if fn not in seen:
                 seen.add(fn)
-                lowered.append((nid(fn), fn.name(), int(deps.get(fn, 0))))
+                lowered.append((nid(fn), node_label(fn), int(deps.get(fn, 0))))
             buf = buffers.get(fn) if buffers is not None else None
             if buf is not None and nr < len(buf) and (fn, nr) not in seen:
                 seen.add((fn, nr))
                 delivered.append((nid(fn), nr, _grad_info(buf[nr])))
         acc = strides = var = None
-        if node.name() == "AccumulateGrad":
+        if node_label(node) == "AccumulateGrad":
             acc = getattr(node, "last_action", None)
             v = node.variable
             var = p.labeler(v)
@@ -280,7 +280,7 @@ class Recorder:
                     f"{var}.grad stride {tuple(v._grad.stride())}, " \
                     f"param stride {tuple(v.stride())}"
         p.steps.append(BackwardStep(
-            index=len(p.steps), node=nid(node), name=node.name(),
+            index=len(p.steps), node=nid(node), name=node_label(node),
             inputs=tuple(_grad_info(g) for g in (ins or ())),
             outputs=tuple(_grad_info(g) for g in (outs or ())), ready=ready,
             lowered=tuple(lowered), accumulate=acc, variable=var,
@@ -298,7 +298,7 @@ class Recorder:
             exc = sys.exc_info()[1]
             node = p.running
             msg = f"{type(exc).__name__}: {exc}" if exc is not None else "it raised"
-            error = BackwardError(IDS.node(node), node.name(), msg,
+            error = BackwardError(IDS.node(node), node_label(node), msg,
                                   type(exc).__name__ if exc is not None else "Exception",
                                   _blame(self.tracer, p.graph, IDS.node(node), str(exc)))
         tr = self.tracer

@@ -262,9 +262,15 @@ def _kind(node) -> str:
         return "view"
     if node.name() == "AsStridedBackward0":
         return "view"
-    if node.name() == "GraphRoot":
+    if node_label(node) == "GraphRoot":
         return "root"
     return "function"
+
+
+def node_label(n) -> str:
+    """A node's name as pictures show it: ``name()`` without the C++ namespace PyTorch
+    gives its hand-written nodes ("torch::autograd::AccumulateGrad" is "AccumulateGrad")."""
+    return n.name().rpartition("::")[2]
 
 
 def _short(v, limit=40) -> str:
@@ -371,7 +377,7 @@ def _node_info(n, parent, labeler, ids):
         var = ids.tensor(n.variable)
         var_label = labeler(n.variable)
     return NodeInfo(
-        id=nid(n), name=n.name(), kind=kind, seq=_seq(n), saved=saved, attrs=attrs,
+        id=nid(n), name=node_label(n), kind=kind, seq=_seq(n), saved=saved, attrs=attrs,
         freed=freed, wrapped=wrapped, parent=nid(parent) if parent is not None else None,
         geometry=geo, variable=var, variable_label=var_label, more=0)
 
