@@ -149,7 +149,8 @@ def attributes(kernel, names):
 
 def input_and_attributes(kernel, names):
     """The lean step of a one-input row whose kernel takes its saved input ``names[0]``
-    and saved non-tensor values (``names[1:]``), as ``one_input``'s (a dict of saved
+    and saved attributes (``names[1:]``: values, or a tensor attribute such as
+    log_sigmoid's buffer, its array when unmodified), as ``one_input``'s (a dict of saved
     values only)."""
     name, rest = names[0], names[1:]
 
@@ -159,9 +160,11 @@ def input_and_attributes(kernel, names):
             d = saved_array(saved[name])
             if d is not None:
                 args = [saved[n] for n in rest]
-                for v in args:
+                for i, v in enumerate(args):
                     if type(v) is _ST:
-                        return None
+                        v = args[i] = saved_array(v)
+                        if v is None:
+                            return None   # (modified, or hooked: the general step)
                 r = kernel(g, d, *args)
                 return r if type(r) is _HOST else _as_array(r, g)
         return None

@@ -188,7 +188,8 @@ class FnNode(Node):
             self._sdict = self._sv = None   # (_saved = None)
 
     def saved_items(self):
-        items = list((self._saved or {}).items())
+        # (without the hidden values: Note [hidden saved values], saved_names.py)
+        items = [kv for kv in (self._saved or {}).items() if kv[0][0] != "_"]
         for _, v in items:
             if type(v) is SavedTensor:
                 v._set_node(self)
@@ -347,10 +348,12 @@ class OpDef:
                 continue
             params = list(inspect.signature(f).parameters)[1:]
             for p in params:
-                if p not in inputs and p != "result" and p not in attrs and (
-                        p not in self.outputs) and not (
-                        p.endswith("_shape") and p[:-6] in inputs) and not (
-                        p.endswith("_transposed") and p[:-11] in inputs):
+                # (_bias_shape: a hidden value, Note [hidden saved values] in saved_names.py)
+                q = p[1:] if p.startswith("_") and p not in attrs else p
+                if q not in inputs and q != "result" and q not in attrs and (
+                        q not in self.outputs) and not (
+                        q.endswith("_shape") and q[:-6] in inputs) and not (
+                        q.endswith("_transposed") and q[:-11] in inputs):
                     raise TypeError(f"derivative of {name} wrt {inp}: unknown name {p!r}")
             fl.append((f, tuple(params), "result" in params or any(
                 p in self.outputs for p in params)))
@@ -418,8 +421,8 @@ class OpDef:
                     plan.append((d, 2, self.attrs.index(d)))
                 elif d.endswith("_transposed"):
                     plan.append((d, 4, self.inputs.index(d[:-11])))
-                else:
-                    plan.append((d, 3, self.inputs.index(d[:-6])))
+                else:   # <input>_shape (or _<input>_shape: Note [hidden saved values])
+                    plan.append((d, 3, self.inputs.index(d[:-6].lstrip("_"))))
             plan = tuple(plan)
             self._plans[needs] = plan
         return plan

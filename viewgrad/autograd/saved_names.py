@@ -16,7 +16,7 @@ from ..tensor import Tensor
 from .graph import ERR_FREED, SavedTensor
 from .recording import _per_input
 
-__all__ = ["saved_attributes", "shown_name", "int64_as_shown", "show_given"]
+__all__ = ["saved_attributes", "shown_name", "int64_as_shown", "show_given", "alias_property"]
 
 
 def saved_attributes(name, formulas, inputs, result_name=None):
@@ -26,6 +26,8 @@ def saved_attributes(name, formulas, inputs, result_name=None):
     ns = {}
     for _, deps, _ in formulas:
         for d in deps:
+            if d[0] == "_":
+                continue   # Note [hidden saved values]
             if d.endswith("_transposed") and d[:-11] in inputs:
                 continue   # (how a matrix was laid out: viewgrad's own, not shown)
             if not (d.endswith("_shape") and d[:-6] in inputs):
@@ -36,7 +38,7 @@ def saved_attributes(name, formulas, inputs, result_name=None):
             if name == "linalg_svd" and d == "S":   # PyTorch's S.sym_size(-1), saved
                 ns["_saved_S_sym_argsize_minus_1"] = _saved_property(
                     d, False, "_saved_S_sym_argsize_minus_1", lambda v: v.shape[-1])
-            if d.endswith("_shape"):
+            if d.endswith("_shape") and d[:-6] in inputs:
                 # the names PyTorch gives a saved size (and a mean's element count)
                 alias = "_saved_" + d[:-6] + "_sym_sizes"
                 ns[alias] = _saved_property(d, False, alias, tuple)
@@ -44,6 +46,21 @@ def saved_attributes(name, formulas, inputs, result_name=None):
                     ns["_saved_self_sym_numel"] = _saved_property(
                         d, False, "_saved_self_sym_numel", _numel)
     return ns
+
+
+# Note [hidden saved values]
+# A formula parameter whose name starts with an underscore is saved as the same name
+# without it would be (``_eps``: an attribute; ``_bias_shape``: bias's size) but shows no
+# ``_saved_`` attribute, nor an entry in a tracer's picture: what a row keeps for its own
+# formulas where PyTorch's node saves something else instead (LayerNorm keeps eps to
+# recompute rstd differentiably, where PyTorch saves rstd itself and no eps; copysign's
+# other keeps only its size, as PyTorch's ``other_info``). A row shows such a value
+# under PyTorch's name, when PyTorch shows it, with ``alias_property``.
+
+def alias_property(key, shown, then=None):
+    """The property ``shown`` (an attribute name) reading the saved value ``key`` as
+    ``then`` makes it: PyTorch's name for a hidden value (Note [hidden saved values])."""
+    return _saved_property(key, False, shown, then)
 
 
 def _saved_tuple(v):

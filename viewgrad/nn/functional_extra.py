@@ -1,6 +1,7 @@
 """Still more of ``torch.nn.functional`` (re-exported by ``viewgrad.nn.functional``):
 ``interpolate``, adaptive max pooling, ``max_unpool``, ``prelu``, ``threshold``,
-``instance_norm``, ``pixel_shuffle``, ``embedding_bag``, ``bilinear``, ``alpha_dropout``.
+``instance_norm``, ``pixel_shuffle``, ``bilinear``, ``alpha_dropout``, and ``embedding_bag``
+(from functional_embedding_bag.py, its one EmbeddingBagBackward0 node).
 
 Most are compositions of differentiable viewgrad ops — indexing, weighted sums, ``where``,
 reductions — so their gradients (and second derivatives) come from those ops. Where
@@ -16,14 +17,13 @@ from __future__ import annotations
 import math
 import warnings
 
-from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
 from ..backend import xp_of as _xp_of
 from ..ops import activations as _Fact
 from ..ops import factories as Fa
 from ..ops.args import check_mixed_dtypes, torch_type_name
 from ..ops.einsum import trilinear
-from ..ops.joining import cat, stack
+from ..ops.joining import cat
 from ..ops.norm import batch_norm
 from ..ops.pointwise import where
 from ..ops.pool import (ADAPTIVE_MAX_POOL2D, ADAPTIVE_MAX_POOL3D, adaptive_avg_pool2d,
@@ -31,7 +31,8 @@ from ..ops.pool import (ADAPTIVE_MAX_POOL2D, ADAPTIVE_MAX_POOL3D, adaptive_avg_p
 from ..ops.table import defop, dispatch
 from ..ops.kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from ..tensor import Tensor
-from .functional_more import _norm, embedding
+from .functional_embedding_bag import embedding_bag
+from .functional_more import _norm
 from .upsample import upsample as _upsample
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear",
@@ -449,103 +450,6 @@ def pixel_unshuffle(input, downscale_factor):
                            f"pixel_unshuffle expects width to be divisible by "
                            f"downscale_factor, but input.size(-1)={w} is not divisible by {r}")
     return dispatch(PIXEL_UNSHUFFLE, (input,), (r,))
-
-
-def _freq_scales(ids, rows):
-    """The (numel, 1) factors PyTorch's CPU backward scales each looked-up row's gradient
-    by under ``scale_grad_by_freq``. Its loop walks the sorted indices one group of equal
-    indices at a time, but divides group ``i`` by the count of ``sorted[i]`` (the i-th
-    sorted element, not the group's own index): the same as each index's own count when
-    the counts allow it (e.g. [1, 1, 0]), a neighbour's count otherwise ([0, 0, 1, 1, 1]
-    scales index 1 by 1/2). Matched here rule for rule."""
-    counts = {}
-    for k in ids:
-        counts[k] = counts.get(k, 0) + 1
-    order = sorted(ids)
-    groups = sorted(counts)
-    divisor = {k: counts[order[i]] for i, k in enumerate(groups)}
-    xp = _xp_of(rows._data)
-    return Tensor._make(xp.asarray([[1.0 / divisor[k]] for k in ids], dtype=rows._data.dtype),
-                        rows._device)
-
-
-class _ScaleGradByFreq(Function):
-    """Identity forward; backward multiplies the gradient by fixed per-row factors (its
-    backward is an op, so double backward scales the same way)."""
-
-    @staticmethod
-    def forward(ctx, rows, scale):
-        ctx.scale = scale
-        return rows.clone()
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad * ctx.scale, None
-
-
-def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
-                  scale_grad_by_freq=False, mode="mean", sparse=False, per_sample_weights=None,
-                  include_last_offset=False, padding_idx=None):
-    """Sum, mean or max of the embedding rows of each bag: the rows of a 2-D ``input``,
-    or the slices of a 1-D ``input`` starting at ``offsets``; ``per_sample_weights``
-    scales rows (mode 'sum'); ``padding_idx`` entries are left out; an empty bag is 0."""
-    if mode not in ("sum", "mean", "max"):
-        raise ValueError("mode has to be one of sum, mean or max")
-    if mode == "max" and scale_grad_by_freq:
-        raise ValueError("max mode does not support scaling the gradient by the frequency")
-    if per_sample_weights is not None and mode != "sum":
-        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. "
-                                  f"per_sample_weights is only supported for mode='sum' (got "
-                                  f"mode='{mode}'). Please open a feature request on GitHub.")
-    if input.dim() == 2:
-        if offsets is not None:
-            raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
-                             "is a mini-batch of fixed length sequences. However, found "
-                             f"offsets of type {type(offsets)}")
-        n, length = input.shape
-        starts = [i * length for i in range(n)]
-        flat_in = input.reshape(-1)
-        psw = per_sample_weights.reshape(-1) if per_sample_weights is not None else None
-        ends = [s + length for s in starts]
-    elif input.dim() == 1:
-        if offsets is None:
-            raise ValueError("offsets has to be a 1D Tensor but got None")
-        if offsets.dim() != 1:
-            raise ValueError("offsets has to be a 1D Tensor")
-        starts = [int(v) for v in offsets.tolist()]
-        flat_in, psw = input, per_sample_weights
-        if include_last_offset:
-            ends, starts = starts[1:], starts[:-1]
-        else:
-            ends = starts[1:] + [input.shape[0]]
-    else:
-        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
-                         f"{input.dim()}")
-    rows = embedding(flat_in, weight, None, max_norm, norm_type)
-    ids = [int(v) for v in flat_in.tolist()]
-    if padding_idx is not None and padding_idx < 0:
-        padding_idx += weight.shape[0]
-    if scale_grad_by_freq and ids:
-        rows = _ScaleGradByFreq.apply(rows, _freq_scales(ids, rows))
-    # an empty bag is 0, taken as an empty sum of the looked-up rows, so the result stays
-    # in the graph (as PyTorch's EmbeddingBagBackward0 does) even when every bag is empty
-    empty = rows[:0].sum(0)
-    bags = []
-    for s, e in zip(starts, ends):
-        keep = [i for i in range(s, e) if ids[i] != padding_idx]
-        if not keep:
-            bags.append(empty)
-            continue
-        sel = rows[Fa.tensor(keep, dtype=Fa.B.int64, device=weight.device)]
-        if psw is not None:
-            sel = sel * psw[Fa.tensor(keep, dtype=Fa.B.int64, device=weight.device)].unsqueeze(-1)
-        if mode == "sum":
-            bags.append(sel.sum(0))
-        elif mode == "mean":
-            bags.append(sel.sum(0) / len(keep))
-        else:
-            bags.append(sel.max(0)[0])
-    return stack(bags, 0)
 
 
 def bilinear(input1, input2, weight, bias=None):

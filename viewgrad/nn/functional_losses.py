@@ -4,7 +4,7 @@
 ``triplet_margin_loss``, ``poisson_nll_loss``, ``gaussian_nll_loss``,
 ``multi_margin_loss``, ``multilabel_margin_loss``.
 
-Each is written as PyTorch defines it, out of differentiable ops (``clamp_min``, ``where``,
+Most are written as PyTorch defines them, out of differentiable ops (``clamp_min``, ``where``,
 ``logsigmoid``...), then reduced by ``reduction`` ('mean', 'sum' or 'none'; the legacy
 ``size_average``/``reduce`` arguments are translated as PyTorch does).
 """
@@ -15,8 +15,9 @@ import math
 from ..ops import factories as Fa
 from ..autograd.grad_mode import no_grad
 from ..ops.activations import logsigmoid
-from ..ops.args import check_no_requires_grad
+from ..ops.args import check_no_requires_grad, torch_type_name
 from ..ops.losses import multi_margin_loss as _multi_margin_loss
+from ..ops.losses import multilabel_margin_loss as _multilabel_margin_loss
 from ..ops.losses import soft_margin_loss as _soft_margin_loss
 from ..ops.pointwise import add_scalar, scalar_sub, sub_scalar, where
 from ..tensor import Tensor
@@ -201,35 +202,33 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """The multi-label hinge: each sample's target lists its classes up to the first -1;
-    ``sum over target classes j and other classes i of max(0, 1 - (x[j] - x[i])) / C``, as
-    ``torch.nn.functional.multilabel_margin_loss`` (built of ops: PyTorch records one
-    MultilabelMarginLossBackward0 node)."""
-    if input.dim() > 2 or input.dim() == 0:
+    ``sum over listed classes j and other classes i of max(0, 1 - (x[j] - x[i])) / C``, as
+    ``torch.nn.functional.multilabel_margin_loss``. One ``MultilabelMarginLossBackward0``
+    node, as PyTorch's (ops/losses.py); like PyTorch's, it has no second derivative."""
+    if not isinstance(target, Tensor):
+        raise TypeError("multilabel_margin_loss(): argument 'target' (position 2) must be "
+                        f"Tensor, not {type(target).__name__}")
+    reduction = _legacy(size_average, reduce, reduction)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    shape = list(input.shape)
+    # (a 0-d input is one score: one class, as in PyTorch)
+    if input.dim() > 2 or (input.dim() >= 1 and shape[-1] == 0):
         raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch "
-                           f"size, but got: {list(input.shape)}")
-    if tuple(target.shape) != tuple(input.shape):
-        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
-                           f"{list(input.shape)}")
-    x, t, one = _rows(input, target)
-    n, c = x.shape
-    # PyTorch's kernel walks the target list, so a class listed twice is a target twice:
-    # its hinge terms count once per listing (in the loss and the gradient alike)
-    times = []
-    for row in t.tolist():   # the classes before the first -1 (no gradient: host is fine)
-        m = [0] * c
-        for v in row:
-            if v < 0:
-                break
-            if v >= c:
-                raise RuntimeError("target out of range")
-            m[v] += 1
-        times.append(m)
-    times = Fa.tensor(times, device=x.device)                 # int (N, C)
-    is_t = times > 0
-    pairs = is_t.unsqueeze(2) & ~is_t.unsqueeze(1)            # (j a target, i not)
-    d = (1 - x.unsqueeze(2) + x.unsqueeze(1)).clamp(min=0)   # d[n, j, i]
-    d = d * times.unsqueeze(2).to(d.dtype)
-    loss = where(pairs, d, Fa.zeros((), dtype=d.dtype, device=d.device)).sum((1, 2)) / c
-    if one:
-        loss = loss.squeeze(0)
-    return _reduce(loss, _legacy(size_average, reduce, reduction), "multilabel_margin_loss")
+                           f"size, but got: {shape}")
+    c = shape[-1] if shape else 1
+    ok = (target.dim() <= 1 and target.numel() == c) if input.dim() < 2 else (
+        target.dim() == 2 and list(target.shape) == shape)
+    if not ok:
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of "
+                           f"size: {shape}")
+    # every entry is checked, those after a row's first -1 too (PyTorch's check)
+    if target.numel() and bool(((target < -1) | (target >= c)).any()):
+        raise RuntimeError("argument #2 'target' is out of range")
+    if input._data.dtype.char not in "fd":
+        raise NotImplementedError('"multilabel_margin_loss_forward_out_frame" not '
+                                  f"implemented for '{torch_type_name(input.dtype)}'")
+    if target._data.dtype.kind != "i" or target._data.dtype.itemsize != 8:
+        raise RuntimeError("expected scalar type Long but found "
+                           f"{torch_type_name(target.dtype)}")
+    return _multilabel_margin_loss(input, target, reduction)

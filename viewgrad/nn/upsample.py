@@ -211,23 +211,35 @@ def _rows(mode, nd):
     op, node = f"upsample_{slug}{nd}d", f"Upsample{name}{nd}D"
     if mode.endswith("-aa"):   # (PyTorch's _upsample_bilinear2d_aa, UpsampleBilinear2DAa...)
         op, node = f"_upsample_{slug[:-3]}{nd}d_aa", node + "Aa"
+    ac = "align_corners"
+    if mode.startswith("nearest"):
+        # PyTorch's nearest nodes keep no align_corners: it is kept hidden (Note [hidden
+        # saved values], autograd/saved_names.py)
+        ac = "_align_corners"
+        fwd_formula = (lambda grad, self_shape, output_size, _align_corners, scales: dispatch(
+            _OPS[mode, nd][1], (grad,), (tuple(self_shape), output_size, _align_corners,
+                                         scales)))
+        bwd_formula = (lambda grad, output_size, _align_corners, scales: dispatch(
+            _OPS[mode, nd][0], (grad,), (output_size, _align_corners, scales)))
+    else:
+        fwd_formula = (lambda grad, self_shape, output_size, align_corners, scales: dispatch(
+            _OPS[mode, nd][1], (grad,), (tuple(self_shape), output_size, align_corners,
+                                         scales)))
+        bwd_formula = (lambda grad, output_size, align_corners, scales: dispatch(
+            _OPS[mode, nd][0], (grad,), (output_size, align_corners, scales)))
     fwd = defop(op, node + "Backward0",
                 lambda self, output_size, align_corners, scales: _resample(
                     self, mode, output_size, align_corners, scales),
-                attrs=("output_size", "align_corners", "scales"),
-                self=lambda grad, self_shape, output_size, align_corners, scales:
-                dispatch(_OPS[mode, nd][1], (grad,),
-                         (tuple(self_shape), output_size, align_corners, scales)))
+                attrs=("output_size", ac, "scales"), self=fwd_formula)
     bwd = defop(op + "_backward", node + "BackwardBackward0",
                 lambda self, input_size, output_size, align_corners, scales:
                 _resample_adjoint(self, mode, input_size, align_corners, scales),
-                attrs=("input_size", "output_size", "align_corners", "scales"),
-                self=lambda grad, output_size, align_corners, scales:
-                dispatch(_OPS[mode, nd][0], (grad,), (output_size, align_corners, scales)))
+                attrs=("input_size", "output_size", ac, "scales"), self=bwd_formula)
     for node_cls in (fwd.node_cls, bwd.node_cls):
-        for i, attr in enumerate(_SCALE_NAMES[nd]):
+        scales = node_cls._saved_scales.fget   # (the saved tuple: for 1-D, PyTorch's name
+        for i, attr in enumerate(_SCALE_NAMES[nd]):   # "scales" is this very property)
             setattr(node_cls, "_saved_" + attr,
-                    property(lambda self, i=i: self._saved_scales[i]))
+                    property(lambda self, i=i, scales=scales: scales(self)[i]))
     return fwd, bwd
 
 

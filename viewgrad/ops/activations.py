@@ -16,6 +16,7 @@ import math
 import struct
 
 from ..autograd.saved_names import show_given
+from ..autograd.state import state as _st
 from .. import backend as B
 from . import pointwise as _P
 from . import special
@@ -377,12 +378,15 @@ def _hardswish_bwd(grad, self):
 HARDSWISH = defop("hardswish", "HardswishBackward0", _hardswish_fwd, self=_hardswish_bwd)
 
 
-def _logsigmoid_fwd(self):
+def _logsigmoid_fwd(self, buffer):
     return _cast(-_xp(self).logaddexp(0, -self), self)
 
 
-LOGSIGMOID = defop("log_sigmoid", "LogSigmoidBackward0", _logsigmoid_fwd,
-                   self=lambda grad, self: grad * (-self).sigmoid())
+# PyTorch's log_sigmoid_forward returns a second output, ``buffer`` (exp(-|x|) on a CPU),
+# which its node saves beside self: a tensor without history, an attribute here (made
+# by ``logsigmoid`` when a node will save it). The formula does not read it.
+LOGSIGMOID = defop("log_sigmoid", "LogSigmoidBackward0", _logsigmoid_fwd, attrs=("buffer",),
+                   self=lambda grad, self, buffer: grad * (-self).sigmoid())
 
 
 def _glu_fwd(self, dim):
@@ -452,7 +456,12 @@ def celu_(input, alpha=1.0):
 
 def logsigmoid(input):
     """``log(sigmoid(x)) = -softplus(-x)``, stable for large |x| (torch's logsigmoid)."""
-    return dispatch(LOGSIGMOID, (_check(input, "log_sigmoid_forward"),))
+    x = _check(input, "log_sigmoid_forward")
+    buffer = None
+    if _st.grad_enabled and not _st.inference and x.requires_grad:
+        d = x._data
+        buffer = Tensor._make(_xp(d).exp(-_xp(d).abs(d)), x._device)
+    return dispatch(LOGSIGMOID, (x,), (buffer,))
 
 
 def glu(input, dim=-1):
@@ -511,5 +520,5 @@ def softshrink(input, lambd=0.5):
 # the activations without arguments run their forward as their host function too (Note
 # [host ufuncs], table.py: on a host array it is what dispatch would call), so that
 # ``F.silu(y)`` takes lean.unary (Note [lean ops])
-for _op in (GELU, SILU, MISH, HARDSIGMOID, HARDSWISH, LOGSIGMOID):
+for _op in (GELU, SILU, MISH, HARDSIGMOID, HARDSWISH):   # (log_sigmoid: it takes a buffer)
     _op.host = _op.forward

@@ -31,6 +31,7 @@ import itertools
 import weakref
 
 from .. import backend as B
+from ..autograd.saved_names import alias_property
 from ..autograd.state import state as _st
 from ..tensor import Tensor
 from .table import defop, dispatch
@@ -266,9 +267,10 @@ def _adjoint_output_padding(grad_shape, input_shape, kernel, stride, padding, di
         for i in range(len(stride)))
 
 
-def _input_bwd(grad, input, weight, input_shape, stride, padding, dilation, transposed,
+def _input_bwd(grad, input, weight, _bias_shape, stride, padding, dilation, transposed,
                output_padding, groups):
     nsp = len(stride)
+    input_shape = tuple(input.shape)
     kernel = tuple(weight.shape[2:])
     if not transposed:
         # the adjoint of a convolution is the transposed convolution with the same weight
@@ -282,26 +284,31 @@ def _input_bwd(grad, input, weight, input_shape, stride, padding, dilation, tran
     return g
 
 
-def _weight_bwd(grad, input, weight, weight_shape, stride, padding, dilation, transposed,
+def _weight_bwd(grad, input, weight, _bias_shape, stride, padding, dilation, transposed,
                 output_padding, groups):
-    kernel = tuple(weight_shape[2:])
+    kernel = tuple(weight.shape[2:])
     if not transposed:
         return _weight_grad(input, grad, kernel, stride, padding, dilation, groups)
     # <conv_transpose(x, w), g> = <x, conv(g, w)>: the roles of input and grad swap
     return _weight_grad(grad, input, kernel, stride, padding, dilation, groups)
 
 
-def _bias_bwd(grad, input, weight):
+def _bias_bwd(grad, input, weight, _bias_shape):
     return grad.sum((0,) + tuple(range(2, grad.dim())))
 
 
 # Each formula names both input and weight, so both are saved whenever any gradient is
 # needed — as PyTorch's ConvolutionBackward0 does (one formula for all three there): after
-# conv2d(x, w), modifying x OR w in place makes backward fail.
+# conv2d(x, w), modifying x OR w in place makes backward fail. Their sizes are read from
+# them (PyTorch saves no other); bias's size, which PyTorch saves and shows as
+# ``_saved_bias_sym_sizes_opt`` ((0,) without a bias), is kept as ``_bias_shape`` (Note
+# [hidden saved values] in autograd/saved_names.py) and shown under that name.
 CONVOLUTION = defop(
     "convolution", "ConvolutionBackward0", _conv_fwd, inputs=("input", "weight", "bias"),
     attrs=("stride", "padding", "dilation", "transposed", "output_padding", "groups"),
     input=_input_bwd, weight=_weight_bwd, bias=_bias_bwd)
+CONVOLUTION.node_cls._saved_bias_sym_sizes_opt = alias_property(
+    "_bias_shape", "_saved_bias_sym_sizes_opt", lambda v: v or (0,))
 
 
 # -- array kernels for a plain backward (grad mode off; see ops/fast.py) --------------------
@@ -367,9 +374,10 @@ def _input_grad_arrays(gout, w, input_shape, stride, padding, dilation, groups):
 
 # (the kernels take input AND weight, unused or not, so that both saved tensors are unpacked
 # — and version-checked — as by the formulas)
-def _fast_input(grad, input, weight, input_shape, stride, padding, dilation, transposed,
+def _fast_input(grad, input, weight, stride, padding, dilation, transposed,
                 output_padding, groups):
     nsp = len(stride)
+    input_shape = input.shape
     kernel = tuple(weight.shape[2:])
     if not transposed:
         return _input_grad_arrays(grad, weight, input_shape, stride, padding, dilation,
@@ -379,9 +387,9 @@ def _fast_input(grad, input, weight, input_shape, stride, padding, dilation, tra
         g[(slice(None), slice(None)) + tuple(slice(0, input_shape[2 + i]) for i in range(nsp))])
 
 
-def _fast_weight(grad, input, weight, weight_shape, stride, padding, dilation, transposed,
+def _fast_weight(grad, input, weight, stride, padding, dilation, transposed,
                  output_padding, groups):
-    kernel = tuple(weight_shape[2:])
+    kernel = tuple(weight.shape[2:])
     if not transposed:
         return _weight_grad_arrays(input, grad, kernel, stride, padding, dilation, groups)
     return _weight_grad_arrays(grad, input, kernel, stride, padding, dilation, groups)

@@ -77,10 +77,11 @@ def _zeros_if_none(g, like_shape, grad):
 
 CDIST = defop("cdist", "CdistBackward0", _pnorm_fwd, inputs=("x1", "x2"), attrs=("p",),
               broadcast=True,
-              x1=lambda grad, x1, x2, p, result, x1_shape: _zeros_if_none(
-                  _pnorm_grad(grad, x1, x2, p, result, True), x1_shape, grad),
-              x2=lambda grad, x1, x2, p, result, x2_shape: _zeros_if_none(
-                  _pnorm_grad(grad, x1, x2, p, result, False), x2_shape, grad))
+              # (the shapes from x1 and x2, saved anyway: PyTorch's node saves no sizes)
+              x1=lambda grad, x1, x2, p, result: _zeros_if_none(
+                  _pnorm_grad(grad, x1, x2, p, result, True), tuple(x1.shape), grad),
+              x2=lambda grad, x1, x2, p, result: _zeros_if_none(
+                  _pnorm_grad(grad, x1, x2, p, result, False), tuple(x2.shape), grad))
 
 
 def _euclid_fwd(x1, x2):

@@ -134,7 +134,9 @@ def _copysign_self(grad, self, result):
 
 COPYSIGN = defop("copysign", "CopysignBackward0", lambda self, other: _xp(self).copysign(
     self, other), promote=True, inputs=("self", "other"), broadcast=True,
-    self=_copysign_self, other=lambda grad, other_shape: _zeros(grad, other_shape))
+    # (other's gradient is zeros of its size, kept hidden: PyTorch's node keeps only
+    # other's size and type too, shown as no _saved_ name; Note [hidden saved values])
+    self=_copysign_self, other=lambda grad, _other_shape: _zeros(grad, _other_shape))
 COPYSIGN_S = defop("copysign_scalar", "CopysignBackward1", lambda self, other: _xp(
     self).copysign(self, other), attrs=("other",), self=_copysign_self)
 

@@ -5,6 +5,7 @@ double backward works), skipping ``padding_idx``.
 """
 from __future__ import annotations
 
+from ..autograd.saved_names import alias_property
 from .table import defop, dispatch
 
 __all__ = ["embedding_rows"]
@@ -14,8 +15,9 @@ def _emb_fwd(weight, indices, padding_idx, scale_grad_by_freq):
     return weight[indices]
 
 
-def _emb_weight(grad, weight_shape, indices, padding_idx, scale_grad_by_freq):
+def _emb_weight(grad, _weight_shape, indices, padding_idx, scale_grad_by_freq):
     from .factories import ones, zeros
+    weight_shape = _weight_shape
     from .index_ops import index_add
     rows = grad.reshape(-1, weight_shape[-1])
     idx = indices.reshape(-1)
@@ -37,8 +39,10 @@ EMBEDDING = defop("embedding", "EmbeddingBackward0", _emb_fwd,
                   weight=_emb_weight)
 # (PyTorch's node also shows the flag viewgrad's embedding refuses to be given)
 EMBEDDING.node_cls._saved_sparse = property(lambda self: False)
-EMBEDDING.node_cls._saved_weight_sym_argsize_0 = property(
-    lambda self: self._saved_weight_sym_sizes[0])   # (PyTorch saves weight.size(0))
+# (PyTorch saves weight.size(0) alone; viewgrad keeps the whole size, hidden: Note [hidden
+# saved values] in autograd/saved_names.py)
+EMBEDDING.node_cls._saved_weight_sym_argsize_0 = alias_property(
+    "_weight_shape", "_saved_weight_sym_argsize_0", lambda v: v[0])
 
 
 def embedding_rows(weight, indices, padding_idx=None, scale_grad_by_freq=False):

@@ -135,7 +135,8 @@ FAST_POINTWISE = {
     "clamp": dict(self=_clamp),
     "clamp_min": dict(self=lambda grad, self, min: _where0(self >= min, grad)),
     "clamp_max": dict(self=lambda grad, self, max: _where0(self <= max, grad)),
-    "log_sigmoid": dict(self=lambda grad, self: grad * _sigmoid(-self)),
+    # (buffer unused, taken so that it is version-checked as the formula's)
+    "log_sigmoid": dict(self=lambda grad, self, buffer: grad * _sigmoid(-self)),
     "maximum": dict(self=lambda grad, self, other: _split(grad, self, other, self < other),
                     other=lambda grad, self, other: _split(grad, self, other, self > other)),
     "minimum": dict(self=lambda grad, self, other: _split(grad, self, other, self > other),

@@ -14,7 +14,7 @@ from __future__ import annotations
 from .. import backend as B
 from .args import check_mixed_dtypes, torch_type_name
 from .pointwise import add_scalar_
-from .table import defop, dispatch
+from .table import defop, dispatch_stats
 
 __all__ = ["layer_norm", "rms_norm"]
 
@@ -25,19 +25,25 @@ def _dims(x, ndim):
     return tuple(range(x.ndim - ndim, x.ndim))
 
 
-def _ln_fwd(input, weight, bias, ndim, eps):
+def _ln_fwd(input, weight, bias, normalized_shape, eps):
+    """(output, mean, rstd): the statistics kept with the normalised dims as size-1 dims,
+    as PyTorch's native_layer_norm returns them (Note [statistics saved as PyTorch saves
+    them], table.py)."""
     xp = _xp(input)
-    dims = _dims(input, ndim)
+    dims = _dims(input, len(normalized_shape))
     # (B.array_mean: Note [warnings from NumPy's own Python])
     mean = B.array_mean(input, dims, True)
     centered = input - mean
     var = B.array_mean(centered * centered, dims, True)
-    out = centered / xp.sqrt(var + eps)
+    std = xp.sqrt(var + eps)
+    out = centered / std
     if weight is not None:
         out = out * weight
     if bias is not None:
         out = out + bias
-    return B.row_major(out.astype(input.dtype, copy=False))   # (PyTorch's layout)
+    dt = input.dtype
+    return (B.row_major(out.astype(dt, copy=False)),   # (PyTorch's layout)
+            B.row_major(mean.astype(dt, copy=False)), B.row_major((1 / std).astype(dt)))
 
 
 def _x_hat(input, ndim, eps):
@@ -48,8 +54,15 @@ def _x_hat(input, ndim, eps):
     return centered * rstd, rstd, dims
 
 
-def _ln_input(grad, input, weight, ndim, eps, bias):
-    x_hat, rstd, dims = _x_hat(input, ndim, eps)
+# Each formula takes what PyTorch's one formula for the three inputs takes — input,
+# normalized_shape, the saved mean and rstd (result1, result2), weight and bias — so all
+# are saved (and version-checked) whichever gradient is needed, bias too, though no formula
+# reads it. The formulas recompute the statistics from the input with viewgrad ops (so a
+# double backward differentiates through them), from the eps kept hidden (``_eps``: Note
+# [hidden saved values] in saved_names.py; PyTorch's node does not show it).
+
+def _ln_input(grad, input, weight, normalized_shape, _eps, bias, result1, result2):
+    x_hat, rstd, dims = _x_hat(input, len(normalized_shape), _eps)
     g = grad * weight if weight is not None else grad
     return rstd * (g - g.mean(dims, keepdim=True)
                    - x_hat * (g * x_hat).mean(dims, keepdim=True))
@@ -60,18 +73,20 @@ def _outer_sum(t, ndim):
     return t.sum(lead) if lead else t
 
 
-def _ln_weight(grad, input, ndim, eps, weight, bias):
-    x_hat, _, _ = _x_hat(input, ndim, eps)
+def _ln_weight(grad, input, normalized_shape, _eps, weight, bias, result1, result2):
+    ndim = len(normalized_shape)
+    x_hat, _, _ = _x_hat(input, ndim, _eps)
     return _outer_sum(grad * x_hat, ndim)
 
 
+def _ln_bias(grad, normalized_shape, input, weight, bias, result1, result2):
+    return _outer_sum(grad, len(normalized_shape))
+
+
 LAYER_NORM = defop("native_layer_norm", "NativeLayerNormBackward0", _ln_fwd,
-                   inputs=("input", "weight", "bias"), attrs=("ndim", "eps"),
-                   # (each formula takes all three inputs, as PyTorch's one formula for
-                   # the three does: whichever needs a gradient, input, weight and bias are
-                   # saved and version-checked, bias too, though no formula reads it)
-                   input=_ln_input, weight=_ln_weight,
-                   bias=lambda grad, ndim, input, weight, bias: _outer_sum(grad, ndim),
+                   inputs=("input", "weight", "bias"),
+                   attrs=("normalized_shape", "_eps", "result1", "result2"),
+                   input=_ln_input, weight=_ln_weight, bias=_ln_bias,
                    edge_for_every_input=True)
 
 
@@ -96,7 +111,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
                            f"{list(input.shape)}")
     _check_affine(shape, weight=weight, bias=bias)
     check_mixed_dtypes(input, weight, bias)
-    return dispatch(LAYER_NORM, (input, weight, bias), (len(shape), float(eps)))
+    return dispatch_stats(LAYER_NORM, (input, weight, bias), (shape, float(eps)))
 
 
 # float16 is computed in float32 (PyTorch's opmath type), then cast back

@@ -1,23 +1,25 @@
 """Loss functions that are one node in PyTorch, so one node here: binary cross-entropy
 (``BinaryCrossEntropyBackward0``), binary cross-entropy with logits
-(``BinaryCrossEntropyWithLogitsBackward0``), smooth L1 (``SmoothL1LossBackward0``) and
-Huber (``HuberLossBackward0``) — what ``print(loss.grad_fn)`` shows in PyTorch's own
-autograd tutorial. Each row's forward computes the elementwise loss and its reduction;
-its backward formulas are written with differentiable ops, so double backward works (a
-gradient penalty through ``bce_with_logits``). As in PyTorch, ``weight`` and
+(``BinaryCrossEntropyWithLogitsBackward0``), smooth L1 (``SmoothL1LossBackward0``),
+Huber (``HuberLossBackward0``), soft margin, multi margin and multilabel margin — what
+``print(loss.grad_fn)`` shows in PyTorch's own autograd tutorial. Each row's forward
+computes the elementwise loss and its reduction; its backward formulas are written with
+differentiable ops, so double backward works (a gradient penalty through
+``bce_with_logits``), except where PyTorch has none (the two margin losses over classes:
+a refusing NotImplemented node, as there). As in PyTorch, ``weight`` and
 ``pos_weight`` are not inputs of the node: no gradient reaches them.
 """
 from __future__ import annotations
 
 from .. import backend as B
-from ..autograd.nodes import OpDef
+from ..autograd.nodes import FnNode, OpDef
 from .args import check_no_requires_grad, torch_type_name
 from .nnops import _reduction
-from .table import defop, dispatch
+from .table import defop, dispatch, dispatch_stats
 from ..tensor import Tensor
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "smooth_l1_loss",
-           "huber_loss"]
+           "huber_loss", "multilabel_margin_loss", "RefusingNode", "refusing"]
 
 _xp = B.xp_of
 
@@ -342,3 +344,100 @@ def multi_margin_loss(input, target, p, margin, weight, reduction):
     """One ``MultiMarginLossBackward0`` node (arguments checked by the caller)."""
     return dispatch(MULTI_MARGIN, (input, target), (p, float(margin), weight,
                                                     _reduction(reduction)))
+
+
+# -- multilabel_margin_loss ----------------------------------------------------------------
+# One MultilabelMarginLossBackward0 node, as PyTorch's multilabel_margin_loss_forward
+# records: its second output, ``is_target`` (1 where a class is one of the sample's
+# targets), is not differentiable and is saved beside the input, the target and the
+# reduction (Note [statistics saved as PyTorch saves them], ops/table.py). Its gradient is
+# PyTorch's multilabel_margin_loss_backward on arrays, recorded under create_graph as a
+# refusing NotImplemented node: PyTorch has no second derivative of this loss either.
+
+def _mlm_rows(xp, self, target):
+    """(N, C) scores, (N, C) listing counts (a class listed twice is a target twice: its
+    hinge terms count once per listing, as PyTorch's kernel walks the list) and is_target."""
+    x = self if self.ndim == 2 else self.reshape(1, -1)
+    t = target.reshape(x.shape)
+    n, c = x.shape
+    # the classes listed before each row's first -1 (range checked by the caller)
+    before_end = xp.cumprod(t >= 0, axis=1).astype(bool)
+    times = xp.zeros((n, c), dtype=xp.int64)
+    rows = xp.broadcast_to(xp.arange(n)[:, None], t.shape)
+    xp.add.at(times, (rows[before_end], t[before_end]), 1)
+    return x, times, times > 0
+
+
+def _mlm_active(xp, x, is_target):
+    """The hinge ``1 - (x[j] - x[i])`` for every (target j, class i) pair, and where it
+    counts: i not a target and the hinge positive."""
+    z = 1 - x[:, :, None] + x[:, None, :]
+    return z, (z > 0) & ~is_target[:, None, :]
+
+
+def _mlm_fwd(self, target, reduction):
+    xp = _xp(self)
+    x, times, is_target = _mlm_rows(xp, self, target)
+    z, active = _mlm_active(xp, x, is_target)
+    per = (xp.where(active, z, 0).sum(axis=2) * times).sum(axis=1) / x.shape[1]
+    if self.ndim < 2:
+        per = per.reshape(())
+    loss = _reduced(xp, per.astype(self.dtype, copy=False), reduction)
+    return loss, is_target.reshape(target.shape).astype(self.dtype)   # (the target's shape)
+
+
+def _mlm_bwd_fwd(grad, self, target, is_target, reduction):
+    """PyTorch's multilabel_margin_loss_backward on arrays: each listing of target j
+    with an active class i moves ``1/C`` of the sample's gradient from j to i."""
+    xp = _xp(self)
+    x, times, _ = _mlm_rows(xp, self, target)
+    _, active = _mlm_active(xp, x, is_target.reshape(x.shape) != 0)
+    n, c = x.shape
+    a = active * times[:, :, None]                      # (N, j, i): listings of j, active
+    g = (a.sum(axis=1) - a.sum(axis=2)) / c             # +1/C at i, -1/C at j per pair
+    scale = grad.reshape(-1, 1) if reduction == "none" else grad.reshape(1, 1)
+    if reduction == "mean":
+        scale = scale / n
+    return (g * scale).reshape(self.shape).astype(self.dtype, copy=False)
+
+
+def _mlm_no_second(*_):
+    raise RuntimeError("derivative for aten::multilabel_margin_loss_backward is not "
+                       "implemented")
+
+
+class RefusingNode(FnNode):
+    """The node PyTorch records for a backward it cannot differentiate (its name,
+    ``NotImplemented``, is PyTorch's): whatever reaches it runs its row's first formula,
+    which raises. Its edges are only the inputs that require grad, as PyTorch's are."""
+
+    __slots__ = ()
+
+    def apply(self, grads):
+        self.OP.formulas[0][0](grads[0])
+
+
+def refusing(op, inputs, attrs):
+    """Run ``op`` (a ``RefusingNode`` row) and keep only its node's live edges."""
+    out = dispatch(op, inputs, attrs)
+    node = out._grad_fn
+    if node is not None:
+        node.next_functions = tuple(e for e in node.next_functions if e[0] is not None)
+    return out
+
+
+MULTILABEL_MARGIN_BACKWARD = OpDef(
+    "multilabel_margin_loss_backward", "NotImplemented", _mlm_bwd_fwd,
+    ("grad_output", "self", "target", "is_target"), ("reduction",),
+    {"grad_output": _mlm_no_second, "self": _mlm_no_second},
+    False, False, False, None, None, RefusingNode)
+MULTILABEL_MARGIN = defop(
+    "multilabel_margin_loss", "MultilabelMarginLossBackward0", _mlm_fwd,
+    inputs=("self", "target"), attrs=("reduction", "is_target"),
+    self=lambda grad, self, target, reduction, is_target: refusing(
+        MULTILABEL_MARGIN_BACKWARD, (grad, self, target, is_target), (reduction,)))
+
+
+def multilabel_margin_loss(input, target, reduction):
+    """One ``MultilabelMarginLossBackward0`` node (arguments checked by the caller)."""
+    return dispatch_stats(MULTILABEL_MARGIN, (input, target), (_reduction(reduction),))

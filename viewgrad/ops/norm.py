@@ -9,10 +9,12 @@ batch_norm is two rows of the derivatives table, both named as PyTorch names the
 * eval: normalise with the running statistics, which are saved (so modifying them in place
   between forward and backward trips the saved-tensor version check).
 
-The running statistics are updated by the Python wrapper, in place and under ``no_grad``,
-with one ``copy_`` each: their ``_version`` moves, as every in-place op's does in viewgrad.
-(PyTorch's fused kernel writes them without a version bump; viewgrad routes every in-place
-write through the same choke point, so that the tracer can show it.)
+The node saves what PyTorch's saves: the input, weight, running statistics, ``training``,
+eps and the batch statistics ``result1``/``result2`` (the mean and 1/std per channel in
+training, empty tensors in eval). The running statistics are updated by the Python
+wrapper, written straight into their memory as PyTorch's fused kernel writes them: their
+``_version`` does not move, so the node that saved them (and a second call's) still
+finds them unmodified.
 
 dropout is ``input * mask`` with a mask drawn from viewgrad's seeded generator
 (``viewgrad.manual_seed``), scaled by 1/(1-p): its node is MulBackward0, as PyTorch's on CPU.
@@ -23,7 +25,7 @@ from .. import backend as B
 from ..tensor import Tensor
 from .args import check_mixed_dtypes
 from .conv import set_fast_kernels
-from .table import defop, dispatch
+from .table import defop, dispatch_stats
 
 __all__ = ["batch_norm", "dropout"]
 
@@ -41,18 +43,24 @@ def _bcast(t, ndim):
 
 # -- training: batch statistics --------------------------------------------------------------
 
-def _train_fwd(input, weight, bias, eps):
+def _train_fwd(input, weight, bias, running_mean, running_var, training, eps):
+    """(output, batch mean, batch 1/std) per channel (Note [statistics saved as PyTorch
+    saves them], table.py; the running statistics are the wrapper's to update)."""
     xp = _xp(input)
     dims = _red_dims(input.ndim)
     mean = B.array_mean(input, dims, True)   # (Note [warnings from NumPy's own Python])
     xc = input - mean
     var = B.array_mean(xc * xc, dims, True)
-    y = xc / xp.sqrt(var + eps)
+    std = xp.sqrt(var + eps)
+    y = xc / std
     if weight is not None:
         y = y * _bcast(weight, input.ndim)
     if bias is not None:
         y = y + _bcast(bias, input.ndim)
-    return _bn_layout(y.astype(input.dtype, copy=False), input)
+    dt = input.dtype
+    c = input.shape[1]
+    return (_bn_layout(y.astype(dt, copy=False), input), mean.reshape(c).astype(dt),
+            (1 / std).reshape(c).astype(dt))
 
 
 def _stats(input, eps):
@@ -63,7 +71,14 @@ def _stats(input, eps):
     return dims, xc, invstd
 
 
-def _train_input_bwd(grad, input, weight, eps):
+# Each formula takes all that PyTorch's one formula for the three inputs takes (input,
+# weight, the running statistics, training, eps and the saved statistics result1 and
+# result2), so all are saved, and version-checked, whichever gradient is needed. The
+# formulas recompute the batch statistics from the input with viewgrad ops (double
+# backward differentiates through them) rather than read result1 and result2.
+
+def _train_input_bwd(grad, input, weight, eps, running_mean, running_var, training,
+                     result1, result2):
     # d/dx of w * (x - mean) * invstd, with mean and invstd functions of x:
     #   invstd * w * (grad - mean(grad) - xhat * mean(grad * xhat))
     dims, xc, invstd = _stats(input, eps)
@@ -74,7 +89,8 @@ def _train_input_bwd(grad, input, weight, eps):
     return scale * (grad - g_mean - xhat * gx_mean)
 
 
-def _train_weight_bwd(grad, input, eps):
+def _train_weight_bwd(grad, input, eps, weight, running_mean, running_var, training,
+                      result1, result2):
     dims, xc, invstd = _stats(input, eps)
     return (grad * xc * invstd).sum(dims)
 
@@ -84,8 +100,12 @@ def _bias_bwd(grad):
 
 
 BATCH_NORM = defop("native_batch_norm", "NativeBatchNormBackward0", _train_fwd,
-                   inputs=("input", "weight", "bias"), attrs=("eps",),
-                   input=_train_input_bwd, weight=_train_weight_bwd, bias=_bias_bwd)
+                   inputs=("input", "weight", "bias"),
+                   attrs=("running_mean", "running_var", "training", "eps", "result1",
+                          "result2"),
+                   input=_train_input_bwd, weight=_train_weight_bwd,
+                   bias=lambda grad, input, weight, running_mean, running_var, training,
+                   eps, result1, result2: _bias_bwd(grad))
 
 
 def _stats_arrays(input, eps):
@@ -96,7 +116,9 @@ def _stats_arrays(input, eps):
     return dims, xc, invstd
 
 
-def _train_input_fast(grad, input, weight, eps):
+# (the kernels take the saved statistics too, unread, so that they are version-checked as
+# by the formulas: PyTorch's node unpacks every saved tensor)
+def _train_input_fast(grad, input, weight, eps, result1, result2):
     dims, xc, invstd = _stats_arrays(input, eps)
     xhat = xc * invstd
     scale = invstd if weight is None else invstd * _bcast(weight, input.ndim)
@@ -104,18 +126,19 @@ def _train_input_fast(grad, input, weight, eps):
                     - xhat * B.array_mean(grad * xhat, dims, True))
 
 
-def _train_weight_fast(grad, input, eps):
+def _train_weight_fast(grad, input, eps, result1, result2):
     dims, xc, invstd = _stats_arrays(input, eps)
     return B.array_sum(grad * xc * invstd, dims)   # (Note [warnings from NumPy's own Python])
 
 
 set_fast_kernels(BATCH_NORM, input=_train_input_fast, weight=_train_weight_fast,
-                 bias=lambda grad: B.array_sum(grad, _red_dims(grad.ndim)))
+                 bias=lambda grad, result1, result2: B.array_sum(grad, _red_dims(grad.ndim)))
 
 
 # -- eval: running statistics ----------------------------------------------------------------
 
-def _eval_fwd(input, weight, bias, running_mean, running_var, eps):
+def _eval_fwd(input, weight, bias, running_mean, running_var, training, eps):
+    """(output, two empty statistics): PyTorch's kernel returns empty ones in eval mode."""
     xp = _xp(input)
     nd = input.ndim
     y = (input - _bcast(running_mean, nd)) / xp.sqrt(_bcast(running_var, nd) + eps)
@@ -123,7 +146,8 @@ def _eval_fwd(input, weight, bias, running_mean, running_var, eps):
         y = y * _bcast(weight, nd)
     if bias is not None:
         y = y + _bcast(bias, nd)
-    return _bn_layout(y.astype(input.dtype, copy=False), input)
+    return (_bn_layout(y.astype(input.dtype, copy=False), input),
+            xp.empty((0,), input.dtype), xp.empty((0,), input.dtype))
 
 
 def _bn_layout(y, input):
@@ -131,14 +155,16 @@ def _bn_layout(y, input):
     return y if y.ndim == 4 and B.is_channels_last(input) else B.row_major(y)
 
 
-def _eval_input_bwd(grad, weight, running_var, eps):
+def _eval_input_bwd(grad, weight, running_var, eps, input, running_mean, training, result1,
+                    result2):
     scale = (running_var + eps).pow(-0.5)
     if weight is not None:
         scale = scale * weight
     return grad * _bcast(scale, grad.dim())
 
 
-def _eval_weight_bwd(grad, input, running_mean, running_var, eps):
+def _eval_weight_bwd(grad, input, running_mean, running_var, eps, weight, training,
+                     result1, result2):
     nd = input.dim()
     xhat = (input - _bcast(running_mean, nd)) * _bcast((running_var + eps).pow(-0.5), nd)
     return (grad * xhat).sum(_red_dims(nd))
@@ -146,8 +172,11 @@ def _eval_weight_bwd(grad, input, running_mean, running_var, eps):
 
 BATCH_NORM_EVAL = defop("native_batch_norm_eval", "NativeBatchNormBackward0", _eval_fwd,
                         inputs=("input", "weight", "bias", "running_mean", "running_var"),
-                        attrs=("eps",),
-                        input=_eval_input_bwd, weight=_eval_weight_bwd, bias=_bias_bwd)
+                        attrs=("training", "eps", "result1", "result2"),
+                        # (every formula takes all: the training row's comment)
+                        input=_eval_input_bwd, weight=_eval_weight_bwd,
+                        bias=lambda grad, input, weight, running_mean, running_var,
+                        training, eps, result1, result2: _bias_bwd(grad))
 
 
 set_fast_kernels(
@@ -201,13 +230,15 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if running_mean is None:   # (PyTorch's words; viewgrad asks for both together)
             raise RuntimeError("running_mean must be defined in evaluation mode (batch_norm "
                                "with training=False: pass running_mean and running_var)")
-        return dispatch(BATCH_NORM_EVAL, (input, weight, bias, running_mean, running_var),
-                        (float(eps),))
+        return dispatch_stats(BATCH_NORM_EVAL,
+                              (input, weight, bias, running_mean, running_var),
+                              (False, float(eps)))
     count = input.numel() // c if c else 0
     if count <= 1:
         raise ValueError(f"Expected more than 1 value per channel when training, got input "
                          f"size {input.shape!r}")   # (torch.Size([...]) there)
-    out = dispatch(BATCH_NORM, (input, weight, bias), (float(eps),))
+    out = dispatch_stats(BATCH_NORM, (input, weight, bias),
+                         (running_mean, running_var, True, float(eps)))
     if running_mean is not None:
         _update_running(input, running_mean, running_var, momentum, count)
     return out

@@ -321,10 +321,11 @@ def _avg_fwd(self, kernel_size, stride, padding, ceil_mode, count_include_pad, d
     return B.array_sum(win, (-2, -1)) / div   # (Note [warnings from NumPy's own Python])
 
 
-def _avg_bwd(grad, self, self_shape, kernel_size, stride, padding, ceil_mode,
-             count_include_pad, divisor_override):
+def _avg_bwd(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+             divisor_override):
     # (self is saved, as PyTorch's AvgPool2DBackward0 saves it; only its shape is needed)
     from .factories import ones
+    self_shape = tuple(self.shape)
     kernel = kernel_size
     n, c, h, w = self_shape
     out = tuple(grad.shape[2:])

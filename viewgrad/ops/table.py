@@ -38,8 +38,8 @@ from ..autograd.state import state as _st
 from ..autograd.views import apply_inplace, make_view as _make_view
 from ..tensor import Tensor, new_result as _new_result
 
-__all__ = ["OpDef", "defop", "fresh_results", "dispatch", "dispatch_view", "apply_inplace", "OPS",
-           "FnNode", "sum_to", "unpack_args"]
+__all__ = ["OpDef", "defop", "fresh_results", "dispatch", "dispatch_stats", "dispatch_view",
+           "apply_inplace", "OPS", "FnNode", "sum_to", "unpack_args"]
 
 _make = Tensor._make
 _ARRAYS = B.ARRAY_TYPES
@@ -194,6 +194,36 @@ def dispatch(op, inputs, attrs=()):
                 return out
     edges = _edges(inputs)
     out._grad_fn = None if edges is None else record(op, inputs, out, attrs, edges, one)
+    return out
+
+
+# Note [statistics saved as PyTorch saves them]
+# A normalisation kernel of PyTorch's (native_layer_norm, native_group_norm,
+# native_batch_norm) returns its statistics (mean and rstd, per row, group or channel)
+# beside its output, as outputs that are not differentiable: its node has ONE output, and
+# saves those statistics as ``_saved_result1`` and ``_saved_result2``, tensors without a
+# history (their grad_fn is None), packed by saved-tensor hooks and version-checked like
+# every saved tensor. ``dispatch_stats`` records such a row: its forward returns the
+# output and the statistics' arrays, and the statistics, made Tensors only when a node is
+# recorded, join the row's attributes (named ``result1``, ``result2``: the table saves a
+# Tensor attribute as a SavedTensor). The backward formulas still recompute what they
+# need from the input, so that double backward differentiates through the statistics.
+
+def dispatch_stats(op, inputs, attrs=()):
+    """Run a normalisation row (``op.forward`` gives ``(output, statistics...)``) and
+    record it, its statistics saved (Note [statistics saved as PyTorch saves them])."""
+    dev = _device_of(inputs)
+    data, *stats = op.forward(*[t if t is None else t._data for t in inputs], *attrs)
+    if type(data) not in _ARRAYS:
+        data = dev.xp.asarray(data)
+    st = _st
+    if not st.grad_enabled or st.inference:
+        return _make(data, dev)
+    out = _new_result(data, dev)
+    edges = _edges(inputs)
+    if edges is not None:
+        out._grad_fn = record(op, inputs, out, attrs + tuple([_make(a, dev) for a in stats]),
+                              edges)
     return out
 
 
