@@ -16,7 +16,8 @@ from ..tensor import Tensor
 from .graph import ERR_FREED, SavedTensor
 from .recording import _per_input
 
-__all__ = ["saved_attributes", "shown_name", "int64_as_shown", "show_given", "alias_property"]
+__all__ = ["saved_attributes", "shown_name", "int64_as_shown", "show_given", "show_as",
+           "alias_property"]
 
 
 def saved_attributes(name, formulas, inputs, result_name=None):
@@ -114,6 +115,19 @@ def show_given(out, name, given, kept):
         if fn._shown is None:
             fn._shown = {}
         fn._shown[name] = shown
+    return out
+
+
+def show_as(out, name, value):
+    """Let the node of ``out`` show ``value`` as its saved ``name``: an argument PyTorch
+    keeps as the caller gave it where viewgrad keeps what it made of it (a dim or a
+    correction not given: None; an ``ord`` given as the int 2) (Note [dims as given]);
+    returns ``out``."""
+    fn = getattr(out, "_grad_fn", None)
+    if fn is not None:
+        if fn._shown is None:
+            fn._shown = {}
+        fn._shown[name] = value
     return out
 
 

@@ -21,6 +21,7 @@ import itertools
 import math
 
 from .. import backend as B
+from ..autograd.saved_names import show_as
 from ..tensor import Tensor
 from .conv import _convolution, _pad_fwd, constant_pad_nd, set_fast_kernels, sliding_windows
 from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
@@ -357,10 +358,13 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                            f"{B.dtype_name(x.dtype)}")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("avg_pool2d: divisor must be not zero")
+    no_stride = stride is None or (isinstance(stride, (tuple, list)) and not len(stride))
     kernel, stride, padding, _, _ = _pool_geometry(x, kernel_size, stride, padding, 1,
                                                    ceil_mode, "avg_pool2d")
     y = dispatch(AVG_POOL2D, (x,), (kernel, stride, padding, bool(ceil_mode),
                                     bool(count_include_pad), divisor_override))
+    if no_stride:   # (PyTorch's node keeps the stride as given: Note [dims as given])
+        show_as(y, "stride", ())
     return y.squeeze(0) if unbatched else y
 
 

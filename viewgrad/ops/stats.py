@@ -48,7 +48,7 @@ from .. import backend as B
 from ..autograd.state import state as _st
 from ..tensor import Tensor, _unique_dims, _wrap_dim
 from .args import torch_type_name
-from ..autograd.saved_names import show_given
+from ..autograd.saved_names import show_as, show_given
 from .reduce import _count, _restore, given_dims
 from .kernel_refusals import REFUSALS as _CX, refuse as _refuse
 from .table import apply_inplace, defop, dispatch, fresh_results, method, record, _edges
@@ -190,7 +190,8 @@ def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
     (N - correction)``. Records ``VarBackward0``; its gradient ``2 (x - mean) /
     (N - correction)`` is written in viewgrad ops, so double backward works."""
     dims, c, given = _prepare(self, "var", dim, unbiased, correction, keepdim)
-    return show_given(dispatch(VAR, (self,), (dims, c, bool(keepdim))), "dim", given, dims)
+    out = dispatch(VAR, (self,), (dims, c, bool(keepdim)))
+    return show_given(_no_correction_given(out, dim, unbiased, correction), "dim", given, dims)
 
 
 @method("std")
@@ -199,7 +200,16 @@ def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
     ``correction``/``unbiased`` rules as ``var``). Records ``StdBackward0``; where the
     std is 0 the gradient is the subgradient 0, as in PyTorch."""
     dims, c, given = _prepare(self, "std", dim, unbiased, correction, keepdim)
-    return show_given(dispatch(STD, (self,), (dims, c, bool(keepdim))), "dim", given, dims)
+    out = dispatch(STD, (self,), (dims, c, bool(keepdim)))
+    return show_given(_no_correction_given(out, dim, unbiased, correction), "dim", given, dims)
+
+
+def _no_correction_given(out, dim, unbiased, correction):
+    """``x.var()`` with no argument at all is PyTorch's overload whose node keeps the
+    correction as None (Note [dims as given]); every other call keeps the number."""
+    if dim is None and unbiased is None and correction is None:
+        show_as(out[0] if type(out) is tuple else out, "correction", None)
+    return out
 
 
 def _multi(op, self, datas, attrs):
@@ -225,8 +235,9 @@ def _stat_mean(op, name, self, dim, unbiased, keepdim, correction, take_sqrt):
     v = _var_fwd(self._data, dims, c, keepdim)
     m = xp.asarray(B.array_mean(self._data, dims, keepdim)) if self.numel() else \
         xp.full(v.shape, math.nan, dtype=self._data.dtype)
-    return show_given(_multi(op, self, (xp.sqrt(v) if take_sqrt else v, m),
-                             (dims, c, bool(keepdim))), "dim", given, dims)
+    outs = _multi(op, self, (xp.sqrt(v) if take_sqrt else v, m), (dims, c, bool(keepdim)))
+    return show_given(_no_correction_given(outs, dim, unbiased, correction), "dim", given,
+                      dims)
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -515,8 +526,10 @@ def nansum(self, dim=None, keepdim=False, *, dtype=None):
         self = self.masked_fill(self != self, 0)   # NaNs count 0 before the cast (PyTorch)
     self = _acc_dtype(self, dtype)
     dims = _red_dims(dim, self.dim())
-    return show_given(dispatch(NANSUM, (self,), (dims, bool(keepdim))), "dim", given_dims(dim),
-                      dims)
+    out = dispatch(NANSUM, (self,), (dims, bool(keepdim)))
+    if dim is None:   # (PyTorch keeps the dim as given: Note [dims as given])
+        show_as(out, "dim", None)
+    return show_given(out, "dim", given_dims(dim), dims)
 
 
 @method("nanmean")

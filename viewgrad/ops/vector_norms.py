@@ -21,7 +21,7 @@ import numbers
 from .. import backend as B
 from ..tensor import Tensor, _unique_dims, _wrap_dim
 from .args import torch_type_name
-from ..autograd.saved_names import show_given
+from ..autograd.saved_names import show_as, show_given
 from .reduce import _restore, amax, amin, given_dims
 from .table import defop, dispatch, fresh_results, method
 
@@ -154,7 +154,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     _check_float(x, "linalg.vector_norm", dtype)
     if dtype is not None:
         x = x.to(dtype)
-    ord = float(ord)
+    given_ord, ord = ord, float(ord)
     dims = _norm_dims(dim, x.dim())
     if x.numel() == 0 and (ord < 0 or ord == math.inf):
         if dim is None:
@@ -165,8 +165,12 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {_fmt(ord)} norm on "
                                    f"the dimension {d}because this dimension is empty and the "
                                    "operation does not have an identity")
-    return show_given(dispatch(VECTOR_NORM, (x,), (ord, dims, bool(keepdim))), "dim",
-                      given_dims(dim), dims)
+    out = dispatch(VECTOR_NORM, (x,), (ord, dims, bool(keepdim)))
+    if dim is None:   # (PyTorch keeps the arguments as given: Note [dims as given])
+        show_as(out, "dim", None)
+    if type(given_ord) is int:
+        show_as(out, "ord", given_ord)
+    return show_given(out, "dim", given_dims(dim), dims)
 
 
 _MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
