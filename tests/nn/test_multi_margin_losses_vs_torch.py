@@ -68,3 +68,17 @@ def test_refusals_match_torch(name):
     ours, theirs = raised(lambda: REFUSALS[name](vg)), raised(lambda: REFUSALS[name](torch))
     assert theirs is not None and ours is not None, (ours, theirs)
     assert ours[0] == theirs[0], (ours, theirs)
+
+
+def test_multi_margin_double_backward_node_as_torch():
+    # PyTorch's NotImplemented node lists only the inputs that need a gradient (the
+    # incoming gradient here does not), and refuses when reached
+    torch = torch_or_skip()
+    out = []
+    for M in (torch, vg):
+        x = M.tensor(np.random.default_rng(0).standard_normal((3, 4)), requires_grad=True)
+        g, = M.autograd.grad(M.nn.functional.multi_margin_loss(x, M.tensor([0, 1, 3])), x,
+                             create_graph=True)
+        edges = [None if f is None else type(f).__name__ for f, _ in g.grad_fn.next_functions]
+        out.append((g.grad_fn.name(), edges, raised(lambda: g.sum().backward())))
+    assert out[1] == out[0]

@@ -33,14 +33,14 @@ import contextlib
 import warnings
 
 from .. import backend as B
-from ..autograd.nodes import FnNode, OpDef
+from ..autograd.nodes import OpDef
 from ..autograd.state import state as _st
 from ..ops import factories as Fa
 from ..ops.args import torch_type_name
 from ..ops.operands import type_name
 from ..ops.pointwise import where
 from ..ops.signatures import _is_int
-from ..ops.table import defop, dispatch, record, _edges
+from ..ops.table import RefusingNode, defop, record, refusing, _edges
 from ..tensor import Tensor
 
 __all__ = ["ctc_loss"]
@@ -221,22 +221,12 @@ def _no_second_derivative(*_):
     raise RuntimeError("derivative for aten::_ctc_loss_backward is not implemented")
 
 
-class _RefusingNode(FnNode):
-    """The node PyTorch records for a backward it cannot differentiate (its name,
-    ``NotImplemented``, is PyTorch's); it refuses whatever reaches it."""
-
-    __slots__ = ()
-
-    def apply(self, grads):
-        _no_second_derivative()
-
-
 _CTC_BACKWARD = OpDef("_ctc_loss_backward", "NotImplemented", _ctc_bwd,
                       ("grad", "log_probs", "targets", "neg_log_likelihood", "log_alpha"),
                       ("input_lengths", "target_lengths", "blank", "zero_infinity"),
                       {"grad": _no_second_derivative, "log_probs": _no_second_derivative,
                        "neg_log_likelihood": _no_second_derivative},
-                      False, False, False, None, None, _RefusingNode)
+                      False, False, False, None, None, RefusingNode)
 
 
 def _ctc_grad(grads, log_probs, targets, input_lengths, target_lengths, result0, result1,
@@ -244,13 +234,8 @@ def _ctc_grad(grads, log_probs, targets, input_lengths, target_lengths, result0,
     grad = grads[0]
     if grad is None:
         return None
-    out = dispatch(_CTC_BACKWARD, (grad, log_probs, targets, result0, result1),
-                   (input_lengths, target_lengths, blank, zero_infinity))
-    node = out._grad_fn
-    if node is not None:
-        # PyTorch's NotImplemented node lists only the inputs that require grad
-        node.next_functions = tuple(e for e in node.next_functions if e[0] is not None)
-    return out
+    return refusing(_CTC_BACKWARD, (grad, log_probs, targets, result0, result1),
+                    (input_lengths, target_lengths, blank, zero_infinity))
 
 
 CTC_LOSS = defop("_ctc_loss", "CtcLossBackward0", _ctc_fwd, inputs=("log_probs", "targets"),

@@ -32,7 +32,7 @@ from ..autograd.grad_mode import no_grad
 from ..autograd.nodes import OpDef
 from ..ops import factories as Fa
 from ..ops.args import torch_type_name
-from ..ops.losses import RefusingNode, refusing
+from ..ops.table import RefusingNode, refusing
 from ..ops.pointwise import where
 from ..ops.table import defop, dispatch, dispatch_stats
 from .functional_more import _norm

@@ -178,18 +178,17 @@ def _pdist_backward(grad, self, result, p):
     i, j = _pairs(xp, self.shape[0])
     diff = self[i] - self[j]
     dist = result[:, None]
-    with_err = B.quietly   # (0/0 where a pair coincides: masked below)
+    # (0/0 where a pair coincides, 0 ** negative below p = 1: computed quietly, masked)
     if p == 1:
         t = xp.sign(diff)
     elif math.isinf(p):
         t = xp.sign(diff) * (xp.abs(diff) == dist)
     elif p == 2:
-        t = with_err(lambda: xp.where(dist != 0, diff / dist, 0))
+        t = B.quietly(lambda: xp.where(dist != 0, diff / dist, 0))
     else:
-        ad = xp.abs(diff)
-        t = with_err(lambda: xp.where(
+        t = B.quietly(lambda: xp.where(
             (dist != 0) & ((diff != 0) | (p >= 1)),
-            xp.sign(diff) * ad ** (p - 1) / dist ** (p - 1), 0))
+            xp.sign(diff) * xp.abs(diff) ** (p - 1) / dist ** (p - 1), 0))
     g = grad[:, None] * t.astype(self.dtype, copy=False)
     B.add_at(out, i, g)
     B.add_at(out, j, -g)

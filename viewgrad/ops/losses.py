@@ -12,14 +12,14 @@ a refusing NotImplemented node, as there). As in PyTorch, ``weight`` and
 from __future__ import annotations
 
 from .. import backend as B
-from ..autograd.nodes import FnNode, OpDef
+from ..autograd.nodes import OpDef
 from .args import check_no_requires_grad, torch_type_name
 from .nnops import _reduction
-from .table import defop, dispatch, dispatch_stats
+from .table import RefusingNode, defop, dispatch, dispatch_stats, refusing
 from ..tensor import Tensor
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "smooth_l1_loss",
-           "huber_loss", "multilabel_margin_loss", "RefusingNode", "refusing"]
+           "huber_loss", "multilabel_margin_loss"]
 
 _xp = B.xp_of
 
@@ -332,10 +332,10 @@ MULTI_MARGIN_BACKWARD = OpDef("multi_margin_loss_backward", "NotImplemented", _m
                               ("grad_output", "self", "target"),
                               ("p", "margin", "weight", "reduction"),
                               {"grad_output": _mm_no_second, "self": _mm_no_second},
-                              False, False, False, None, None)
+                              False, False, False, None, None, RefusingNode)
 MULTI_MARGIN = defop("multi_margin_loss", "MultiMarginLossBackward0", _mm_fwd,
                      inputs=("self", "target"), attrs=("p", "margin", "weight", "reduction"),
-                     self=lambda grad, self, target, p, margin, weight, reduction: dispatch(
+                     self=lambda grad, self, target, p, margin, weight, reduction: refusing(
                          MULTI_MARGIN_BACKWARD, (grad, self, target),
                          (p, margin, weight, reduction)))
 
@@ -404,26 +404,6 @@ def _mlm_bwd_fwd(grad, self, target, is_target, reduction):
 def _mlm_no_second(*_):
     raise RuntimeError("derivative for aten::multilabel_margin_loss_backward is not "
                        "implemented")
-
-
-class RefusingNode(FnNode):
-    """The node PyTorch records for a backward it cannot differentiate (its name,
-    ``NotImplemented``, is PyTorch's): whatever reaches it runs its row's first formula,
-    which raises. Its edges are only the inputs that require grad, as PyTorch's are."""
-
-    __slots__ = ()
-
-    def apply(self, grads):
-        self.OP.formulas[0][0](grads[0])
-
-
-def refusing(op, inputs, attrs):
-    """Run ``op`` (a ``RefusingNode`` row) and keep only its node's live edges."""
-    out = dispatch(op, inputs, attrs)
-    node = out._grad_fn
-    if node is not None:
-        node.next_functions = tuple(e for e in node.next_functions if e[0] is not None)
-    return out
 
 
 MULTILABEL_MARGIN_BACKWARD = OpDef(

@@ -39,7 +39,8 @@ from ..autograd.views import apply_inplace, make_view as _make_view
 from ..tensor import Tensor, new_result as _new_result
 
 __all__ = ["OpDef", "defop", "fresh_results", "dispatch", "dispatch_stats", "dispatch_view",
-           "apply_inplace", "OPS", "FnNode", "sum_to", "unpack_args"]
+           "apply_inplace", "OPS", "FnNode", "sum_to", "unpack_args", "RefusingNode",
+           "refusing"]
 
 _make = Tensor._make
 _ARRAYS = B.ARRAY_TYPES
@@ -347,3 +348,25 @@ def method(*names):
             METHODS[n] = f
         return f
     return deco
+
+
+# -- backwards PyTorch cannot differentiate ---------------------------------------------
+
+class RefusingNode(FnNode):
+    """The node PyTorch records for a backward it cannot differentiate (its name,
+    ``NotImplemented``, is PyTorch's): whatever reaches it runs its row's first formula,
+    which raises. Its edges are only the inputs that require grad, as PyTorch's are."""
+
+    __slots__ = ()
+
+    def apply(self, grads):
+        self.OP.formulas[0][0](grads[0])
+
+
+def refusing(op, inputs, attrs):
+    """Run ``op`` (a ``RefusingNode`` row) and keep only its node's live edges."""
+    out = dispatch(op, inputs, attrs)
+    node = out._grad_fn
+    if node is not None:
+        node.next_functions = tuple(e for e in node.next_functions if e[0] is not None)
+    return out
