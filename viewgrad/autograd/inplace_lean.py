@@ -146,7 +146,7 @@ def _nodes():
         clone.node_cls if clone.plan1 == () and not clone.nondiff else None,
         strided.node_cls if strided.plan1 == (
             ("size", 2, 0), ("stride", 2, 1), ("storage_offset", 2, 2),
-            ("in_geom", 2, 3)) and not strided.nondiff else None,
+            ("_in_geom", 2, 3)) and not strided.nondiff else None,
         select.node_cls if select.plan1 == (
             ("self_shape", 3, 0), ("dim", 2, 0), ("index", 2, 1))
         and not select.nondiff and not select.broadcast else None)
@@ -320,7 +320,7 @@ def lean_binary_(op, self, other, opname):
         an.next_functions = ((cs, 0),)
         an._seq_nr = _next_seq()
         an._sdict = {"size": g[0], "stride": g[1], "storage_offset": g[2],
-                     "in_geom": (bsizes, bstrides, 0)}
+                     "_in_geom": (bsizes, bstrides, 0)}
         an._releasable = False
         self._output_nr = 0
     return self

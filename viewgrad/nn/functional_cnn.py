@@ -251,14 +251,17 @@ _PAD_OPS = {}
 for _mode, _torch in (("reflect", "Reflection"), ("replicate", "Replication")):
     for _n in (1, 2, 3):
         _name = f"{_torch.lower()}_pad{_n}d"
-        _fwd = defop(_name, f"{_torch}Pad{_n}DBackward0", _gather_fwd, attrs=("pad", "mode"),
+        # (PyTorch's nodes show the padding as ``padding``; the mode, one per node class
+        # there, is hidden here: Note [hidden saved values])
+        _fwd = defop(_name, f"{_torch}Pad{_n}DBackward0", _gather_fwd,
+                     attrs=("padding", "_mode"),
                      # (self itself, as PyTorch saves it: modified in place before
                      # backward, it is refused there, so here too)
-                     self=lambda grad, self, pad, mode: _pad_backward(
-                         grad, tuple(self.shape), pad, mode))
+                     self=lambda grad, self, padding, _mode: _pad_backward(
+                         grad, tuple(self.shape), padding, _mode))
         _bwd = defop(_name + "_backward", f"{_torch}Pad{_n}DBackwardBackward0", _scatter_fwd,
-                     attrs=("input_shape", "pad", "mode"),
-                     self=lambda grad, pad, mode: _pad_nd(grad, pad, mode))
+                     attrs=("_input_shape", "padding", "_mode"),
+                     self=lambda grad, padding, _mode: _pad_nd(grad, padding, _mode))
         _PAD_OPS[_mode, _n] = (_fwd, _bwd)
 
 

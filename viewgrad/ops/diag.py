@@ -58,7 +58,14 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     d1, d2 = _wrap_dim(dim1, nd), _wrap_dim(dim2, nd)
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    return dispatch(DIAG_EMBED, (input,), (int(offset), d1, d2))
+    return _dims_as_given(dispatch(DIAG_EMBED, (input,), (int(offset), d1, d2)), dim1, dim2,
+                          d1, d2)
+
+
+def _dims_as_given(out, dim1, dim2, d1, d2):
+    """``out``'s DiagEmbedBackward0 showing dim1 and dim2 as the caller gave them (diag and
+    diagflat call PyTorch's diag_embed with its defaults, -2 and -1: Note [dims as given])."""
+    return show_given(show_given(out, "dim1", dim1, d1), "dim2", dim2, d2)
 
 
 @method("diag")
@@ -67,7 +74,7 @@ def diag(input, diagonal=0, *, out=None):
     diagonal (``DiagEmbedBackward0``); a matrix gives a copy of that diagonal
     (``DiagonalBackward0_copy``; ``x.diagonal()`` is the view)."""
     if input.dim() == 1:
-        r = dispatch(DIAG_EMBED, (input,), (int(diagonal), 0, 1))
+        r = _dims_as_given(dispatch(DIAG_EMBED, (input,), (int(diagonal), 0, 1)), -2, -1, 0, 1)
     elif input.dim() == 2:
         r = dispatch(DIAG_COPY, (input,), (int(diagonal),))
     else:
@@ -79,7 +86,8 @@ def diag(input, diagonal=0, *, out=None):
 def diagflat(input, offset=0):
     """``input`` flattened, on the ``offset``-th diagonal of a square matrix, as
     ``torch.diagflat`` (a reshape, then ``DiagEmbedBackward0``)."""
-    return dispatch(DIAG_EMBED, (input.reshape(-1),), (int(offset), 0, 1))
+    return _dims_as_given(dispatch(DIAG_EMBED, (input.reshape(-1),), (int(offset), 0, 1)),
+                          -2, -1, 0, 1)
 
 
 def _trace_fwd(self):

@@ -37,7 +37,7 @@ def _put_zeros(grad, index, self_shape):
 
 # (``self`` saved as PyTorch's TakeBackward0 saves it: a version-checked input)
 TAKE = defop("take", "TakeBackward0", _take_fwd, inputs=("self", "index"),
-             self=lambda grad, self, index, self_shape: _put_zeros(grad, index, self_shape))
+             self=lambda grad, self, index, _self_shape: _put_zeros(grad, index, _self_shape))
 PUT = defop("put", "PutBackward0", _put_fwd, inputs=("self", "index", "source"),
             attrs=("accumulate",),
             self=lambda grad, index, accumulate: grad if accumulate else put(

@@ -42,7 +42,7 @@ def _index_select_fwd(self, index, dim):
     return B.xp_of(self).take(self, index, axis=dim)
 
 
-def _index_add_fwd(self, index, source, dim, alpha):
+def _index_add_fwd(self, index, source, dim, alpha, source_dim=None):
     out = self.copy()
     if alpha != 1:
         source = source * alpha
@@ -53,7 +53,7 @@ def _index_add_fwd(self, index, source, dim, alpha):
     return out
 
 
-def _index_copy_fwd(self, index, source, dim):
+def _index_copy_fwd(self, index, source, dim, source_dim=None):
     out = self.copy()
     if out.ndim == 0:
         out.reshape(1)[index] = source.reshape(-1)
@@ -123,16 +123,17 @@ def _masked_select_bwd(grad, mask, self_shape):
 INDEX_SELECT = defop("index_select", "IndexSelectBackward0", _index_select_fwd,
                      inputs=("self", "index"), attrs=("dim",), self=_index_select_bwd)
 # (index_add and index_copy save ``source`` itself, as PyTorch does for its shape: a
-# source modified in place before backward is refused there, so here too)
+# source modified in place before backward is refused there, so here too; and, as
+# PyTorch's nodes, source.dim() whatever needs a gradient)
 INDEX_ADD = defop("index_add", "IndexAddBackward0", _index_add_fwd,
-                  inputs=("self", "index", "source"), attrs=("dim", "alpha"),
-                  self=lambda grad: grad,
+                  inputs=("self", "index", "source"), attrs=("dim", "alpha", "source_dim"),
+                  self=lambda grad, source_dim: grad,
                   source=lambda grad, index, dim, alpha, source:
                   _picked(grad, index, dim, tuple(source.shape)) * alpha if alpha != 1 else
                   _picked(grad, index, dim, tuple(source.shape)))
 INDEX_COPY = defop("index_copy", "IndexCopyBackward0", _index_copy_fwd,
-                   inputs=("self", "index", "source"), attrs=("dim",),
-                   self=lambda grad, index, dim: grad.index_fill(dim, index, 0.0),
+                   inputs=("self", "index", "source"), attrs=("dim", "source_dim"),
+                   self=lambda grad, index, dim, source_dim: grad.index_fill(dim, index, 0.0),
                    source=lambda grad, index, dim, source:
                    _picked(grad, index, dim, tuple(source.shape)))
 INDEX_FILL = defop("index_fill", "IndexFillBackward0",
@@ -149,8 +150,8 @@ INDEX_FILL_T = defop("index_fill_tensor", "IndexFillBackward1", _index_fill_fwd,
 # (``self`` saved as PyTorch's MaskedSelectBackward0 saves it: a version-checked input)
 MASKED_SELECT = defop("masked_select", "MaskedSelectBackward0", _masked_select_fwd,
                       inputs=("self", "mask"), broadcast=True,
-                      self=lambda grad, self, mask, self_shape: _masked_select_bwd(
-                          grad, mask, self_shape))
+                      self=lambda grad, self, mask, _self_shape: _masked_select_bwd(
+                          grad, mask, _self_shape))
 MASKED_SCATTER = defop("masked_scatter", "MaskedScatterBackward0", _masked_scatter_fwd,
                        inputs=("self", "mask", "source"), broadcast=True,
                        self=lambda grad, mask: grad.masked_fill(mask, 0.0),
@@ -274,7 +275,8 @@ def index_add(self, dim, index, source, alpha=1):
     along ``dim`` (repeated indices add up): ``torch.index_add``, node
     ``IndexAddBackward0`` (the source's gradient is ``grad.index_select(dim, index)``)."""
     d, index = _index_add_args(self, dim, index, source, "index_add", alpha)
-    return show_given(dispatch(INDEX_ADD, (self, index, source), (d, alpha)), "dim", dim, d)
+    return show_given(dispatch(INDEX_ADD, (self, index, source), (d, alpha, source.dim())),
+                      "dim", dim, d)
 
 
 @method("index_add_")
@@ -282,7 +284,8 @@ def index_add_(self, dim, index, source, alpha=1):
     """In-place ``index_add`` (``torch.Tensor.index_add_``): bumps the version counter;
     on a view, the base's history becomes a CopySlices wrapping ``IndexAddBackward0``."""
     d, index = _index_add_args(self, dim, index, source, "index_add", alpha)
-    return apply_inplace(INDEX_ADD, self, (index, source), (d, alpha), name="index_add_")
+    return apply_inplace(INDEX_ADD, self, (index, source), (d, alpha, source.dim()),
+                         name="index_add_")
 
 
 @method("index_copy")
@@ -292,7 +295,7 @@ def index_copy(self, dim, index, source):
     ``IndexCopyBackward0``: the overwritten slices get no gradient, the source gets theirs."""
     d, index = _check_index(self, dim, index, "index_copy")
     _check_source(self, d, index, source, "index_copy", sep="")
-    return dispatch(INDEX_COPY, (self, index, source), (d,))
+    return dispatch(INDEX_COPY, (self, index, source), (d, source.dim()))
 
 
 @method("index_copy_")
@@ -301,7 +304,8 @@ def index_copy_(self, dim, index, source):
     point (version bump; CopySlices when ``self`` is a view)."""
     d, index = _check_index(self, dim, index, "index_copy")
     _check_source(self, d, index, source, "index_copy", sep="")
-    return apply_inplace(INDEX_COPY, self, (index, source), (d,), name="index_copy_")
+    return apply_inplace(INDEX_COPY, self, (index, source), (d, source.dim()),
+                         name="index_copy_")
 
 
 def _index_fill(self, dim, index, value, inplace):

@@ -54,9 +54,9 @@ def _index_fwd(self, key, indices=()):
     return B.index_layout(r, self, key)
 
 
-def _index_bwd(grad, self_shape, key, indices=()):
+def _index_bwd(grad, self_shape, _key, indices=()):
     from .factories import zeros
-    return index_put(zeros(self_shape, dtype=grad.dtype, device=grad.device), key, grad,
+    return index_put(zeros(self_shape, dtype=grad.dtype, device=grad.device), _key, grad,
                      accumulate=True)
 
 
@@ -92,16 +92,18 @@ def _index_put_fwd(self, values, key, accumulate, indices=()):
     return out
 
 
-INDEX = defop("index", "IndexBackward0", _index_fwd, attrs=("key", "indices"),
+# (the key as given is viewgrad's own, for the formula: PyTorch shows only the index
+# tensors, as ``indices``; Note [hidden saved values])
+INDEX = defop("index", "IndexBackward0", _index_fwd, attrs=("_key", "indices"),
               self=_index_bwd)
 INDEX_PUT = defop("index_put", "IndexPutBackward0", _index_put_fwd,
-                  inputs=("self", "values"), attrs=("key", "accumulate", "indices"),
-                  self=lambda grad, key, accumulate, indices: grad if accumulate else
-                  index_put(grad, key, 0.0, False),
+                  inputs=("self", "values"), attrs=("_key", "accumulate", "indices"),
+                  self=lambda grad, _key, accumulate, indices: grad if accumulate else
+                  index_put(grad, _key, 0.0, False),
                   # (values' shape only, not values: PyTorch saves no values, so a
                   # values tensor modified in place afterwards is fine there, and here)
-                  values=lambda grad, values_shape, key, indices: _values_grad(
-                      dispatch(INDEX, (grad,), (key, ())), values_shape))
+                  values=lambda grad, _values_shape, _key, indices: _values_grad(
+                      dispatch(INDEX, (grad,), (_key, ())), _values_shape))
 
 
 def _values_grad(g, values_shape):

@@ -310,9 +310,10 @@ def _copy_fwd(self, src, src_dtype):
 
 # Like PyTorch, copy_ saves only src's shape and dtype, never src itself: `b.copy_(b)` and
 # copying from a view of the destination are fine at backward.
-COPY = defop("copy", "CopyBackwards", _copy_fwd, inputs=("self", "src"), attrs=("src_dtype",),
-             self=zeros_grad,
-             src=lambda grad, src_shape, src_dtype: sum_to(grad, src_shape).to(src_dtype))
+# (shown as no attribute: PyTorch's CopyBackwards shows none; Note [hidden saved values])
+COPY = defop("copy", "CopyBackwards", _copy_fwd, inputs=("self", "src"),
+             attrs=("_src_dtype",), self=zeros_grad,
+             src=lambda grad, _src_shape, _src_dtype: sum_to(grad, _src_shape).to(_src_dtype))
 
 
 def _copy_into(target, src, opname):

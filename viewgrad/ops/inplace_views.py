@@ -24,7 +24,7 @@ import operator
 from .. import backend as B
 from ..autograd.views import check_inplace, strided_region
 from ..autograd.state import state as _st
-from ..autograd.saved_names import show_given
+from ..autograd.saved_names import show_as, show_given
 from ..tensor import Tensor, _wrap_dim
 from .table import defop, method, record
 from .views import (_as_strided_bwd, _xp, as_strided, squeeze, squeeze_dims, t, transpose,
@@ -59,7 +59,7 @@ SQUEEZE_DIM_ = defop("squeeze_dim_", "SqueezeBackward4", _squeeze_fwd, attrs=("d
 SQUEEZE_DIMS_ = defop("squeeze_dims_", "SqueezeBackward5", _squeeze_fwd, attrs=("dim",),
                       self=lambda grad, self_shape, dim: grad.reshape(self_shape))
 AS_STRIDED_ = defop("as_strided_", "AsStridedBackward1", None,
-                    attrs=("size", "stride", "storage_offset", "in_geom"),
+                    attrs=("size", "stride", "storage_offset", "_in_geom"),
                     self=_as_strided_bwd)
 
 
@@ -153,11 +153,14 @@ def as_strided_(self, size, stride, storage_offset=None):
     ``AsStridedBackward1``."""
     size = tuple(operator.index(s) for s in size)
     stride = tuple(operator.index(s) for s in stride)
+    given = storage_offset
     if storage_offset is None:
         storage_offset = self.storage_offset()
     as_strided_bounds(self, size, stride, storage_offset)
     data = strided_region(self, size, stride, storage_offset)
     in_geom = (tuple(self._data.shape), self.stride(), self.storage_offset())
-    return _restride(self, AS_STRIDED_, (size, stride, storage_offset, in_geom), data,
-                     (as_strided, (size, stride, storage_offset)), "as_strided_",
-                     (size, stride, storage_offset))
+    out = _restride(self, AS_STRIDED_, (size, stride, storage_offset, in_geom), data,
+                    (as_strided, (size, stride, storage_offset)), "as_strided_",
+                    (size, stride, storage_offset))
+    # PyTorch's node keeps the offset as given: None when not (Note [dims as given])
+    return out if given is not None else show_as(out, "storage_offset", None)

@@ -51,14 +51,18 @@ def contiguous(self, memory_format=B.contiguous_format):
     return dispatch(CLONE, (self,), (fmt,))
 
 
-def _to_dtype_fwd(self, dtype, dev, memory_format=B.preserve_format):
+def _to_dtype_fwd(self, dtype, dev, memory_format=B.preserve_format, _self_dtype=None,
+                  _self_dev=None):
     # (a copy always; preserve_format: empty_like's layout, as PyTorch's)
     return B.in_memory_format(B.cast(self, dtype), memory_format, like=self)
 
 
+# Like PyTorch's ToCopyBackward0 (which keeps only self's tensor options), the node keeps
+# the source's dtype and device, never the source: modifying it in place afterwards is
+# fine at backward (Note [hidden saved values]: PyTorch's node shows none of them)
 TO_COPY = defop("to_copy", "ToCopyBackward0", _to_dtype_fwd,
-                attrs=("dtype", "dev", "memory_format"),
-                self=lambda grad, self: grad.to(self.dtype).to(self.device))
+                attrs=("dtype", "dev", "memory_format", "_self_dtype", "_self_dev"),
+                self=lambda grad, _self_dtype, _self_dev: grad.to(_self_dtype).to(_self_dev))
 
 
 def _to_device(self, dev):
@@ -70,8 +74,8 @@ def _to_device(self, dev):
         from .table import _edges, record
         edges = _edges((self,))
         if edges is not None:
-            out._grad_fn = record(TO_COPY, (self,), out, (self.dtype, dev, B.preserve_format),
-                                   edges)
+            out._grad_fn = record(TO_COPY, (self,), out, (
+                self.dtype, dev, B.preserve_format, self.dtype, self.device), edges)
     return out
 
 
@@ -179,7 +183,7 @@ def to(self, *args, **kwargs):
         out = _to_device(out, dev)   # (a copy already: then only a dtype or a format)
         if dt == out._data.dtype and kept:
             return out
-    return dispatch(TO_COPY, (out,), (dt, out._device, fmt))
+    return dispatch(TO_COPY, (out,), (dt, out._device, fmt, out.dtype, out.device))
 
 
 def _caster(dt):

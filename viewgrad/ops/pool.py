@@ -418,13 +418,14 @@ def _spread_back(grad, dim, size):
     return g.reshape(gshape).sum(dim + 1)
 
 
-def _adaptive_bwd(grad, self, self_shape, output_size):
-    # (self is saved, as PyTorch saves it; the map itself only needs the shape)
-    return _spread_back(_spread_back(grad, 3, self_shape[3]), 2, self_shape[2])
+def _adaptive_bwd(grad, self, _self_shape, _output_size):
+    # (self is saved, as PyTorch saves it; the map itself only needs the shape, which
+    # PyTorch's node reads off self: Note [hidden saved values])
+    return _spread_back(_spread_back(grad, 3, _self_shape[3]), 2, _self_shape[2])
 
 
 ADAPTIVE_AVG_POOL2D = defop("adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", _adaptive_fwd,
-                            attrs=("output_size",), self=_adaptive_bwd)
+                            attrs=("_output_size",), self=_adaptive_bwd)
 
 
 def adaptive_avg_pool2d(input, output_size):

@@ -280,8 +280,8 @@ def _src_grad(node_name):
     index's shape. PyTorch's engine checks it against src's (validate_outputs): summed
     back where src's shape expands to it (a size-1 dim over an empty index), refused where
     the index is smaller than src."""
-    def formula(grad, index, dim, src_shape):
-        return as_input_shape(grad.gather(dim, index), src_shape, node_name, 1)
+    def formula(grad, index, dim, _src_shape):
+        return as_input_shape(grad.gather(dim, index), _src_shape, node_name, 1)
     return formula
 
 
@@ -302,8 +302,8 @@ def as_input_shape(g, shape, node_name, i):
 # (``self`` is named so that it is saved, as PyTorch's GatherBackward0 saves it: modified in
 # place before the backward, it is refused there — the formula itself needs only its shape)
 GATHER = defop("gather", "GatherBackward0", _gather_fwd, inputs=("self", "index"),
-               attrs=("dim",), self=lambda grad, self, index, self_shape, dim:
-               _zeros_scatter_add(grad, index, self_shape, dim))
+               attrs=("dim",), self=lambda grad, self, index, _self_shape, dim:
+               _zeros_scatter_add(grad, index, _self_shape, dim))
 GATHER.node_cls._saved_sparse_grad = property(lambda self: False)   # (PyTorch's, always)
 SCATTER = defop("scatter", "ScatterBackward0", _scatter_fwd, inputs=("self", "index", "src"),
                 attrs=("dim",),

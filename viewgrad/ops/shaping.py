@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..autograd.graph import Node
 from ..tensor import Tensor, _wrap_dim
 from .joining import _finish_variadic, _seq_check, cat, stack
-from .linalg import _unsafe_view, mm
+from .linalg import _unsafe_view, dot, mm
 from .warn_once import warn_once
 from .table import method, promoted_arrays
 from .views import narrow
@@ -216,6 +216,11 @@ def tensordot(a, b, dims=2, out=None):
         m *= a.shape[i]
     for i in fb:
         n *= b.shape[i]
+    if not fa and not fb and a.dim() == 1 and b.dim() == 1:
+        # every dim contracted, of two vectors: PyTorch takes dot, not mm (``inner`` of two
+        # vectors: ViewBackward0 over DotBackward0 over the two permutes)
+        r = dot(ta.permute(0), tb.permute(0)).reshape(())
+        return _out(r, out, "tensordot")
     ma = ta.permute(*fa, *da).reshape(m, k) if a.dim() else ta.reshape(1, 1)
     mb = tb.permute(*db, *fb).reshape(k, n) if b.dim() else tb.reshape(1, 1)
     r = mm(ma, mb).reshape([a.shape[i] for i in fa] + [b.shape[i] for i in fb])

@@ -43,28 +43,32 @@ def _unbind_bwd(grads, self_shape, dim, dtype, device):
                   for g in grads], dim)
 
 
-SPLIT = defop("split", "SplitBackward0", None, attrs=("dim", "sizes", "dtype", "device"),
+# (the pieces' sizes, dtype and device are viewgrad's own, for the formula's zeros: hidden,
+# Note [hidden saved values]; PyTorch's nodes show the split size, or the sizes, as given)
+SPLIT = defop("split", "SplitBackward0", None,
+              attrs=("dim", "_sizes", "_dtype", "_device", "split_size"),
               view=True, multi_output=True,
-              self=lambda grad, self_shape, dim, sizes, dtype, device:
-              _split_bwd(grad, self_shape, dim, sizes, dtype, device))
+              self=lambda grad, self_shape, dim, _sizes, _dtype, _device, split_size:
+              _split_bwd(grad, self_shape, dim, _sizes, _dtype, _device))
 SPLIT_WITH_SIZES = defop(
     "split_with_sizes", "SplitWithSizesBackward0", None,
-    attrs=("dim", "sizes", "dtype", "device"), view=True, multi_output=True,
-    self=lambda grad, self_shape, dim, sizes, dtype, device:
-    _split_bwd(grad, self_shape, dim, sizes, dtype, device))
-UNBIND = defop("unbind", "UnbindBackward0", None, attrs=("dim", "dtype", "device"), view=True,
-               multi_output=True,
-               self=lambda grad, self_shape, dim, dtype, device:
-               _unbind_bwd(grad, self_shape, dim, dtype, device))
+    attrs=("dim", "split_sizes", "_dtype", "_device"), view=True, multi_output=True,
+    self=lambda grad, self_shape, dim, split_sizes, _dtype, _device:
+    _split_bwd(grad, self_shape, dim, split_sizes, _dtype, _device))
+UNBIND = defop("unbind", "UnbindBackward0", None, attrs=("dim", "_dtype", "_device"),
+               view=True, multi_output=True,
+               self=lambda grad, _self_shape, dim, _dtype, _device:
+               _unbind_bwd(grad, _self_shape, dim, _dtype, _device))
 
 
 # unsafe_split / unsafe_chunk: the same pieces, but not views to autograd (PyTorch uses
 # them inside its own layers, the GRU cell's gates): one UnsafeSplitBackward0 node, each
 # piece an ordinary tensor (a copy here, so no untracked alias exists)
 UNSAFE_SPLIT = defop("unsafe_split", "UnsafeSplitBackward0", None,
-                     attrs=("dim", "sizes", "dtype", "device"), multi_output=True,
-                     self=lambda grad, self_shape, dim, sizes, dtype, device:
-                     _split_bwd(grad, self_shape, dim, sizes, dtype, device))
+                     attrs=("dim", "_sizes", "_dtype", "_device", "split_size"),
+                     multi_output=True,
+                     self=lambda grad, self_shape, dim, _sizes, _dtype, _device, split_size:
+                     _split_bwd(grad, self_shape, dim, _sizes, _dtype, _device))
 
 
 @method("unsafe_split")
@@ -84,7 +88,8 @@ def unsafe_split(self, split_size, dim=0):
     for s in sizes:
         datas.append(_slice_fwd(self._data, d, off, off + s, 1).copy())
         off += s
-    return _multi(UNSAFE_SPLIT, self, datas, (d, tuple(sizes), self.dtype, self.device))
+    return _multi(UNSAFE_SPLIT, self, datas,
+                  (d, tuple(sizes), self.dtype, self.device, split_size))
 
 
 @method("unsafe_chunk")
@@ -140,9 +145,12 @@ def split(self, split_size_or_sections, dim=0):
         replays.append((narrow, (d, off, s)))
         off += s
     # a list of sizes is PyTorch's split_with_sizes (its node is SplitWithSizesBackward0)
-    op = SPLIT if isinstance(split_size_or_sections, int) else SPLIT_WITH_SIZES
-    return show_given(_multi_view(op, self, datas, (d, tuple(sizes), self.dtype, self.device),
-                                  replays), "dim", dim, d)   # (Note [dims as given])
+    if isinstance(split_size_or_sections, int):
+        op, attrs = SPLIT, (d, tuple(sizes), self.dtype, self.device, split_size_or_sections)
+    else:
+        op, attrs = SPLIT_WITH_SIZES, (d, tuple(sizes), self.dtype, self.device)
+    return show_given(_multi_view(op, self, datas, attrs, replays),
+                      "dim", dim, d)   # (Note [dims as given])
 
 
 @method("split_with_sizes")

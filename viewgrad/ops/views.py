@@ -20,7 +20,7 @@ import operator
 from .. import backend as B
 from ..autograd.views import make_view, strided_region
 from ..autograd.inplace_lean import lean_select
-from ..autograd.saved_names import show_given
+from ..autograd.saved_names import show_as, show_given
 from ..autograd.views_fast import select_geometry, slice_geometry
 from ..tensor import Tensor, _unique_dims, _wrap_dim
 from .flat import put, take
@@ -169,9 +169,9 @@ def _geometry_indices(xp, sizes, strides, offset):
     return xp.broadcast_to(idx, tuple(sizes)) if sizes else idx.reshape(())
 
 
-def _as_strided_bwd(grad, size, stride, storage_offset, in_geom):
+def _as_strided_bwd(grad, size, stride, storage_offset, _in_geom):
     from .factories import zeros
-    in_sizes, in_strides, in_offset = in_geom
+    in_sizes, in_strides, in_offset = _in_geom
     xp = grad._device.xp
     out_idx = _geometry_indices(xp, size, stride, storage_offset)
     in_idx = _geometry_indices(xp, in_sizes, in_strides, in_offset)
@@ -189,12 +189,14 @@ def _as_strided_bwd(grad, size, stride, storage_offset, in_geom):
     return take(storage, Tensor._make(in_idx, grad._device))
 
 
-def _as_strided_fwd(self, size, stride, storage_offset, in_geom):
+def _as_strided_fwd(self, size, stride, storage_offset, _in_geom):
     raise AssertionError("as_strided is computed from the storage in as_strided()")
 
 
+# (the input's geometry is viewgrad's own, for the formula: PyTorch's node reads it off
+# the input's TensorGeometry, which it does not show; Note [hidden saved values])
 AS_STRIDED = defop("as_strided", "AsStridedBackward0", _as_strided_fwd,
-                   attrs=("size", "stride", "storage_offset", "in_geom"), view=True,
+                   attrs=("size", "stride", "storage_offset", "_in_geom"), view=True,
                    self=_as_strided_bwd)
 
 
@@ -218,14 +220,17 @@ def as_strided(self, size, stride, storage_offset=None):
     if len(size) != len(stride):
         raise RuntimeError(f"mismatch in length of strides and shape ({len(stride)} vs "
                            f"{len(size)})")
+    given = storage_offset
     if storage_offset is None:
         storage_offset = self.storage_offset()
     as_strided_bounds(self, size, stride, storage_offset)
     data = strided_region(self, size, stride, storage_offset)
     in_geom = (tuple(self._data.shape), self.stride(), self.storage_offset())
     attrs = (size, stride, storage_offset, in_geom)
-    return make_view(AS_STRIDED, self, data, attrs, (as_strided, (size, stride,
-                                                                  storage_offset)))
+    out = make_view(AS_STRIDED, self, data, attrs, (as_strided, (size, stride,
+                                                                 storage_offset)))
+    # PyTorch's node keeps the offset as given: None when not (Note [dims as given])
+    return out if given is not None else show_as(out, "storage_offset", None)
 
 
 # select / slice / diagonal: region views; backward writes grad into zeros.
@@ -309,12 +314,20 @@ def slice(self, dim=0, start=None, end=None, step=1):
     if step <= 0:
         raise ValueError("step must be greater than zero")
     n = self._data.shape[d]
+    given = (start, end)
     start, end, _ = _builtin_slice(start, end, step).indices(n)
     end = builtins_max(start, end)
     out = dispatch_view(SLICE, self, (d, start, end, step), (slice, (d, start, end, step)))
     if out._grad_fn is not None:  # Note [view geometry by arithmetic] (a tracked view only)
         out._view_info.geom = slice_geometry(self, out, d, start)
+        # PyTorch's node keeps start and end as given (None: 0 and INT64_MAX), the
+        # formula the clamped ones (Note [dims as given])
+        show_given(out, "start", 0 if given[0] is None else given[0], start)
+        show_given(out, "end", _INT64_MAX if given[1] is None else given[1], end)
     return out
+
+
+_INT64_MAX = 2 ** 63 - 1
 
 
 @method("narrow")
