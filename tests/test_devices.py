@@ -378,7 +378,8 @@ _CORE = tuple(os.path.join(_LIB, p) + os.sep for p in ("ops", "autograd"))
 _FACTORY_FILES = {*(os.path.join(_LIB, "backend", f) for f in os.listdir(os.path.join(_LIB, "backend"))),
                   os.path.join(_LIB, "tensor.py"),
                   os.path.join(_LIB, "ops", "factories.py"),
-                  os.path.join(_LIB, "ops", "signatures.py")}   # (the factories' wrappers)
+                  os.path.join(_LIB, "ops", "signatures.py"),
+                  os.path.join(_LIB, "ops", "out_variants.py")}   # (the factories' wrappers)
 
 
 @ONCE

@@ -149,4 +149,6 @@ from .ops.operands import install_functions as _install_functions  # noqa: E402
 _install_functions(globals())   # PyTorch's words for an operand a function does not take
 from .ops.signatures import install_function_signatures as _install_signatures  # noqa: E402
 _install_signatures(globals())   # and for an argument of the wrong type (ops/signatures.py)
+from .ops.out_variants import install_out_variants as _install_out  # noqa: E402
+_install_out(globals())   # out= where PyTorch's function takes it (ops/out_variants.py)
 from . import _docs  # noqa: E402,F401  (docstrings for the learner: x? and help(x) in the REPL)

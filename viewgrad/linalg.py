@@ -21,3 +21,6 @@ __all__ = ["norm", "vector_norm", "matrix_norm", "cross", "matmul", "LinAlgError
            "matrix_rank", "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh", "cond",
            "vecdot", "diagonal", "inv_ex", "cholesky_ex", "solve_ex", "solve_triangular",
            "matrix_exp", "lu_factor", "lu_factor_ex", "lu", "lu_solve"]
+
+from .ops.out_variants import LINALG_OUT_FUNCTIONS as _OUT, install_out_variants  # noqa: E402
+install_out_variants(globals(), _OUT)   # out= where torch.linalg's function takes it

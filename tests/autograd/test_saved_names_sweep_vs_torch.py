@@ -329,7 +329,6 @@ DIFFERS = {
     "m_addmm": "AddmmBackward0 lacks mat1/mat2 _sym_sizes/_sym_strides (as mm: lean path)",
     "m_det": "torch LinalgDetBackward0 saves LU and pivots; viewgrad only A and result",
     "m_quantile": "the top node: torch SqueezeBackward4, viewgrad ViewBackward0",
-    "nn_GRU": "the top node: torch TransposeBackward1, viewgrad TransposeBackward0",
 }
 
 

@@ -14,7 +14,7 @@ import math
 from .. import backend as B
 from ..autograd.grad_mode import no_grad
 from ..ops import factories as Fa
-from ..ops.args import check_mixed_dtypes
+from ..ops.args import check_mixed_dtypes, with_out
 from ..ops.conv import constant_pad_nd
 from ..ops.elementwise import xlogy
 from ..ops.embedding import embedding_rows
@@ -100,8 +100,10 @@ def _norm(x, p, dim, keepdim=True):
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    """``x / max(‖x‖_p, eps)`` along ``dim``."""
-    return input / _norm(input, p, dim).clamp_min(eps).expand_as(input)
+    """``x / max(‖x‖_p, eps)`` along ``dim`` (written into ``out`` when given, as
+    PyTorch's ``div(..., out=out)``)."""
+    return with_out(input / _norm(input, p, dim).clamp_min(eps).expand_as(input), out,
+                    "div")
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):

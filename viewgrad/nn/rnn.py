@@ -284,7 +284,9 @@ class RNNBase(Module):
                 c_n = c_n[:, unsorted_idx] if c_n is not None else None
         else:
             if self.batch_first:
-                out = out.transpose(0, 1)
+                # (as ATen's kernels: GRU's and RNN's in place, TransposeBackward1 on
+                # top; LSTM's not, TransposeBackward0)
+                out = out.transpose(0, 1) if is_lstm else out.transpose_(0, 1)
             if not batched:
                 out = out.squeeze(0 if self.batch_first else 1)
                 h_n = h_n.squeeze(1)

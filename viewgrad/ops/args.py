@@ -98,7 +98,7 @@ def with_out(result, out, name):
     outs = out if isinstance(out, (tuple, list)) else (out,)
     if len(outs) != len(results):
         raise TypeError(f"{name}(): out= expects {len(results)} tensor(s), got {len(outs)}")
-    if _st.grad_enabled and any(r.requires_grad for r in results):
+    if _st.grad_enabled and any(t.requires_grad for t in results + tuple(outs)):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
                            "automatic differentiation, but one of the arguments requires "
                            "grad. Call it without out= and assign the result instead.")
@@ -117,8 +117,11 @@ def with_out(result, out, name):
                         "elements. You can explicitly reuse an out tensor t by resizing it, "
                         "inplace, to zero elements with t.resize_(0).", UserWarning,
                         stacklevel=3)
-                o.resize_(tuple(r.shape))
+                from .resize import resize_storage
+                resize_storage(o, tuple(r.shape))   # (one bump: the write's)
             o.copy_(r)
+    if hasattr(result, "_fields"):   # (values, indices): the outs as the named tuple
+        return type(result)(outs)
     return out
 
 

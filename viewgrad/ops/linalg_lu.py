@@ -398,10 +398,10 @@ def lu_legacy(A, pivot=True, get_infos=False, out=None):
     warn_once("lu")   # Note [warnings given once]
     LU_t, pivots, info = _factor(A, pivot)
     if get_infos:
-        return RT.lu_with_info((LU_t, pivots, info))
+        return _out(RT.lu_with_info((LU_t, pivots, info)), out, "lu")
     # (no error for a zero pivot, with or without get_infos: PyTorch's _lu_with_info runs
     # lu_factor_ex without its check, whatever check_errors its Python side passes)
-    return (LU_t, pivots)
+    return _out((LU_t, pivots), out, "lu")
 
 
 def lu_solve_legacy(b, LU_data, LU_pivots, *, out=None):

@@ -84,6 +84,16 @@ def resize_(self, *size, memory_format=None):
                            "memory_format out")
     if shape == self._data.shape:
         return self
+    resize_storage(self, shape)
+    self._version_counter.bump("resize_")
+    return self
+
+
+def resize_storage(self, shape):
+    """``resize_``'s work without its version bump: an ``out=`` argument is resized and
+    written by one op, which bumps its version once (``args.with_out``)."""
+    if self.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
     vc = self._version_counter
     if vc.inference:
         vc.bump("resize_")   # (outside inference mode: PyTorch's error for an update)
@@ -120,8 +130,6 @@ def resize_(self, *size, memory_format=None):
     strides = tuple(s * flat.itemsize for s in row_major_strides(shape))
     self._data = B.strided_in(dev, flat, shape, strides, offset)
     self._storage = storage
-    vc.bump("resize_")
-    return self
 
 
 @method("resize_as_")
