@@ -10,6 +10,7 @@ from .backend import (float32, float64, float16, int64, int32, int16, int8, uint
 from .backend import device, cuda_is_available, set_default_device, get_default_device
 from .backend import (memory_format, contiguous_format, preserve_format, channels_last,
                       channels_last_3d)
+from .backend.formats import layout, strided   # (backend.strided is a module of its own)
 from . import autograd  # noqa: F401  (before tensor: autograd's modules import Tensor)
 from .tensor import Tensor, Size
 from . import ops
@@ -100,6 +101,7 @@ from .ops.combinatorics import tril_indices, triu_indices, combinations
 from .ops.narrow_copy import narrow_copy
 from .ops.inplace import masked_fill
 from .ops.conveniences import conj_physical
+from .ops.tensor_facts import angle, isreal, adjoint
 from . import return_types  # noqa: E402  (the named tuples: return_types.max, .sort...)
 from .ops.compare import isclose, allclose, equal, count_nonzero, all, any  # noqa: A004
 from . import linalg  # noqa: E402  (vg.linalg: vector_norm, matrix_norm, norm)

@@ -166,9 +166,9 @@ def test_seed_example_in_a_terminal(terminal, tmp_path):
 def test_completion_menu_tab_signature_toolbar_and_help(terminal):
     t = terminal
     t.read_until(r">>> ", timeout=90)
-    t.type("t = vg.ones(2, requires_grad=True) * 2\r")
+    t.type("t = vg.ones(2, 2, requires_grad=True) * 2\r")
     # the menu opens while typing; Tab with many choices and nothing in common inserts
-    # nothing (t.T is not chosen for the reader); the next letters narrow the menu
+    # nothing (t.H, the first, is not chosen for the reader); the next letters narrow it
     mark = len(t.screen)
     t.type("q = t.")
     t.read_until(r"abs_\s+method", start=mark)
@@ -187,7 +187,7 @@ def test_completion_menu_tab_signature_toolbar_and_help(terminal):
     t.type("\r", pause=0.3)
     t.type("\r")
     t.type("print('W', w.shape)\r")
-    t.read_until(r"W viewgrad.Size\(\[2\]\)", start=mark)
+    t.read_until(r"W viewgrad.Size\(\[2, 2\]\)", start=mark)
     # the signature toolbar while typing a call, the current argument marked
     mark = len(t.screen)
     t.type("z = vg.zeros(2, dtype=")

@@ -26,6 +26,22 @@ SAMPLES = {
     # no derivative (NotImplemented): used on a constant, times a tensor that requires grad
     "heaviside": [(lambda a: a * vg.heaviside(a.detach(), _f64(0.5)), [("away", (3,))])],
     "nextafter": [(lambda a, b: vg.nextafter(a, b), [(3,), (3,)])],
+    # angle of a real tensor: 0 or pi, its gradient zero (PyTorch's AngleBackward0)
+    "angle": [(lambda a: a * vg.angle(a), [("away", (2, 3))])],
+    # the comparisons in place (ops/tensor_facts.py): zero gradients, here through the
+    # clone they overwrite, with the other operand a number or a tensor that needs one
+    "eq_scalar_": [(lambda a: a * (a * 1).eq_(0.5), [(3,)])],
+    "ne_scalar_": [(lambda a: a * (a * 1).ne_(0.5), [(3,)])],
+    "lt_scalar_": [(lambda a: a * (a * 1).lt_(0.5), [("away", (3,))])],
+    "le_scalar_": [(lambda a: a * (a * 1).le_(0.5), [("away", (3,))])],
+    "gt_scalar_": [(lambda a: a * (a * 1).gt_(0.5), [("away", (3,))])],
+    "ge_scalar_": [(lambda a: a * (a * 1).ge_(0.5), [("away", (3,))])],
+    "eq_tensor_": [(lambda a, b: a * (a * 1).eq_(b) + b, [(3,), (3,)])],
+    "ne_tensor_": [(lambda a, b: a * (a * 1).ne_(b) + b, [(2, 3), (3,)])],
+    "lt_tensor_": [(lambda a, b: a * (a * 1).lt_(b) + b, [(2, 3), (3,)])],
+    "le_tensor_": [(lambda a, b: a * (a * 1).le_(b) + b, [(3,), (3,)])],
+    "gt_tensor_": [(lambda a, b: a * (a * 1).gt_(b) + b, [(3,), (1,)])],
+    "ge_tensor_": [(lambda a, b: a * (a * 1).ge_(b) + b, [(3,), (3,)])],
     "sinc": [(lambda a: a.sinc(), [("away", (2, 3))]), (lambda a: vg.sinc(a).sinc_(), [("away", (2,))])],
     "deg2rad": [(lambda a: vg.deg2rad(a), [(3,)])],
     "rad2deg": [(lambda a: a.rad2deg(), [(3,)])],

@@ -19,6 +19,8 @@ CALLS = {   # key -> a call that gives it, written for either module as M
     "chain_matmul": "M.chain_matmul(M.eye(2), M.eye(2))",
     "lu": "M.lu(M.eye(2))",
     "lu_solve": "M.lu_solve(M.ones(2, 1), *M.linalg.lu_factor(M.eye(2)))",
+    "adjoint_0d": "M.adjoint(M.tensor(2.0))",
+    "H_0d": "M.tensor(2.0).H",
     "triangular_solve": "M.triangular_solve(M.ones(2, 1), M.eye(2))",
     "qr": "M.qr(M.eye(2))",
     "cross": "M.cross(M.ones(3, 3), M.ones(3, 3))",

@@ -22,7 +22,7 @@ from .. import layouts as _L
 
 __all__ = ["memory_format", "contiguous_format", "preserve_format", "channels_last",
            "channels_last_3d", "format_of", "format_strides", "suggest_memory_format",
-           "is_contiguous_as"]
+           "is_contiguous_as", "layout", "strided"]
 
 
 class memory_format:
@@ -46,6 +46,22 @@ def _make(name):
     return m
 
 
+class layout:
+    """A tensor layout (``x.layout``): ``vg.strided``, elements at strides over a storage,
+    is the only one viewgrad has (PyTorch also has sparse layouts)."""
+    __slots__ = ()
+
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("cannot create 'torch.layout' instances")
+
+    def __repr__(self):
+        return "torch.strided"
+
+    def __reduce__(self):
+        return "strided"
+
+
+strided = object.__new__(layout)
 contiguous_format = _make("contiguous_format")
 preserve_format = _make("preserve_format")
 channels_last = _make("channels_last")

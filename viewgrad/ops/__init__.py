@@ -18,6 +18,8 @@ from . import shaping, diag, counting, distance  # noqa: F401  (hstack, diag, un
 from . import linalg_solve, linalg_decomp, linalg_names  # noqa: F401  (inv, svd, ...)
 from . import compare  # noqa: F401  (< == ...; isclose, allclose, equal, count_nonzero, all, any)
 from . import aliases  # noqa: F401  (torch.eq, greater, multiply, broadcast_tensors...)
+from . import tensor_facts  # noqa: F401  (layout, is_sparse..., eq_ & co., angle, adjoint, H)
+from . import conveniences  # noqa: F401,E402
 from . import linalg_tri, matrix_exp, covariance  # noqa: F401  (solve_triangular, expm, cov)
 from . import linalg_lu  # noqa: F401  (lu_factor, lu, lu_solve, lu_unpack; Tensor.lu)
 from . import resize  # noqa: F401  (Tensor.resize_, resize_as_)
@@ -78,7 +80,9 @@ def _matrix_transpose(name):
         if self.dim() < 2:
             raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of "
                                f"matrices. Got {self.dim()}-D tensor.")
-        return self.transpose(-2, -1)  # real dtypes only: mH is mT
+        if name == "mH":   # (of a real tensor mH is mT; a complex one would need the bit)
+            conveniences.refuse_conjugate_view(self, "mH", "z.mT.conj_physical()")
+        return self.transpose(-2, -1)
     get.__doc__ = (f"``x.{name}``: the last two dims swapped (a view), as PyTorch's "
                    f"``Tensor.{name}``; refused below 2-D.")
     return property(get)
@@ -88,5 +92,7 @@ Tensor.mT = _matrix_transpose("mT")
 if not hasattr(Tensor, "mH"):
     Tensor.mH = _matrix_transpose("mH")
 Tensor.__setitem__ = inplace.setitem
+for _name, _prop in tensor_facts.PROPERTIES.items():   # (x.layout, x.is_sparse, x.H...)
+    setattr(Tensor, _name, _prop)
 
 __all__ = ["OPS", "table"]

@@ -65,11 +65,18 @@ def conj(self):
     """``torch.Tensor.conj`` of a real tensor: the tensor itself (PyTorch returns the same
     object). A complex one is refused: PyTorch's is a lazy view with a conjugate bit,
     which writes through to its base conjugated, and viewgrad keeps no such bit."""
-    if self._data.dtype.kind == "c":
-        raise RuntimeError("conj: viewgrad keeps no conjugate bit on a complex tensor, so it "
-                           "cannot give PyTorch's lazy conjugate view; use "
-                           "z.conj_physical() (a new tensor, the same values)")
+    refuse_conjugate_view(self, "conj", "z.conj_physical()")
     return self
+
+
+def refuse_conjugate_view(t, name, instead):
+    """PyTorch's ``conj``, ``mH``, ``H`` and ``adjoint`` of a complex tensor are lazy views
+    with a conjugate bit, which viewgrad does not keep: refused, never the unconjugated
+    values."""
+    if t._data.dtype.kind == "c":
+        raise RuntimeError(f"{name}: viewgrad keeps no conjugate bit on a complex tensor, so "
+                           f"it cannot give PyTorch's lazy conjugate view; use {instead} (a "
+                           "new tensor, the same values)")
 
 
 def _resolved(name):

@@ -21,6 +21,8 @@ import warnings
 __all__ = ["warn_once", "ONCE"]
 
 ONCE = {
+    "adjoint_0d": "adjoint() is deprecated on 0-D tensors. Consider using x.conj().",
+    "H_0d": "Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
     "chain_matmul": "torch.chain_matmul is deprecated and will be removed in a future PyTorch "
                     "release. Use torch.linalg.multi_dot instead, which accepts a list of two "
                     "or more tensors rather than multiple parameters.",
