@@ -328,7 +328,6 @@ DIFFERS = {
     "F_group_norm": _GN, "F_group_norm_plain": _GN, "nn_GroupNorm": _GN,
     "m_addmm": "AddmmBackward0 lacks mat1/mat2 _sym_sizes/_sym_strides (as mm: lean path)",
     "m_det": "torch LinalgDetBackward0 saves LU and pivots; viewgrad only A and result",
-    "m_quantile": "the top node: torch SqueezeBackward4, viewgrad ViewBackward0",
 }
 
 

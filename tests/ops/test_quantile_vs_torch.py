@@ -85,3 +85,39 @@ def test_logcumsumexp_matches_torch_far_below_the_maximum_and_twice(dim):
     for a, b in zip(outs[0][:3], outs[1][:3]):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
     assert outs[0][3] == outs[1][3] == "LogcumsumexpBackward0"
+
+
+def _graph(fn, depth=0):
+    """Each node's name and saved values, down the whole graph."""
+    if fn is None or depth > 14:
+        return ""
+    saved = []
+    for a in sorted(x for x in dir(fn) if x.startswith("_saved_")):
+        v = getattr(fn, a)
+        if hasattr(v, "shape"):
+            v = ("tensor", tuple(v.shape))
+        saved.append((a, v))
+    kids = [_graph(n, depth + 1) for n, _ in fn.next_functions if n is not None]
+    return type(fn).__name__ + str(saved) + ("(" + ",".join(kids) + ")" if kids else "")
+
+
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+@pytest.mark.parametrize("shape,dim", [((2, 3, 4), None), ((2, 3, 4), 0), ((2, 3, 4), 1),
+                                       ((2, 3, 4), -1), ((5,), 0), ((3, 4), 1)])
+@pytest.mark.parametrize("vector_q", [False, True])
+@pytest.mark.parametrize("keepdim", [False, True])
+@pytest.mark.parametrize("interpolation", ["linear", "lower", "midpoint"])
+def test_the_graph_is_torchs(name, shape, dim, vector_q, keepdim, interpolation):
+    """PyTorch's quantile_compute step for step: the sort (of the dim moved last), the view,
+    the gathers, lerp_ in place, and squeeze_ (or unsqueeze_, transpose_, squeeze_) on top,
+    each node with PyTorch's saved values."""
+    torch = torch_or_skip()
+    x0 = np.random.default_rng(0).standard_normal(shape)
+    x0.reshape(-1)[1] = np.nan
+    graphs = []
+    for M in (torch, vg):
+        x = M.tensor(x0, requires_grad=True)
+        q = M.tensor([0.2, 0.9], dtype=M.float64) if vector_q else 0.3
+        r = getattr(M, name)(x, q, dim=dim, keepdim=keepdim, interpolation=interpolation)
+        graphs.append(_graph(r.grad_fn))
+    assert graphs[1] == graphs[0]

@@ -20,6 +20,7 @@ CALLS = {   # key -> a call that gives it, written for either module as M
     "lu": "M.lu(M.eye(2))",
     "lu_solve": "M.lu_solve(M.ones(2, 1), *M.linalg.lu_factor(M.eye(2)))",
     "adjoint_0d": "M.adjoint(M.tensor(2.0))",
+    "typed_storage": "M.ones(2).storage()",
     "H_0d": "M.tensor(2.0).H",
     "triangular_solve": "M.triangular_solve(M.ones(2, 1), M.eye(2))",
     "qr": "M.qr(M.eye(2))",

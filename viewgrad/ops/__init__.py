@@ -20,6 +20,7 @@ from . import compare  # noqa: F401  (< == ...; isclose, allclose, equal, count_
 from . import aliases  # noqa: F401  (torch.eq, greater, multiply, broadcast_tensors...)
 from . import tensor_facts  # noqa: F401  (layout, is_sparse..., eq_ & co., angle, adjoint, H)
 from . import conveniences  # noqa: F401,E402
+from . import storages  # noqa: F401  (x.untyped_storage(), x.storage())
 from . import linalg_tri, matrix_exp, covariance  # noqa: F401  (solve_triangular, expm, cov)
 from . import linalg_lu  # noqa: F401  (lu_factor, lu, lu_solve, lu_unpack; Tensor.lu)
 from . import resize  # noqa: F401  (Tensor.resize_, resize_as_)

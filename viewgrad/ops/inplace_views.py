@@ -115,8 +115,10 @@ def transpose_(self, dim0, dim1):
         return _restride(self, TRANSPOSE_, (0, 0), self._data, (transpose, (0, 0)),
                          "transpose_")
     data = TRANSPOSE_.forward(self._data, d0, d1)
-    return _restride(self, TRANSPOSE_, (d0, d1), data, (transpose, (d0, d1)), "transpose_",
-                     (dim0, dim1))
+    out = _restride(self, TRANSPOSE_, (d0, d1), data, (transpose, (d0, d1)), "transpose_",
+                    (dim0, dim1))
+    # (the dims as given, as the out-of-place rows': Note [dims as given])
+    return show_given(show_given(out, "dim0", dim0, d0), "dim1", dim1, d1)
 
 
 @method("unsqueeze_")
@@ -125,7 +127,8 @@ def unsqueeze_(self, dim):
     dim. Bumps the version; autograd records ``UnsqueezeBackward1``."""
     d = _wrap_dim(dim, self.dim() + 1)
     data = UNSQUEEZE_.forward(self._data, d)
-    return _restride(self, UNSQUEEZE_, (d,), data, (unsqueeze, (d,)), "unsqueeze_", (dim,))
+    return show_given(_restride(self, UNSQUEEZE_, (d,), data, (unsqueeze, (d,)), "unsqueeze_",
+                                (dim,)), "dim", dim, d)
 
 
 @method("squeeze_")

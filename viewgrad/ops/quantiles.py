@@ -4,9 +4,10 @@ for each q the value at rank ``q * (n - 1)`` — between two neighbours by ``int
 rank rounded half to even). ``quantile`` gives NaN for a slice holding a NaN;
 ``nanquantile`` ranks among the slice's non-NaN values (NaN when there are none).
 
-Built of differentiable ops (sort, gather, lerp), so the gradient flows to the one or two
-values each quantile reads, as in PyTorch's graph (SortBackward0, GatherBackward0,
-LerpBackward1).
+Built of differentiable ops in the order PyTorch's quantile_compute runs them (sort,
+view, gather, lerp_ in place, squeeze_), so the gradient flows to the one or two values
+each quantile reads and the graph is PyTorch's node for node (SortBackward0,
+GatherBackward0, LerpBackward1, SqueezeBackward4 on top).
 """
 from __future__ import annotations
 
@@ -49,46 +50,47 @@ def _quantile(self, q, dim, keepdim, interpolation, ignore_nan, name):
     if dim is not None and self.dim() == 0:   # dim 0 or -1 of a 0-d tensor: all of it
         _wrap_dim(dim, 0)
         dim = None
-    x = self.reshape(-1) if dim is None else self
-    d = 0 if dim is None else _wrap_dim(dim, self.dim())
-    srt = x.sort(dim=d).values
-    n = x.shape[d]
-    nan = x.isnan()
-    # ranks per slice, kept along d: (1..., 1, 1...) shaped like the reduced slices
-    if ignore_nan:
-        count = (~nan).sum(d, keepdim=True).to(self.dtype)
+    # PyTorch's quantile_compute, step for step, so that the graph is its graph: sort the
+    # flattened input (or the dim moved last), view it with the quantiles' dim last...
+    if dim is None:
+        srt = self.flatten().sort().values
+        out_shape = [1] * self.dim() if keepdim else []
     else:
-        count = nan.any(d, keepdim=True).to(self.dtype) * 0 + n
-    outs = []
-    for i in range(qv.shape[0]):
-        qi = qv[i]
-        rank = qi * (count - 1)
-        # a slice with a NaN (quantile) or with no number (nanquantile): the last, NaN
-        last = nan.any(d, keepdim=True) if not ignore_nan else (count == 0)
-        rank = rank.masked_fill(last, n - 1)
-        if interpolation == "nearest":
-            rank = rank.round()
-        lo = rank.floor()
-        hi = rank.ceil()
-        v_lo = srt.gather(d, lo.to(B.int64))
-        v_hi = srt.gather(d, hi.to(B.int64))
-        if interpolation in ("lower", "nearest"):
-            v = v_lo
-        elif interpolation == "higher":
-            v = v_hi
-        elif interpolation == "midpoint":
-            v = v_lo.lerp(v_hi, 0.5)
+        d = _wrap_dim(dim, self.dim())
+        srt = (self if d == self.dim() - 1 else self.unsqueeze(-1).transpose(d, -1)).sort().values
+        out_shape = list(self.shape)
+        if keepdim:
+            out_shape[d] = 1
         else:
-            v = v_lo.lerp(v_hi, rank - lo)
-        if dim is None:
-            v = v.reshape((1,) * self.dim()) if keepdim else v.reshape(())
-        elif not keepdim:
-            v = v.squeeze(d)
-        outs.append(v)
+            del out_shape[d]
+    n = srt.shape[-1]
+    srt = srt.view(out_shape + [n])
+    # ... the ranks q * (n - 1) (NaN slices: the last; nanquantile: among the numbers) ...
+    nan = srt.isnan()
+    if ignore_nan:
+        ranks = qv * (nan.logical_not_().sum(-1, True) - 1)
+        ranks.masked_fill_(ranks < 0, 0)
+    else:
+        from .aliases import broadcast_tensors
+        scaled, last = broadcast_tensors(qv * (n - 1), nan.any(-1, True))
+        ranks = scaled.masked_fill(last, n - 1)
+    if interpolation == "lower":
+        ranks.floor_()
+    elif interpolation == "higher":
+        ranks.ceil_()
+    elif interpolation == "nearest":
+        ranks.round_()
+    below = ranks.to(B.int64)
+    values = srt.gather(-1, below)
+    # ... the neighbour above lerped in, in place ...
+    if interpolation in ("linear", "midpoint"):
+        from .factories import full_like
+        weights = full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below
+        values.lerp_(srt.gather(-1, ranks.ceil_().to(B.int64)), weights)
+    # ... and the quantiles' dim dropped (one q) or moved first, in place
     if scalar_q:
-        return outs[0]
-    from .joining import stack
-    return stack(outs, 0)
+        return values.squeeze_(-1)
+    return values.unsqueeze_(0).transpose_(0, -1).squeeze_(-1)
 
 
 @method("quantile")

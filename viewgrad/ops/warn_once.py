@@ -21,6 +21,11 @@ import warnings
 __all__ = ["warn_once", "ONCE"]
 
 ONCE = {
+    # (given from Python by PyTorch, once per process too: torch/storage.py)
+    "typed_storage": "TypedStorage is deprecated. It will be removed in the future and "
+                     "UntypedStorage will be the only storage class. This should only matter "
+                     "to you if you are using storages directly.  To access UntypedStorage "
+                     "directly, use tensor.untyped_storage() instead of tensor.storage()",
     "adjoint_0d": "adjoint() is deprecated on 0-D tensors. Consider using x.conj().",
     "H_0d": "Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
     "chain_matmul": "torch.chain_matmul is deprecated and will be removed in a future PyTorch "
