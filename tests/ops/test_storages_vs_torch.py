@@ -65,3 +65,18 @@ def test_a_storage_reads_the_memory_as_it_is_now():
     x[1] = 1.0
     assert s.tolist()[4:8] == list(np.float32(1.0).tobytes())
     assert not s.is_shared() and not s.is_pinned() and s.resizable()
+
+
+@pytest.mark.parametrize("expr", ["x", "x.view(2, 3)", "x.view(6)", "x.clone()", "x.detach()",
+                                  "x.t().t()", "x[:]", "x.expand(2, 3)", "x.as_strided((2, 3), (3, 1))",
+                                  "x.as_strided((2, 2), (3, 1), 1)"])
+def test_is_set_to_as_torch(expr):
+    torch = torch_or_skip()
+    got = []
+    for M in (torch, vg):
+        x = M.arange(6.0).reshape(2, 3)
+        got.append((x.is_set_to(eval(expr)), x[0].is_set_to(x[0]), x.t().is_set_to(x.t()),
+                    M.empty(0).is_set_to(M.empty(0))))
+        with pytest.raises(TypeError, match="must be Tensor, not int"):
+            x.is_set_to(3)
+    assert got[1] == got[0]

@@ -252,3 +252,19 @@ def map2_(self, x, y, callable):
     """Replace each element ``s`` by ``callable(s, a, b)``, ``a``, ``b`` the elements of
     ``x`` and ``y`` broadcast to self's shape, in place (``torch.Tensor.map2_``)."""
     return _python_map("map2_", self, (x, y), callable)
+
+
+@method("is_set_to")
+def is_set_to(self, tensor):
+    """Whether ``tensor`` is this very view of the same memory: the same storage, offset,
+    sizes and strides (``torch.Tensor.is_set_to``). Two empty tensors are never set to
+    each other."""
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"is_set_to(): argument 'tensor' (position 1) must be Tensor, not "
+                        f"{type(tensor).__name__}")
+    if not self.numel() and not tensor.numel():
+        return False
+    return (self._device is tensor._device
+            and self.untyped_storage().data_ptr() == tensor.untyped_storage().data_ptr()
+            and self.storage_offset() == tensor.storage_offset()
+            and tuple(self.shape) == tuple(tensor.shape) and self.stride() == tensor.stride())
