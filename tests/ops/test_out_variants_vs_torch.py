@@ -322,3 +322,17 @@ def test_linalg_out_as_torch(name):
         assert vv == tv
         tol = 1e-10 if va.dtype == np.float64 else 2e-5
         np.testing.assert_allclose(va, ta, rtol=tol, atol=tol)
+
+
+def test_an_out_that_requires_grad_is_resized_under_no_grad():
+    torch = torch_or_skip()
+    got = []
+    for M in (torch, vg):
+        out = M.zeros(2, requires_grad=True)
+        with M.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            M.add(M.ones(3), 1, out=out)
+            with pytest.raises(RuntimeError, match="cannot resize variables that require grad"):
+                out.resize_(5)
+        got.append((out.tolist(), out.requires_grad, out._version))
+    assert got[1] == got[0]

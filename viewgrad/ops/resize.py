@@ -91,9 +91,8 @@ def resize_(self, *size, memory_format=None):
 
 def resize_storage(self, shape):
     """``resize_``'s work without its version bump: an ``out=`` argument is resized and
-    written by one op, which bumps its version once (``args.with_out``)."""
-    if self.requires_grad:
-        raise RuntimeError("cannot resize variables that require grad")
+    written by one op, which bumps its version once (``args.with_out``); nor its refusal
+    of a tensor that requires grad (PyTorch resizes such an ``out`` under no_grad)."""
     vc = self._version_counter
     if vc.inference:
         vc.bump("resize_")   # (outside inference mode: PyTorch's error for an update)

@@ -68,14 +68,11 @@ class UntypedStorage:
     def __iter__(self):
         return iter(self.tolist())
 
-    def _elements(self):
-        return self.tolist()
-
     def _header(self):
         return f"torch.storage.UntypedStorage(device={self._device.type})"
 
     def __repr__(self):
-        body = "\n".join(f" {v}" for v in self._elements())
+        body = "\n".join(f" {v}" for v in self.tolist())
         return f"{body}\n[{self._header()} of size {len(self)}]"
 
 
@@ -100,9 +97,6 @@ class TypedStorage(UntypedStorage):
 
     def tolist(self):
         return self._device.to_host(self._array).reshape(-1).tolist()
-
-    def _elements(self):
-        return [float(v) if isinstance(v, float) else v for v in self.tolist()]
 
     def _header(self):
         return (f"torch.storage.TypedStorage(dtype=viewgrad.{B.dtype_name(self.dtype)}, "

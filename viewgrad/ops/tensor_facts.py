@@ -6,8 +6,9 @@
 * in-place comparisons, ``x.eq_(y)``, ``lt_``... and their aliases (``greater_``,
   ``less_equal_``...): self becomes 1 where the comparison holds and 0 elsewhere, in its
   own dtype, recorded as PyTorch records them (Note [comparisons in place]);
-* ``angle`` and ``isreal`` of a real tensor; ``adjoint()`` and ``H``;
-  ``new_empty_strided``; the method forms of ``cov`` and ``corrcoef``.
+* ``angle`` and ``isreal``; ``adjoint()`` and ``H`` (refused on a complex tensor, as
+  ``conj``); ``new_empty_strided``; the method forms of ``cov`` and ``corrcoef``;
+  ``is_set_to``; ``apply_``, ``map_`` and ``map2_`` (a Python function per element).
 """
 from __future__ import annotations
 
