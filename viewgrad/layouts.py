@@ -7,7 +7,7 @@ from __future__ import annotations
 
 __all__ = ["iterator_strides", "dense_strides", "non_overlapping_and_dense",
            "torch_contiguous", "dense_in_order", "channels_last_strides", "row_major_strides",
-           "ordered", "view_strides", "index_strides"]
+           "ordered", "view_strides", "index_strides", "column_major"]
 
 
 # Note [an elementwise result's layout]
@@ -80,6 +80,13 @@ def non_overlapping_and_dense(shape, st):
             return False
         need *= shape[d]
     return True
+
+
+def column_major(shape, st):
+    """Whether a matrix of sizes ``shape`` and strides ``st`` is laid out column-major as
+    PyTorch's mm backward asks it (``st[0] == 1 and st[1] == shape[0]``: ``W.t()`` of a
+    row-major W); Note [a matrix gradient in its matrix's layout], ops/linalg.py."""
+    return st[0] == 1 and st[1] == shape[0]
 
 
 def row_major_strides(shape):

@@ -153,7 +153,7 @@ _RAW_EXTRA = {("PowBackward2", "_raw_saved_self"), ("LinalgPinvBackward0", "_raw
 
 def test_saved_names_are_pytorchs():
     """Over every op of the torch-differential lists: no node shows a name PyTorch's never
-    has (``_saved_self_shape``, ``_saved_mat2_transposed``: viewgrad's bookkeeping), no
+    has (``_saved_self_shape``, ``_saved_mat2_strides``: viewgrad's bookkeeping), no
     ``_raw_saved_`` name for a saved dim or flag, and the linear-algebra nodes name their
     saved results as PyTorch does (``_saved_L``, ``_saved_inverse``, ``_saved_solution``,
     ``_saved_Q``...)."""
@@ -167,7 +167,7 @@ def test_saved_names_are_pytorchs():
         for node in set(got) & set(want):
             compared += 1
             for a in got[node] - want[node]:
-                if a.endswith(("_shape", "_transposed")) or (
+                if a.endswith(("_shape", "_strides")) or (
                         a.startswith("_raw_saved_") and (node, a) not in _RAW_EXTRA):
                     wrong.append(f"{name}: {node}.{a}")
             if node.startswith("Linalg") and node not in ("LinalgPinvBackward0",):

@@ -313,11 +313,7 @@ for _n in ["Linear", "LayerNorm", "LayerNorm_noaffine", "BatchNorm1d", "BatchNor
 
 
 # What viewgrad does not show yet, with why: {case: (attributes only torch shows, why)}
-_MM_SIZES = ("_saved_mat2_sym_sizes", "_saved_mat2_sym_strides", "_saved_self_sym_sizes",
-             "_saved_self_sym_strides")
-_WHY_MM = ("MmBackward0's sizes and strides: saving them costs every mm a few tuples at "
-           "record time (the matmul paths), which the lean paths are kept free of")
-KNOWN = {"bin_mm": (_MM_SIZES, _WHY_MM), "bin_matmul": (_MM_SIZES, _WHY_MM)}
+KNOWN = {}
 
 # Cases found differing by this sweep and not fixed yet (each reason says how): they run
 # as strict xfails, so that a fix shows here and the entry goes.
@@ -326,7 +322,6 @@ _GN = ("torch's NativeGroupNormBackward0 has three differentiable outputs: its s
        "one output and saves them without history")
 DIFFERS = {
     "F_group_norm": _GN, "F_group_norm_plain": _GN, "nn_GroupNorm": _GN,
-    "m_addmm": "AddmmBackward0 lacks mat1/mat2 _sym_sizes/_sym_strides (as mm: lean path)",
     "m_det": "torch LinalgDetBackward0 saves LU and pivots; viewgrad only A and result",
 }
 

@@ -144,3 +144,13 @@ def test_op_sweep_runs_every_case(capsys):
     assert op_sweep.main(["--n", "2", "--rounds", "1"]) == 0
     rows = capsys.readouterr().out.splitlines()[1:]
     assert [r.split("  ")[0].strip() for r in rows] == [n.strip() for n in op_sweep.CASES]
+
+
+def test_mlp_forms_runs_every_form(capsys):
+    """``python -m bench.mlp_forms``: every way of writing the MLP step runs in viewgrad
+    (and torch, when installed) and prints its row of ratios."""
+    from bench import mlp_forms
+    assert mlp_forms.main(["--small", "--rounds", "1"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert [r.split()[0] for r in rows] == list(mlp_forms.FORMS)
+    assert all("viewgrad/numpy" in r for r in rows)

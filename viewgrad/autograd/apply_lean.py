@@ -208,14 +208,17 @@ def first_of_two(kernel, names, other_names):
     """The lean step of a two-input row whose second input needs no gradient: the first
     input's ``kernel`` (taking ``names``), then the version checks of what the second
     input's formula would take (``other_names``); ``(step, lean_apply)`` as
-    ``one_result``'s."""
-    name = names[0] if len(names) == 1 else None
+    ``one_result``'s. Names after the first are sizes or strides, handed over as saved."""
+    name = names[0] if names else None
+    more = tuple(names[1:])   # (values after the first: a matrix's sizes and strides)
     number = _IN("number", name)   # (the markers are shared: Note [saved values in the node])
     host = getattr(kernel, "host", None)   # Note [a kernel that is one ufunc] (ops/fast.py)
     same = getattr(kernel, "identity", False)
 
     def step(self, g):
         saved = self._sdict
+        if more and type(saved) is _IN:
+            return None   # (a lean call's node keeps one value: not this row's)
         if saved is number:   # x * 1.01: the cached operand the forward used
             if host is not None and type(g) is _HOST:
                 r = host(g, self._sarg)
@@ -255,7 +258,7 @@ def first_of_two(kernel, names, other_names):
                         or t is None or (v.had_grad_fn and t._grad_fn is None)):
                     return None
                 v = t._data
-            r = kernel(g, v)
+            r = kernel(g, v, *[saved[d] for d in more]) if more else kernel(g, v)
             if type(r) is not _HOST:
                 r = _as_array(r, g)
         for d in other_names:   # _check_saved, in line: a stale one raises all the same
@@ -335,11 +338,19 @@ def specialize(op):
         return None
     if op.fast2 is not None and len(op.inputs) == 2:
         kernel, names, other_names = op.fast2
-        first = first_of_two(kernel, names, other_names) if len(names) <= 1 else (None, None)
+        first = first_of_two(kernel, names, other_names) if len(names) <= 1 or (
+            _values_only(op, names[1:])) else (None, None)
         if op.fast[1][0] is not None:   # a kernel for each input
             return first[0], both_of_two(op.fast, first[1] or _none)
         return first if first[0] is not None else None
     return None
+
+
+def _values_only(op, names):
+    """Whether ``names`` are all sizes or strides of ``op``'s inputs (values, not tensors:
+    first_of_two hands them to the kernel as saved)."""
+    return all((n.endswith("_shape") and n[:-6] in op.inputs)
+               or (n.endswith("_strides") and n[:-8] in op.inputs) for n in names)
 
 
 def _none(self, grads):

@@ -188,8 +188,12 @@ class FnNode(Node):
             self._sdict = self._sv = None   # (_saved = None)
 
     def saved_items(self):
-        # (without the hidden values: Note [hidden saved values], saved_names.py)
-        items = [kv for kv in (self._saved or {}).items() if kv[0][0] != "_"]
+        """[(name, SavedTensor-or-value)] of what this node saved, for pictures: an
+        input's size and strides under PyTorch's names (``self_sym_sizes``), without the
+        hidden values (Note [hidden saved values], saved_names.py)."""
+        inputs = self.OP.inputs
+        items = [(_display_name(k, inputs), v) for k, v in (self._saved or {}).items()
+                 if k[0] != "_"]
         for _, v in items:
             if type(v) is SavedTensor:
                 v._set_node(self)
@@ -199,6 +203,16 @@ class FnNode(Node):
     def saved_tensors(self):
         return tuple(v.unpack(self) for v in (self._saved or {}).values()
                      if type(v) is SavedTensor)
+
+
+def _display_name(key, inputs):
+    """A saved value's name as PyTorch's ``_saved_`` attribute says it, without the prefix:
+    ``self_shape`` is ``self_sym_sizes``, ``mat2_strides`` is ``mat2_sym_strides``."""
+    if key.endswith("_shape") and key[:-6] in inputs:
+        return key[:-6] + "_sym_sizes"
+    if key.endswith("_strides") and key[:-8] in inputs:
+        return key[:-8] + "_sym_strides"
+    return key
 
 
 # Note [saved outputs of a multi-output node]
@@ -353,7 +367,7 @@ class OpDef:
                 if q not in inputs and q != "result" and q not in attrs and (
                         q not in self.outputs) and not (
                         q.endswith("_shape") and q[:-6] in inputs) and not (
-                        q.endswith("_transposed") and q[:-11] in inputs):
+                        q.endswith("_strides") and q[:-8] in inputs):
                     raise TypeError(f"derivative of {name} wrt {inp}: unknown name {p!r}")
             fl.append((f, tuple(params), "result" in params or any(
                 p in self.outputs for p in params)))
@@ -395,14 +409,19 @@ class OpDef:
             # A value that two formulas take is saved whatever needs a gradient (PyTorch's
             # code generator guards a saved value by should_compute_output only when one
             # formula takes it): addcdiv's tensor2, where's condition; index_add's index,
-            # which only the source's formula takes, is saved only for the source.
+            # which only the source's formula takes, is saved only for the source. An
+            # input's size (``<input>_shape``) is saved whatever needs a gradient, as
+            # PyTorch saves every ``sym_sizes()`` (``mm(x, W)`` with only W requiring
+            # grad still shows ``_saved_self_sym_sizes``); an input's strides
+            # (``<input>_strides``, mm's and addmm's) only for that input's own formula,
+            # as PyTorch's ``strides_or_error`` gives () for an input that needs none.
             uses = {}
             for f, deps, _ in self.formulas:
                 if f is not None:
                     for d in set(deps):
                         uses[d] = uses.get(d, 0) + 1
             always = set(self.attrs) | {"result", *self.outputs} | {
-                d for d, n in uses.items() if n > 1}
+                d for d, n in uses.items() if n > 1 or d.endswith("_shape")}
             names = []
             for need, (f, deps, _) in zip(needs, self.formulas):
                 if f is not None:
@@ -419,8 +438,8 @@ class OpDef:
                     plan.append((d, 0, self.inputs.index(d)))
                 elif d in self.attrs:
                     plan.append((d, 2, self.attrs.index(d)))
-                elif d.endswith("_transposed"):
-                    plan.append((d, 4, self.inputs.index(d[:-11])))
+                elif d.endswith("_strides"):
+                    plan.append((d, 4, self.inputs.index(d[:-8])))
                 else:   # <input>_shape (or _<input>_shape: Note [hidden saved values])
                     plan.append((d, 3, self.inputs.index(d[:-6].lstrip("_"))))
             plan = tuple(plan)

@@ -19,6 +19,8 @@ from .graph import (_NO_EDGE, next_sequence_nr as _next_seq, _complex_refusal,
                     _new_saved_tensor, _pack_output)
 from .state import state as _st
 
+_torch_strides = B.torch_strides
+
 __all__ = ["record", "sum_to"]
 
 _Tensor = Tensor
@@ -85,9 +87,8 @@ def _save(node, plan, inputs, out, attrs, defer_pack=False):
         elif kind == 3:
             x = inputs[idx]
             saved[name] = tuple(x._data.shape) if isinstance(x, _Tensor) else ()
-        else:  # <input>_transposed: a 2-D input laid out column-major (e.g. weight.t())
-            f = inputs[idx]._data.flags
-            saved[name] = bool(f.f_contiguous and not f.c_contiguous)
+        else:  # <input>_strides: as PyTorch reports them (mm's and addmm's layout choice)
+            saved[name] = _torch_strides(inputs[idx]._data)
     node._releasable = releasable
     node._sdict = saved
 

@@ -29,8 +29,11 @@ def saved_attributes(name, formulas, inputs, result_name=None):
         for d in deps:
             if d[0] == "_":
                 continue   # Note [hidden saved values]
-            if d.endswith("_transposed") and d[:-11] in inputs:
-                continue   # (how a matrix was laid out: viewgrad's own, not shown)
+            if d.endswith("_strides") and d[:-8] in inputs:
+                # PyTorch's name; () where the input needs no gradient (strides_or_error)
+                alias = "_saved_" + d[:-8] + "_sym_strides"
+                ns[alias] = _saved_property(d, False, alias, tuple, missing=())
+                continue
             if not (d.endswith("_shape") and d[:-6] in inputs):
                 shown = result_name if d == "result" and result_name else d
                 ns["_saved_" + shown] = _saved_property(d, False, "_saved_" + shown)
@@ -139,20 +142,29 @@ _AS_TORCH_SHOWS = {
 }
 
 
-def _saved_property(key, raw, shown=None, then=None):
+_NO_DEFAULT = object()
+
+
+def _saved_property(key, raw, shown=None, then=None, missing=_NO_DEFAULT):
     """The property ``_saved_<key>`` (``raw``: ``_raw_saved_<key>``, the SavedTensor);
     ``shown``: the attribute's own name when it is another name for ``key``'s value
-    (PyTorch's ``_saved_self_sym_sizes``), ``then``: what to make of that value."""
+    (PyTorch's ``_saved_self_sym_sizes``), ``then``: what to make of that value;
+    ``missing``: what it reads where the node did not save ``key``."""
     def get(self):
         saved = self._saved
         if saved is None:
             kept = self._kept   # Note [what a freed node keeps]
+            if (kept is None or key not in kept) and missing is not _NO_DEFAULT and (
+                    kept is not None):
+                return missing
             if kept is None or key not in kept:
                 if key in self.OP.inputs and not _was_saved(self, key):
                     return None   # never saved, so never freed: PyTorch's None
                 raise RuntimeError(ERR_FREED)
             saved = kept
         if key not in saved:
+            if missing is not _NO_DEFAULT:
+                return missing
             if key in self.OP.inputs:
                 return None   # an input saved only for a gradient not asked: PyTorch's None
             raise AttributeError(f"'{type(self).__name__}' object has no attribute "

@@ -13,6 +13,7 @@ sample.
 from __future__ import annotations
 
 from .. import backend as B
+from ..layouts import column_major
 from .reduce import _count
 from .nn_fast import relu_grad
 from .table import OPS
@@ -105,12 +106,18 @@ def _scale(x, a):
     return x if a == 1 else x * a
 
 
-def _mat2_grad(grad, mat1, transposed):
-    """mat1.T @ grad — computed as (grad.T @ mat1).T when mat2 is a transposed matrix
-    (linear's weight.t()), so that after TBackward0 the weight's gradient comes out
-    row-major like the weight, and AccumulateGrad can keep it without a copy (PyTorch's
-    mm_mat2_backward does the same)."""
-    if transposed:
+def _mat1_grad(grad, mat2, sizes, strides):
+    """grad @ mat2.T — as (mat2 @ grad.T).T when mat1 was column-major (Note [a matrix
+    gradient in its matrix's layout], linalg.py)."""
+    if column_major(sizes, strides):
+        return (mat2 @ grad.T).T
+    return grad @ mat2.T
+
+
+def _mat2_grad(grad, mat1, sizes, strides):
+    """mat1.T @ grad — as (grad.T @ mat1).T when mat2 was column-major (linear's
+    weight.t(): the weight's gradient comes out row-major like the weight)."""
+    if column_major(sizes, strides):
         return (grad.T @ mat1).T
     return mat1.T @ grad
 
@@ -194,14 +201,17 @@ FAST = {
     "mean_dim": dict(self=lambda grad, self_shape, dim, keepdim:
                      _expand(_restore(grad, self_shape, dim, keepdim), self_shape)
                      / _count(self_shape, dim)),
-    "mm": dict(self=lambda grad, mat2: grad @ mat2.T, mat2=lambda grad, self: self.T @ grad),
+    "mm": dict(self=lambda grad, mat2, self_shape, self_strides:
+               _mat1_grad(grad, mat2, self_shape, self_strides),
+               mat2=lambda grad, self, mat2_shape, mat2_strides:
+               _mat2_grad(grad, self, mat2_shape, mat2_strides)),
     "bmm": dict(self=lambda grad, mat2: grad @ mat2.swapaxes(1, 2),
                 mat2=lambda grad, self: self.swapaxes(1, 2) @ grad),
     "addmm": dict(self=lambda grad, beta: grad if beta == 1 else grad * beta,
-                  mat1=lambda grad, mat2, alpha: (grad @ mat2.T) * alpha if alpha != 1
-                  else grad @ mat2.T,
-                  mat2=lambda grad, mat1, alpha, mat2_transposed:
-                  _scale(_mat2_grad(grad, mat1, mat2_transposed), alpha)),
+                  mat1=lambda grad, mat2, alpha, mat1_shape, mat1_strides:
+                  _scale(_mat1_grad(grad, mat2, mat1_shape, mat1_strides), alpha),
+                  mat2=lambda grad, mat1, alpha, mat2_shape, mat2_strides:
+                  _scale(_mat2_grad(grad, mat1, mat2_shape, mat2_strides), alpha)),
     "clone": dict(self=_same),
     "view": dict(self=lambda grad, self_shape: grad.reshape(self_shape)),
     "_reshape_alias": dict(self=lambda grad, self_shape: grad.reshape(self_shape)),

@@ -6,6 +6,7 @@ AddmvBackward0, AddrBackward0, with views around them for batched shapes).
 from __future__ import annotations
 
 from .. import backend as B
+from ..layouts import column_major
 from ..tensor import Tensor, _wrap_dim
 from . import nn_fast as _nnf
 from .args import cpp_type_name, torch_type_name
@@ -20,9 +21,34 @@ def _mm_fwd(self, mat2):
     return self @ mat2
 
 
+# Note [a matrix gradient in its matrix's layout]
+# PyTorch's mm_mat1_backward and mm_mat2_backward (mm's and addmm's formulas) ask how the
+# input was laid out, from the sizes and strides the node saved: for a column-major
+# matrix (strides (1, rows): ``W.t()`` of a row-major W, as ``x @ W.t()`` and F.linear
+# make) the gradient is computed as the transpose of a product, so that it comes out
+# column-major too, and after the transpose's own backward the weight's gradient is
+# row-major like the weight: AccumulateGrad keeps it without the copy its layout
+# contract would otherwise make (the layout contract: autograd/accumulate.py's docstring).
+# The same product, taken transposed; one copy of the weight's size fewer per step.
+# The sizes and strides show as ``_saved_mat2_sym_sizes``/``_saved_mat2_sym_strides``.
+
+def _mm_mat1_backward(grad, mat2, sizes, strides, alpha):
+    if column_major(sizes, strides):
+        return _scale(mat2.mm(grad.t()).t(), alpha)
+    return _scale(grad.mm(mat2.t()), alpha)
+
+
+def _mm_mat2_backward(grad, mat1, sizes, strides, alpha):
+    if column_major(sizes, strides):
+        return _scale(grad.t().mm(mat1).t(), alpha)
+    return _scale(mat1.t().mm(grad), alpha)
+
+
 MM = defop("mm", "MmBackward0", _mm_fwd, inputs=("self", "mat2"),
-           self=lambda grad, mat2: grad.mm(mat2.t()),
-           mat2=lambda grad, self: self.t().mm(grad))
+           self=lambda grad, mat2, self_shape, self_strides:
+           _mm_mat1_backward(grad, mat2, self_shape, self_strides, 1),
+           mat2=lambda grad, self, mat2_shape, mat2_strides:
+           _mm_mat2_backward(grad, self, mat2_shape, mat2_strides, 1))
 BMM = defop("bmm", "BmmBackward0", _mm_fwd, inputs=("self", "mat2"),
             self=lambda grad, mat2: grad.bmm(mat2.transpose(1, 2)),
             mat2=lambda grad, self: self.transpose(1, 2).bmm(grad))
@@ -54,9 +80,10 @@ ADDMM = defop("addmm", "AddmmBackward0", _addmm_fwd, inputs=("self", "mat1", "ma
               attrs=("beta", "alpha"), broadcast=True,
               cls=_nnf.AddmmNode,   # Note [AddmmBackward0 on arrays] (nn_fast.py)
               self=lambda grad, beta: grad if beta == 1 else grad * beta,
-              mat1=lambda grad, mat2, alpha: _scale(grad.mm(mat2.t()), alpha),
-              mat2=lambda grad, mat1, alpha, mat2_transposed:
-              _scale(mat1.t().mm(grad), alpha))
+              mat1=lambda grad, mat2, alpha, mat1_shape, mat1_strides:
+              _mm_mat1_backward(grad, mat2, mat1_shape, mat1_strides, alpha),
+              mat2=lambda grad, mat1, alpha, mat2_shape, mat2_strides:
+              _mm_mat2_backward(grad, mat1, mat2_shape, mat2_strides, alpha))
 
 
 def _scale(x, a):

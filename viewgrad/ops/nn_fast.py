@@ -42,6 +42,7 @@ _new = object.__new__
 
 _HOST = B.HOST_ARRAY
 _maximum = B.host_ufunc("maximum")
+_torch_strides = B.torch_strides
 _enabled = [True]
 
 
@@ -240,7 +241,7 @@ def lean_linear(input, weight, bias, T, ADDMM, t_fn):
     needs = (eb is not None, ei is not None, ew is not None)
     plan = ADDMM._plans.get(needs) or ADDMM.save_plan(needs)
     inputs = (bias, input, wt)
-    if plan:   # _save's loop for ADDMM's plans (tensors, attributes, mat2_transposed)
+    if plan:   # _save's loop for ADDMM's plans (tensors, attributes, sizes, strides)
         saved = {}
         where = None
         releasable = False
@@ -254,9 +255,10 @@ def lean_linear(input, weight, bias, T, ADDMM, t_fn):
                 releasable = True
             elif kind == 2:
                 saved[name] = 1   # beta, alpha
+            elif kind == 3:
+                saved[name] = inputs[idx]._data.shape   # mat1's, mat2's sizes
             else:
-                f = inputs[idx]._data.flags
-                saved[name] = bool(f.f_contiguous and not f.c_contiguous)
+                saved[name] = _torch_strides(inputs[idx]._data)   # (and their strides)
         node._sdict = saved
         node._releasable = releasable
     else:
@@ -304,11 +306,16 @@ class AddmmNode(FnNode):
                 shapes = self._shapes
                 if saved["alpha"] == 1 and saved["beta"] == 1:
                     # a linear layer's node: the row's kernels (ops/fast.py) written out,
-                    # the same products; mat1 and mat2 are never broadcast, the bias may be.
-                    # The weight's product first, the input's last, as by hand: the input's
-                    # gradient is what the next node (a relu's mask) reads, still in cache
-                    gw = None if m1 is None else ((g.T @ m1).T if saved["mat2_transposed"]
-                                                  else m1.T @ g)
+                    # the same products, each in its matrix's layout (Note [a matrix
+                    # gradient in its matrix's layout], linalg.py); mat1 and mat2 are never
+                    # broadcast, the bias may be. The weight's product first, the input's
+                    # last, as by hand: the input's gradient is what the next node (a
+                    # relu's mask) reads, still in cache
+                    gw = None
+                    if m1 is not None:
+                        st = saved["mat2_strides"]
+                        gw = ((g.T @ m1).T if st[0] == 1 and st[1] == saved["mat2_shape"][0]
+                              else m1.T @ g)
                     r = None
                     if e0[0] is not None:
                         r = g
@@ -316,14 +323,21 @@ class AddmmNode(FnNode):
                             r = _sum_to_array(g, shapes[0])
                             if type(r) is not _HOST:
                                 r = B.xp_of(g).asarray(r)   # (a 0-d bias: a NumPy scalar)
-                    return [r, None if m2 is None else g @ m2.T, gw]
+                    gx = None
+                    if m2 is not None:
+                        st = saved["mat1_strides"]
+                        gx = ((m2 @ g.T).T if st[0] == 1 and st[1] == saved["mat1_shape"][0]
+                              else g @ m2.T)
+                    return [r, gx, gw]
                 out = [None, None, None]
                 if e0[0] is not None:
                     out[0] = fast[0][0](g, saved["beta"])
                 if m2 is not None:
-                    out[1] = fast[1][0](g, m2, saved["alpha"])
+                    out[1] = fast[1][0](g, m2, saved["alpha"], saved["mat1_shape"],
+                                        saved["mat1_strides"])
                 if m1 is not None:
-                    out[2] = fast[2][0](g, m1, saved["alpha"], saved["mat2_transposed"])
+                    out[2] = fast[2][0](g, m1, saved["alpha"], saved["mat2_shape"],
+                                        saved["mat2_strides"])
                 for i in (0, 1, 2):
                     r = out[i]
                     if r is not None:

@@ -109,9 +109,16 @@ def _node_rows(n):
     if n.freed:
         t = "saved tensors freed (backward ran)"
         rows.append((_small(t, "#757575"), t))
-    for k, v in n.attrs[:4]:
+    for k, v in n.attrs[:_ATTR_ROWS]:
         rows.append((_small(f"{k}={v}"), f"{k}={v}"))
+    if len(n.attrs) > _ATTR_ROWS:   # (the rest: `explain` and the HTML report list them)
+        more = len(n.attrs) - _ATTR_ROWS
+        t = f"… {more} more saved value{'s' if more > 1 else ''}"
+        rows.append((_small(t, "#757575"), t))
     return rows
+
+
+_ATTR_ROWS = 6   # saved values (not tensors) a node's box lists
 
 
 def _table(rows, border=0):
