@@ -7,7 +7,7 @@ from __future__ import annotations
 
 __all__ = ["iterator_strides", "dense_strides", "non_overlapping_and_dense",
            "torch_contiguous", "dense_in_order", "channels_last_strides", "row_major_strides",
-           "ordered", "view_strides", "index_strides", "column_major"]
+           "ordered", "view_strides", "index_strides", "column_major", "maybe_overlapping"]
 
 
 # Note [an elementwise result's layout]
@@ -80,6 +80,19 @@ def non_overlapping_and_dense(shape, st):
             return False
         need *= shape[d]
     return True
+
+
+def maybe_overlapping(shape, st):
+    """Whether two elements of a geometry (sizes, element strides) may share a storage
+    element: PyTorch's ``_maybe_overlapping_memory`` of its dims of size > 1, taken by
+    increasing stride, each stride past the last element the smaller ones reach (so a
+    broadcast dim, stride 0, overlaps). False may be answered only when none do."""
+    reach = 0
+    for d in sorted((d for d in range(len(shape)) if shape[d] > 1), key=lambda d: st[d]):
+        if st[d] <= reach:
+            return True
+        reach += st[d] * (shape[d] - 1)
+    return False
 
 
 def column_major(shape, st):

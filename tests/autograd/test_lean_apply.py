@@ -316,6 +316,8 @@ TAKEN = {
     "TransposeBackward0": lambda x: (x * 1.0).reshape(2, 3).transpose(0, 1),
     "SelectBackward0": lambda x: (x * 1.0).reshape(2, 3)[1],
     "SliceBackward0": lambda x: (x * 1.0)[1:4],
+    "AsStridedBackward0": lambda x: (x * 1.0).as_strided((2, 2), (1, 2), 1),
+    "CopyBackwards": lambda x: (x * 1.0).copy_(x * 2.0),
     "PowBackward0": lambda x: (x * 1.0) ** 2,
     "LeakyReluBackward0": lambda x: vg.nn.functional.leaky_relu(x * 1.0, 0.1),
     "HardtanhBackward0": lambda x: vg.nn.functional.hardtanh(x * 1.0),

@@ -59,6 +59,7 @@ def signature(roots):
                       n.base_sizes, n.base_strides, n.base_offset, n.row_major]
         items = n.saved_items() if hasattr(n, "saved_items") else []
         entry.append([(k, _value(v)) for k, v in items])
+        entry.append(getattr(n, "_shapes", None))   # (a broadcast operand's shape)
         out.append(entry)
     return out
 
@@ -128,6 +129,43 @@ def test_the_row_loop_takes_the_lean_path(monkeypatch):
     with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
         x2.mul_(2)                       # a leaf: the teaching path raises
     assert calls == ["mul", "mul"]
+
+
+def _slice_loop():
+    """Slices of rows written with operands broadcast to them (a row, a column, a 0-d
+    tensor, a number), and one that would have to grow the slice (refused)."""
+    x = vg.arange(24.0).reshape(6, 4).requires_grad_()
+    w = vg.linspace(0.5, 1.5, 4).requires_grad_()
+    c = vg.tensor([[2.0], [3.0]], requires_grad=True)
+    s = vg.tensor(1.25, requires_grad=True)
+    b = x.clone()
+    for i in range(0, 6, 2):
+        r = b[i:i + 2]
+        r.mul_(w)
+        r.add_(c)
+        r.narrow(0, 0, 1).sub_(s)
+        r.div_(2.0)
+    err = None
+    try:
+        b[0].add_(vg.ones(2, 4))
+    except RuntimeError as e:
+        err = str(e)
+    sig = signature([b.grad_fn])
+    b.sum().backward()
+    return sig, err, x.grad.tolist(), w.grad.tolist(), c.grad.tolist(), s.grad.tolist()
+
+
+def test_broadcast_operands_build_the_same_graph_both_ways(monkeypatch):
+    lean, teaching = both_ways(_slice_loop)
+    assert lean == teaching and lean[1] is not None
+    calls = []
+    real = inplace_ops.apply_inplace
+    monkeypatch.setattr(inplace_ops, "apply_inplace",
+                        lambda *a, **k: calls.append(a[0].name) or real(*a, **k))
+    _slice_loop()
+    # the full path: div_ on a slice gone stale (its narrow was written: the view's grad_fn
+    # is regenerated there) and the operand that would grow b[0]; the rest is lean
+    assert calls == ["div", "div", "div", "add"]
 
 
 def test_lean_refusals_are_the_teaching_paths():

@@ -7,9 +7,10 @@ explained. In a loop such as ``for i: b[i].mul_(w); b[i].add_(0.5)`` almost all 
 answer "nothing to refuse" for the same few reasons, which ``lean_binary_`` reads off
 directly, at once: grad mode on, no tracer, no anomaly mode, no saved-tensor hooks; self a
 float tensor with a history (a non-leaf, or a current view of a base with a history, made
-in grad mode), with no stride 0; the operand a Python number or a tensor of self's device,
-dtype and shape over other memory, not an inference tensor. Then nothing can be refused
-(check_inplace, the partial-overlap check and the mixed-devices check all pass) and the
+in grad mode), with no stride 0; the operand a Python number or a tensor of self's device
+and dtype over other memory, of self's shape or broadcast to it, not an inference tensor.
+Then nothing can be refused (check_inplace, the partial-overlap check and the
+mixed-devices check all pass) and the
 edges are known, and the op runs the same steps as apply_inplace — the same nodes recorded
 with the same saved values, the same write, bump and rebase — written out in line:
 
@@ -153,6 +154,16 @@ def _nodes():
     return _NODES
 
 
+def _broadcasts_to(shape, to):
+    """Whether an operand of ``shape`` broadcasts to ``to`` without changing it."""
+    if len(shape) > len(to):
+        return False
+    for a, b in zip(reversed(shape), reversed(to)):
+        if a != b and a != 1:
+            return False
+    return True
+
+
 # -- Note [lean in-place] -------------------------------------------------------------------
 
 def lean_binary_(op, self, other, opname):
@@ -179,12 +190,20 @@ def lean_binary_(op, self, other, opname):
                            or vi.base._grad_fn is None):
         return None
     t = type(other)
+    shapes = None
     if t is _Tensor:
         od = other._data
-        if (other._device is not self._device or od.shape != d.shape
-                or od.dtype != d.dtype or (other._vc or other._version_counter).inference
+        if (other._device is not self._device or od.dtype != d.dtype
+                or (other._vc or other._version_counter).inference
                 or _storage_of(other) is _storage_of(self)):
             return None
+        if od.shape != d.shape:
+            # an operand broadcast to self's shape (a row to a slice of rows): record's
+            # _shapes, so that backward sums its gradient back; anything else (self would
+            # have to grow) is the full path's error
+            if not (op.broadcast and _broadcasts_to(od.shape, d.shape)):
+                return None
+            shapes = (d.shape, od.shape)
         if other._view_info is None and other._grad_fn is None:
             # _edge_of(other) for a leaf: its AccumulateGrad, or no edge
             e = (grad_accumulator(other), 0) if other._requires_grad else _NO_EDGE
@@ -238,10 +257,12 @@ def lean_binary_(op, self, other, opname):
         inputs = (c, other)
     else:
         inputs = (self, other)
-    # record(op, inputs, self, (), edges), in line: same shapes and dtypes, no attrs
+    # record(op, inputs, self, (), edges), in line: same dtypes, no attrs
     node = _new(cls)
     node.next_functions = edges
     node._seq_nr = _next_seq()
+    if shapes is not None:
+        node._shapes = shapes
     if plan:
         saved = {}
         where = None

@@ -13,6 +13,7 @@ sample.
 from __future__ import annotations
 
 from .. import backend as B
+from ..autograd.graph import _sum_to_array
 from ..layouts import column_major
 from .reduce import _count
 from .nn_fast import relu_grad
@@ -176,6 +177,16 @@ def _full_slices(dim):
     return (slice(None),) * dim
 
 
+def _zeros_of(grad):
+    return _xp(grad).zeros(grad.shape, dtype=grad.dtype)   # zeros_grad (table.py)
+
+
+def _copy_src_grad(grad, _src_shape, _src_dtype):
+    """copy_'s gradient for src: summed back to src's shape, in src's dtype."""
+    r = grad if grad.shape == tuple(_src_shape) else _sum_to_array(grad, _src_shape)
+    return r if r.dtype == _src_dtype else B.cast(r, _src_dtype)
+
+
 FAST = {
     "add": dict(self=_same, other=_same),
     "add_scalar": dict(self=_same),
@@ -238,7 +249,10 @@ FAST = {
 
 def _install():
     from .fast_pointwise import FAST_POINTWISE   # (it takes helpers from here)
+    from .views import as_strided_grad   # (views.py imports nothing from here)
     FAST.update(FAST_POINTWISE)
+    FAST["as_strided"] = dict(self=as_strided_grad)   # Note [as_strided's backward]
+    FAST["copy"] = dict(self=_zeros_of, src=_copy_src_grad)
     for name, kernels in FAST.items():
         OPS[name].set_fast(**kernels)
 

@@ -18,6 +18,7 @@ import builtins as _builtins
 import operator
 
 from .. import backend as B
+from .. import layouts as _L
 from ..autograd.views import make_view, strided_region
 from ..autograd.inplace_lean import lean_select
 from ..autograd.saved_names import show_as, show_given
@@ -157,8 +158,21 @@ def unflatten(self, dim, sizes):
     return view(self, shape[:d] + sizes + shape[d + 1:])
 
 
-# as_strided: relative to the STORAGE, like PyTorch. Its backward scatters through flat
-# storage indices so overlapping geometries accumulate correctly.
+# as_strided: relative to the STORAGE, like PyTorch.
+#
+# Note [as_strided's backward]
+# The gradient of ``x.as_strided(size, stride, offset)`` for x is made in a storage of its
+# own, as PyTorch's as_strided_backward makes it: a zero storage spanning both geometries
+# (from the lower of the two offsets to the furthest element either reaches), the
+# gradient written into it through the output's geometry, and x's gradient read out of
+# it through x's own geometry. When neither geometry can overlap itself (PyTorch's
+# ``_maybe_overlapping_memory``; an output dim expanded with stride 0 is summed away
+# first, as PyTorch does) that is a plain write and a view: no index arrays. Otherwise
+# the general way: storage indices of every element, the gradient scattered with
+# accumulation (elements the output repeats add up), and divided where x's own elements
+# share storage (an expanded x sees each storage element once per alias; its expand's
+# backward adds them back up). A stale view's regenerated ``AsStridedBackward0`` (Note
+# [stale views], autograd/views.py) takes the plain way: its geometries are a view's.
 
 def _geometry_indices(xp, sizes, strides, offset):
     idx = xp.asarray(offset, dtype=B.int64)
@@ -169,10 +183,43 @@ def _geometry_indices(xp, sizes, strides, offset):
     return xp.broadcast_to(idx, tuple(sizes)) if sizes else idx.reshape(())
 
 
+def _extent(sizes, strides, offset):
+    """One past the furthest storage element a geometry reaches (``offset`` when empty)."""
+    if not all(sizes):
+        return offset
+    return offset + 1 + sum((sz - 1) * st for sz, st in zip(sizes, strides))
+
+
+def as_strided_plan(size, stride, storage_offset, in_geom):
+    """The plain way of Note [as_strided's backward], or None (the general way):
+    ``(sum_dims, out_stride, out_offset, in_offset, n)`` — the output dims to sum (stride
+    0, size > 1; kept, of size 1), the output's strides then, the two offsets into a
+    storage of ``n`` elements."""
+    in_sizes, in_strides, in_offset = in_geom
+    if not all(size) or not all(in_sizes):
+        return None
+    sum_dims = tuple(d for d, (sz, st) in enumerate(zip(size, stride)) if st == 0 and sz > 1)
+    out_size = tuple(1 if d in sum_dims else sz for d, sz in enumerate(size))
+    if _L.maybe_overlapping(out_size, stride) or _L.maybe_overlapping(in_sizes, in_strides):
+        return None
+    lo = min(storage_offset, in_offset)
+    n = max(_extent(out_size, stride, storage_offset), _extent(in_sizes, in_strides,
+                                                                in_offset)) - lo
+    return sum_dims, tuple(stride), storage_offset - lo, in_offset - lo, n
+
+
 def _as_strided_bwd(grad, size, stride, storage_offset, _in_geom):
     from .factories import zeros
     in_sizes, in_strides, in_offset = _in_geom
     xp = grad._device.xp
+    plan = as_strided_plan(size, stride, storage_offset, _in_geom) if (
+        grad._device.as_strided is not None) else None
+    if plan is not None:   # Note [as_strided's backward]: a write, then a view
+        sum_dims, out_stride, out_offset, in_off, n = plan
+        g = grad.sum(sum_dims, keepdim=True) if sum_dims else grad
+        storage = zeros((n,), dtype=grad.dtype, device=grad.device)
+        storage.as_strided(tuple(g.shape), out_stride, out_offset).copy_(g)
+        return storage.as_strided(tuple(in_sizes), tuple(in_strides), in_off)
     out_idx = _geometry_indices(xp, size, stride, storage_offset)
     in_idx = _geometry_indices(xp, in_sizes, in_strides, in_offset)
     n = 1 + builtins_max(int(out_idx.max()) if out_idx.size else 0,
@@ -187,6 +234,27 @@ def _as_strided_bwd(grad, size, stride, storage_offset, _in_geom):
         storage = storage / Tensor._make(xp.maximum(count, 1).astype(grad.dtype),
                                          grad._device)
     return take(storage, Tensor._make(in_idx, grad._device))
+
+
+def as_strided_grad(grad, size, stride, storage_offset, _in_geom):
+    """``_as_strided_bwd`` on arrays (the plain backward's kernel, ops/fast.py): the plain
+    way of Note [as_strided's backward] written out, the formula itself otherwise."""
+    dev = B.device_of_array(grad)
+    plan = as_strided_plan(size, stride, storage_offset, _in_geom) if (
+        dev is not None and dev.as_strided is not None) else None
+    if plan is None:
+        return _as_strided_bwd(Tensor._make(grad, dev or B.cpu), size, stride,
+                               storage_offset, _in_geom)._data
+    sum_dims, out_stride, out_offset, in_off, n = plan
+    xp = dev.xp
+    g = grad.sum(axis=sum_dims, keepdims=True) if sum_dims else grad
+    storage = xp.zeros((n,), dtype=grad.dtype)
+    item = storage.itemsize
+    B.strided_in(dev, storage, g.shape, tuple(st * item for st in out_stride),
+                 out_offset)[...] = g
+    in_sizes, in_strides, _ = _in_geom
+    return B.strided_in(dev, storage, tuple(in_sizes), tuple(st * item for st in in_strides),
+                        in_off)
 
 
 def _as_strided_fwd(self, size, stride, storage_offset, _in_geom):
