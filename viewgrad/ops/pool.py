@@ -60,6 +60,11 @@ def _padded_windows(x, kernel, stride, padding, dilation, out, value):
 def last_nan_or(xp, flat, am):
     """``am`` (positions along the last axis of ``flat``), except where a row has a NaN:
     there its last NaN's position (PyTorch's max pools take every NaN they meet)."""
+    if type(flat) is B.HOST_ARRAY and type(am) is B.HOST_ARRAY:
+        # NumPy's argmax answers a row's first NaN: where the maxima read are not NaN,
+        # no row has one, and the whole-window NaN pass is skipped
+        if not xp.isnan(xp.take_along_axis(flat, am[..., None], axis=-1)).any():
+            return am
     nan = xp.isnan(flat)
     k = flat.shape[-1]
     return xp.where(nan.any(axis=-1), k - 1 - nan[..., ::-1].argmax(axis=-1), am)
