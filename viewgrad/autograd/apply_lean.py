@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from .. import backend as B
 from .graph import _InNode, SavedTensor, _saved_array as saved_array, _sum_to_array
+from .saved_names import shown_geometry
 
 __all__ = ["specialize", "install", "set_lean_apply"]
 
@@ -349,8 +350,7 @@ def specialize(op):
 def _values_only(op, names):
     """Whether ``names`` are all sizes or strides of ``op``'s inputs (values, not tensors:
     first_of_two hands them to the kernel as saved)."""
-    return all((n.endswith("_shape") and n[:-6] in op.inputs)
-               or (n.endswith("_strides") and n[:-8] in op.inputs) for n in names)
+    return all(shown_geometry(n, op.inputs) is not None for n in names)
 
 
 def _none(self, grads):

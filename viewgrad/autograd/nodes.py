@@ -25,7 +25,8 @@ from .graph import (Node, SavedTensor, ERR_FREED, _InNode, get_saved as _get_sav
                     set_saved as _set_saved, _sum_to_array)
 from .apply_lean import install as _install_lean_apply
 from .recording import _differentiable, _per_input, sum_to
-from .saved_names import saved_attributes, shown_name as _shown_name
+from .saved_names import (saved_attributes, shown_geometry as _shown_geometry,
+                          shown_name as _shown_name)
 from .state import state as _st
 
 __all__ = ["OpDef", "defop", "OPS", "FnNode"]
@@ -192,8 +193,8 @@ class FnNode(Node):
         input's size and strides under PyTorch's names (``self_sym_sizes``), without the
         hidden values (Note [hidden saved values], saved_names.py)."""
         inputs = self.OP.inputs
-        items = [(_display_name(k, inputs), v) for k, v in (self._saved or {}).items()
-                 if k[0] != "_"]
+        items = [(_shown_geometry(k, inputs) or k, v)
+                 for k, v in (self._saved or {}).items() if k[0] != "_"]
         for _, v in items:
             if type(v) is SavedTensor:
                 v._set_node(self)
@@ -203,16 +204,6 @@ class FnNode(Node):
     def saved_tensors(self):
         return tuple(v.unpack(self) for v in (self._saved or {}).values()
                      if type(v) is SavedTensor)
-
-
-def _display_name(key, inputs):
-    """A saved value's name as PyTorch's ``_saved_`` attribute says it, without the prefix:
-    ``self_shape`` is ``self_sym_sizes``, ``mat2_strides`` is ``mat2_sym_strides``."""
-    if key.endswith("_shape") and key[:-6] in inputs:
-        return key[:-6] + "_sym_sizes"
-    if key.endswith("_strides") and key[:-8] in inputs:
-        return key[:-8] + "_sym_strides"
-    return key
 
 
 # Note [saved outputs of a multi-output node]
@@ -365,9 +356,7 @@ class OpDef:
                 # (_bias_shape: a hidden value, Note [hidden saved values] in saved_names.py)
                 q = p[1:] if p.startswith("_") and p not in attrs else p
                 if q not in inputs and q != "result" and q not in attrs and (
-                        q not in self.outputs) and not (
-                        q.endswith("_shape") and q[:-6] in inputs) and not (
-                        q.endswith("_strides") and q[:-8] in inputs):
+                        q not in self.outputs) and _shown_geometry(q, inputs) is None:
                     raise TypeError(f"derivative of {name} wrt {inp}: unknown name {p!r}")
             fl.append((f, tuple(params), "result" in params or any(
                 p in self.outputs for p in params)))

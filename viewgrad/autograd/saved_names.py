@@ -16,7 +16,7 @@ from ..tensor import Tensor
 from .graph import ERR_FREED, SavedTensor
 from .recording import _per_input
 
-__all__ = ["saved_attributes", "shown_name", "int64_as_shown", "show_given", "show_as",
+__all__ = ["saved_attributes", "shown_name", "shown_geometry", "int64_as_shown", "show_given", "show_as",
            "alias_property"]
 
 
@@ -29,27 +29,35 @@ def saved_attributes(name, formulas, inputs, result_name=None):
         for d in deps:
             if d[0] == "_":
                 continue   # Note [hidden saved values]
-            if d.endswith("_strides") and d[:-8] in inputs:
-                # PyTorch's name; () where the input needs no gradient (strides_or_error)
-                alias = "_saved_" + d[:-8] + "_sym_strides"
-                ns[alias] = _saved_property(d, False, alias, tuple, missing=())
+            geometry = shown_geometry(d, inputs)
+            if geometry is not None:
+                # PyTorch's names for an input's saved sizes and strides (strides read ()
+                # where the input needs no gradient: strides_or_error)
+                alias = "_saved_" + geometry
+                ns[alias] = _saved_property(d, False, alias, tuple, missing=(
+                    () if d.endswith("_strides") else _NO_DEFAULT))
+                if name.startswith("mean") and d == "self_shape":   # (and a mean's count)
+                    ns["_saved_self_sym_numel"] = _saved_property(
+                        d, False, "_saved_self_sym_numel", _numel)
                 continue
-            if not (d.endswith("_shape") and d[:-6] in inputs):
-                shown = result_name if d == "result" and result_name else d
-                ns["_saved_" + shown] = _saved_property(d, False, "_saved_" + shown)
-                ns["_raw_saved_" + shown] = _saved_property(d, True,
-                                                            "_raw_saved_" + shown)
+            shown = result_name if d == "result" and result_name else d
+            ns["_saved_" + shown] = _saved_property(d, False, "_saved_" + shown)
+            ns["_raw_saved_" + shown] = _saved_property(d, True, "_raw_saved_" + shown)
             if name == "linalg_svd" and d == "S":   # PyTorch's S.sym_size(-1), saved
                 ns["_saved_S_sym_argsize_minus_1"] = _saved_property(
                     d, False, "_saved_S_sym_argsize_minus_1", lambda v: v.shape[-1])
-            if d.endswith("_shape") and d[:-6] in inputs:
-                # the names PyTorch gives a saved size (and a mean's element count)
-                alias = "_saved_" + d[:-6] + "_sym_sizes"
-                ns[alias] = _saved_property(d, False, alias, tuple)
-                if name.startswith("mean") and d == "self_shape":
-                    ns["_saved_self_sym_numel"] = _saved_property(
-                        d, False, "_saved_self_sym_numel", _numel)
     return ns
+
+
+def shown_geometry(name, inputs):
+    """PyTorch's name (without ``_saved_``) for a saved name that is an input's size,
+    ``<input>_shape`` (``self_sym_sizes``), or strides, ``<input>_strides``
+    (``mat2_sym_strides``); None for any other name."""
+    if name.endswith("_shape") and name[:-6] in inputs:
+        return name[:-6] + "_sym_sizes"
+    if name.endswith("_strides") and name[:-8] in inputs:
+        return name[:-8] + "_sym_strides"
+    return None
 
 
 # Note [hidden saved values]
@@ -154,8 +162,7 @@ def _saved_property(key, raw, shown=None, then=None, missing=_NO_DEFAULT):
         saved = self._saved
         if saved is None:
             kept = self._kept   # Note [what a freed node keeps]
-            if (kept is None or key not in kept) and missing is not _NO_DEFAULT and (
-                    kept is not None):
+            if kept is not None and key not in kept and missing is not _NO_DEFAULT:
                 return missing
             if kept is None or key not in kept:
                 if key in self.OP.inputs and not _was_saved(self, key):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 
 from .. import backend as B
-from .fast import _number, _ONES
+from .fast import _number, _ONES, _zeros_of as _zeros
 from .pointwise import _sign_fwd, _sigmoid_fwd, _sigmoid_host
 from .activations import _gelu_grad_fwd, _f32, _SELU_ALPHA, _SELU_SCALE
 from .clamping import at_most, clamp_mask
@@ -44,10 +44,6 @@ def _rsqrt(x):
 
 def _mask(cond, like):
     return cond.astype(like.dtype)   # the formulas' _float_mask: a bool tensor .to(dtype)
-
-
-def _zeros(grad):
-    return _xp(grad).zeros(grad.shape, dtype=grad.dtype)   # zeros_grad (table.py)
 
 
 def _where0(mask, grad):

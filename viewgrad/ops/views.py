@@ -271,8 +271,7 @@ AS_STRIDED = defop("as_strided", "AsStridedBackward0", _as_strided_fwd,
 def as_strided_bounds(self, size, stride, storage_offset):
     """PyTorch's setStorage check: the geometry must fit in self's storage."""
     isz = self._data.itemsize
-    need = (storage_offset + 1 + sum((a - 1) * b for a, b in zip(size, stride))) if all(
-        size) else 0
+    need = _extent(size, stride, storage_offset) if all(size) else 0
     have = int(self._storage.size)
     if need > have or storage_offset < 0 or any(s < 0 for s in stride):
         raise RuntimeError(
