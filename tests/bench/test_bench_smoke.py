@@ -156,3 +156,41 @@ def test_forms_runs_every_form(capsys):
     import importlib.util
     if importlib.util.find_spec("torch") is not None:   # (the row forms compare with torch)
         assert all("viewgrad/torch" in r for r in rows)
+
+
+def test_ab_swaps_the_old_functions_in_and_back(capsys, tmp_path):
+    """``python -m bench.ab``: the old checkout's function is compiled from its own file,
+    runs in its arm (a marker only the old source has shows it was called), and the
+    module's own function is back afterwards; a null A/B prints its note."""
+    from bench import ab
+    from viewgrad.ops import nn_fast
+    new = nn_fast.lean_linear
+    src = os.path.join(ROOT, "viewgrad", "ops", "nn_fast.py")
+    old_root = tmp_path / "old"
+    (old_root / "viewgrad" / "ops").mkdir(parents=True)
+    with open(src, encoding="utf-8") as f:
+        text = f.read()
+    marker = "    OLD_CALLS.append(1)\n"
+    head = 'def lean_linear(input, weight, bias, T, ADDMM, t_fn):\n'
+    assert text.count(head) == 1
+    text = text.replace(head, head + marker.replace("OLD_CALLS", "_AB_OLD_CALLS"), 1)
+    (old_root / "viewgrad" / "ops" / "nn_fast.py").write_text(text, encoding="utf-8")
+    calls = []
+    nn_fast._AB_OLD_CALLS = calls
+    try:
+        swaps = ab.old_functions(["viewgrad.ops.nn_fast:lean_linear"], str(old_root))
+        (holder, attr, old, got_new), = swaps.values()
+        assert holder is nn_fast and attr == "lean_linear" and got_new is new and old is not new
+        r = ab.run(swaps, "mlp", steps=2, small=True)
+        assert len(r["old"]) == len(r["new"]) == 2 and r["reference"] == "numpy"
+        assert calls, "the old arm did not run the old function"
+        assert nn_fast.lean_linear is new
+    finally:
+        del nn_fast._AB_OLD_CALLS
+    assert ab.main(["viewgrad.ops.nn_fast:AddmmNode._lean_apply", "--workload", "chain",
+                    "--small", "--steps", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("old  viewgrad/") and out[1].startswith("new  viewgrad/")
+    assert "null A/B" in out[2]
+    with pytest.raises(SystemExit, match="module:function"):
+        ab.old_functions(["lean_linear"], None)
