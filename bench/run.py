@@ -65,6 +65,9 @@ def parse_args(argv):
                         "0.005)")
     p.add_argument("--no-torch", action="store_true", help="do not time PyTorch")
     p.add_argument("-q", "--quiet", action="store_true", help="no per-round lines")
+    p.add_argument("--gc", action="store_true",
+                   help="keep the cyclic garbage collector on while timing (default: off, "
+                        "as timeit)")
     return p.parse_args(argv)
 
 
@@ -280,6 +283,8 @@ def main(argv=None):
     from bench import workloads as W
     ctx = Ctx()
     _load_torch(ctx, args.threads, args.no_torch)
+    from bench import harness
+    harness.COLLECTOR["on"] = args.gc
 
     sizes = W.QUICK if args.quick else W.FULL
     rounds = args.rounds or (3 if args.quick else 21)

@@ -194,3 +194,22 @@ def test_ab_swaps_the_old_functions_in_and_back(capsys, tmp_path):
     assert "null A/B" in out[2]
     with pytest.raises(SystemExit, match="module:function"):
         ab.old_functions(["lean_linear"], None)
+
+
+def test_samples_keep_the_collector_on_when_asked():
+    """``python -m bench --gc``: samples run with the cyclic collector on (a program does
+    not switch it off); by default off, as timeit; either way it is on again afterwards."""
+    import gc
+    from bench import harness, run
+    seen = []
+    e = harness.Engine("probe", lambda: seen.append(gc.isenabled()))
+    for on in (False, True):
+        harness.COLLECTOR["on"] = on
+        try:
+            seen.clear()
+            harness.measure([e], rounds=1, min_time=0.0, warmup=0)
+        finally:
+            harness.COLLECTOR["on"] = False
+        assert seen and set(seen) == {on}
+        assert gc.isenabled()
+    assert run.parse_args(["--gc"]).gc and not run.parse_args([]).gc
