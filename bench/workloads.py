@@ -100,6 +100,12 @@ def _chain_inputs(width, seed=0):
 def chain_autograd(x, c, ops):
     """Forward + backward of the chain for any torch-like engine (viewgrad or torch)."""
     x.grad = None
+    chain_forward(x, c, ops).sum().backward()
+    return x.grad
+
+
+def chain_forward(x, c, ops):
+    """The chain's forward for any torch-like engine: its last result."""
     y = x
     for op in ops:
         if op == "muls":
@@ -114,8 +120,7 @@ def chain_autograd(x, c, ops):
             y = y.sigmoid()
         else:
             y = y.exp()
-    y.sum().backward()
-    return x.grad
+    return y
 
 
 def chain_numpy(x, c, ops):

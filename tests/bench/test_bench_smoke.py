@@ -213,3 +213,14 @@ def test_samples_keep_the_collector_on_when_asked():
         assert seen and set(seen) == {on}
         assert gc.isenabled()
     assert run.parse_args(["--gc"]).gc and not run.parse_args([]).gc
+
+
+def test_tracked_counts_what_a_live_graph_adds(capsys):
+    """``python -m bench.tracked``: every graph is counted, each adds its nodes (at least
+    one tracked object per node, row or step), and the chain's nodes are among its types."""
+    from bench import tracked
+    assert tracked.main(["--small"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert [r.split()[0] for r in rows] == ["chain", "inplace", "mlp"]
+    assert all(float(r.split()[1]) >= 1 for r in rows)
+    assert "MulBackward0" in rows[0] and "CopySlices" in rows[1]
