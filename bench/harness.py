@@ -8,9 +8,9 @@ each round, where both saw the same load; we report the median of those per-roun
 as well as each engine's median time.
 
 Each sample runs the engine's callable ``number`` times (calibrated once so a sample
-lasts at least ``min_time``) with the garbage collector off, like ``timeit`` (on with
-``COLLECTOR["on"]``: ``python -m bench --gc``); a ``gc.collect()`` precedes every sample
-so no engine pays for another's garbage.
+lasts at least ``min_time``) with the garbage collector off, like ``timeit``, or on with
+``COLLECTOR["on"]`` (what ``python -m bench`` sets, unless ``--no-gc``); a
+``gc.collect()`` precedes every sample so no engine pays for another's garbage.
 """
 from __future__ import annotations
 
@@ -34,9 +34,10 @@ class Engine:
         self.units = units
 
 
-# Whether samples run with the cyclic collector on (``python -m bench --gc``): a program
-# does not switch it off, and a graph of many GC-tracked objects pays for its collections
-# (issue 19's growth target is about them). Off by default, as timeit has it.
+# Whether samples run with the cyclic collector on: a program does not switch it off, and
+# a graph of many GC-tracked objects pays for its collections (issue 19 measured its
+# targets so; its growth target is about them). ``python -m bench`` turns it on (its
+# ``--no-gc`` leaves it off, as timeit does); the harness alone leaves it off.
 COLLECTOR = {"on": False}
 
 

@@ -65,9 +65,9 @@ def parse_args(argv):
                         "0.005)")
     p.add_argument("--no-torch", action="store_true", help="do not time PyTorch")
     p.add_argument("-q", "--quiet", action="store_true", help="no per-round lines")
-    p.add_argument("--gc", action="store_true",
-                   help="keep the cyclic garbage collector on while timing (default: off, "
-                        "as timeit)")
+    p.add_argument("--no-gc", dest="gc", action="store_false",
+                   help="switch the cyclic garbage collector off while timing, as timeit "
+                        "does (default: on, as in a program and in issue 19's figures)")
     return p.parse_args(argv)
 
 

@@ -5,7 +5,7 @@ Issue 19's growth target is about them: with the collector on (a program does no
 it off), every collection walks every tracked object, and a graph of N nodes with k
 tracked objects each makes the per-node cost of a long chain grow with N (the issue's
 estimate: 0.5-0.65 us per live tracked object per node at 100,000 nodes; ``python -m
-bench --gc`` times the targets that way). For each graph below, built and still alive
+bench`` times the targets with the collector on). For each graph below, built and alive
 (before its backward), this counts the tracked objects that were not there before it, per
 node (the chain), per row (the view + in-place loop) or per step (the MLP), and names the
 commonest types.

@@ -197,8 +197,9 @@ def test_ab_swaps_the_old_functions_in_and_back(capsys, tmp_path):
 
 
 def test_samples_keep_the_collector_on_when_asked():
-    """``python -m bench --gc``: samples run with the cyclic collector on (a program does
-    not switch it off); by default off, as timeit; either way it is on again afterwards."""
+    """``COLLECTOR["on"]``: samples run with the cyclic collector on (a program does not
+    switch it off; ``python -m bench`` sets it unless ``--no-gc``), or off as timeit does;
+    either way it is on again afterwards."""
     import gc
     from bench import harness, run
     seen = []
@@ -212,7 +213,7 @@ def test_samples_keep_the_collector_on_when_asked():
             harness.COLLECTOR["on"] = False
         assert seen and set(seen) == {on}
         assert gc.isenabled()
-    assert run.parse_args(["--gc"]).gc and not run.parse_args([]).gc
+    assert run.parse_args([]).gc and not run.parse_args(["--no-gc"]).gc
 
 
 def test_tracked_counts_what_a_live_graph_adds(capsys):
