@@ -225,3 +225,17 @@ def test_tracked_counts_what_a_live_graph_adds(capsys):
     assert [r.split()[0] for r in rows] == ["chain", "inplace", "mlp"]
     assert all(float(r.split()[1]) >= 1 for r in rows)
     assert "MulBackward0" in rows[0] and "CopySlices" in rows[1]
+
+
+def test_chain_floor_engines_agree_and_report(capsys):
+    """``python -m bench.chain_floor``: the three minimal engines compute the chain's
+    gradient as the hand-written NumPy chain does, and each gets its row."""
+    from bench import chain_floor
+    x, c = W._chain_inputs(8)
+    ops = W.chain_ops(30)
+    want = W.chain_numpy(x, c, ops)
+    for name, engine in chain_floor.ENGINES.items():
+        np.testing.assert_allclose(engine(x, c, ops), want, rtol=1e-6, err_msg=name)
+    assert chain_floor.main(["--small", "--rounds", "1"]) == 0
+    rows = capsys.readouterr().out.splitlines()[1:]
+    assert [r.split()[0] for r in rows] == list(chain_floor.ENGINES) + ["numpy"]
