@@ -39,8 +39,6 @@ import time        # noqa: E402
 
 import numpy as np  # noqa: E402
 
-import viewgrad as vg  # noqa: E402
-
 from bench import workloads as W  # noqa: E402
 
 __all__ = ["main", "old_functions", "run"]
@@ -90,40 +88,21 @@ def old_functions(names, old_root):
 
 
 def _workload(name, small):
-    """(viewgrad step, reference step, the reference's name)."""
-    try:
-        import torch
-        torch.set_num_threads(1)
-    except ImportError:
-        torch = None
+    """(viewgrad step, reference step, the reference's name): the benchmark's own engines
+    (bench/workloads.py) for that workload, in its quick or full sizes."""
+    from bench.run import Ctx, _load_torch
+    ctx = Ctx()
+    _load_torch(ctx, "1", False)
+    cfg = (W.QUICK if small else W.FULL)[name]
     if name == "mlp":
-        cfg = dict(W.QUICK["mlp"] if small else W.FULL["mlp"])
-        P, X, y = W.mlp_data(cfg)
-        vP, vX, vy = [vg.tensor(p.copy(), requires_grad=True) for p in P], vg.tensor(X), \
-            vg.tensor(y)
-        nP = [p.copy() for p in P]
-        lr = cfg["lr"]
-        return (lambda: W.mlp_step_autograd(vP, vX, vy, lr, W.vg_linear, W.vg_cross_entropy,
-                                            vg.no_grad),
-                lambda: W.mlp_step_numpy(nP, X, y, lr), "numpy")
-    if name == "chain":
-        cfg = W.QUICK["chain"] if small else W.FULL["chain"]
-        x, c = W._chain_inputs(cfg["width"])
-        ops = W.chain_ops(cfg["n_ops"])
-        vx, vc = vg.tensor(x, requires_grad=True), vg.tensor(c)
-        if torch is not None:
-            tx, tc = torch.tensor(x, requires_grad=True), torch.tensor(c)
-            return (lambda: W.chain_autograd(vx, vc, ops),
-                    lambda: W.chain_autograd(tx, tc, ops), "torch")
-        return lambda: W.chain_autograd(vx, vc, ops), lambda: W.chain_numpy(x, c, ops), "numpy"
-    cfg = W.QUICK["inplace"] if small else W.FULL["inplace"]
-    x, w = W.inplace_data(cfg)
-    vx, vw = vg.tensor(x, requires_grad=True), vg.tensor(w, requires_grad=True)
-    if torch is not None:
-        tx, tw = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
-        return (lambda: W.inplace_autograd(vx, vw), lambda: W.inplace_autograd(tx, tw),
-                "torch")
-    return lambda: W.inplace_autograd(vx, vw), lambda: W.inplace_numpy(x, w), "numpy"
+        engines = W._mlp_engines(cfg, ctx)
+    elif name == "chain":
+        engines = W._chain_engines(ctx, cfg["n_ops"], cfg["width"])
+    else:
+        engines = W.build_inplace(cfg, ctx).engines
+    by_name = {e.name: e.fn for e in engines}
+    ref = "numpy" if name == "mlp" or ctx.torch is None else "torch"
+    return by_name["viewgrad"], by_name[ref], ref
 
 
 def run(swaps, workload="mlp", steps=300, small=False):

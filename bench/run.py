@@ -262,6 +262,8 @@ def run_default_threads(args, workloads):
     cmd += ["--rounds", str(max(5, (args.rounds or 21) // 2))]
     if args.quiet:
         cmd.append("--quiet")
+    if not args.gc:
+        cmd.append("--no-gc")
     print(f"\n=== default-threads pass: {' '.join(cmd[1:])}", flush=True)
     env = threads.unpinned_env()
     env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
@@ -298,6 +300,7 @@ def main(argv=None):
     results = {
         "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "machine": machine_info(), "threads": thread_note, "mode": args.threads,
+        "gc_on_while_timing": args.gc,
         "quick": args.quick, "rounds": rounds, "min_time_s": min_time,
         "numpy": np.__version__, "blas": threads.blas_info(),
         "torch": threads.torch_info(ctx.torch) if ctx.torch is not None else ctx.torch_reason,

@@ -47,22 +47,13 @@ def _chain(n):
     x, c = W._chain_inputs(8)
     vx, vc = vg.tensor(x, requires_grad=True), vg.tensor(c)
     ops = W.chain_ops(n)
-
     return lambda: W.chain_forward(vx, vc, ops)
 
 
 def _rows(n, width):
     x, w = W.inplace_data({"rows": n, "width": width})
     vx, vw = vg.tensor(x, requires_grad=True), vg.tensor(w, requires_grad=True)
-
-    def build():
-        b = vx.clone()
-        for i in range(n):
-            r = b[i]
-            r.mul_(vw)
-            r.add_(0.5)
-        return b
-    return build
+    return lambda: W.inplace_forward(vx, vw)
 
 
 def _mlp(cfg):

@@ -562,13 +562,18 @@ def inplace_data(cfg, seed=0):
 def inplace_autograd(x, w):
     x.grad = None
     w.grad = None
+    inplace_forward(x, w).sum().backward()
+    return x.grad, w.grad
+
+
+def inplace_forward(x, w):
+    """The row loop's forward for any torch-like engine: the clone, rewritten row by row."""
     b = x.clone()
     for i in range(b.shape[0]):
         r = b[i]
         r.mul_(w)
         r.add_(0.5)
-    b.sum().backward()
-    return x.grad, w.grad
+    return b
 
 
 def inplace_numpy(x, w):
