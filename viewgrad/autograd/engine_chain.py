@@ -17,10 +17,14 @@ late], engine_plain.py), not waiting in ``buffers``. Anything else — a step
 that answers None (a saved value modified in place must raise, from the general step),
 a node with hooks, a branch — ends the run, and the loop takes that node as always.
 The order of the nodes is the queue's; ``tests/autograd/test_lean_apply.py`` runs
-programs with and without (``set_lean_apply(False)``) and compares.
+programs with and without (``set_lean_apply(False)``) and compares. A node that holds
+folded rows (Note [folded chains], fold.py) has a twin class whose ``_chain_step`` is
+None, so the one read above sends it aside: it runs with its own class's step, and then
+its rows, each fed by the one above it alone (Note [a pack's run]).
 """
 from __future__ import annotations
 
+from .fold import _raw_get as _raw_edges, holder_step, run_pack
 from .nodes import keep_attributes as _keep
 
 __all__ = ["run_chain"]
@@ -35,16 +39,23 @@ def run_chain(node, g, deps, buffers, keep_graph):
     while g is not None:
         step = node._chain_step   # (None on a node with hooks: Node._mark_hooked)
         if step is None:
-            break
-        edges = node.next_functions
-        fn, nr = edges[0]
-        if fn is None or nr or fn._n_outputs:
-            break
-        n = len(edges)
-        if n != 1 and (n != 2 or edges[1][0] is not None):
-            break
-        if deps is not None and (deps[fn] != 1 or (buffers and fn in buffers)):
-            break
+            # (and on a holder of folded rows, which runs them: Note [a pack's run], fold.py)
+            if not node._holds or node._hooked or deps is not None:
+                break
+            step = holder_step(node)
+            if step is None:
+                break
+            fn = None
+        else:
+            edges = node.next_functions
+            fn, nr = edges[0]
+            if fn is None or nr or fn._n_outputs:
+                break
+            n = len(edges)
+            if n != 1 and (n != 2 or edges[1][0] is not None):
+                break
+            if deps is not None and (deps[fn] != 1 or (buffers and fn in buffers)):
+                break
         r = step(node, g)   # (a staticmethod: no bound method made per node)
         if r is None:
             break
@@ -52,6 +63,13 @@ def run_chain(node, g, deps, buffers, keep_graph):
             if node.OP.kept:   # Note [what a freed node keeps] (nodes.py)
                 _keep(node)
             node._sdict = node._sv = None   # (the _saved property's setter, in line)
+        if fn is None:   # a holder: its rows next
+            if node._holds:
+                node, g = run_pack(node, _raw_edges(node), r, keep_graph)
+            else:   # (its step read its edges: its newest row is a node now, unique)
+                node = node.next_functions[0][0]
+                g = r
+            continue
         if deps is not None:
             deps[fn] = 0
         node = fn

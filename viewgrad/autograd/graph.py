@@ -90,6 +90,8 @@ class Node:
     _metadata = None
     _n_outputs = None  # set on nodes of multi-output ops
     _chain_step = None  # a table row's step on one bare array (Note [chain run], engine_chain.py)
+    _fold_i = -1        # its class number when it may be folded (Note [folded chains], fold.py)
+    _holds = False      # True on a holder of folded rows (its class's twin)
 
     def __init__(self, next_functions=()):
         self.next_functions = next_functions

@@ -55,6 +55,8 @@ class FnNode(Node):
     # x times a float64 w): each gradient is cast back to its input's dtype, as PyTorch's
     # validate_outputs does, so a float32 leaf never receives a float64 .grad.
     _dtypes = None
+    # None: not asked yet whether its class may be folded (fold._register answers once)
+    _fold_i = None
 
     def __dir__(self):
         return [n for n in super().__dir__() if _shown_name(n, self)]

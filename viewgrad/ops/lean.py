@@ -49,6 +49,7 @@ import sys
 from .. import backend as B
 from ..autograd import blame as _blame
 from ..autograd.accumulate import grad_accumulator as _grad_accumulator
+from ..autograd.fold import MASK as _FOLD_MASK, tick as _fold_tick
 from ..autograd.record_lean import record_one as _record_one
 from ..autograd.graph import (_NO_EDGE, _NO_BLAME, _InNode, _new_saved_tensor,
                               next_sequence_nr as _next_seq)
@@ -310,7 +311,7 @@ def unary_method(op, slow, out=False):
                 out._output_nr = 0
                 node = _new(cls)
                 node.next_functions = ((fn, self._output_nr),)
-                node._seq_nr = _next_seq()
+                node._seq_nr = seq = _next_seq()
                 if saves is None:
                     out._vc = None   # Note [a version counter made when first asked]
                     node._sdict = _NOTHING_SAVED
@@ -345,6 +346,8 @@ def unary_method(op, slow, out=False):
                         node._swhere = _NO_BLAME
                     node._releasable = True
                 out._grad_fn = node
+                if not seq & _FOLD_MASK:   # Note [folded chains] (autograd/fold.py)
+                    _fold_tick(fn)
                 return out
         return slow(self)
     public = with_out if out else method
@@ -399,7 +402,7 @@ def operator_method(op, slow, tensors=None):
                     out._output_nr = 0
                     node = _new(cls)
                     node.next_functions = ((fn, self._output_nr), _NO_EDGE)
-                    node._seq_nr = _next_seq()
+                    node._seq_nr = seq = _next_seq()
                     if saves is None:   # x - 1.65 and y + c save nothing
                         node._sdict = _NOTHING_SAVED
                         node._releasable = False
@@ -430,6 +433,8 @@ def operator_method(op, slow, tensors=None):
                             node._swhere = _NO_BLAME
                         node._releasable = True
                     out._grad_fn = node
+                    if not seq & _FOLD_MASK:   # Note [folded chains] (autograd/fold.py)
+                        _fold_tick(fn)
                     return out
         return slow(self, other)
     method.__name__ = method.__qualname__ = slow.__name__

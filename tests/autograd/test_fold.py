@@ -1,0 +1,266 @@
+"""Note [folded chains] and Note [a pack's run] (autograd/fold.py): a chain's nodes that
+nothing but the next node can reach are kept as rows, and come back as nodes when asked.
+Nothing may tell: every program runs twice, folding on (and forced after chosen ops) and
+off, and everything observable is compared — the gradients bit for bit, the errors word
+for word, and the graph walked node by node (names, edges, sequence numbers, saved
+values), before and after the backward."""
+import gc
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import viewgrad as vg
+from viewgrad.autograd import fold as F
+
+pytestmark = pytest.mark.host_only("the lean calls that fold are the host's (NumPy arrays)")
+
+
+@pytest.fixture(autouse=True)
+def _folding_back_on():
+    yield
+    F.set_folding(True)
+
+
+def _walk(t):
+    """Every node under ``t`` (newest first, each once) as what it shows: name, edges,
+    sequence number, saved values."""
+    out, stack, seen = [], [t.grad_fn], set()
+    top = t.grad_fn._sequence_nr()   # (sequence numbers are the process's: compare offsets)
+    while stack:
+        fn = stack.pop()
+        if fn is None or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        vals = [(name, _saved_or_error(fn, name)) for name in sorted(dir(type(fn)))
+                if name.startswith("_saved_")]
+        edges = [(None if f is None else f.name(), nr) for f, nr in fn.next_functions]
+        seq = fn._sequence_nr()
+        out.append((fn.name(), edges, seq if seq > 2 ** 62 else seq - top, vals))
+        stack.extend(f for f, _ in fn.next_functions)
+        gc.collect(0)
+    return out
+
+
+def _saved_or_error(fn, name):
+    try:
+        v = getattr(fn, name)
+        return v.tolist() if isinstance(v, vg.Tensor) else repr(v)
+    except (RuntimeError, AttributeError) as e:
+        return str(e)
+
+
+# The steps of a program: y is the chain's current tensor; `kept` what it holds on to.
+STEPS = ("tanh", "sigmoid", "exp", "muls", "adds", "mulc", "sin", "neg", "fold", "keep",
+         "alias", "fold", "muls", "tanh")
+
+
+def _program(steps, x, c, kept, fold_on):
+    y = x * 1.0
+    for s in steps:
+        if s == "tanh":
+            y = y.tanh()
+        elif s == "sigmoid":
+            y = y.sigmoid()
+        elif s == "exp":
+            y = (y * 0.1).exp()
+        elif s == "muls":
+            y = y * 1.01
+        elif s == "adds":
+            y = y - 0.25
+        elif s == "mulc":
+            y = y * c
+        elif s == "sin":
+            y = y.sin()
+        elif s == "neg":
+            y = -y
+        elif s == "keep":
+            kept.append(y)
+        elif s == "alias":   # shares y's version counter, not its node
+            kept.append(y.detach())
+        elif s == "fold" and fold_on:
+            F.fold(y.grad_fn)
+    return y
+
+
+def _run(steps, fold_on, ending):
+    F.set_folding(fold_on)
+    x = vg.tensor(np.linspace(-1.5, 2.0, 6), requires_grad=True)
+    c = vg.tensor(np.linspace(0.5, 1.5, 6))
+    kept = []
+    y = _program(steps, x, c, kept, fold_on)
+    if fold_on:
+        F.fold(y.grad_fn)
+    out = {}
+    try:
+        if ending == "walk_first":
+            out["walk"] = _walk(y)
+            y.sum().backward()
+        elif ending == "plain":
+            y.sum().backward()
+        elif ending == "twice":   # the second through a freed graph
+            s = y.sum()
+            s.backward()
+            out["after"] = _walk(y)
+            s.backward()
+        elif ending == "retained":
+            s = y.sum()
+            s.backward(retain_graph=True)
+            s.backward()
+        elif ending == "modified":   # a saved value modified through an alias
+            for k in kept:
+                if not k.requires_grad:
+                    k.add_(1.0)
+            y.sum().backward()
+        elif ending == "kept_too":   # the kept tensors feed the loss too: a graph, not a chain
+            loss = y.sum()
+            for k in kept:
+                loss = loss + k.sum() * 0.5
+            loss.backward()
+        elif ending == "grad":
+            inputs = [x] + [k for k in kept if k.requires_grad]
+            gs = vg.autograd.grad(y.sum(), inputs, allow_unused=True)
+            out["gs"] = [None if g is None else g.tolist() for g in gs]
+        elif ending == "double":
+            (g,) = vg.autograd.grad(y.sum(), [x], create_graph=True)
+            (g * g).sum().backward()
+        elif ending == "hooks":   # hooks on nodes reached by walking the (folded) chain
+            calls = []
+            fn = y.grad_fn
+            for i in range(len(steps)):
+                nf = fn.next_functions
+                if not nf or nf[0][0] is None or not hasattr(nf[0][0], "register_hook"):
+                    break
+                fn = nf[0][0]
+                if i % 5 == 2:
+                    fn.register_hook(lambda gi, go, i=i: calls.append(i))
+            y.sum().backward()
+            out["calls"] = calls
+        out["grad"] = None if x.grad is None else x.grad.tolist()
+    except RuntimeError as e:
+        out["error"] = str(e)
+    if ending != "twice" and "error" not in out:
+        out["after"] = _walk(y)
+    return out
+
+
+ENDINGS = ("walk_first", "plain", "twice", "retained", "modified", "kept_too", "grad",
+           "double", "hooks")
+
+
+@settings(max_examples=120, deadline=None)
+@given(steps=st.lists(st.sampled_from(STEPS), min_size=1, max_size=40),
+       ending=st.sampled_from(ENDINGS))
+def test_folded_programs_cannot_be_told_apart(steps, ending):
+    assert _run(steps, True, ending) == _run(steps, False, ending)
+
+
+@pytest.mark.parametrize("ending", ENDINGS)
+def test_long_chains_fold_by_themselves(ending):
+    # ~1,200 nodes: the lean calls' ticks fold them (no forced fold)
+    steps = ["tanh", "muls", "adds", "mulc", "sigmoid", "exp", "keep", "alias", "sin"] * 130
+    steps = [s for s in steps if s not in ("keep", "alias")] + ["keep", "alias", "tanh"]
+    assert _run(steps, True, ending) == _run(steps, False, ending)
+
+
+def _chain(n, x, c):
+    y = x * 1.0
+    for i in range(n):
+        k = i % 5
+        if k == 0:
+            y = y.tanh()
+        elif k == 1:
+            y = y * 1.01
+        elif k == 2:
+            y = y - 0.25
+        elif k == 3:
+            y = y * c
+        else:
+            y = y.sigmoid()
+    return y
+
+
+def test_a_folded_chain_keeps_no_tracked_object_per_node():
+    # the reason for folding (Note [folded chains]): a long live chain adds next to nothing
+    # the collector must walk; without folding, ~3.5 objects a node
+    x = vg.tensor(np.linspace(-1.5, 2.0, 8), requires_grad=True)
+    c = vg.tensor(np.linspace(0.5, 1.5, 8))
+    n = 5000
+    for on, most, least in ((True, 0.3, 0.0), (False, 1e9, 2.0)):
+        F.set_folding(on)
+        _chain(10, x, c)
+        gc.collect()
+        before = len(gc.get_objects())
+        y = _chain(n, x, c)
+        F.fold(y.grad_fn)   # (the ticks leave up to 2 * EVERY newest nodes as they are)
+        gc.collect()
+        per_node = (len(gc.get_objects()) - before) / n
+        assert least <= per_node <= most, (on, per_node)
+        y.sum().backward()
+        del y
+
+
+def test_rows_come_back_as_the_same_nodes_every_time():
+    x = vg.tensor(np.linspace(-1.5, 2.0, 8), requires_grad=True)
+    c = vg.tensor(np.linspace(0.5, 1.5, 8))
+    y = _chain(50, x, c)
+    F.fold(y.grad_fn)
+    assert type(F._raw_get(y.grad_fn)) is F.Pack
+    a = y.grad_fn.next_functions[0][0]
+    assert a is y.grad_fn.next_functions[0][0]
+    assert type(y.grad_fn).__name__ == y.grad_fn.name() == "SigmoidBackward0"
+    b = a.next_functions[0][0]
+    assert b is a.next_functions[0][0] and b._sequence_nr() == a._sequence_nr() - 1
+
+
+def test_a_held_node_is_not_folded():
+    x = vg.tensor(np.linspace(-1.5, 2.0, 8), requires_grad=True)
+    y = x * 1.0
+    for _ in range(10):
+        y = y.tanh()
+    held = y.grad_fn
+    for _ in range(10):
+        y = y * 1.01
+    F.fold(y.grad_fn)
+    fn, nodes = y.grad_fn, []
+    while fn is not None and fn.next_functions:
+        fn = fn.next_functions[0][0]
+        nodes.append(fn)
+    assert any(n is held for n in nodes)
+
+
+def test_a_modified_saved_result_raises_the_same_words():
+    def run(on):
+        F.set_folding(on)
+        x = vg.tensor(np.linspace(-1.5, 2.0, 8), requires_grad=True)
+        y = x.tanh()
+        alias = y.detach()
+        for _ in range(20):
+            y = y * 1.01
+        if on:
+            F.fold(y.grad_fn)
+            assert type(F._raw_get(y.grad_fn)) is F.Pack
+        alias.add_(1.0)
+        with pytest.raises(RuntimeError) as e:
+            y.sum().backward()
+        return str(e.value)
+    a, b = run(True), run(False)
+    assert a == b and "TanhBackward0" in a and "is at version 1" in a
+
+
+def test_saved_result_of_a_row_reads_back():
+    x = vg.tensor(np.linspace(-1.5, 2.0, 8), requires_grad=True)
+    y = x.tanh()
+    want = y.tolist()
+    for _ in range(5):
+        y = y * 1.01
+    F.fold(y.grad_fn)
+    fn = y.grad_fn
+    for _ in range(5):
+        fn = fn.next_functions[0][0]
+    assert fn.name() == "TanhBackward0"
+    assert fn._saved_result.tolist() == want
+    assert fn._saved_result._version == 0
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match="after they have already been freed"):
+        fn._saved_result
