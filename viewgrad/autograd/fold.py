@@ -31,9 +31,10 @@ can tell the new node from the folded one: nothing held that one. A result's ver
 counter that only the folded node held, at version 0, is dropped and made anew when the
 row comes back: nothing could have bumped it.
 
-The lean calls of ops/lean.py ``tick`` every ``EVERY`` sequence numbers; each tick folds
-what lies below the node the previous tick marked, so a chain shorter than ``EVERY``
-nodes is never folded, and the newest nodes of a longer one stay objects. Folding is off
+The lean calls of ops/lean.py ``tick`` every ``EVERY`` sequence numbers; in a long chain
+each tick folds what lies below the node the previous tick marked (``tick``), so the
+newest nodes stay objects and a chain shorter than ``EVERY * ANCHOR`` nodes is never
+folded. Folding is off
 while a tracer or anomaly mode runs (the lean calls are), where ``sys.getrefcount`` does
 not count as the checks expect (``_counted_as_expected``), and when switched off
 (``set_folding(False)``: tests/autograd/test_fold.py runs programs both ways and compares
@@ -52,10 +53,14 @@ from ..tensor import VersionCounter
 
 __all__ = ["tick", "fold", "run_pack", "set_folding", "EVERY", "MASK", "Pack"]
 
-EVERY = 256   # the lean calls tick every this many sequence numbers (a power of two)
+EVERY = 64    # the lean calls tick every this many sequence numbers (a power of two)
 MASK = EVERY - 1
+ANCHOR = 4    # ticks between two "is this a long chain?" questions (Note [folded chains])
 _enabled = [True]
-_mark = [None]   # a weak reference to the node the last tick marked
+_mark = [None]     # a weak reference to the node the last tick marked
+_anchor = [None]   # ... and to the one the last question marked
+_ticks = [0]
+_long = [False]    # the last question's answer
 _folding = threading.Lock()   # (two threads folding one chain would each lose rows)
 _ref = weakref.ref
 
@@ -234,17 +239,26 @@ _enabled[0] = _counted_as_expected()
 
 def tick(fn):
     """Called by the lean calls (ops/lean.py) every ``EVERY`` sequence numbers with the
-    node of their input: fold what is below the node the previous tick marked (its chain
-    has grown by about ``EVERY`` nodes since, or it is gone) and mark this one. The mark
-    is a weak reference, so the marked node stays the holder, not a row, until the next
-    tick: the newest nodes of a chain stay objects, and a chain shorter than ``EVERY``
-    nodes is never folded."""
+    node of their input. Every ``ANCHOR``-th tick asks whether the node it marked that
+    many ticks ago is still alive: only then is this a long chain (or a long-lived
+    graph), and until the next such question each tick folds what lies below the node
+    the previous tick marked. The marks are weak references, so a marked node stays an
+    object (the holder) until the next tick; a chain shorter than ``EVERY * ANCHOR``
+    nodes is never folded, and the newest ``EVERY`` to ``2 * EVERY`` nodes of a longer
+    one stay objects."""
     if not _folding.acquire(False):   # another thread is folding: skip this tick
         return
     try:
+        r = _ref(fn)
         prev = _mark[0]
-        _mark[0] = _ref(fn)
-        if prev is not None:
+        _mark[0] = r
+        n = _ticks[0] = _ticks[0] + 1
+        if not n % ANCHOR:
+            a = _anchor[0]
+            _long[0] = a is not None and a() is not None
+            _anchor[0] = r
+        r = None
+        if _long[0] and prev is not None:
             m = prev()
             prev = None
             if m is not None:
