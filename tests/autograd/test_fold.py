@@ -264,3 +264,60 @@ def test_saved_result_of_a_row_reads_back():
     y.sum().backward()
     with pytest.raises(RuntimeError, match="after they have already been freed"):
         fn._saved_result
+
+
+def _holders(t):
+    """How many holders of folded rows lie under ``t`` (read through the raw slots:
+    reading next_functions would make the rows nodes again)."""
+    n, fn = 0, t.grad_fn
+    while fn is not None:
+        e = F._raw_get(fn)
+        if type(e) is F.Pack:
+            n += 1
+            fn = e.parent[0][0]
+        else:
+            fn = e[0][0] if e else None
+    return n
+
+
+def test_short_chains_never_fold():
+    # a chain of fewer than EVERY * ANCHOR nodes, built again and again (the chain
+    # benchmark's shape): never asked to fold, so its nodes stay objects
+    x = vg.tensor(np.linspace(-1.5, 2.0, 8), requires_grad=True)
+    c = vg.tensor(np.linspace(0.5, 1.5, 8))
+    for _ in range(30):
+        y = _chain(200, x, c)
+        assert _holders(y) == 0
+        y.sum().backward()
+    long = _chain(3 * F.EVERY * F.ANCHOR, x, c)
+    assert _holders(long) >= 1
+
+
+def test_threads_folding_their_own_chains():
+    import threading
+    c = vg.tensor(np.linspace(0.5, 1.5, 8))
+
+    def grad(through_grad):
+        x = vg.tensor(np.linspace(-1.5, 2.0, 8), requires_grad=True)
+        y = _chain(3000, x, c).sum()
+        if through_grad:   # (the general engine: the rows come back as nodes)
+            return vg.autograd.grad(y, [x])[0].tolist()
+        y.backward()   # (the plain loop: the packs' runs)
+        return x.grad.tolist()
+    F.set_folding(False)
+    want = grad(False)
+    F.set_folding(True)
+    got, errors = [], []
+
+    def work(k):
+        try:
+            for i in range(3):
+                got.append(grad((i + k) % 2 == 0))
+        except Exception as e:   # pragma: no cover - reported below
+            errors.append(repr(e))
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(got) == 9 and all(g == want for g in got)

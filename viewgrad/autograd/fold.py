@@ -240,9 +240,9 @@ _enabled[0] = _counted_as_expected()
 def tick(fn):
     """Called by the lean calls (ops/lean.py) every ``EVERY`` sequence numbers with the
     node of their input. Every ``ANCHOR``-th tick asks whether the node it marked that
-    many ticks ago is still alive: only then is this a long chain (or a long-lived
-    graph), and until the next such question each tick folds what lies below the node
-    the previous tick marked. The marks are weak references, so a marked node stays an
+    many ticks ago is still alive and not yet run by a backward: only then is this a long
+    chain (or a graph still being built beside it), and until the next such question
+    each tick folds what lies below the node the previous tick marked. The marks are weak references, so a marked node stays an
     object (the holder) until the next tick; a chain shorter than ``EVERY * ANCHOR``
     nodes is never folded, and the newest ``EVERY`` to ``2 * EVERY`` nodes of a longer
     one stay objects."""
@@ -255,7 +255,13 @@ def tick(fn):
         n = _ticks[0] = _ticks[0] + 1
         if not n % ANCHOR:
             a = _anchor[0]
-            _long[0] = a is not None and a() is not None
+            a = None if a is None else a()
+            # alive, and not released by a backward: its graph is still being built (an
+            # old graph kept alive after its backward would say nothing of this chain);
+            # a node that saves nothing cannot say, and is taken for no
+            _long[0] = (a is not None and getattr(a, "_releasable", False)
+                        and a._sdict is not None)
+            a = None
             _anchor[0] = r
         r = None
         if _long[0] and prev is not None:
