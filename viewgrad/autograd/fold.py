@@ -302,10 +302,9 @@ def fold(fn):
         p = edge[0]
         if _grc(p) != 3:   # (None: far more)
             break
-        tp = type(p)
-        ci = tp._fold_i
+        ci = p._fold_i
         if ci is None:
-            ci = _register(tp)
+            ci = _register(type(p))
         if ci < 0 or p.__weakref__ is not None or p.__dict__:
             break   # (__dict__: hooks, metadata, _shapes, _dtypes, an anomaly trace...)
         sd = p._sdict
@@ -315,7 +314,7 @@ def fold(fn):
             mi = _MI.get(sd) or _marker_number(sd)
         else:
             break   # (a dict of SavedTensors, or released)
-        if tp._holds:   # an earlier holder: its rows are older than it
+        if p._holds:   # an earlier holder: its rows are older than it
             e = _raw_get(p)
             pack = e
             two = e.two
@@ -428,38 +427,37 @@ def run_pack(holder, pack, g, keep_graph):
     next and its gradient: the node the oldest row feeds, or a row made a node (not run)."""
     rows = pack.rows
     vals = pack.vals
-    flies = {}
+    flies = {}   # 2 * class number + two -> (step, stand-in)
     top = i = len(rows) - 1
+    r = g
     while i >= 0:
         v = vals[i]
-        row = rows[i]
         if v is _REL:
             break   # (released: the general step raises)
+        row = rows[i]
         if not i:   # what the oldest feeds must be a chain's next node (Note [chain run])
             e = pack.parent
             fn, nr = e[0]
             if (fn is None or nr or fn._n_outputs
                     or (len(e) != 1 and (len(e) != 2 or e[1][0] is not None))):
                 break
-        two = row[3]
-        f = flies.get(row[0] + row[0] + two)
+        key = row[0] + row[0] + row[3]
+        f = flies.get(key)
         if f is None:
             cls = _CLASSES[row[0]]
             step = cls._chain_step
             if step is None:
                 break
             fly = _new(cls)
-            _raw_set(fly, _FLY_EDGES[two])
-            f = flies[row[0] + row[0] + two] = (step, fly)
+            _raw_set(fly, _FLY_EDGES[row[3]])
+            f = flies[key] = (step, fly)
         step, fly = f
         mi = row[2]
-        if not mi:
-            fly._sdict = _NS
-        else:
+        if mi:
             fly._sdict = _MARKERS[mi]
             fly._sv = v
             k = _MKIND[mi]
-            if k == 0:
+            if not k:
                 vc = row[4]
                 fly._svc = _ZERO if vc is None else vc
             elif k == 1:
@@ -467,10 +465,13 @@ def run_pack(holder, pack, g, keep_graph):
             else:
                 fly._svc = pack.counters[row[4]]
                 fly._sver = row[5]
-        r = step(fly, g)
-        if r is None:
+        else:
+            fly._sdict = _NS
+        g = step(fly, g)
+        if g is None:
+            g = r
             break
-        g = r
+        r = g
         i -= 1
     fly = f = flies = v = None
     if not keep_graph and i < top:   # the rows that ran, released at once
