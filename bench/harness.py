@@ -10,7 +10,8 @@ as well as each engine's median time.
 Each sample runs the engine's callable ``number`` times (calibrated once so a sample
 lasts at least ``min_time``) with the garbage collector off, like ``timeit``, or on with
 ``COLLECTOR["on"]`` (what ``python -m bench`` sets, unless ``--no-gc``); a
-``gc.collect()`` precedes every sample so no engine pays for another's garbage.
+``gc.collect()`` precedes every sample so no engine pays for another's garbage (unless
+``--no-collect``: ``COLLECTOR["collect"]``).
 """
 from __future__ import annotations
 
@@ -38,11 +39,15 @@ class Engine:
 # a graph of many GC-tracked objects pays for its collections (issue 19 measured its
 # targets so; its growth target is about them). ``python -m bench`` turns it on (its
 # ``--no-gc`` leaves it off, as timeit does); the harness alone leaves it off.
-COLLECTOR = {"on": False}
+# ``collect``: a ``gc.collect()`` before every sample (the default), so no engine pays for
+# another's garbage; ``python -m bench --no-collect`` leaves the heap as a program's is,
+# collections falling where they fall (a harness that never collects measures so).
+COLLECTOR = {"on": False, "collect": True}
 
 
 def _sample(fn, number):
-    gc.collect()
+    if COLLECTOR["collect"]:
+        gc.collect()
     if not COLLECTOR["on"]:
         gc.disable()
     try:

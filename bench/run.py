@@ -68,6 +68,9 @@ def parse_args(argv):
     p.add_argument("--no-gc", dest="gc", action="store_false",
                    help="switch the cyclic garbage collector off while timing, as timeit "
                         "does (default: on, as in a program and in issue 19's figures)")
+    p.add_argument("--no-collect", dest="collect", action="store_false",
+                   help="no gc.collect() before each sample: collections fall where they "
+                        "fall, as in a program (default: a collected heap per sample)")
     return p.parse_args(argv)
 
 
@@ -264,6 +267,8 @@ def run_default_threads(args, workloads):
         cmd.append("--quiet")
     if not args.gc:
         cmd.append("--no-gc")
+    if not args.collect:
+        cmd.append("--no-collect")
     print(f"\n=== default-threads pass: {' '.join(cmd[1:])}", flush=True)
     env = threads.unpinned_env()
     env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
@@ -287,6 +292,7 @@ def main(argv=None):
     _load_torch(ctx, args.threads, args.no_torch)
     from bench import harness
     harness.COLLECTOR["on"] = args.gc
+    harness.COLLECTOR["collect"] = args.collect
 
     sizes = W.QUICK if args.quick else W.FULL
     rounds = args.rounds or (3 if args.quick else 21)
@@ -301,6 +307,7 @@ def main(argv=None):
         "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "machine": machine_info(), "threads": thread_note, "mode": args.threads,
         "gc_on_while_timing": args.gc,
+        "gc_collect_before_samples": args.collect,
         "quick": args.quick, "rounds": rounds, "min_time_s": min_time,
         "numpy": np.__version__, "blas": threads.blas_info(),
         "torch": threads.torch_info(ctx.torch) if ctx.torch is not None else ctx.torch_reason,

@@ -214,6 +214,26 @@ def test_samples_keep_the_collector_on_when_asked():
         assert seen and set(seen) == {on}
         assert gc.isenabled()
     assert run.parse_args([]).gc and not run.parse_args(["--no-gc"]).gc
+    assert run.parse_args([]).collect and not run.parse_args(["--no-collect"]).collect
+
+
+def test_samples_collect_first_unless_asked_not_to(monkeypatch):
+    """``COLLECTOR["collect"]``: a ``gc.collect()`` before every sample, or none at all
+    (``--no-collect``: the heap as a program has it)."""
+    import gc
+    from bench import harness
+    calls = []
+    monkeypatch.setattr(harness.gc, "collect", lambda *a: calls.append(1) or 0)
+    e = harness.Engine("probe", lambda: None)
+    for collect in (True, False):
+        harness.COLLECTOR["collect"] = collect
+        try:
+            calls.clear()
+            harness.measure([e], rounds=2, min_time=0.0, warmup=0)
+        finally:
+            harness.COLLECTOR["collect"] = True
+        assert bool(calls) == collect
+    assert gc.isenabled()
 
 
 def test_tracked_counts_what_a_live_graph_adds(capsys):
