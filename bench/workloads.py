@@ -44,7 +44,7 @@ FULL = {
     "inplace": {"rows": 256, "width": 256},
     "trace": {"n_ops": 1000, "width": 8, "rows": 64, "unrelated": 10_000},
     "render": {"nodes": 2000, "timeout_s": 120},
-    "memory": {"steps": 1000, "window": 100, "warmup": 1000, "batch": 64, "sizes": (64, 64, 64, 10)},
+    "memory": {"steps": 1000, "window": 100, "warmup": 4000, "batch": 64, "sizes": (64, 64, 64, 10)},
 }
 QUICK = {
     "chain": {"n_ops": 60, "width": 8},
@@ -856,6 +856,9 @@ def memory_run(cfg, log=None):
     # (up to 2,000 tuples of each size) and tracemalloc counts those as live, so without it
     # the first steps look smaller than the later ones while the lists fill. Objects made
     # before tracemalloc starts are not traced; a real leak still shows in the loop below.
+    # The step's list of freed 2-tuples fills slowly (the nll kernel's index tuple, about
+    # one in two steps: 1,000 steps of warm-up left it filling, ~50 B a step, which
+    # stopped after ~2,000 steps; twenty-eighth pass), hence 4,000.
     for _ in range(cfg["warmup"]):
         step()
     # preallocated before tracing: appending to lists would itself grow ~80 B/step
