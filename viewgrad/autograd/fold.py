@@ -208,8 +208,6 @@ def _register(cls):
     return i
 
 
-
-
 def _counted_as_expected():
     """Whether ``sys.getrefcount`` counts as ``fold``'s checks expect (the holder, our
     local, the argument): an interpreter that counts otherwise never folds."""
@@ -242,10 +240,10 @@ def tick(fn):
     node of their input. Every ``ANCHOR``-th tick asks whether the node it marked that
     many ticks ago is still alive and not yet run by a backward: only then is this a long
     chain (or a graph still being built beside it), and until the next such question
-    each tick folds what lies below the node the previous tick marked. The marks are weak references, so a marked node stays an
-    object (the holder) until the next tick; a chain shorter than ``EVERY * ANCHOR``
-    nodes is never folded, and the newest ``EVERY`` to ``2 * EVERY`` nodes of a longer
-    one stay objects."""
+    each tick folds what lies below the node the previous tick marked. The marks are weak
+    references, so a marked node stays an object (the holder) until the next tick; a
+    chain shorter than ``EVERY * ANCHOR`` nodes is never folded, and the newest ``EVERY``
+    to ``2 * EVERY`` nodes of a longer one stay objects."""
     if not _folding.acquire(False):   # another thread is folding: skip this tick
         return
     try:
