@@ -196,44 +196,38 @@ def test_ab_swaps_the_old_functions_in_and_back(capsys, tmp_path):
         ab.old_functions(["lean_linear"], None)
 
 
-def test_samples_keep_the_collector_on_when_asked():
+def _samples_with(knob, value, engine):
+    """``harness.measure`` of ``engine`` with ``COLLECTOR[knob]`` set to ``value``, the
+    harness's default put back after."""
+    from bench import harness
+    default = harness.COLLECTOR[knob]
+    harness.COLLECTOR[knob] = value
+    try:
+        harness.measure([engine], rounds=2, min_time=0.0, warmup=0)
+    finally:
+        harness.COLLECTOR[knob] = default
+
+
+def test_samples_keep_the_collector_on_when_asked(monkeypatch):
     """``COLLECTOR["on"]``: samples run with the cyclic collector on (a program does not
     switch it off; ``python -m bench`` sets it unless ``--no-gc``), or off as timeit does;
-    either way it is on again afterwards."""
+    either way it is on again afterwards. ``COLLECTOR["collect"]``: a ``gc.collect()``
+    before every sample, or none at all (``--no-collect``: the heap as a program has it)."""
     import gc
     from bench import harness, run
-    seen = []
-    e = harness.Engine("probe", lambda: seen.append(gc.isenabled()))
+    seen, calls = [], []
     for on in (False, True):
-        harness.COLLECTOR["on"] = on
-        try:
-            seen.clear()
-            harness.measure([e], rounds=1, min_time=0.0, warmup=0)
-        finally:
-            harness.COLLECTOR["on"] = False
+        seen.clear()
+        _samples_with("on", on, harness.Engine("probe", lambda: seen.append(gc.isenabled())))
         assert seen and set(seen) == {on}
         assert gc.isenabled()
+    monkeypatch.setattr(harness.gc, "collect", lambda *a: calls.append(1) or 0)
+    for collect in (True, False):
+        calls.clear()
+        _samples_with("collect", collect, harness.Engine("probe", lambda: None))
+        assert bool(calls) == collect
     assert run.parse_args([]).gc and not run.parse_args(["--no-gc"]).gc
     assert run.parse_args([]).collect and not run.parse_args(["--no-collect"]).collect
-
-
-def test_samples_collect_first_unless_asked_not_to(monkeypatch):
-    """``COLLECTOR["collect"]``: a ``gc.collect()`` before every sample, or none at all
-    (``--no-collect``: the heap as a program has it)."""
-    import gc
-    from bench import harness
-    calls = []
-    monkeypatch.setattr(harness.gc, "collect", lambda *a: calls.append(1) or 0)
-    e = harness.Engine("probe", lambda: None)
-    for collect in (True, False):
-        harness.COLLECTOR["collect"] = collect
-        try:
-            calls.clear()
-            harness.measure([e], rounds=2, min_time=0.0, warmup=0)
-        finally:
-            harness.COLLECTOR["collect"] = True
-        assert bool(calls) == collect
-    assert gc.isenabled()
 
 
 def test_tracked_counts_what_a_live_graph_adds(capsys):
