@@ -388,3 +388,25 @@ def test_a_long_folded_chain_against_torch():
             t * tc if k == 3 else t.sigmoid()
     t.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=0)
+
+
+def test_a_node_with_a_weak_reference_or_metadata_stays_itself():
+    import weakref
+    x = vg.tensor(np.linspace(-1.5, 2.0, 8), requires_grad=True)
+    c = vg.tensor(np.linspace(0.5, 1.5, 8))
+    y = _chain(20, x, c)
+    weak = weakref.ref(y.grad_fn)
+    y = _chain(20, y, c)
+    tagged = y.grad_fn
+    tagged.metadata["tag"] = 7
+    del tagged
+    y = _chain(20, y, c)
+    _fold(y)
+    assert weak() is not None
+    fn, found, tags = y.grad_fn, False, []
+    while fn is not None and fn.next_functions:
+        fn = fn.next_functions[0][0]
+        found = found or fn is weak()
+        if fn is not None and fn.metadata:
+            tags.append(fn.metadata["tag"])
+    assert found and tags == [7]
