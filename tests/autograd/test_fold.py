@@ -410,3 +410,31 @@ def test_a_node_with_a_weak_reference_or_metadata_stays_itself():
         if fn is not None and fn.metadata:
             tags.append(fn.metadata["tag"])
     assert found and tags == [7]
+
+
+# the same chain written every way a PyTorch user writes it: each lean path ticks
+STYLES = {
+    "methods": lambda y, c: y.tanh() * 1.01 - 0.25,
+    "functions": lambda y, c: vg.sigmoid(vg.tanh(y)) * c,
+    "named_methods": lambda y, c: y.tanh().mul(1.01).sub(0.25).div(1.01),
+    "functional": lambda y, c: vg.mul(vg.nn.functional.tanh(y), c),
+    "reflected": lambda y, c: 2.5 * vg.exp(y * 0.1) - 2.5,
+}
+
+
+@pytest.mark.parametrize("style", sorted(STYLES))
+def test_every_way_of_writing_a_long_chain_folds(style):
+    f = STYLES[style]
+    c = vg.tensor(np.linspace(0.5, 1.5, 8))
+
+    def run(on):
+        F.set_folding(on)
+        x = vg.tensor(np.linspace(-1.5, 2.0, 8), requires_grad=True)
+        y = x * 1.0
+        for _ in range(400):
+            y = f(y, c)
+        held = _holders(y)
+        y.sum().backward()
+        return held, x.grad.tolist()
+    (folded, a), (unfolded, b) = run(True), run(False)
+    assert folded >= 1 and unfolded == 0 and a == b

@@ -255,12 +255,11 @@ def tick(fn):
             a = _anchor[0]
             a = None if a is None else a()
             # alive, and not released by a backward: its graph is still being built (an
-            # old graph kept alive after its backward would say nothing of this chain);
-            # a node that saves nothing cannot say, and is taken for no
-            _long[0] = (a is not None and getattr(a, "_releasable", False)
-                        and a._sdict is not None)
+            # old graph kept alive after its backward would say nothing of this chain)
+            _long[0] = a is not None and a._sdict is not None
             a = None
-            _anchor[0] = r
+            if getattr(fn, "_releasable", False):   # (one that saves nothing, or no
+                _anchor[0] = r                      # FnNode, could not say: the old one stays)
         r = None
         if _long[0] and prev is not None:
             m = prev()

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from . import anomaly as _anomaly
 from . import blame as _blame
+from .fold import MASK as _FOLD_MASK, tick as _fold_tick
 from .graph import _NO_EDGE, next_sequence_nr as _next_seq, _new_saved_tensor
 from .recording import _NOTHING_SAVED, _complex_result, _differentiable, _save
-from .state import state as _st
+from .state import all_plain as _ALL_PLAIN, state as _st
 
 __all__ = ["record_one"]
 
@@ -46,7 +47,7 @@ def record_one(op, inputs, out, attrs, x):
             # int tensor * 2.5: cast the gradient back
             node._dtypes = (x._data.dtype, None)
     node.next_functions = _differentiable(edges, op.nondiff) if op.nondiff else edges
-    node._seq_nr = _next_seq()
+    node._seq_nr = seq = _next_seq()
     if not plan:
         node._sdict = _NOTHING_SAVED
         node._releasable = False
@@ -64,4 +65,6 @@ def record_one(op, inputs, out, attrs, x):
         _save(node, plan, inputs, out, attrs)
     if _st.anomaly:
         _anomaly.record_forward_stack(node)
+    elif not seq & _FOLD_MASK and (_ALL_PLAIN[0] or _st.plain):   # (no tracer watching)
+        _fold_tick(x._grad_fn)   # Note [folded chains] (fold.py)
     return node

@@ -150,7 +150,7 @@ def unary(op, x):
     out = new_result(r, x._device)
     node = _new(cls)
     node.next_functions = ((fn, x._output_nr),)
-    node._seq_nr = _next_seq()
+    node._seq_nr = seq = _next_seq()
     if name is None:
         node._sdict = _NOTHING_SAVED
         node._releasable = False
@@ -163,6 +163,8 @@ def unary(op, x):
     else:   # the input itself (it has a history), in the node
         _keep_in_node(node, x, row[5])
     out._grad_fn = node
+    if not seq & _FOLD_MASK:   # Note [folded chains] (autograd/fold.py)
+        _fold_tick(fn)
     return out
 
 
@@ -212,7 +214,7 @@ def with_number(op, x, other):
     out = new_result(r, x._device)
     node = _new(cls)
     node.next_functions = ((fn, x._output_nr), _NO_EDGE)
-    node._seq_nr = _next_seq()
+    node._seq_nr = seq = _next_seq()
     if name is None:   # x - 1.65 saves nothing
         node._sdict = _NOTHING_SAVED
         node._releasable = False
@@ -222,6 +224,8 @@ def with_number(op, x, other):
         node._sarg = z
         node._releasable = True
     out._grad_fn = node
+    if not seq & _FOLD_MASK:   # Note [folded chains] (autograd/fold.py)
+        _fold_tick(fn)
     return out
 
 
@@ -257,13 +261,15 @@ def with_constant(op, x, c):
     out = new_result(r, x._device)
     node = _new(cls)
     node.next_functions = ((fn, x._output_nr), _NO_EDGE)
-    node._seq_nr = _next_seq()
+    node._seq_nr = seq = _next_seq()
     if name is None:   # y + c saves nothing
         node._sdict = _NOTHING_SAVED
         node._releasable = False
     else:   # the constant, as an input is saved: the Tensor itself, in the node
         _keep_in_node(node, c, row[5])
     out._grad_fn = node
+    if not seq & _FOLD_MASK:   # Note [folded chains] (autograd/fold.py)
+        _fold_tick(fn)
     return out
 
 
@@ -487,7 +493,7 @@ def two_tensors(op, x, y, fn, data, yd, plain):
     out = new_result(r, x._device)
     node = _new(op.node_cls)
     node.next_functions = ((fn, 0), (fn2, 0))
-    node._seq_nr = _next_seq()
+    node._seq_nr = seq = _next_seq()
     if not same or r.shape != data.shape:   # record's: the inputs' shapes, one broadcast
         node._shapes = (data.shape, yd.shape)
     plan = op._plans.get(_BOTH) or op.save_plan(_BOTH)
@@ -515,6 +521,8 @@ def two_tensors(op, x, y, fn, data, yd, plain):
         node._sdict = saved
         node._releasable = True
     out._grad_fn = node
+    if not seq & _FOLD_MASK:   # Note [folded chains] (autograd/fold.py)
+        _fold_tick(fn)
     return out
 
 
