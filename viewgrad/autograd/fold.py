@@ -235,10 +235,27 @@ def _counted_as_expected():
 _enabled[0] = _counted_as_expected()
 
 
+def _not_run(a):
+    """Whether no backward has run node ``a``'s graph yet, as its first few nodes that
+    save a value tell (a backward releases them; a node that saves nothing cannot say):
+    False when none of them can."""
+    for _ in range(8):
+        if getattr(a, "_releasable", False):
+            return a._sdict is not None
+        e = _raw_get(a)
+        if type(e) is Pack:   # (a holder that saves nothing: its newest row)
+            return bool(e.vals) and e.vals[-1] is not _REL and e.rows[-1][2] != 0
+        if not e or e[0][0] is None:
+            return False
+        a = e[0][0]
+    return False
+
+
 def tick(fn):
     """Called by the lean calls (ops/lean.py) every ``EVERY`` sequence numbers with the
     node of their input. Every ``ANCHOR``-th tick asks whether the node it marked that
-    many ticks ago is still alive and not yet run by a backward: only then is this a long
+    many ticks ago is still alive and not yet run by a backward (``_not_run``, which
+    looks at the first nodes below it that save a value): only then is this a long
     chain (or a graph still being built beside it), and until the next such question
     each tick folds what lies below the node the previous tick marked. The marks are weak
     references, so a marked node stays an object (the holder) until the next tick; a
@@ -254,12 +271,11 @@ def tick(fn):
         if not n % ANCHOR:
             a = _anchor[0]
             a = None if a is None else a()
-            # alive, and not released by a backward: its graph is still being built (an
-            # old graph kept alive after its backward would say nothing of this chain)
-            _long[0] = a is not None and a._sdict is not None
+            # alive, and not run by a backward: its graph is still being built (an old
+            # graph kept alive after its backward would say nothing of this chain)
+            _long[0] = a is not None and _not_run(a)
             a = None
-            if getattr(fn, "_releasable", False):   # (one that saves nothing, or no
-                _anchor[0] = r                      # FnNode, could not say: the old one stays)
+            _anchor[0] = r
         r = None
         if _long[0] and prev is not None:
             m = prev()
