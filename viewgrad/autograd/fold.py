@@ -34,11 +34,10 @@ row comes back: nothing could have bumped it.
 The lean calls of ops/lean.py ``tick`` every ``EVERY`` sequence numbers; in a long chain
 each tick folds what lies below the node the previous tick marked (``tick``), so the
 newest nodes stay objects and a chain shorter than ``EVERY * ANCHOR`` nodes is never
-folded. Folding is off
-while a tracer or anomaly mode runs (the lean calls are), where ``sys.getrefcount`` does
-not count as the checks expect (``_counted_as_expected``), and when switched off
-(``set_folding(False)``: tests/autograd/test_fold.py runs programs both ways and compares
-gradients, errors and the graphs walked node by node).
+folded. Folding is off while a tracer or anomaly mode runs (the lean calls are), where
+``sys.getrefcount`` does not count as the checks expect (``_counted_as_expected``), and
+when switched off (``set_folding(False)``: tests/autograd/test_fold.py runs programs both
+ways and compares gradients, errors and the graphs walked node by node).
 """
 from __future__ import annotations
 
@@ -304,7 +303,7 @@ def fold(fn):
     fn_two = n == 2
     new = []    # rows, newest first
     vals = []
-    counters = []   # (of the inputs saved: indices from the end, made right below)
+    counters = []   # (of the inputs saved: a row holds its index here, then in the pack's)
     pack = None
     # each check counts the references it allows: the one holder (a node's slot, an
     # edges tuple), our local, the argument
@@ -349,8 +348,8 @@ def fold(fn):
             elif k == 1:
                 new.append((ci, p._seq_nr, mi, two, p._sarg))
             else:
+                new.append((ci, p._seq_nr, mi, two, len(counters), p._sver, p._swhere))
                 counters.append(p._svc)
-                new.append((ci, p._seq_nr, mi, two, -len(counters), p._sver, p._swhere))
             vals.append(p._sv)
         if pack is not None or (n != 1 and (n != 2 or e[1] is not _NO_EDGE)):
             break
@@ -364,11 +363,11 @@ def fold(fn):
         pack.counters = []
         pack.parent = e
     e = None
-    if counters:   # (-k: the k-th counter found, newest first: its index in the pack now)
-        base = len(pack.counters) + len(counters)
-        counters.reverse()
+    if counters:   # (their order in the pack is no matter: the rows' indices shift by base)
+        base = len(pack.counters)
         pack.counters += counters
-        new = [r if len(r) < 7 else r[:4] + (base + r[4],) + r[5:] for r in new]
+        if base:
+            new = [r if len(r) < 7 else r[:4] + (base + r[4],) + r[5:] for r in new]
     new.reverse()
     vals.reverse()
     pack.rows += new
@@ -466,7 +465,7 @@ def run_pack(holder, pack, g, keep_graph):
             f = flies[key] = (step, fly)
         step, fly = f
         mi = row[2]
-        if mi:
+        if mi:   # (the slots _node_of fills, in line: a stand-in's per row)
             fly._sdict = _MARKERS[mi]
             fly._sv = v
             k = _MKIND[mi]
