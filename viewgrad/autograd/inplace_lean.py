@@ -69,6 +69,8 @@ from .state import state as _st
 from .views import (CopySlices, DEFAULT, ViewChain, ViewInfo, _saves_self_before,
                     rebase_history, regenerate_grad_fn)
 from .views_fast import INPLACE_UFUNCS, geometry, is_row_major, strides_of
+from .views_record import (COUNT_EXPECTED as _KEEP_COUNT, RECORDING as _RECORDING,
+                           keep as _keep, may_keep as _may_keep)
 
 __all__ = ["lean_binary_", "lean_select", "set_lean_inplace"]
 
@@ -80,6 +82,11 @@ _getframe = sys._getframe
 _INSIDE = _blame._INSIDE   # file name -> inside viewgrad? (blame.user_frame's memo)
 _KEEP = _blame.KEEP
 _enabled = [True]
+_grc = sys.getrefcount
+
+
+def _no_self(plan):
+    return all(idx for _, idx in plan)
 
 
 def set_lean_inplace(enabled: bool) -> bool:
@@ -225,6 +232,18 @@ def lean_binary_(op, self, other, opname):
         return None
     saves_self, cls, plan, ufunc = rec
     clone_cls, strided_cls, _ = _NODES or _nodes()
+    dev = self._device
+    # Note [a wrapped node kept as a record] (views_record.py): the view's node held by
+    # nothing but the view, ``fn`` and ``e0``, and the rebase below built in line
+    keep = False
+    if vi is not None and _grc(fn) == _KEEP_COUNT and _RECORDING[0]:
+        base = vi.base
+        keep = (shapes is None and clone_cls is not None and strided_cls is not None
+                and not self._retains_grad and not base._retains_grad
+                and base._storage_ is None and base._view_info is None
+                and base._device is dev and not st.view_replay
+                and dev.as_strided is not None and (saves_self or _no_self(plan))
+                and _may_keep(fn, base))
     blame = st.blame
     uf = None
     if blame:
@@ -240,9 +259,24 @@ def lean_binary_(op, self, other, opname):
                 uf = (co, f.f_lasti)
                 break
             f = f.f_back
-    dev = self._device
     # the steps of apply_inplace, in its order (Note [saved before the write])
-    if saves_self:
+    if keep:   # (the same steps, the nodes' numbers and arrays kept: views_record.py)
+        carr = d.copy(order="K") if saves_self else None
+        cseq = _next_seq() if saves_self else None
+        seq = _next_seq()
+        ov = ox = where = None
+        for name, idx in plan:
+            if idx == 0 or type(other) is _Tensor:
+                if blame and where is None:
+                    where = (op.node_name, uf)
+                if idx:
+                    ox = other
+                    xvc = other._vc or other._version_counter
+                    ov = (xvc.version, other._output_nr, other._grad_fn is not None)
+            else:
+                ov = other
+        node = None
+    elif saves_self:
         # self.clone() (CLONE's forward: d.copy(order="K")), with self's edge known: the
         # same CloneBackward0, which saves nothing
         c = _new_result(d.copy(order="K"), dev)
@@ -257,37 +291,38 @@ def lean_binary_(op, self, other, opname):
         inputs = (c, other)
     else:
         inputs = (self, other)
-    # record(op, inputs, self, (), edges), in line: same dtypes, no attrs
-    node = _new(cls)
-    node.next_functions = edges
-    node._seq_nr = _next_seq()
-    if shapes is not None:
-        node._shapes = shapes
-    if plan:
-        saved = {}
-        where = None
-        for name, idx in plan:
-            x = inputs[idx]
-            if type(x) is _Tensor:   # _new_saved_tensor(x), in line
-                s = _new(_SavedTensor)
-                xvc = x._vc or x._version_counter
-                s.version_counter = xvc
-                s.saved_version = xvc.version
-                if blame and where is None:
-                    where = (op.node_name, uf)
-                s.where = where
-                s.output_nr = x._output_nr
-                s.tensor = x
-                s.data = None
-                s.had_grad_fn = x._grad_fn is not None
-                saved[name] = s
-            else:
-                saved[name] = x   # a Python number (PyTorch saves it too)
-        node._sdict = saved
-        node._releasable = True
-    else:
-        node._sdict = _NOTHING_SAVED
-        node._releasable = False
+    if not keep:
+        # record(op, inputs, self, (), edges), in line: same dtypes, no attrs
+        node = _new(cls)
+        node.next_functions = edges
+        node._seq_nr = _next_seq()
+        if shapes is not None:
+            node._shapes = shapes
+        if plan:
+            saved = {}
+            where = None
+            for name, idx in plan:
+                x = inputs[idx]
+                if type(x) is _Tensor:   # _new_saved_tensor(x), in line
+                    s = _new(_SavedTensor)
+                    xvc = x._vc or x._version_counter
+                    s.version_counter = xvc
+                    s.saved_version = xvc.version
+                    if blame and where is None:
+                        where = (op.node_name, uf)
+                    s.where = where
+                    s.output_nr = x._output_nr
+                    s.tensor = x
+                    s.data = None
+                    s.had_grad_fn = x._grad_fn is not None
+                    saved[name] = s
+                else:
+                    saved[name] = x   # a Python number (PyTorch saves it too)
+            node._sdict = saved
+            node._releasable = True
+        else:
+            node._sdict = _NOTHING_SAVED
+            node._releasable = False
     getattr(dev.xp, ufunc)(d, od, out=d)   # Note [in-place ufuncs]
     # vc.bump(opname), in line, with the user's line found above
     vc.version = ver = vc.version + 1
@@ -309,7 +344,8 @@ def lean_binary_(op, self, other, opname):
     cs = _new(CopySlices)
     cs.next_functions = ((base._grad_fn, base._output_nr), e)
     cs._seq_nr = _next_seq()
-    cs.fn = node
+    if node is not None:
+        cs.fn = node
     bd = base._data
     f = base._lean_facts   # Note [a base's facts, kept]
     if f is None or f[0]() is not bd:
@@ -326,6 +362,8 @@ def lean_binary_(op, self, other, opname):
     cs.row_major = row_major
     cs.freed = False
     cs.dtype = bd.dtype
+    if keep:
+        _keep(cs, fn, e0[1], cls, seq, carr, cseq, where, plan, ox, ov)
     base._grad_fn = cs
     base._output_nr = 0
     if replay:

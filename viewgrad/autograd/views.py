@@ -487,7 +487,7 @@ class CopySlices(Node):
 
     __slots__ = ("fn", "base_sizes", "base_strides", "base_offset", "view_sizes", "view_strides",
                  "view_offset", "view_chain", "replay", "dtype", "device", "row_major",
-                 "freed")
+                 "freed", "_rec", "_rec_x", "_rec_xvc")   # (_rec*: views_record.py)
     _CPP_NAME = "torch::autograd::CopySlices"   # (what PyTorch's name() says)
 
     def __init__(self, base, view, vi, fn):

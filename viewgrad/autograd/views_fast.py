@@ -202,7 +202,10 @@ def is_row_major(a):
     return True
 
 
-def copyslices_apply_arrays(cs, grads):
+def copyslices_apply_arrays(cs, grads, row=None):
+    """CopySlices.apply on arrays (Note [CopySlices on arrays]). ``row``: a CopySlices
+    that keeps its wrapped node as a record runs a row's kernels from it (Note [a wrapped
+    node kept as a record], views_record.py); None, or its answer None, reads ``cs.fn``."""
     if cs.freed:   # (CopySlices.apply's check)
         raise RuntimeError(ERR_FREED)
     a = grads[0]
@@ -224,7 +227,6 @@ def copyslices_apply_arrays(cs, grads):
         a = b
     sizes = cs.view_sizes
     off = cs.view_offset
-    fn = cs.fn
     if len(sizes) == 1 and cs.view_strides[0] == 1 and off + sizes[0] <= a.size:
         n = sizes[0]
         bs = cs.base_sizes
@@ -232,17 +234,20 @@ def copyslices_apply_arrays(cs, grads):
             region = a[off // n]   # a whole row of a (row-major) matrix: the same run
         else:
             region = a.reshape(-1)[off:off + n]   # a row: a slice (see region_of)
-        op = _ROW_OPS.get(type(fn), _UNSEEN)
-        if op is _UNSEEN:
-            op = _row_op(type(fn))
-        if op is not None:
-            res = _row_kernels(fn, op, region)   # Note [CopySlices' row kernels]
-            if res is not None:
-                res[0] = a
-                return res
+        res = None if row is None else row(cs, region)
+        if res is None:
+            fn = cs.fn
+            op = _ROW_OPS.get(type(fn), _UNSEEN)
+            if op is _UNSEEN:
+                op = _row_op(type(fn))
+            if op is not None:
+                res = _row_kernels(fn, op, region)   # Note [CopySlices' row kernels]
+        if res is not None:
+            res[0] = a
+            return res
     else:
         region = region_of(cs.device, a, sizes, cs.view_strides, off)
-    res = fn.apply_arrays([region.copy()])
+    res = cs.fn.apply_arrays([region.copy()])
     g = res[0]
     region[...] = 0 if g is None else g
     res[0] = a

@@ -1,0 +1,264 @@
+"""A row's CopySlices that keeps its wrapped node as a record (Note [a wrapped node kept
+as a record]): a speed trick of the lean in-place path, fenced off here.
+
+Note [a wrapped node kept as a record]
+A speed trick; views.py tells the story (CopySlices wraps the in-place op's node ``fn``)
+and nothing there knows of this. In a row loop (``for i: r = b[i]; r.mul_(w);
+r.add_(0.5)``) each in-place op on a view leaves a CopySlices whose wrapped node reaches
+a little graph of its own: the op's node, its edges, the view's old grad_fn (the
+SelectBackward0 or AsStridedBackward0 the op was applied through), the clone of self
+the op saved with its CloneBackward0 and version counter, the SavedTensors and their
+dict. Once the view has a new grad_fn, nothing but the CopySlices reaches that little
+graph, and a plain backward needs only its numbers and arrays: ~20 objects a row that
+the cyclic garbage collector tracks for as long as the graph lives (issue 19: with
+torch's heap in the process, every object a graph keeps costs full collections).
+
+So when ``lean_binary_`` (inplace_lean.py) finds that nothing else can reach the view's
+old grad_fn (it is a plain SelectBackward0 or AsStridedBackward0 whose only edge is the
+base's grad_fn, and ``sys.getrefcount`` counts no holder but the view and the op's own
+locals: no hooks, no metadata, no weak reference), it does not build that little graph:
+it keeps what every object of it would hold as one tuple of numbers, strings and arrays
+(``_rec``), with the operand the op saved and its version counter in two slots, and makes
+the CopySlices of a twin class (``CopySlices`` too, by name and by ``isinstance``)
+whose ``fn`` is a property. Reading ``fn`` (the tracer, the pictures, ``saved_items``, an
+error's message, the teaching path's ``apply``, a user walking the graph) builds the
+little graph exactly as ``lean_binary_`` would have built it (the same classes, sequence
+numbers, saved values and versions, blame marks, edges), puts it in the slot and gives
+the CopySlices its own class back: nobody held the objects that were not built, so
+nobody can tell them from the ones that are.
+
+A plain backward runs a row from the record: ``copyslices_apply_arrays`` (views_fast.py)
+asks ``_row_from_record`` for the wrapped node's kernels on the region; it checks the
+saved operand's version (and that a saved input is not detached in place), gives the
+kernels the same arrays ``_kernel_args`` would unpack, through a stand-in node of the
+wrapped node's class, and answers None (the fn is built and the usual steps run, raising
+what they raise) whenever anything is not as the record describes. Releasing the
+CopySlices (``release_variables``) only marks it freed; a wrapped node built later is
+released as it is built.
+
+``set_recording(False)`` turns it off (tests run programs both ways and compare graphs,
+gradients and errors: tests/views/test_views_record.py).
+"""
+from __future__ import annotations
+
+import sys
+import threading
+
+from ..tensor import new_result as _new_result
+from .graph import SavedTensor
+from .nodes import OPS
+from .recording import _NOTHING_SAVED
+from .views import CopySlices
+from . import views_fast as _vf   # (_row_kernels read through the module: tests swap it)
+from .views_fast import copyslices_apply_arrays, _ROW_OPS, _UNSEEN, _row_op
+
+__all__ = ["set_recording", "may_keep", "keep", "RecordedCopySlices", "RECORDING",
+           "COUNT_EXPECTED"]
+
+RECORDING = [True]   # lean_binary_ reads RECORDING[0]
+_new = object.__new__
+_lock = threading.Lock()
+_FN = CopySlices.__dict__["fn"]   # the slot itself, under the twin's property
+_fn_get, _fn_set = _FN.__get__, _FN.__set__
+_CLS = []    # class number -> node class (a class in a tuple would keep it tracked)
+_CI = {}     # node class -> its number
+_KEYS = {}   # a view node's saved names -> one shared tuple of them
+
+
+def set_recording(enabled: bool) -> bool:
+    """Turn the records on or off (tests compare both); returns the previous setting."""
+    prev = RECORDING[0]
+    RECORDING[0] = bool(enabled)
+    return prev
+
+
+def _number(cls):
+    i = _CI.get(cls)
+    if i is None:
+        with _lock:
+            i = _CI.get(cls)
+            if i is None:
+                _CLS.append(cls)
+                i = _CI[cls] = len(_CLS) - 1
+    return i
+
+
+def _calibrate():
+    """What ``sys.getrefcount`` gives in ``lean_binary_`` for a view node that nothing
+    else holds: the view's ``_grad_fn`` slot, the local, the edge tuple, the argument
+    (4 in CPython); the probe holds it exactly so. Nothing is kept as a record where
+    the count is other (``may_keep``)."""
+    class Probe:
+        __slots__ = ("g",)
+
+    view = Probe()
+    view.g = Probe()
+    fn = view.g
+    e0 = (fn, 0)
+    return sys.getrefcount(fn) if e0[0] is fn else -1
+
+
+COUNT_EXPECTED = _calibrate()
+
+
+def may_keep(vn, base):
+    """Whether view node ``vn`` (the view's grad_fn, which ``lean_binary_`` has just
+    counted) can be kept as numbers: a plain node (no weak reference, nothing in its
+    ``__dict__``: hooks, metadata, _shapes...) of one of the view classes ``lean_binary_``
+    builds in line, its saved values a dict, its one edge the base's grad_fn."""
+    if (vn.__weakref__ is not None or type(vn._sdict) is not dict or vn._releasable
+            or vn.__dict__):
+        return False
+    e = vn.next_functions
+    return len(e) == 1 and e[0][0] is base._grad_fn and e[0][1] == base._output_nr
+
+
+def keep(cs, vn, nr0, node_cls, seq, carr, cseq, where, plan, other, ov):
+    """Make ``cs`` (a CopySlices built in line, ``fn`` not set) keep its wrapped node as
+    a record (Note [a wrapped node kept as a record]); ``vn``: the view's old grad_fn
+    (``may_keep`` said yes), ``other``: the operand when the plan saves it as a Tensor
+    (else None), ``ov``: its (saved version, output_nr, had_grad_fn), or the number
+    the plan saves."""
+    sd = vn._sdict
+    keys = tuple(sd)
+    k = _KEYS.get(keys)
+    if k is None:
+        k = _KEYS[keys] = keys
+    cs._rec = (_number(node_cls), seq, nr0, carr, cseq, where, plan,
+               _number(type(vn)), vn._seq_nr, k, tuple(sd.values()), ov)
+    if other is not None:
+        cs._rec_x = other
+        cs._rec_xvc = other._vc or other._version_counter
+    else:
+        cs._rec_x = cs._rec_xvc = None
+    cs.__class__ = RecordedCopySlices
+
+
+def _build(cs):
+    """The wrapped node the record describes, with the little graph it reaches, as
+    ``lean_binary_`` builds it (Note [a wrapped node kept as a record])."""
+    ci, seq, nr0, carr, cseq, where, plan, vci, vseq, keys, vals, ov = cs._rec
+    edges = cs.next_functions
+    vn = _new(_CLS[vci])
+    vn.next_functions = ((edges[0][0], edges[0][1]),)
+    vn._seq_nr = vseq
+    vn._sdict = dict(zip(keys, vals))
+    vn._releasable = False
+    e0 = (vn, nr0)
+    c = None
+    if carr is not None:   # the clone of self the op saved, and its CloneBackward0
+        c = _new_result(carr, cs.device)
+        c._grad_fn = cn = _new(OPS["clone"].node_cls)
+        cn.next_functions = (e0,)
+        cn._seq_nr = cseq
+        cn._sdict = _NOTHING_SAVED
+        cn._releasable = False
+    node = _new(_CLS[ci])
+    node.next_functions = (e0, edges[1])
+    node._seq_nr = seq
+    if plan:
+        saved = {}
+        for name, idx in plan:
+            if idx == 0:
+                saved[name] = _saved(c, c._vc, 0, 0, True, where)
+            elif cs._rec_x is None:
+                saved[name] = ov   # a Python number
+            else:
+                saved[name] = _saved(cs._rec_x, cs._rec_xvc, ov[0], ov[1], ov[2], where)
+        node._sdict = saved
+        node._releasable = True
+    else:
+        node._sdict = _NOTHING_SAVED
+        node._releasable = False
+    if cs.freed:   # (released as a record: CopySlices.release_variables' fn step)
+        node.release_variables()
+    return node
+
+
+def _saved(t, vc, version, output_nr, had_grad_fn, where):
+    s = _new(SavedTensor)   # as _new_saved_tensor makes it (lean_binary_'s in-line copy)
+    s.version_counter = vc
+    s.saved_version = version
+    s.where = where
+    s.output_nr = output_nr
+    s.tensor = t
+    s.data = None
+    s.had_grad_fn = had_grad_fn
+    return s
+
+
+def _fn(cs):
+    """The twin's ``fn``: built now, put in the slot, the class given back."""
+    with _lock:
+        if type(cs) is RecordedCopySlices:
+            _fn_set(cs, _build(cs))
+            _forget(cs)
+    return _fn_get(cs)
+
+
+def _set_fn(cs, fn):
+    with _lock:
+        _fn_set(cs, fn)
+        if type(cs) is RecordedCopySlices:
+            _forget(cs)
+
+
+def _forget(cs):
+    """The record dropped, the class given back: the slots unset, as they are on a
+    CopySlices that never kept one (tests compare which slots are set)."""
+    del cs._rec, cs._rec_x, cs._rec_xvc
+    cs.__class__ = CopySlices
+
+
+def _row_from_record(cs, region):
+    """``_row_kernels(cs.fn, op, region)`` from the record, or None (the caller builds
+    ``fn`` and takes the usual steps): Note [a wrapped node kept as a record]."""
+    try:
+        rec = cs._rec
+    except AttributeError:   # (another thread built fn meanwhile)
+        return None
+    cls = _CLS[rec[0]]
+    op = _ROW_OPS.get(cls, _UNSEEN)
+    if op is _UNSEEN:
+        op = _row_op(cls)
+    if op is None:
+        return None
+    saved = {}
+    for name, idx in rec[6]:   # what _kernel_args would unpack, checked as it checks
+        if idx == 0:
+            saved[name] = rec[3]   # the clone: nothing else reaches it, nor bumps it
+            continue
+        x = cs._rec_x
+        if x is None:
+            saved[name] = rec[11]
+            continue
+        ov = rec[11]
+        if cs._rec_xvc.version != ov[0] or (ov[2] and x._grad_fn is None):
+            return None   # (modified, or detached, in place: the usual steps raise)
+        saved[name] = x._data
+    fly = _new(cls)   # a stand-in of the wrapped node's class (_row_kernels reads 3 slots)
+    fly.next_functions = (_FLY_E0, cs.next_functions[1])
+    fly._sdict = saved
+    return _vf._row_kernels(fly, op, region)
+
+
+_FLY_E0 = (object(), 0)   # (the kernels only ask whether edge 0 has a node)
+
+
+def _apply_arrays(cs, grads):
+    return copyslices_apply_arrays(cs, grads, _row_from_record)
+
+
+def _release(cs):
+    cs.freed = True   # (the wrapped node, built later, is released as it is built)
+
+
+RecordedCopySlices = type("CopySlices", (CopySlices,), {
+    "__slots__": (),
+    "fn": property(_fn, _set_fn, doc=CopySlices.__doc__),
+    "apply_arrays": _apply_arrays,
+    "release_variables": _release,
+    "__module__": CopySlices.__module__,
+    "__qualname__": CopySlices.__qualname__,
+    "__doc__": CopySlices.__doc__,
+})
