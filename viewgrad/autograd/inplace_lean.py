@@ -70,7 +70,8 @@ from .views import (CopySlices, DEFAULT, ViewChain, ViewInfo, _saves_self_before
                     rebase_history, regenerate_grad_fn)
 from .views_fast import INPLACE_UFUNCS, geometry, is_row_major, strides_of
 from .views_record import (COUNT_EXPECTED as _KEEP_COUNT, RECORDING as _RECORDING,
-                           keep as _keep, may_keep as _may_keep)
+                           RecordedCopySlices as _RecordedCopySlices, keep as _keep,
+                           may_keep as _may_keep, numbers as _numbers)
 
 __all__ = ["lean_binary_", "lean_select", "set_lean_inplace"]
 
@@ -127,16 +128,18 @@ _RECIPES = ({}, {})   # [operand needs grad] -> {op: recipe}
 
 
 def _recipe(op, edges):
-    """(saves_self, node class, plan as ((name, input index), ...), ufunc name) of ``op``
-    with these edges; _NOT_LEAN when the op must take the teaching path."""
+    """(saves_self, node class, plan as ((name, input index), ...), ufunc name, and the
+    record's class and run numbers: views_record.numbers) of ``op`` with these edges;
+    _NOT_LEAN when the op must take the teaching path."""
     needs = (True, edges[1][0] is not None)
     plan = op.save_plan(needs)
     if (op.uses_result or op.nondiff or op.name not in INPLACE_UFUNCS
             or any(kind != 0 for _, kind, _ in plan)):
         rec = _NOT_LEAN
     else:
-        rec = (_saves_self_before(op, edges), op.node_cls,
-               tuple([(name, idx) for name, _, idx in plan]), INPLACE_UFUNCS[op.name])
+        plan = tuple([(name, idx) for name, _, idx in plan])
+        rec = ((_saves_self_before(op, edges), op.node_cls, plan, INPLACE_UFUNCS[op.name])
+               + _numbers(op.node_cls, plan))   # (Note [a wrapped node kept as a record])
     _RECIPES[needs[1]][op] = rec
     return rec
 
@@ -230,7 +233,7 @@ def lean_binary_(op, self, other, opname):
         rec = _recipe(op, edges)
     if rec is _NOT_LEAN:
         return None
-    saves_self, cls, plan, ufunc = rec
+    saves_self, cls, plan, ufunc, ci, ri = rec
     clone_cls, strided_cls, _ = _NODES or _nodes()
     dev = self._device
     # Note [a wrapped node kept as a record] (views_record.py): the view's node held by
@@ -242,7 +245,8 @@ def lean_binary_(op, self, other, opname):
                 and not self._retains_grad and not base._retains_grad
                 and base._storage_ is None and base._view_info is None
                 and base._device is dev and not st.view_replay
-                and dev.as_strided is not None and (saves_self or _no_self(plan))
+                and dev.as_strided is not None
+                and (saves_self or not plan or _no_self(plan))
                 and _may_keep(fn, base))
     blame = st.blame
     uf = None
@@ -341,7 +345,7 @@ def lean_binary_(op, self, other, opname):
         rebase_history(self, node)
         return self
     # rebase_history for a view, in line: CopySlices(base, self, vi, node) ...
-    cs = _new(CopySlices)
+    cs = _new(_RecordedCopySlices if keep else CopySlices)
     cs.next_functions = ((base._grad_fn, base._output_nr), e)
     cs._seq_nr = _next_seq()
     if node is not None:
@@ -363,7 +367,7 @@ def lean_binary_(op, self, other, opname):
     cs.freed = False
     cs.dtype = bd.dtype
     if keep:
-        _keep(cs, fn, e0[1], cls, seq, carr, cseq, where, plan, ox, ov)
+        _keep(cs, fn, e0[1], ci, ri, seq, carr, cseq, where, plan, ox, ov)
     base._grad_fn = cs
     base._output_nr = 0
     if replay:

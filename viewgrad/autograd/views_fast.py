@@ -307,21 +307,33 @@ def _row_kernels(fn, op, region):
     e1 = edges[1][0] is not None
     if e1 and k1 is None:
         return None
-    r0 = k0(*_kernel_args(fn, saved, names0, region)) if names0 else k0(region)
-    if type(r0) not in _ARRAYS:
-        r0 = B.xp_of(region).asarray(r0)
+    a0 = _kernel_args(fn, saved, names0, region) if names0 else None
     if e1:
-        r1 = k1(*_kernel_args(fn, saved, names1, region)) if names1 else k1(region)
-        if r1 is region:
-            r1 = region.copy()
-        elif type(r1) not in _ARRAYS:
-            r1 = B.xp_of(region).asarray(r1)
+        a1 = _kernel_args(fn, saved, names1, region) if names1 else None
     else:
         for d in op.formulas[1][1]:   # _check_saved, as apply_arrays does
             v = saved.get(d)
             if type(v) is SavedTensor:
                 v.unpack_data()
-        r1 = None
+        k1 = a1 = None
+    # (the checks all made first: the kernels write nothing before the region, at the end)
+    return run_row(k0, a0, k1, a1, region)
+
+
+def run_row(k0, a0, k1, a1, region):
+    """The two kernels of a row (Note [CopySlices' row kernels]) on their arguments
+    (None: the region alone); ``k1`` None when input 1 has no edge. Writes the region's
+    gradient into it; returns [None, input 1's gradient]."""
+    r0 = k0(*a0) if a0 is not None else k0(region)
+    if type(r0) not in _ARRAYS:
+        r0 = B.xp_of(region).asarray(r0)
+    r1 = None
+    if k1 is not None:
+        r1 = k1(*a1) if a1 is not None else k1(region)
+        if r1 is region:
+            r1 = region.copy()
+        elif type(r1) not in _ARRAYS:
+            r1 = B.xp_of(region).asarray(r1)
     if r0 is not region:
         region[...] = r0
     return [None, r1]

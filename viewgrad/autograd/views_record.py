@@ -52,7 +52,7 @@ from .views import CopySlices
 from . import views_fast as _vf   # (_row_kernels read through the module: tests swap it)
 from .views_fast import copyslices_apply_arrays, _ROW_OPS, _UNSEEN, _row_op
 
-__all__ = ["set_recording", "may_keep", "keep", "RecordedCopySlices", "RECORDING",
+__all__ = ["set_recording", "may_keep", "keep", "numbers", "RecordedCopySlices", "RECORDING",
            "COUNT_EXPECTED"]
 
 RECORDING = [True]   # lean_binary_ reads RECORDING[0]
@@ -113,9 +113,9 @@ def may_keep(vn, base):
     return len(e) == 1 and e[0][0] is base._grad_fn and e[0][1] == base._output_nr
 
 
-def keep(cs, vn, nr0, node_cls, seq, carr, cseq, where, plan, other, ov):
-    """Make ``cs`` (a CopySlices built in line, ``fn`` not set) keep its wrapped node as
-    a record (Note [a wrapped node kept as a record]); ``vn``: the view's old grad_fn
+def keep(cs, vn, nr0, ci, ri, seq, carr, cseq, where, plan, other, ov):
+    """Make ``cs`` (a RecordedCopySlices built in line, ``fn`` not set) keep its wrapped
+    node as a record (Note [a wrapped node kept as a record]); ``vn``: the view's old grad_fn
     (``may_keep`` said yes), ``other``: the operand when the plan saves it as a Tensor
     (else None), ``ov``: its (saved version, output_nr, had_grad_fn), or the number
     the plan saves."""
@@ -124,20 +124,21 @@ def keep(cs, vn, nr0, node_cls, seq, carr, cseq, where, plan, other, ov):
     k = _KEYS.get(keys)
     if k is None:
         k = _KEYS[keys] = keys
-    cs._rec = (_number(node_cls), seq, nr0, carr, cseq, where, plan,
-               _number(type(vn)), vn._seq_nr, k, tuple(sd.values()), ov)
+    vci = _CI.get(type(vn))
+    cs._rec = (ci, seq, nr0, carr, cseq, where, plan,
+               _number(type(vn)) if vci is None else vci, vn._seq_nr, k,
+               tuple(sd.values()), ov, ri)
     if other is not None:
         cs._rec_x = other
         cs._rec_xvc = other._vc or other._version_counter
     else:
         cs._rec_x = cs._rec_xvc = None
-    cs.__class__ = RecordedCopySlices
 
 
 def _build(cs):
     """The wrapped node the record describes, with the little graph it reaches, as
     ``lean_binary_`` builds it (Note [a wrapped node kept as a record])."""
-    ci, seq, nr0, carr, cseq, where, plan, vci, vseq, keys, vals, ov = cs._rec
+    ci, seq, nr0, carr, cseq, where, plan, vci, vseq, keys, vals, ov, _ = cs._rec
     edges = cs.next_functions
     vn = _new(_CLS[vci])
     vn.next_functions = ((edges[0][0], edges[0][1]),)
@@ -217,32 +218,68 @@ def _row_from_record(cs, region):
         rec = cs._rec
     except AttributeError:   # (another thread built fn meanwhile)
         return None
-    cls = _CLS[rec[0]]
-    op = _ROW_OPS.get(cls, _UNSEEN)
-    if op is _UNSEEN:
-        op = _row_op(cls)
-    if op is None:
+    run = _RUN_LIST[rec[12]]
+    if run is None:
         return None
-    saved = {}
-    for name, idx in rec[6]:   # what _kernel_args would unpack, checked as it checks
-        if idx == 0:
-            saved[name] = rec[3]   # the clone: nothing else reaches it, nor bumps it
-            continue
-        x = cs._rec_x
-        if x is None:
-            saved[name] = rec[11]
-            continue
+    k0, s0, k1, s1 = run
+    x = cs._rec_x
+    if x is None:
+        xa = rec[11]   # (a number, or nothing saved)
+    else:   # what _kernel_args would unpack, checked as it checks
         ov = rec[11]
         if cs._rec_xvc.version != ov[0] or (ov[2] and x._grad_fn is None):
             return None   # (modified, or detached, in place: the usual steps raise)
-        saved[name] = x._data
-    fly = _new(cls)   # a stand-in of the wrapped node's class (_row_kernels reads 3 slots)
-    fly.next_functions = (_FLY_E0, cs.next_functions[1])
-    fly._sdict = saved
-    return _vf._row_kernels(fly, op, region)
+        xa = x._data
+    vals = (rec[3], xa)   # plan index 0: the clone (nothing else reaches it), 1: the operand
+    a0 = a1 = None
+    if s0 is not None:
+        a0 = [region]
+        for i in s0:
+            a0.append(vals[i])
+    if cs.next_functions[1][0] is None:
+        k1 = None
+    elif k1 is None:
+        return None
+    elif s1 is not None:
+        a1 = [region]
+        for i in s1:
+            a1.append(vals[i])
+    return _vf.run_row(k0, a0, k1, a1, region)
 
 
-_FLY_E0 = (object(), 0)   # (the kernels only ask whether edge 0 has a node)
+_RUN_LIST = []   # run number -> (k0, plan indices of its saved names, k1, ...) or None
+
+
+def numbers(cls, plan):
+    """(class number, run number) for the records of wrapped nodes of class ``cls`` that
+    save ``plan``: asked once per recipe (inplace_lean.py), kept in each record."""
+    ci = _number(cls)
+    run = _run_of(ci, plan)
+    with _lock:
+        _RUN_LIST.append(run)
+        return ci, len(_RUN_LIST) - 1
+
+
+def _run_of(ci, plan):
+    """What ``_row_from_record`` runs for a record of class number ``ci`` and ``plan``:
+    the wrapped node's two kernels and, for each, the plan index of each saved value it
+    takes; None when ``_row_kernels`` would not run the row (Note [CopySlices' row
+    kernels])."""
+    cls = _CLS[ci]
+    op = _ROW_OPS.get(cls, _UNSEEN)
+    if op is _UNSEEN:
+        op = _row_op(cls)
+    run = None
+    fast = None if op is None else op.fast
+    if fast is not None and len(fast) == 2 and fast[0][0] is not None:
+        where = dict(plan)
+        (k0, n0), (k1, n1) = fast
+        if all(n in where for n in n0):
+            if not all(n in where for n in n1):
+                k1 = None   # (the row runs only while input 1 has no edge)
+            run = (k0, tuple([where[n] for n in n0]) if n0 else None,
+                   k1, tuple([where[n] for n in n1]) if n1 and k1 else None)
+    return run
 
 
 def _apply_arrays(cs, grads):
