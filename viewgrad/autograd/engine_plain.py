@@ -78,7 +78,7 @@ def run_plain(root, outs, keep_graph, collect, hooked):
             fn, nr = edges[0]
             if (fn is not None and nr == 0
                     and (len(edges) == 1 or (len(edges) == 2 and edges[1][0] is None))
-                    and not fn._n_outputs
+                    and not fn._n_outputs and (fn._chain_step is not None or fn._holds)
                     and (deps is None or (deps[fn] == 1 and fn not in buffers))):
                 if deps is not None:
                     deps[fn] = 0

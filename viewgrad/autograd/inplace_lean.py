@@ -216,7 +216,12 @@ def lean_binary_(op, self, other, opname):
             shapes = (d.shape, od.shape)
         if other._view_info is None and other._grad_fn is None:
             # _edge_of(other) for a leaf: its AccumulateGrad, or no edge
-            e = (grad_accumulator(other), 0) if other._requires_grad else _NO_EDGE
+            if other._requires_grad:
+                acc = other._grad_accumulator   # (grad_accumulator's first step, in line)
+                acc = None if acc is None else acc()
+                e = (acc if acc is not None else grad_accumulator(other), 0)
+            else:
+                e = _NO_EDGE
         else:
             e = _edge_of(other)
             if e is None:
@@ -407,7 +412,9 @@ def lean_select(op, x, data, dim, index, replay):
     if select_cls is None:
         return None
     xd = x._data
-    facts = _facts(x, xd)   # Note [a base's facts, kept]
+    facts = x._lean_facts   # Note [a base's facts, kept]
+    if facts is None or facts[0]() is not xd:
+        facts = _facts(x, xd)
     rows = facts[4].get(dim)
     if rows is None:   # select_geometry's numbers, the same for every index
         rows = facts[4][dim] = (tuple(data.shape), strides_of(data),

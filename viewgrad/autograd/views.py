@@ -489,6 +489,7 @@ class CopySlices(Node):
                  "view_offset", "view_chain", "replay", "dtype", "device", "row_major",
                  "freed", "_rec", "_rec_x", "_rec_xvc")   # (_rec*: views_record.py)
     _CPP_NAME = "torch::autograd::CopySlices"   # (what PyTorch's name() says)
+    _row = None   # (a record's row step: views_record.py)
 
     def __init__(self, base, view, vi, fn):
         edge0 = base._edge()

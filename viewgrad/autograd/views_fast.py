@@ -202,10 +202,11 @@ def is_row_major(a):
     return True
 
 
-def copyslices_apply_arrays(cs, grads, row=None):
-    """CopySlices.apply on arrays (Note [CopySlices on arrays]). ``row``: a CopySlices
-    that keeps its wrapped node as a record runs a row's kernels from it (Note [a wrapped
-    node kept as a record], views_record.py); None, or its answer None, reads ``cs.fn``."""
+def copyslices_apply_arrays(cs, grads):
+    """CopySlices.apply on arrays (Note [CopySlices on arrays]). A CopySlices that keeps
+    its wrapped node as a record runs a row's kernels from it (``cs._row``: Note [a
+    wrapped node kept as a record], views_record.py); None, or its answer None, reads
+    ``cs.fn``."""
     if cs.freed:   # (CopySlices.apply's check)
         raise RuntimeError(ERR_FREED)
     a = grads[0]
@@ -234,6 +235,7 @@ def copyslices_apply_arrays(cs, grads, row=None):
             region = a[off // n]   # a whole row of a (row-major) matrix: the same run
         else:
             region = a.reshape(-1)[off:off + n]   # a row: a slice (see region_of)
+        row = cs._row
         res = None if row is None else row(cs, region)
         if res is None:
             fn = cs.fn

@@ -50,7 +50,7 @@ from .nodes import OPS
 from .recording import _NOTHING_SAVED
 from .views import CopySlices
 from . import views_fast as _vf   # (_row_kernels read through the module: tests swap it)
-from .views_fast import copyslices_apply_arrays, _ROW_OPS, _UNSEEN, _row_op
+from .views_fast import _ROW_OPS, _UNSEEN, _row_op, copyslices_apply_arrays
 
 __all__ = ["set_recording", "may_keep", "keep", "numbers", "RecordedCopySlices", "RECORDING",
            "COUNT_EXPECTED"]
@@ -221,7 +221,7 @@ def _row_from_record(cs, region):
     run = _RUN_LIST[rec[12]]
     if run is None:
         return None
-    k0, s0, k1, s1 = run
+    k0, s0, k1, s1, _ = run
     x = cs._rec_x
     if x is None:
         xa = rec[11]   # (a number, or nothing saved)
@@ -278,12 +278,39 @@ def _run_of(ci, plan):
             if not all(n in where for n in n1):
                 k1 = None   # (the row runs only while input 1 has no edge)
             run = (k0, tuple([where[n] for n in n0]) if n0 else None,
-                   k1, tuple([where[n] for n in n1]) if n1 and k1 else None)
+                   k1, tuple([where[n] for n in n1]) if n1 and k1 else None,
+                   not n0 and _is_identity(k0))
     return run
 
 
+def _is_identity(k):
+    """Whether kernel ``k`` hands back the very gradient it is given (add's, for self)."""
+    probe = object()
+    try:
+        return k(probe) is probe
+    except Exception:   # (a kernel that computes: it cannot take the probe)
+        return False
+
+
 def _apply_arrays(cs, grads):
-    return copyslices_apply_arrays(cs, grads, _row_from_record)
+    """CopySlices.apply_arrays (views_fast.py), but for a row whose wrapped node hands the
+    gradient back as it is and nothing on another edge (``r.add_(0.5)``): its region of
+    the gradient would be written with what it holds, so the gradient (of the base's
+    dtype, shape and row-major layout, as the usual step makes its result) goes on as it
+    is. Anything else (freed, replay, a copy to make) takes the usual steps."""
+    a = grads[0]
+    if (a is not None and not cs.freed and cs.next_functions[1][0] is None
+            and not cs.replay and cs.row_major and a.shape == cs.base_sizes
+            and (a.dtype is cs.dtype or a.dtype == cs.dtype) and a.flags.c_contiguous):
+        try:
+            run = _RUN_LIST[cs._rec[12]]
+        except AttributeError:   # (another thread built fn meanwhile)
+            run = None
+        if run is not None and run[4]:
+            grads[0] = None
+            return [a, None]
+    a = None
+    return copyslices_apply_arrays(cs, grads)
 
 
 def _release(cs):
@@ -293,6 +320,7 @@ def _release(cs):
 RecordedCopySlices = type("CopySlices", (CopySlices,), {
     "__slots__": (),
     "fn": property(_fn, _set_fn, doc=CopySlices.__doc__),
+    "_row": staticmethod(_row_from_record),
     "apply_arrays": _apply_arrays,
     "release_variables": _release,
     "__module__": CopySlices.__module__,
