@@ -70,8 +70,8 @@ from .views import (CopySlices, DEFAULT, ViewChain, ViewInfo, _saves_self_before
                     rebase_history, regenerate_grad_fn)
 from .views_fast import INPLACE_UFUNCS, geometry, is_row_major, strides_of
 from .views_record import (COUNT_EXPECTED as _KEEP_COUNT, RECORDING as _RECORDING,
-                           RecordedCopySlices as _RecordedCopySlices, keep as _keep,
-                           may_keep as _may_keep, numbers as _numbers)
+                           RecordedCopySlices as _RecordedCopySlices,
+                           numbers as _numbers, view_part as _view_part)
 
 __all__ = ["lean_binary_", "lean_select", "set_lean_inplace"]
 
@@ -108,16 +108,19 @@ _ref = weakref.ref
 
 
 def _facts(t, d):
-    """(weak ref to d, sizes, strides in elements, row-major?, {dim: select facts}) of
-    tensor ``t`` whose array is ``d`` (Note [a base's facts, kept])."""
+    """(weak ref to d, sizes, strides in elements, row-major?, {dim: select facts},
+    (sizes, strides, 0): its geometry as a regenerated view saves it) of tensor ``t``
+    whose array is ``d`` (Note [a base's facts, kept])."""
     f = t._lean_facts
     if f is not None and f[0]() is d:
         return f
     try:
         ref = _ref(d)
     except TypeError:   # no weak references to this array type: nothing kept
-        return (None, tuple(d.shape), strides_of(d), is_row_major(d), {})
-    f = t._lean_facts = (ref, tuple(d.shape), strides_of(d), is_row_major(d), {})
+        sizes, strides = tuple(d.shape), strides_of(d)
+        return (None, sizes, strides, is_row_major(d), {}, (sizes, strides, 0))
+    sizes, strides = tuple(d.shape), strides_of(d)
+    f = t._lean_facts = (ref, sizes, strides, is_row_major(d), {}, (sizes, strides, 0))
     return f
 
 
@@ -243,16 +246,16 @@ def lean_binary_(op, self, other, opname):
     dev = self._device
     # Note [a wrapped node kept as a record] (views_record.py): the view's node held by
     # nothing but the view, ``fn`` and ``e0``, and the rebase below built in line
-    keep = False
+    keep = None
     if vi is not None and _grc(fn) == _KEEP_COUNT and _RECORDING[0]:
         base = vi.base
-        keep = (shapes is None and clone_cls is not None and strided_cls is not None
+        if (shapes is None and clone_cls is not None and strided_cls is not None
                 and not self._retains_grad and not base._retains_grad
                 and base._storage_ is None and base._view_info is None
                 and base._device is dev and not st.view_replay
                 and dev.as_strided is not None
-                and (saves_self or not plan or _no_self(plan))
-                and _may_keep(fn, base))
+                and (saves_self or not plan or _no_self(plan))):
+            keep = _view_part(fn, base)   # (None: it must stay a node)
     blame = st.blame
     uf = None
     if blame:
@@ -269,11 +272,11 @@ def lean_binary_(op, self, other, opname):
                 break
             f = f.f_back
     # the steps of apply_inplace, in its order (Note [saved before the write])
-    if keep:   # (the same steps, the nodes' numbers and arrays kept: views_record.py)
+    if keep is not None:   # (the same steps, the nodes' numbers and arrays kept)
         carr = d.copy(order="K") if saves_self else None
         cseq = _next_seq() if saves_self else None
         seq = _next_seq()
-        ov = ox = where = None
+        ov = ox = xvc = where = None
         for name, idx in plan:
             if idx == 0 or type(other) is _Tensor:
                 if blame and where is None:
@@ -300,7 +303,7 @@ def lean_binary_(op, self, other, opname):
         inputs = (c, other)
     else:
         inputs = (self, other)
-    if not keep:
+    if keep is None:
         # record(op, inputs, self, (), edges), in line: same dtypes, no attrs
         node = _new(cls)
         node.next_functions = edges
@@ -350,7 +353,7 @@ def lean_binary_(op, self, other, opname):
         rebase_history(self, node)
         return self
     # rebase_history for a view, in line: CopySlices(base, self, vi, node) ...
-    cs = _new(_RecordedCopySlices if keep else CopySlices)
+    cs = _new(CopySlices if keep is None else _RecordedCopySlices)
     cs.next_functions = ((base._grad_fn, base._output_nr), e)
     cs._seq_nr = _next_seq()
     if node is not None:
@@ -359,7 +362,7 @@ def lean_binary_(op, self, other, opname):
     f = base._lean_facts   # Note [a base's facts, kept]
     if f is None or f[0]() is not bd:
         f = _facts(base, bd)
-    _, bsizes, bstrides, row_major, _ = f
+    _, bsizes, bstrides, row_major, _, in_geom = f
     cs.base_sizes = bsizes
     cs.base_strides = bstrides
     cs.base_offset = 0
@@ -371,8 +374,10 @@ def lean_binary_(op, self, other, opname):
     cs.row_major = row_major
     cs.freed = False
     cs.dtype = bd.dtype
-    if keep:
-        _keep(cs, fn, e0[1], ci, ri, seq, carr, cseq, where, plan, ox, ov)
+    if keep is not None:   # (views_record.view_part says what a record holds)
+        cs._rec = (ci, seq, e0[1], carr, cseq, where, plan) + keep + (ov, ri)
+        cs._rec_x = ox
+        cs._rec_xvc = xvc
     base._grad_fn = cs
     base._output_nr = 0
     if replay:
@@ -387,8 +392,10 @@ def lean_binary_(op, self, other, opname):
         self._grad_fn = an = _new(strided_cls)
         an.next_functions = ((cs, 0),)
         an._seq_nr = _next_seq()
+        # (the facts' geometry tuple, shared: a dict of values the collector does not
+        # track is not tracked either, nor is a record that holds it: views_record.py)
         an._sdict = {"size": g[0], "stride": g[1], "storage_offset": g[2],
-                     "_in_geom": (bsizes, bstrides, 0)}
+                     "_in_geom": in_geom}
         an._releasable = False
         self._output_nr = 0
     return self

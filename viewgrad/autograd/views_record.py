@@ -52,7 +52,7 @@ from .views import CopySlices
 from . import views_fast as _vf   # (_row_kernels read through the module: tests swap it)
 from .views_fast import _ROW_OPS, _UNSEEN, _row_op, copyslices_apply_arrays
 
-__all__ = ["set_recording", "may_keep", "keep", "numbers", "RecordedCopySlices", "RECORDING",
+__all__ = ["set_recording", "view_part", "numbers", "RecordedCopySlices", "RECORDING",
            "COUNT_EXPECTED"]
 
 RECORDING = [True]   # lean_binary_ reads RECORDING[0]
@@ -62,7 +62,6 @@ _FN = CopySlices.__dict__["fn"]   # the slot itself, under the twin's property
 _fn_get, _fn_set = _FN.__get__, _FN.__set__
 _CLS = []    # class number -> node class (a class in a tuple would keep it tracked)
 _CI = {}     # node class -> its number
-_KEYS = {}   # a view node's saved names -> one shared tuple of them
 
 
 def set_recording(enabled: bool) -> bool:
@@ -87,7 +86,7 @@ def _calibrate():
     """What ``sys.getrefcount`` gives in ``lean_binary_`` for a view node that nothing
     else holds: the view's ``_grad_fn`` slot, the local, the edge tuple, the argument
     (4 in CPython); the probe holds it exactly so. Nothing is kept as a record where
-    the count is other (``may_keep``)."""
+    the count is other (``lean_binary_`` compares)."""
     class Probe:
         __slots__ = ("g",)
 
@@ -101,49 +100,38 @@ def _calibrate():
 COUNT_EXPECTED = _calibrate()
 
 
-def may_keep(vn, base):
-    """Whether view node ``vn`` (the view's grad_fn, which ``lean_binary_`` has just
-    counted) can be kept as numbers: a plain node (no weak reference, nothing in its
-    ``__dict__``: hooks, metadata, _shapes...) of one of the view classes ``lean_binary_``
-    builds in line, its saved values a dict, its one edge the base's grad_fn."""
-    if (vn.__weakref__ is not None or type(vn._sdict) is not dict or vn._releasable
-            or vn.__dict__):
-        return False
-    e = vn.next_functions
-    return len(e) == 1 and e[0][0] is base._grad_fn and e[0][1] == base._output_nr
-
-
-def keep(cs, vn, nr0, ci, ri, seq, carr, cseq, where, plan, other, ov):
-    """Make ``cs`` (a RecordedCopySlices built in line, ``fn`` not set) keep its wrapped
-    node as a record (Note [a wrapped node kept as a record]); ``vn``: the view's old grad_fn
-    (``may_keep`` said yes), ``other``: the operand when the plan saves it as a Tensor
-    (else None), ``ov``: its (saved version, output_nr, had_grad_fn), or the number
-    the plan saves."""
+def view_part(vn, base):
+    """The view node ``vn`` (the view's grad_fn, which ``lean_binary_`` has just counted)
+    as (class number, sequence number, saved dict), when it can be kept so, else None: a
+    plain node (no weak reference, nothing in its ``__dict__``: hooks, metadata,
+    _shapes...) whose saved values are a dict and whose one edge is the base's grad_fn.
+    The dict itself is kept (nothing else holds it): its values are numbers and tuples of
+    numbers, so the collector does not track it. ``lean_binary_`` makes the record in
+    line, one flat tuple (a tuple inside it would stay tracked longer): ``_rec`` is (the
+    wrapped node's class number, its sequence number, the view's output_nr, the clone's
+    array, CloneBackward0's sequence number, the blame mark, the plan, these three, what
+    the plan saves of the operand (its saved version, output_nr, had_grad_fn; or the
+    number), the run number)."""
+    if vn.__weakref__ is not None or vn._releasable or vn.__dict__:
+        return None
     sd = vn._sdict
-    keys = tuple(sd)
-    k = _KEYS.get(keys)
-    if k is None:
-        k = _KEYS[keys] = keys
-    vci = _CI.get(type(vn))
-    cs._rec = (ci, seq, nr0, carr, cseq, where, plan,
-               _number(type(vn)) if vci is None else vci, vn._seq_nr, k,
-               tuple(sd.values()), ov, ri)
-    if other is not None:
-        cs._rec_x = other
-        cs._rec_xvc = other._vc or other._version_counter
-    else:
-        cs._rec_x = cs._rec_xvc = None
+    e = vn.next_functions
+    if (type(sd) is not dict or len(e) != 1 or e[0][0] is not base._grad_fn
+            or e[0][1] != base._output_nr):
+        return None
+    ci = _CI.get(type(vn))
+    return (_number(type(vn)) if ci is None else ci, vn._seq_nr, sd)
 
 
 def _build(cs):
     """The wrapped node the record describes, with the little graph it reaches, as
     ``lean_binary_`` builds it (Note [a wrapped node kept as a record])."""
-    ci, seq, nr0, carr, cseq, where, plan, vci, vseq, keys, vals, ov, _ = cs._rec
+    ci, seq, nr0, carr, cseq, where, plan, vci, vseq, sd, ov, _ = cs._rec
     edges = cs.next_functions
     vn = _new(_CLS[vci])
     vn.next_functions = ((edges[0][0], edges[0][1]),)
     vn._seq_nr = vseq
-    vn._sdict = dict(zip(keys, vals))
+    vn._sdict = sd
     vn._releasable = False
     e0 = (vn, nr0)
     c = None
@@ -218,15 +206,15 @@ def _row_from_record(cs, region):
         rec = cs._rec
     except AttributeError:   # (another thread built fn meanwhile)
         return None
-    run = _RUN_LIST[rec[12]]
+    run = _RUN_LIST[rec[11]]
     if run is None:
         return None
     k0, s0, k1, s1, _ = run
     x = cs._rec_x
     if x is None:
-        xa = rec[11]   # (a number, or nothing saved)
+        xa = rec[10]   # (a number, or nothing saved)
     else:   # what _kernel_args would unpack, checked as it checks
-        ov = rec[11]
+        ov = rec[10]
         if cs._rec_xvc.version != ov[0] or (ov[2] and x._grad_fn is None):
             return None   # (modified, or detached, in place: the usual steps raise)
         xa = x._data
@@ -303,7 +291,7 @@ def _apply_arrays(cs, grads):
             and not cs.replay and cs.row_major and a.shape == cs.base_sizes
             and (a.dtype is cs.dtype or a.dtype == cs.dtype) and a.flags.c_contiguous):
         try:
-            run = _RUN_LIST[cs._rec[12]]
+            run = _RUN_LIST[cs._rec[11]]
         except AttributeError:   # (another thread built fn meanwhile)
             run = None
         if run is not None and run[4]:
