@@ -28,7 +28,11 @@ with the same saved values, the same write, bump and rebase — written out in l
 * the rebase of a view (CopySlices, then the view's grad_fn regenerated on it) for a base
   that owns its array (storage offset 0) when no retain_grad is to be moved: what
   ``CopySlices.__init__`` and ``regenerate_grad_fn`` compute there, without their calls
-  and general cases.
+  and general cases;
+* when nothing but the view holds its grad_fn, the clone, the op's node and its saved
+  values are not built at all: the CopySlices keeps their numbers and arrays as a
+  record, and builds them when its ``fn`` is read (Note [a wrapped node kept as a
+  record], views_record.py).
 
 Anything else returns None and the op takes the teaching path, which also raises every
 error.
