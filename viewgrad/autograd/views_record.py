@@ -210,19 +210,18 @@ def _row_from_record(cs, region):
     """``_row_kernels(cs.fn, op, region)`` from the record, or None (the caller builds
     ``fn`` and takes the usual steps): Note [a wrapped node kept as a record]."""
     try:
-        rec = cs._rec
+        rec, x, xvc = cs._rec, cs._rec_x, cs._rec_xvc
     except AttributeError:   # (another thread built fn meanwhile)
         return None
     run = _RUN_LIST[rec[11]]
     if run is None:
         return None
     k0, s0, k1, s1, _ = run
-    x = cs._rec_x
     if x is None:
         xa = rec[10]   # (a number, or nothing saved)
     else:   # what _kernel_args would unpack, checked as it checks
         ov = rec[10]
-        if cs._rec_xvc.version != ov[0] or (ov[2] and x._grad_fn is None):
+        if xvc.version != ov[0] or (ov[2] and x._grad_fn is None):
             return None   # (modified, or detached, in place: the usual steps raise)
         xa = x._data
     vals = (rec[3], xa)   # plan index 0: the clone (nothing else reaches it), 1: the operand
