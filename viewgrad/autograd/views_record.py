@@ -112,14 +112,16 @@ def view_part(vn, base):
     as (class number, sequence number, saved dict), when it can be kept so, else None: a
     plain node (no weak reference, nothing in its ``__dict__``: hooks, metadata,
     _shapes...) whose saved values are a dict and whose one edge is the base's grad_fn.
-    The dict itself is kept (nothing else holds it): its values are numbers and tuples of
-    numbers, so the collector does not track it. ``lean_binary_`` makes the record in
+    The dict itself is kept, the very object (nothing else holds it): a select's or a
+    regenerated view's holds numbers and tuples of numbers, which the collector does not
+    track, nor then the dict. ``lean_binary_`` makes the record in
     line, one flat tuple (a tuple inside it would stay tracked longer): ``_rec`` is (the
     wrapped node's class number, its sequence number, the view's output_nr, the clone's
     array, CloneBackward0's sequence number, the blame mark, the plan, these three, what
     the plan saves of the operand (its saved version, output_nr, had_grad_fn; or the
     number), the run number)."""
-    if vn.__weakref__ is not None or vn._releasable or vn.__dict__:
+    if (vn.__weakref__ is not None or getattr(vn, "_releasable", True)   # (an FnNode's)
+            or vn.__dict__):
         return None
     sd = vn._sdict
     e = vn.next_functions
