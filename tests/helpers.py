@@ -38,6 +38,36 @@ def graph_nodes(t):
         stack.extend(f for f, _ in fn.next_functions)
 
 
+def graph_order(roots):
+    """(nodes, {id(node): its index}) of the graphs under ``roots`` (grad_fns), each
+    node once, in depth-first order; a CopySlices' wrapped node (``fn``) and what it
+    reaches are walked too."""
+    index, order, stack = {}, [], [r for r in roots if r is not None][::-1]
+    while stack:
+        n = stack.pop()
+        if n is None or id(n) in index:
+            continue
+        index[id(n)] = len(order)
+        order.append(n)
+        inner = getattr(n, "fn", None)
+        nexts = [e[0] for e in n.next_functions] + ([inner] if inner is not None else [])
+        stack.extend(reversed(nexts))
+        if inner is not None:
+            stack.extend(e[0] for e in inner.next_functions)
+    return order, index
+
+
+def saved_or_error(fn, name):
+    """What reading ``fn.<name>`` shows: a Tensor's values, another value's repr, or the
+    words of the error it raises (a freed graph's)."""
+    import viewgrad as vg
+    try:
+        v = getattr(fn, name)
+        return v.tolist() if isinstance(v, vg.Tensor) else repr(v)
+    except (RuntimeError, AttributeError) as e:
+        return str(e)
+
+
 def saved_values(fn):
     """``(name, value)`` of every ``_saved_*`` attribute ``fn`` has, by name."""
     for name in sorted(dir(type(fn))):

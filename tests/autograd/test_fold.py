@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 import viewgrad as vg
 from viewgrad.autograd import fold as F
 
-from ..helpers import torch_or_skip
+from ..helpers import saved_or_error, torch_or_skip
 
 pytestmark = pytest.mark.host_only("the lean calls that fold are the host's (NumPy arrays)")
 
@@ -42,7 +42,7 @@ def _walk(t):
         if fn is None or id(fn) in seen:
             continue
         seen.add(id(fn))
-        vals = [(name, _saved_or_error(fn, name)) for name in sorted(dir(type(fn)))
+        vals = [(name, saved_or_error(fn, name)) for name in sorted(dir(type(fn)))
                 if name.startswith("_saved_")]
         edges = [(None if f is None else f.name(), nr) for f, nr in fn.next_functions]
         seq = fn._sequence_nr()
@@ -52,12 +52,6 @@ def _walk(t):
     return out
 
 
-def _saved_or_error(fn, name):
-    try:
-        v = getattr(fn, name)
-        return v.tolist() if isinstance(v, vg.Tensor) else repr(v)
-    except (RuntimeError, AttributeError) as e:
-        return str(e)
 
 
 # The steps of a program: y is the chain's current tensor; `kept` what it holds on to.

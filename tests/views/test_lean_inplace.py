@@ -13,7 +13,7 @@ import viewgrad.ops.inplace as inplace_ops
 from viewgrad.autograd.graph import SavedTensor
 from viewgrad.autograd.inplace_lean import set_lean_inplace
 
-from ..helpers import both_ways as _both_ways
+from ..helpers import both_ways as _both_ways, graph_order
 from .programs import draw_program, run
 
 SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
@@ -37,18 +37,7 @@ def signature(roots):
     """Everything observable about the graph under ``roots`` (grad_fns), as plain data:
     nodes in DFS order with their names, edges (as node indices), the rank of their
     sequence numbers, what they saved, and CopySlices' geometry and wrapped node."""
-    index, order, stack = {}, [], [r for r in roots if r is not None][::-1]
-    while stack:
-        n = stack.pop()
-        if n is None or id(n) in index:
-            continue
-        index[id(n)] = len(order)
-        order.append(n)
-        inner = getattr(n, "fn", None)
-        nexts = [e[0] for e in n.next_functions] + ([inner] if inner is not None else [])
-        stack.extend(reversed(nexts))
-        if inner is not None:
-            stack.extend(e[0] for e in inner.next_functions)
+    order, index = graph_order(roots)
     seqs = sorted(n._seq_nr for n in order)
     out = []
     for n in order:

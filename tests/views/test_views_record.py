@@ -17,7 +17,7 @@ import viewgrad as vg
 from viewgrad.autograd import views_record as R
 from viewgrad.autograd.views import CopySlices
 
-from ..helpers import both_ways, torch_or_skip
+from ..helpers import both_ways, graph_order, saved_or_error, torch_or_skip
 
 pytestmark = pytest.mark.host_only("the lean in-place path that keeps records is the host's")
 SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
@@ -27,33 +27,15 @@ def _both(prog):
     return both_ways(R.set_recording, prog)
 
 
-def _saved_or_error(fn, name):
-    try:
-        v = getattr(fn, name)
-        return v.tolist() if isinstance(v, vg.Tensor) else repr(v)
-    except (RuntimeError, AttributeError) as e:
-        return str(e)
-
-
 def walk(roots):
     """Every node under ``roots`` (CopySlices' wrapped nodes and what they reach too), as
     what it shows: name, edges (as node indices), sequence offset, saved values."""
-    index, order, stack = {}, [], [r for r in roots if r is not None][::-1]
-    while stack:
-        n = stack.pop()
-        if n is None or id(n) in index:
-            continue
-        index[id(n)] = len(order)
-        order.append(n)
-        inner = n.fn if isinstance(n, CopySlices) else None
-        stack.extend([e[0] for e in n.next_functions][::-1])
-        if inner is not None:
-            stack.append(inner)
+    order, index = graph_order(roots)
     top = max(n._sequence_nr() for n in order if n._sequence_nr() < 2 ** 62)
     out = []
     for n in order:
         seq = n._sequence_nr()
-        vals = [(k, _saved_or_error(n, k)) for k in sorted(dir(type(n)))
+        vals = [(k, saved_or_error(n, k)) for k in sorted(dir(type(n)))
                 if k.startswith("_saved_")]
         entry = [n.name(), seq if seq > 2 ** 62 else seq - top,
                  [(index.get(id(f)), nr) for f, nr in n.next_functions], vals]

@@ -121,10 +121,11 @@ def _facts(t, d):
     try:
         ref = _ref(d)
     except TypeError:   # no weak references to this array type: nothing kept
-        sizes, strides = tuple(d.shape), strides_of(d)
-        return (None, sizes, strides, is_row_major(d), {}, (sizes, strides, 0))
+        ref = None
     sizes, strides = tuple(d.shape), strides_of(d)
-    f = t._lean_facts = (ref, sizes, strides, is_row_major(d), {}, (sizes, strides, 0))
+    f = (ref, sizes, strides, is_row_major(d), {}, (sizes, strides, 0))
+    if ref is not None:
+        t._lean_facts = f
     return f
 
 

@@ -239,9 +239,7 @@ def copyslices_apply_arrays(cs, grads):
         res = None if row is None else row(cs, region)
         if res is None:
             fn = cs.fn
-            op = _ROW_OPS.get(type(fn), _UNSEEN)
-            if op is _UNSEEN:
-                op = _row_op(type(fn))
+            op = row_op_of(type(fn))
             if op is not None:
                 res = _row_kernels(fn, op, region)   # Note [CopySlices' row kernels]
         if res is not None:
@@ -278,6 +276,12 @@ def copyslices_apply_arrays(cs, grads):
 _ROW_NAMES = frozenset(("add", "add_scalar", "sub", "mul", "div"))
 _ROW_OPS = {}      # node class -> its OpDef when it is such a row, else None
 _UNSEEN = object()
+
+
+def row_op_of(cls):
+    """The OpDef of node class ``cls`` when it is one of these rows, else None."""
+    op = _ROW_OPS.get(cls, _UNSEEN)
+    return _row_op(cls) if op is _UNSEEN else op
 
 
 def _row_op(cls):

@@ -57,7 +57,7 @@ from .nodes import OPS
 from .recording import _NOTHING_SAVED
 from .views import CopySlices
 from . import views_fast as _vf   # (_row_kernels read through the module: tests swap it)
-from .views_fast import _ROW_OPS, _UNSEEN, _row_op, copyslices_apply_arrays
+from .views_fast import copyslices_apply_arrays, row_op_of
 
 __all__ = ["set_recording", "view_part", "numbers", "RecordedCopySlices", "RECORDING",
            "COUNT_EXPECTED"]
@@ -100,8 +100,8 @@ def _calibrate():
     view = Probe()
     view.g = Probe()
     fn = view.g
-    e0 = (fn, 0)
-    return sys.getrefcount(fn) if e0[0] is fn else -1
+    e0 = (fn, 0)   # noqa: F841 (a holder, as lean_binary_'s e0 is)
+    return sys.getrefcount(fn)
 
 
 COUNT_EXPECTED = _calibrate()
@@ -262,9 +262,7 @@ def _run_of(ci, plan):
     takes; None when ``_row_kernels`` would not run the row (Note [CopySlices' row
     kernels])."""
     cls = _CLS[ci]
-    op = _ROW_OPS.get(cls, _UNSEEN)
-    if op is _UNSEEN:
-        op = _row_op(cls)
+    op = row_op_of(cls)
     run = None
     fast = None if op is None else op.fast
     if fast is not None and len(fast) == 2 and fast[0][0] is not None:
