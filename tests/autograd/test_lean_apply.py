@@ -115,6 +115,9 @@ def test_the_lean_steps_are_installed_and_taken(monkeypatch):
             # (the chain step is a staticmethod: run_chain calls step(node, g))
             monkeypatch.setattr(op.node_cls, attr,
                                 staticmethod(spy) if attr == "_chain_step" else spy)
+        # (Note [inline steps], engine_chain.py: the run does a step's commonest case
+        # itself; without it, the run calls the step, which the spy sees)
+        monkeypatch.setattr(op.node_cls, "_chain_inline", None)
     x = _x(vg.float32)
     ((x * 1.0).tanh() * _const(x, 2.0) - 1.0).sum().backward()
     # SumBackward0 has no step: the loop runs it, then Note [chain run] takes the rest
@@ -128,8 +131,45 @@ def test_the_lean_steps_are_installed_and_taken(monkeypatch):
     try:
         assert all("_lean_apply" not in op.node_cls.__dict__ for op in (TANH, MUL, SUB))
         assert all("_chain_step" not in op.node_cls.__dict__ for op in (TANH, MUL, SUB))
+        assert all(op.node_cls._chain_inline is None for op in (TANH, MUL, SUB))
     finally:
         apply_lean.set_lean_apply(prev)
+
+
+@pytest.mark.host_only("the inline steps run on host arrays")
+def test_inline_steps_are_taken_and_give_the_steps_gradients(monkeypatch):
+    # Note [inline steps] (engine_chain.py): y * 1.01, y - 1.65 and y.tanh() are done by
+    # the run itself (no step called) and give, bit for bit, what the steps give
+    assert TANH.node_cls._chain_inline[0] == 1
+    assert MUL.node_cls._chain_inline[0] == 2
+    assert SUB.node_cls._chain_inline[0] == 3
+    x = _x(vg.float64)
+
+    def grads():
+        x.grad = None
+        y = x
+        for _ in range(5):
+            y = ((y * 1.01).tanh() - 1.65).exp() * 0.5
+        y.sum().backward()
+        return x.grad.numpy().copy()
+
+    inline = grads()
+    calls = []
+    for op in (TANH, MUL, SUB):
+        real = op.node_cls.__dict__["_chain_step"]
+        monkeypatch.setattr(op.node_cls, "_chain_step", staticmethod(
+            lambda self, g, real=real: calls.append(1) or real(self, g)))
+    assert np.array_equal(grads(), inline) and not calls
+    for op in (TANH, MUL, SUB):
+        monkeypatch.setattr(op.node_cls, "_chain_inline", None)
+    assert np.array_equal(grads(), inline) and len(calls) == 20   # (two muls a round)
+    # a saved result modified in place: not the inline case; the general step raises
+    y = (x * 1.0).tanh()
+    z = y * 2.0
+    y.add_(1.0)
+    monkeypatch.undo()
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.sum().backward()
 
 
 @pytest.mark.host_only("the lean steps' ufuncs are host ufuncs")

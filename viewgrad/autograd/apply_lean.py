@@ -40,12 +40,17 @@ from __future__ import annotations
 
 from .. import backend as B
 from .graph import _InNode, SavedTensor, _saved_array as saved_array, _sum_to_array
+from .code_copies import own_code
+from .recording import _NOTHING_SAVED
 from .saved_names import shown_geometry
 
 __all__ = ["specialize", "install", "set_lean_apply"]
 
 _HOST = B.HOST_ARRAY
 _ARRAYS = B.ARRAY_TYPES
+# Note [inline steps] (engine_chain.py): what a step does in its commonest case, for
+# run_chain to do in line: its kind, its kernel (or ufunc), its marker
+_RESULT, _NUMBER, _PASS = 1, 2, 3
 _ST = SavedTensor
 _IN = _InNode
 
@@ -93,6 +98,7 @@ def one_result(kernel, name):
                 r = kernel(g, v.data)
                 return r if type(r) is _HOST else _as_array(r, g)
         return None
+    step.inline = (_RESULT, host if host is not None else kernel)   # Note [inline steps]
     return step, _on_lists(step, False)
 
 
@@ -267,6 +273,10 @@ def first_of_two(kernel, names, other_names):
             if type(v) is _ST:
                 v.unpack_data()
         return r
+    if not more and host is not None:   # Note [inline steps]
+        step.inline = (_NUMBER, host, number)
+    elif name is None and same and not other_names:
+        step.inline = (_PASS, None, _NOTHING_SAVED)
     return step, _on_lists(step, True)
 
 
@@ -372,6 +382,9 @@ def install(op, chain_only=False):
         return
     if chain_only:
         lean = (lean[0], None)   # (the class's own _lean_apply stays)
+    for f in lean:   # Note [a code object per row] (code_copies.py)
+        if f is not None:
+            own_code(f)
     _INSTALLED[op.node_cls] = lean
     if _enabled[0]:
         _put(op.node_cls, lean)
@@ -379,6 +392,7 @@ def install(op, chain_only=False):
 
 def _put(cls, lean):
     cls._chain_step = None if lean[0] is None else staticmethod(lean[0])
+    cls._chain_inline = getattr(lean[0], "inline", None)   # Note [inline steps]
     if lean[1] is not None:
         cls._lean_apply = lean[1]
 
@@ -392,6 +406,7 @@ def set_lean_apply(enabled: bool) -> bool:
             _put(cls, lean)
         elif "_chain_step" in cls.__dict__:
             del cls._chain_step   # Node's: always None
+            del cls._chain_inline
             if lean[1] is not None:
                 del cls._lean_apply
     return prev

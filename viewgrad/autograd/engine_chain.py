@@ -21,13 +21,28 @@ programs with and without (``set_lean_apply(False)``) and compares. A node that 
 folded rows (Note [folded chains], fold.py) has a twin class whose ``_chain_step`` is
 None, so the one read above sends it aside: it runs with its own class's step, and then
 its rows, each fed by the one above it alone (Note [a pack's run]).
+
+Note [inline steps]
+A speed trick inside the one above. Most nodes of a chain take a step's commonest case:
+a saved result, unmodified (``y.tanh()``: its kernel on it), the cached operand of a
+Python number (``y * 1.01``: one ufunc), or nothing saved and nothing to do
+(``y - 1.65``: the gradient itself). Each such step says so once, as its class's
+``_chain_inline`` (kind, kernel, marker: apply_lean.py), and the run does that case
+itself, without calling the step; in every other case (a dict of saved values, a
+modified or released value, a device array, a 0-d answer) it calls the step, which
+decides as before. tests/autograd/test_lean_apply.py checks that the run takes them and
+that they give the steps' gradients bit for bit.
 """
 from __future__ import annotations
 
+from .. import backend as B
 from .fold import _raw_get as _raw_edges, holder_step, run_pack
+from .graph import _InNode as _IN
 from .nodes import keep_attributes as _keep
 
 __all__ = ["run_chain"]
+
+_HOST = B.HOST_ARRAY
 
 
 def run_chain(node, g, deps, buffers, keep_graph):
@@ -56,9 +71,27 @@ def run_chain(node, g, deps, buffers, keep_graph):
                 break
             if deps is not None and (deps[fn] != 1 or (buffers and fn in buffers)):
                 break
-        r = step(node, g)   # (a staticmethod: no bound method made per node)
+        how = node._chain_inline   # Note [inline steps]
+        r = None
+        if how is not None and type(g) is _HOST:
+            kind = how[0]
+            if kind == 1:   # one_result: its kernel on the saved result, unmodified
+                if type(node._sdict) is _IN and node._svc.version == 0:
+                    r = how[1](g, node._sv)
+                    if type(r) is not _HOST:
+                        r = None   # (a 0-d answer: the step makes it an array)
+            elif kind == 2:   # first_of_two: its ufunc on the cached number operand
+                if node._sdict is how[2]:
+                    r = how[1](g, node._sarg)
+                    if type(r) is not _HOST:
+                        r = None
+            elif (node._sdict is how[2] and node._shapes is None
+                  and node._dtypes is None):   # first_of_two: nothing saved, nothing to do
+                r = g
         if r is None:
-            break
+            r = step(node, g)   # (a staticmethod: no bound method made per node)
+            if r is None:
+                break
         if not keep_graph and node._releasable:   # FnNode.release_variables
             if node.OP.kept:   # Note [what a freed node keeps] (nodes.py)
                 _keep(node)

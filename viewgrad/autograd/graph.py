@@ -90,6 +90,7 @@ class Node:
     _metadata = None
     _n_outputs = None  # set on nodes of multi-output ops
     _chain_step = None  # a table row's step on one bare array (Note [chain run], engine_chain.py)
+    _chain_inline = None  # ... its commonest case, run in line (Note [inline steps], there)
     _fold_i = -1        # its class number when it may be folded (Note [folded chains], fold.py)
     _holds = False      # True on a holder of folded rows (its class's twin)
 

@@ -26,6 +26,9 @@ _SCALARS = B._SCALAR_CACHE
 # the cached 0-d one of float32/float64 (``_sc(a, 1.0)``), for the kernels' ``1 - result``
 _ONES = {B.HOST_ARRAY((0,), dt).dtype: _sc(B.HOST_ARRAY((0,), dt), 1.0)
          for dt in ("float32", "float64")}
+# Note [dtypes by identity] (ops/lean.py): the builtin dtype objects first, no hash
+_F32, _F64 = B.HOST_ARRAY((0,), "float32").dtype, B.HOST_ARRAY((0,), "float64").dtype
+_ONE32, _ONE64 = _ONES[_F32], _ONES[_F64]
 
 
 def _number(grad, x):
@@ -63,12 +66,20 @@ _same.identity = True
 
 
 def _tanh_grad(grad, result):
-    one = _ONES.get(result.dtype, 1.0) if type(result) is _HOST else 1.0
+    if type(result) is _HOST:   # the cached 0-d one (Note [dtypes by identity], lean.py)
+        dt = result.dtype
+        one = _ONE32 if dt is _F32 else _ONE64 if dt is _F64 else _ONES.get(dt, 1.0)
+    else:
+        one = 1.0
     return grad * (one - result * result)
 
 
 def _sigmoid_grad(grad, result):
-    one = _ONES.get(result.dtype, 1.0) if type(result) is _HOST else 1.0
+    if type(result) is _HOST:   # (as _tanh_grad's)
+        dt = result.dtype
+        one = _ONE32 if dt is _F32 else _ONE64 if dt is _F64 else _ONES.get(dt, 1.0)
+    else:
+        one = 1.0
     return grad * result * (one - result)
 
 

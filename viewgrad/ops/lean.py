@@ -49,6 +49,7 @@ import sys
 from .. import backend as B
 from ..autograd import blame as _blame
 from ..autograd.accumulate import grad_accumulator as _grad_accumulator
+from ..autograd.code_copies import own_code
 from ..autograd.fold import MASK as _FOLD_MASK, tick as _fold_tick
 from ..autograd.record_lean import record_one as _record_one
 from ..autograd.graph import (_NO_EDGE, _NO_BLAME, _InNode, _new_saved_tensor,
@@ -77,6 +78,12 @@ _getframe = sys._getframe
 _VC = VersionCounter
 # the cached 0-d operands of float32/float64 (Note [cached scalar operands], backend/devices.py)
 _SCALARS = B._SCALAR_CACHE
+# Note [dtypes by identity]: NumPy does not cache a dtype's hash, so ``d.dtype in
+# _SCALARS`` hashes it on every call (~30-50 ns). An array NumPy made has the builtin
+# float32/float64 dtype object itself, so the lean calls ask "is it that object?" first
+# and only look an equal but distinct dtype (byte order spelled out, metadata) up.
+_F32, _F64 = B.HOST_ARRAY((0,), "float32").dtype, B.HOST_ARRAY((0,), "float64").dtype
+_C32, _C64 = _SCALARS[_F32], _SCALARS[_F64]
 _HOST_XP = B.cpu.xp   # the host array module
 # the ufunc of the binary rows that take this path, called on host arrays only: what the
 # array operator (``a * b``) calls, without the operator's Python-number and deferral
@@ -282,7 +289,7 @@ def unary_method(op, slow, out=False):
     if out:
         def with_out(self, *, out=None):
             return method(self) if out is None else slow(self, out=out)
-    floats = _SCALARS   # (its keys: float32, float64)
+    floats = _SCALARS   # (its keys: float32, float64: Note [dtypes by identity])
     name = slow.__name__
 
     def method(self):
@@ -298,7 +305,7 @@ def unary_method(op, slow, out=False):
         # (2: blame on too: Note [one plain flag]; the gate: Note [every thread plain])
         plain = _ALL_PLAIN[0] or _st.plain
         if (plain and fn is not None and type(data) is _HOST and self._view_info is None
-                and data.dtype in floats and data.ndim):
+                and data.ndim and ((dt := data.dtype) is _F32 or dt is _F64 or dt in floats)):
             row = op.lean1   # (the profiler sets it False while it times every forward)
             if row is None:
                 row = _row(op, 1)
@@ -356,6 +363,7 @@ def unary_method(op, slow, out=False):
                     _fold_tick(fn)
                 return out
         return slow(self)
+    own_code(method)   # Note [a code object per row] (autograd/code_copies.py)
     public = with_out if out else method
     public.__name__ = public.__qualname__ = slow.__name__
     public.__module__, public.__doc__ = slow.__module__, slow.__doc__
@@ -377,7 +385,11 @@ def operator_method(op, slow, tensors=None):
             data = self._data
             # (2: blame on too: Note [one plain flag]; the gate: Note [every thread plain])
             plain = _ALL_PLAIN[0] or _st.plain
-            cache = _SCALARS.get(data.dtype) if type(data) is _HOST else None
+            if type(data) is _HOST:   # Note [dtypes by identity]
+                dt = data.dtype
+                cache = _C32 if dt is _F32 else _C64 if dt is _F64 else _SCALARS.get(dt)
+            else:
+                cache = None
             if (plain and fn is not None and cache is not None and self._view_info is None
                     and (type(self) is _Tensor or type(self) in _LEAN)):   # (cache: f32/f64)
                 row_op = op
@@ -443,6 +455,7 @@ def operator_method(op, slow, tensors=None):
                         _fold_tick(fn)
                     return out
         return slow(self, other)
+    own_code(method)   # Note [a code object per row] (autograd/code_copies.py)
     method.__name__ = method.__qualname__ = slow.__name__
     method.__module__, method.__doc__ = slow.__module__, slow.__doc__
     return method
@@ -547,4 +560,5 @@ def reduction_method(op, slow, attrs, host):
                 out._grad_fn = _record_one(op, (self,), out, attrs, self)
                 return out
         return slow(self, *args, **kwargs)
+    own_code(method)   # Note [a code object per row] (autograd/code_copies.py)
     return functools.update_wrapper(method, slow)   # (its signature is slow's: help, REPL)

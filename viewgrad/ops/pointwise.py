@@ -243,12 +243,15 @@ _multiply, _tanh, _add = (B.host_ufunc(n) for n in ("multiply", "tanh", "add"))
 _HALF = {}   # dtype -> the cached 0-d 0.5 (Note [cached scalar operands])
 for _a in (B.HOST_ARRAY((0,), "float32"), B.HOST_ARRAY((0,), "float64")):
     _HALF[_a.dtype] = _sc(_a, 0.5)
+_F32, _F64 = B.HOST_ARRAY((0,), "float32").dtype, B.HOST_ARRAY((0,), "float64").dtype
+_HALF32, _HALF64 = _HALF[_F32], _HALF[_F64]
 
 
 def _sigmoid_host(x):
     """``_sigmoid_fwd`` on a float32/float64 host array, the same four ufuncs in the same
     order (the same bits), their Python around them left out (Note [host ufuncs])."""
-    half = _HALF.get(x.dtype)
+    dt = x.dtype   # Note [dtypes by identity] (ops/lean.py): the builtin objects first
+    half = _HALF32 if dt is _F32 else _HALF64 if dt is _F64 else _HALF.get(dt)
     if half is None or not x.ndim:   # (a 0-d product is a NumPy scalar: no out= for it)
         return _sigmoid_fwd(x)
     y = _multiply(x, half)
