@@ -98,7 +98,7 @@ def one_result(kernel, name):
                 r = kernel(g, v.data)
                 return r if type(r) is _HOST else _as_array(r, g)
         return None
-    step.inline = (_RESULT, host if host is not None else kernel)   # Note [inline steps]
+    step.inline = (_RESULT, host if host is not None else kernel, None)   # Note [inline steps]
     return step, _on_lists(step, False)
 
 
@@ -392,7 +392,8 @@ def install(op, chain_only=False):
 
 def _put(cls, lean):
     cls._chain_step = None if lean[0] is None else staticmethod(lean[0])
-    cls._chain_inline = getattr(lean[0], "inline", None)   # Note [inline steps]
+    how = getattr(lean[0], "inline", None)   # Note [inline steps] (engine_chain.py)
+    cls._chain_inline = None if how is None else how + (bool(cls.OP.kept), lean[0])
     if lean[1] is not None:
         cls._lean_apply = lean[1]
 

@@ -27,10 +27,12 @@ A speed trick inside the one above. Most nodes of a chain take a step's commones
 a saved result, unmodified (``y.tanh()``: its kernel on it), the cached operand of a
 Python number (``y * 1.01``: one ufunc), or nothing saved and nothing to do
 (``y - 1.65``: the gradient itself). Each such step says so once, as its class's
-``_chain_inline`` (kind, kernel, marker: apply_lean.py), and the run does that case
-itself, without calling the step; in every other case (a dict of saved values, a
-modified or released value, a device array, a 0-d answer) it calls the step, which
-decides as before. tests/autograd/test_lean_apply.py checks that the run takes them and
+``_chain_inline`` (kind, kernel, marker, its row's ``OP.kept``, the step itself:
+apply_lean.py), read first and alone, and the run does that case itself, without
+calling the step; in every other case (a dict of saved values, a modified or released
+value, a device array, a 0-d answer) it calls the step, which decides as before. A node
+with hooks and a holder of folded rows have it None (``Node._mark_hooked``, fold.py's
+twin classes), as their ``_chain_step``. tests/autograd/test_lean_apply.py checks that the run takes them and
 that they give the steps' gradients bit for bit.
 """
 from __future__ import annotations
@@ -52,6 +54,46 @@ def run_chain(node, g, deps, buffers, keep_graph):
     counted dependencies yet, and every node so far had one edge (Note [dependencies
     counted late], engine_plain.py), so the node after it is fed by it alone."""
     while g is not None:
+        how = node._chain_inline   # (None on a node with hooks, and on a holder)
+        if how is not None:   # Note [inline steps]: a row's step, its commonest case here
+            edges = node.next_functions
+            fn, nr = edges[0]
+            if fn is None or nr or fn._n_outputs:
+                break
+            n = len(edges)
+            if n != 1 and (n != 2 or edges[1][0] is not None):
+                break
+            if deps is not None and (deps[fn] != 1 or (buffers and fn in buffers)):
+                break
+            r = None
+            if type(g) is _HOST:
+                kind = how[0]
+                if kind == 1:   # one_result: its kernel on the saved result, unmodified
+                    if type(node._sdict) is _IN and node._svc.version == 0:
+                        r = how[1](g, node._sv)
+                        if type(r) is not _HOST:
+                            r = None   # (a 0-d answer: the step makes it an array)
+                elif kind == 2:   # first_of_two: its ufunc on the cached number operand
+                    if node._sdict is how[2]:
+                        r = how[1](g, node._sarg)
+                        if type(r) is not _HOST:
+                            r = None
+                elif (node._sdict is how[2] and node._shapes is None
+                      and node._dtypes is None):   # first_of_two: nothing saved or to do
+                    r = g
+            if r is None:
+                r = how[4](node, g)   # the step itself, which decides as always
+                if r is None:
+                    break
+            if not keep_graph and node._releasable:   # FnNode.release_variables
+                if how[3]:   # (its row's OP.kept: Note [what a freed node keeps], nodes.py)
+                    _keep(node)
+                node._sdict = node._sv = None   # (the _saved property's setter, in line)
+            if deps is not None:
+                deps[fn] = 0
+            node = fn
+            g = r
+            continue
         step = node._chain_step   # (None on a node with hooks: Node._mark_hooked)
         if step is None:
             # (and on a holder of folded rows, which runs them: Note [a pack's run], fold.py)
@@ -71,27 +113,9 @@ def run_chain(node, g, deps, buffers, keep_graph):
                 break
             if deps is not None and (deps[fn] != 1 or (buffers and fn in buffers)):
                 break
-        how = node._chain_inline   # Note [inline steps]
-        r = None
-        if how is not None and type(g) is _HOST:
-            kind = how[0]
-            if kind == 1:   # one_result: its kernel on the saved result, unmodified
-                if type(node._sdict) is _IN and node._svc.version == 0:
-                    r = how[1](g, node._sv)
-                    if type(r) is not _HOST:
-                        r = None   # (a 0-d answer: the step makes it an array)
-            elif kind == 2:   # first_of_two: its ufunc on the cached number operand
-                if node._sdict is how[2]:
-                    r = how[1](g, node._sarg)
-                    if type(r) is not _HOST:
-                        r = None
-            elif (node._sdict is how[2] and node._shapes is None
-                  and node._dtypes is None):   # first_of_two: nothing saved, nothing to do
-                r = g
+        r = step(node, g)   # (a staticmethod: no bound method made per node)
         if r is None:
-            r = step(node, g)   # (a staticmethod: no bound method made per node)
-            if r is None:
-                break
+            break
         if not keep_graph and node._releasable:   # FnNode.release_variables
             if node.OP.kept:   # Note [what a freed node keeps] (nodes.py)
                 _keep(node)

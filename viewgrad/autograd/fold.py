@@ -190,6 +190,7 @@ def _register(cls):
     if ok:
         twin = type(cls.__name__, (cls,), {
             "__slots__": (), "next_functions": _HOLDER, "_holds": True, "_chain_step": None,
+            "_chain_inline": None,
             "__module__": cls.__module__, "__qualname__": cls.__qualname__,
             "__doc__": cls.__doc__})
         try:   # (the same layout, or Python refuses the swap)

@@ -184,7 +184,7 @@ class Node:
         the teaching path (``_hooked``), and never runs it in a chain of bare arrays (its
         own ``_chain_step`` is None: the one read Note [chain run] makes)."""
         self._hooked = True
-        self._chain_step = None
+        self._chain_step = self._chain_inline = None
 
     def _retain_grad_slot(self, output_nr, ref):
         """Record ``retain_grad`` of this node's output ``output_nr`` (a weakref)."""
