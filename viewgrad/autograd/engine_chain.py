@@ -54,49 +54,10 @@ def run_chain(node, g, deps, buffers, keep_graph):
     counted dependencies yet, and every node so far had one edge (Note [dependencies
     counted late], engine_plain.py), so the node after it is fed by it alone."""
     while g is not None:
-        how = node._chain_inline   # (None on a node with hooks, and on a holder)
-        if how is not None:   # Note [inline steps]: a row's step, its commonest case here
-            edges = node.next_functions
-            fn, nr = edges[0]
-            if fn is None or nr or fn._n_outputs:
-                break
-            n = len(edges)
-            if n != 1 and (n != 2 or edges[1][0] is not None):
-                break
-            if deps is not None and (deps[fn] != 1 or (buffers and fn in buffers)):
-                break
-            r = None
-            if type(g) is _HOST:
-                kind = how[0]
-                if kind == 1:   # one_result: its kernel on the saved result, unmodified
-                    if type(node._sdict) is _IN and node._svc.version == 0:
-                        r = how[1](g, node._sv)
-                        if type(r) is not _HOST:
-                            r = None   # (a 0-d answer: the step makes it an array)
-                elif kind == 2:   # first_of_two: its ufunc on the cached number operand
-                    if node._sdict is how[2]:
-                        r = how[1](g, node._sarg)
-                        if type(r) is not _HOST:
-                            r = None
-                elif (node._sdict is how[2] and node._shapes is None
-                      and node._dtypes is None):   # first_of_two: nothing saved or to do
-                    r = g
-            if r is None:
-                r = how[4](node, g)   # the step itself, which decides as always
-                if r is None:
-                    break
-            if not keep_graph and node._releasable:   # FnNode.release_variables
-                if how[3]:   # (its row's OP.kept: Note [what a freed node keeps], nodes.py)
-                    _keep(node)
-                node._sdict = node._sv = None   # (the _saved property's setter, in line)
-            if deps is not None:
-                deps[fn] = 0
-            node = fn
-            g = r
-            continue
-        step = node._chain_step   # (None on a node with hooks: Node._mark_hooked)
-        if step is None:
-            # (and on a holder of folded rows, which runs them: Note [a pack's run], fold.py)
+        how = node._chain_inline   # Note [inline steps] (None with hooks, and on a holder)
+        step = node._chain_step if how is None else how[4]
+        if step is None:   # (a node with hooks: Node._mark_hooked; or a holder of folded
+            # rows, which runs them: Note [a pack's run], fold.py)
             if not node._holds or node._hooked or deps is not None:
                 break
             step = holder_step(node)
@@ -113,11 +74,29 @@ def run_chain(node, g, deps, buffers, keep_graph):
                 break
             if deps is not None and (deps[fn] != 1 or (buffers and fn in buffers)):
                 break
-        r = step(node, g)   # (a staticmethod: no bound method made per node)
+        r = None
+        if how is not None and type(g) is _HOST:   # Note [inline steps]
+            kind = how[0]
+            if kind == 1:   # one_result: its kernel on the saved result, unmodified
+                if type(node._sdict) is _IN and node._svc.version == 0:
+                    r = how[1](g, node._sv)
+                    if type(r) is not _HOST:
+                        r = None   # (a 0-d answer: the step makes it an array)
+            elif kind == 2:   # first_of_two: its ufunc on the cached number operand
+                if node._sdict is how[2]:
+                    r = how[1](g, node._sarg)
+                    if type(r) is not _HOST:
+                        r = None
+            elif (node._sdict is how[2] and node._shapes is None
+                  and node._dtypes is None):   # first_of_two: nothing saved, nothing to do
+                r = g
         if r is None:
-            break
+            r = step(node, g)   # (a staticmethod: no bound method made per node)
+            if r is None:
+                break
         if not keep_graph and node._releasable:   # FnNode.release_variables
-            if node.OP.kept:   # Note [what a freed node keeps] (nodes.py)
+            # (its row's OP.kept: Note [what a freed node keeps], nodes.py)
+            if how[3] if how is not None else node.OP.kept:
                 _keep(node)
             node._sdict = node._sv = None   # (the _saved property's setter, in line)
         if fn is None:   # a holder: its rows next
