@@ -281,15 +281,20 @@ def lean_binary_(op, self, other, opname):
         carr = d.copy(order="K") if saves_self else None
         cseq = _next_seq() if saves_self else None
         seq = _next_seq()
-        ov = ox = xvc = where = None
+        # (flat: the blame mark's code and offset, -1 for a mark with no user frame, and
+        # the operand's saved version, output_nr and had_grad_fn, or the number)
+        ov = ov1 = ov2 = ox = xvc = wco = wl = None
         for name, idx in plan:
             if idx == 0 or type(other) is _Tensor:
-                if blame and where is None:
-                    where = (op.node_name, uf)
+                if blame and wl is None:
+                    if uf is None:
+                        wl = -1
+                    else:
+                        wco, wl = uf
                 if idx:
                     ox = other
                     xvc = other._vc or other._version_counter
-                    ov = (xvc.version, other._output_nr, other._grad_fn is not None)
+                    ov, ov1, ov2 = xvc.version, other._output_nr, other._grad_fn is not None
             else:
                 ov = other
         node = None
@@ -380,7 +385,7 @@ def lean_binary_(op, self, other, opname):
     cs.freed = False
     cs.dtype = bd.dtype
     if keep is not None:   # (views_record.view_part says what a record holds)
-        cs._rec = (ci, seq, e0[1], carr, cseq, where, plan) + keep + (ov, ri)
+        cs._rec = (ci, seq, e0[1], carr, cseq, wco, wl, plan) + keep + (ov, ov1, ov2, ri)
         cs._rec_x = ox
         cs._rec_xvc = xvc
     base._grad_fn = cs

@@ -115,11 +115,13 @@ def view_part(vn, base):
     The dict itself is kept, the very object (nothing else holds it): a select's or a
     regenerated view's holds numbers and tuples of numbers, which the collector does not
     track, nor then the dict. ``lean_binary_`` makes the record in
-    line, one flat tuple (a tuple inside it would stay tracked longer): ``_rec`` is (the
-    wrapped node's class number, its sequence number, the view's output_nr, the clone's
-    array, CloneBackward0's sequence number, the blame mark, the plan, these three, what
-    the plan saves of the operand (its saved version, output_nr, had_grad_fn; or the
-    number), the run number)."""
+    line, one flat tuple: a fresh tuple inside it (a blame mark, the operand's numbers)
+    would keep it tracked for a collection or two more, into the old generation, where
+    every full collection walks it. ``_rec`` is (the wrapped node's class number, its
+    sequence number, the view's output_nr, the clone's array, CloneBackward0's sequence
+    number, the blame mark's code and offset (None, None: no mark; offset -1: a mark
+    with no user frame), the plan, these three, what the plan saves of the operand (its
+    saved version, output_nr, had_grad_fn; or the number, None, None), the run number)."""
     if (vn.__weakref__ is not None or getattr(vn, "_releasable", True)   # (an FnNode's)
             or vn.__dict__):
         return None
@@ -135,7 +137,9 @@ def view_part(vn, base):
 def _build(cs):
     """The wrapped node the record describes, with the little graph it reaches, as
     ``lean_binary_`` builds it (Note [a wrapped node kept as a record])."""
-    ci, seq, nr0, carr, cseq, where, plan, vci, vseq, sd, ov, _ = cs._rec
+    ci, seq, nr0, carr, cseq, wco, wl, plan, vci, vseq, sd, ov, ov1, ov2, _ = cs._rec
+    # the blame mark, shared by the saved values (as lean_binary_ shares it)
+    where = None if wl is None else (_CLS[ci].OP.node_name, None if wl < 0 else (wco, wl))
     edges = cs.next_functions
     vn = _new(_CLS[vci])
     vn.next_functions = ((edges[0][0], edges[0][1]),)
@@ -162,7 +166,7 @@ def _build(cs):
             elif cs._rec_x is None:
                 saved[name] = ov   # a Python number
             else:
-                saved[name] = _saved(cs._rec_x, cs._rec_xvc, ov[0], ov[1], ov[2], where)
+                saved[name] = _saved(cs._rec_x, cs._rec_xvc, ov, ov1, ov2, where)
         node._sdict = saved
         node._releasable = True
     else:
@@ -215,15 +219,14 @@ def _row_from_record(cs, region):
         rec, x, xvc = cs._rec, cs._rec_x, cs._rec_xvc
     except AttributeError:   # (another thread built fn meanwhile)
         return None
-    run = _RUN_LIST[rec[11]]
+    run = _RUN_LIST[rec[14]]
     if run is None:
         return None
     k0, s0, k1, s1, _ = run
     if x is None:
-        xa = rec[10]   # (a number, or nothing saved)
+        xa = rec[11]   # (a number, or nothing saved)
     else:   # what _kernel_args would unpack, checked as it checks
-        ov = rec[10]
-        if xvc.version != ov[0] or (ov[2] and x._grad_fn is None):
+        if xvc.version != rec[11] or (rec[13] and x._grad_fn is None):
             return None   # (modified, or detached, in place: the usual steps raise)
         xa = x._data
     vals = (rec[3], xa)   # plan index 0: the clone (nothing else reaches it), 1: the operand
@@ -297,7 +300,7 @@ def _apply_arrays(cs, grads):
             and not cs.replay and cs.row_major and a.shape == cs.base_sizes
             and (a.dtype is cs.dtype or a.dtype == cs.dtype) and a.flags.c_contiguous):
         try:
-            run = _RUN_LIST[cs._rec[11]]
+            run = _RUN_LIST[cs._rec[14]]
         except AttributeError:   # (another thread built fn meanwhile)
             run = None
         if run is not None and run[4]:
