@@ -66,6 +66,11 @@ for _dt in ("float32", "float64"):
     _z[()] = 0
     _z.flags.writeable = False
     _ZERO[_z.dtype] = _z
+# (Note [dtypes by identity], ops/lean.py: the builtin float dtypes, their zeros and the
+# integers of their size, for relu's backward in place)
+_F32, _F64 = _HOST((0,), "float32").dtype, _HOST((0,), "float64").dtype
+_IP32 = (_HOST((0,), "int32").dtype, _ZERO[_F32])
+_IP64 = (_HOST((0,), "int64").dtype, _ZERO[_F64])
 
 
 def relu_host(fallback):
@@ -133,10 +138,10 @@ def relu_grad(grad, result, out=None):
 
 
 def _own_writeable(a):
-    f = a.flags
-    if not f.writeable or not f.c_contiguous:
+    if a.base is not None:
         return False
-    return a.base is None
+    f = a.flags
+    return f.writeable and f.c_contiguous
 
 
 class ReluNode(FnNode):
@@ -158,10 +163,18 @@ class ReluNode(FnNode):
                 r = v.data if (type(v) is SavedTensor and v.tensor is None and v.hooks is None
                                and v.version_counter.version == v.saved_version) else None
             if r is not None:
-                if type(r) is _HOST and g.dtype == r.dtype and g.shape == r.shape:
+                dt = g.dtype
+                if type(r) is _HOST and (r.dtype is dt or g.dtype == r.dtype) and (
+                        g.shape == r.shape):
                     grads[0] = None
                     if sys.getrefcount(g) == 2 and _own_writeable(g):
-                        return [relu_grad(g, r, out=g)]   # fast.py's kernel, into g
+                        how = _IP32 if dt is _F32 else _IP64 if dt is _F64 else None
+                        if how is None:
+                            return [relu_grad(g, r, out=g)]   # fast.py's kernel, into g
+                        # the same kernel, in line: grad's bits times result != 0
+                        bits = g.view(how[0])
+                        _multiply(bits, _not_equal(r, how[1]), bits)
+                        return [g]
                     grads[0] = g
                     return [self.OP.fast1[0](g, r)]   # the row's kernel, a new array
         return None
