@@ -98,7 +98,8 @@ def one_result(kernel, name):
                 r = kernel(g, v.data)
                 return r if type(r) is _HOST else _as_array(r, g)
         return None
-    step.inline = (_RESULT, host if host is not None else kernel, None)   # Note [inline steps]
+    # Note [inline steps] (engine_chain.py): the run does this case itself
+    step.inline = (_RESULT, host if host is not None else kernel, None)
     return step, _on_lists(step, False)
 
 

@@ -17,6 +17,7 @@ __all__ = ["own_code"]
 
 
 def own_code(f):
-    """``f`` with a copy of its code object (Note [a code object per row]); returns ``f``."""
+    """Give ``f`` a copy of its code object (Note [a code object per row]); returns
+    ``f``."""
     f.__code__ = f.__code__.replace()
     return f

@@ -32,8 +32,8 @@ apply_lean.py), read first and alone, and the run does that case itself, without
 calling the step; in every other case (a dict of saved values, a modified or released
 value, a device array, a 0-d answer) it calls the step, which decides as before. A node
 with hooks and a holder of folded rows have it None (``Node._mark_hooked``, fold.py's
-twin classes), as their ``_chain_step``. tests/autograd/test_lean_apply.py checks that the run takes them and
-that they give the steps' gradients bit for bit.
+twin classes), as their ``_chain_step``. tests/autograd/test_lean_apply.py checks that
+the run takes them and that they give the steps' gradients bit for bit.
 """
 from __future__ import annotations
 

@@ -305,7 +305,8 @@ def unary_method(op, slow, out=False):
         # (2: blame on too: Note [one plain flag]; the gate: Note [every thread plain])
         plain = _ALL_PLAIN[0] or _st.plain
         if (plain and fn is not None and type(data) is _HOST and self._view_info is None
-                and data.ndim and ((dt := data.dtype) is _F32 or dt is _F64 or dt in floats)):
+                and data.ndim
+                and ((dt := data.dtype) is _F32 or dt is _F64 or dt in floats)):
             row = op.lean1   # (the profiler sets it False while it times every forward)
             if row is None:
                 row = _row(op, 1)
