@@ -188,6 +188,10 @@ RECIPROCAL = defop("reciprocal", "ReciprocalBackward0", lambda self: 1 / self,
 
 
 _xp = B.xp_of
+_HOST_ARRAY = B.HOST_ARRAY
+_greater, _less, _subtract = (B.host_ufunc(n) for n in ("greater", "less", "subtract"))
+_ZERO32, _ZERO64 = _nnf._ZERO[_nnf._F32], _nnf._ZERO[_nnf._F64]   # (read-only 0-d zeros)
+_F32, _F64 = _nnf._F32, _nnf._F64
 
 
 def _sign_fwd(self):
@@ -195,6 +199,14 @@ def _sign_fwd(self):
     # NaN and -0.); for integers the same numbers as NumPy's
     kind = self.dtype.kind
     if kind == "f":
+        if type(self) is _HOST_ARRAY and self.ndim:
+            # a host float32/float64 array: the same comparisons with the cached zero
+            # (comparing with the Python 0 converts it every call) and one subtraction
+            # of the two masks as the dtype (1 - 0, 0 - 1, 0 - 0: the same numbers)
+            dt = self.dtype
+            z = _ZERO32 if dt is _F32 else _ZERO64 if dt is _F64 else None
+            if z is not None:
+                return _subtract(_greater(self, z), _less(self, z), dtype=dt)
         return ((self > 0).astype(self.dtype) - (self < 0).astype(self.dtype))
     if kind == "b":
         return self.copy()   # a bool's sign is itself (PyTorch); NumPy has no bool sign
@@ -243,7 +255,6 @@ _multiply, _tanh, _add = (B.host_ufunc(n) for n in ("multiply", "tanh", "add"))
 _HALF = {}   # dtype -> the cached 0-d 0.5 (Note [cached scalar operands])
 for _a in (B.HOST_ARRAY((0,), "float32"), B.HOST_ARRAY((0,), "float64")):
     _HALF[_a.dtype] = _sc(_a, 0.5)
-_F32, _F64 = B.HOST_ARRAY((0,), "float32").dtype, B.HOST_ARRAY((0,), "float64").dtype
 _HALF32, _HALF64 = _HALF[_F32], _HALF[_F64]
 
 
