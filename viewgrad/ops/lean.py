@@ -79,9 +79,11 @@ _VC = VersionCounter
 # the cached 0-d operands of float32/float64 (Note [cached scalar operands], backend/devices.py)
 _SCALARS = B._SCALAR_CACHE
 # Note [dtypes by identity]: NumPy does not cache a dtype's hash, so ``d.dtype in
-# _SCALARS`` hashes it on every call (~30-50 ns). An array NumPy made has the builtin
-# float32/float64 dtype object itself, so the lean calls ask "is it that object?" first
-# and only look an equal but distinct dtype (byte order spelled out, metadata) up.
+# _SCALARS`` hashes it on every call (~30-50 ns). Almost every array NumPy makes has the
+# builtin float32/float64 dtype object itself, so the lean calls ask "is it that object?"
+# first and only look an equal but distinct dtype up (byte order spelled out, metadata,
+# the result of an op on a byte-swapped array): the same answer, a little later.
+# tests/autograd/test_code_copies.py runs a program on both.
 _F32, _F64 = B.HOST_ARRAY((0,), "float32").dtype, B.HOST_ARRAY((0,), "float64").dtype
 _C32, _C64 = _SCALARS[_F32], _SCALARS[_F64]
 _HOST_XP = B.cpu.xp   # the host array module
