@@ -27,7 +27,7 @@ _SCALARS = B._SCALAR_CACHE
 _ONES = {B.HOST_ARRAY((0,), dt).dtype: _sc(B.HOST_ARRAY((0,), dt), 1.0)
          for dt in ("float32", "float64")}
 # Note [dtypes by identity] (ops/lean.py): the builtin dtype objects first, no hash
-_F32, _F64 = B.HOST_ARRAY((0,), "float32").dtype, B.HOST_ARRAY((0,), "float64").dtype
+_F32, _F64 = B.float32, B.float64
 _ONE32, _ONE64 = _ONES[_F32], _ONES[_F64]
 
 

@@ -84,7 +84,7 @@ _SCALARS = B._SCALAR_CACHE
 # first and only look an equal but distinct dtype up (byte order spelled out, metadata,
 # the result of an op on a byte-swapped array): the same answer, a little later.
 # tests/autograd/test_code_copies.py runs a program on both.
-_F32, _F64 = B.HOST_ARRAY((0,), "float32").dtype, B.HOST_ARRAY((0,), "float64").dtype
+_F32, _F64 = B.float32, B.float64   # (NumPy's builtin dtype objects)
 _C32, _C64 = _SCALARS[_F32], _SCALARS[_F64]
 _HOST_XP = B.cpu.xp   # the host array module
 # the ufunc of the binary rows that take this path, called on host arrays only: what the

@@ -68,9 +68,8 @@ for _dt in ("float32", "float64"):
     _ZERO[_z.dtype] = _z
 # (Note [dtypes by identity], ops/lean.py: the builtin float dtypes, their zeros and the
 # integers of their size, for relu's backward in place)
-_F32, _F64 = _HOST((0,), "float32").dtype, _HOST((0,), "float64").dtype
-_IP32 = (_HOST((0,), "int32").dtype, _ZERO[_F32])
-_IP64 = (_HOST((0,), "int64").dtype, _ZERO[_F64])
+_F32, _F64 = B.float32, B.float64
+_IP32, _IP64 = (B.int32, _ZERO[_F32]), (B.int64, _ZERO[_F64])
 
 
 def relu_host(fallback):
@@ -164,7 +163,7 @@ class ReluNode(FnNode):
                                and v.version_counter.version == v.saved_version) else None
             if r is not None:
                 dt = g.dtype
-                if type(r) is _HOST and (r.dtype is dt or g.dtype == r.dtype) and (
+                if type(r) is _HOST and (r.dtype is dt or r.dtype == dt) and (
                         g.shape == r.shape):
                     grads[0] = None
                     if sys.getrefcount(g) == 2 and _own_writeable(g):

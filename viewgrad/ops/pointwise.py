@@ -190,8 +190,8 @@ RECIPROCAL = defop("reciprocal", "ReciprocalBackward0", lambda self: 1 / self,
 _xp = B.xp_of
 _HOST_ARRAY = B.HOST_ARRAY
 _greater, _less, _subtract = (B.host_ufunc(n) for n in ("greater", "less", "subtract"))
-_ZERO32, _ZERO64 = _nnf._ZERO[_nnf._F32], _nnf._ZERO[_nnf._F64]   # (read-only 0-d zeros)
-_F32, _F64 = _nnf._F32, _nnf._F64
+_F32, _F64 = B.float32, B.float64
+_ZERO32, _ZERO64 = _nnf._ZERO[_F32], _nnf._ZERO[_F64]   # (read-only 0-d zeros)
 
 
 def _sign_fwd(self):
