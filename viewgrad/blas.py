@@ -37,7 +37,7 @@ import threading
 
 import numpy as np
 
-__all__ = ["AXPY", "axpy_into", "add_scaled", "fma_float32"]
+__all__ = ["AXPY", "axpy_into", "axpy_dense", "add_scaled", "fma_float32"]
 
 # Note [axpy's blocks and threads]
 # OpenBLAS's axpy kernel runs the elements in blocks (32 float32s on Haswell and Zen) with
@@ -125,6 +125,10 @@ _MAX_N = 0 if _FOUND is None else _FOUND[2]
 
 
 _char, _addressof = ctypes.c_char, ctypes.addressof
+# axpy_dense's dtypes, asked by identity (Note [dtypes by identity], ops/lean.py)
+_F32, _F64 = np.dtype("float32"), np.dtype("float64")
+_DENSE_F = None if AXPY is None else AXPY["f"]
+_DENSE_D = None if AXPY is None else AXPY["d"]
 
 
 def _address(a):
@@ -166,6 +170,30 @@ def axpy_into(y, a, x):
     return _axpy_at(y, a, x, entry, _address(y), _address(x))
 
 
+def axpy_dense(y, a, x):
+    """``axpy_into(y, a, x)`` for an optimizer's update (Note [an update in one call]):
+    the same answer, with the commonest case (two writeable row-major host arrays of
+    NumPy's builtin float32 or float64 dtype and one shape, a nonzero ``a``, whole
+    blocks, memory apart, one BLAS call) made in this body."""
+    dt = y.dtype
+    entry = _DENSE_F if dt is _F32 else _DENSE_D if dt is _F64 else None
+    if entry is None or x.dtype is not dt or x.shape != y.shape or a == 0.0:
+        return axpy_into(y, a, x)
+    try:
+        yp = _addressof(_char.from_buffer(y))
+        xp = _addressof(_char.from_buffer(x))
+    except (TypeError, ValueError, BufferError):
+        return axpy_into(y, a, x)
+    fn, block = entry
+    n = y.size
+    nbytes = y.nbytes
+    if (n % block or n > _MAX_N or (n > _CHUNK and (_THREADS is None or _THREADS() != 1))
+            or (xp < yp + nbytes and yp < xp + nbytes)):
+        return _axpy_at(y, a, x, entry, yp, xp)   # a tail, threads, overlap: as always
+    fn(n, a, xp, 1, yp, 1)
+    return True
+
+
 # Note [an update in one call]
 # An optimizer's ``p.sub_(g, alpha=lr)`` comes here once per parameter per step, after a
 # step's big matrix products have pushed the interpreter's own data out of the CPU's
@@ -173,7 +201,10 @@ def axpy_into(y, a, x):
 # small updates. The common case, two writeable row-major arrays, is recognised by
 # ctypes itself: ``c_char.from_buffer`` accepts exactly those (and refuses an empty, a
 # read-only or a strided array) and gives the address that BLAS needs in the same call.
-# Everything else is asked of the flags, as before.
+# Everything else is asked of the flags, as before. ``axpy_dense`` (the update's entry,
+# ops/inplace.py) goes one step further for NumPy's builtin float dtypes, asked by
+# identity: whole blocks, one thread's call, memory apart, so one BLAS call in its own
+# body; any other case is axpy_into's or _axpy_at's, the same answers.
 
 def _axpy_at(y, a, x, entry, yp, xp):
     """axpy_into's call: ``y += a * x`` for dense arrays of one layout at addresses yp,

@@ -94,3 +94,55 @@ def test_inference_refusals_are_real():
     assert out[0][1].startswith("Inference tensors cannot be saved for backward")
     out = outcome(vg, _inplace_outside)[1]
     assert out[0][1].startswith("Inplace update to inference tensor outside InferenceMode")
+
+
+def _modes(lib):
+    return (lib.is_grad_enabled(), lib.is_inference_mode_enabled())
+
+
+def _nested_modes(lib):
+    """no_grad, enable_grad and inference_mode nested every way, as context managers and
+    decorators: what each level sees, and what each exit gives back."""
+    seen = [_modes(lib)]
+    with lib.no_grad():
+        seen.append(_modes(lib))
+        with lib.inference_mode():
+            seen.append(_modes(lib))
+            with lib.no_grad():
+                seen.append(_modes(lib))
+                with lib.enable_grad():
+                    seen.append(_modes(lib))
+                seen.append(_modes(lib))
+            seen.append(_modes(lib))
+        seen.append(_modes(lib))
+        with lib.enable_grad():
+            seen.append(_modes(lib))
+            with lib.no_grad():
+                seen.append(_modes(lib))
+            seen.append(_modes(lib))
+        seen.append(_modes(lib))
+    seen.append(_modes(lib))
+    with lib.inference_mode():
+        with lib.no_grad():
+            seen.append(_modes(lib))
+        seen.append(_modes(lib))
+    seen.append(_modes(lib))
+    f = lib.no_grad()(lambda: _modes(lib))
+    seen.append(f())
+    seen.append(lib.no_grad(lambda: _modes(lib))())
+    seen.append(_modes(lib))
+    try:
+        with lib.no_grad():
+            raise KeyError("inside")
+    except KeyError:
+        seen.append(_modes(lib))
+    with lib.set_grad_enabled(False):
+        with lib.no_grad():
+            seen.append(_modes(lib))
+        seen.append(_modes(lib))
+    seen.append(_modes(lib))
+    return seen
+
+
+def test_grad_modes_nest_and_restore_like_torch():
+    assert_same_as_torch(_nested_modes)

@@ -474,10 +474,13 @@ def blas_way(request, monkeypatch):
     return request.param
 
 
+@pytest.mark.parametrize("shape", [(3, 4), (16, 32), (96, 128)])
 @pytest.mark.parametrize("dtype", [vg.float32, vg.float64])
 @pytest.mark.parametrize("case", sorted(UPDATE_CASES))
-def test_update_with_alpha_is_the_teaching_path(case, dtype, blas_way):
-    assert _update_run(True, case, dtype) == _update_run(False, case, dtype)
+def test_update_with_alpha_is_the_teaching_path(case, dtype, shape, blas_way):
+    # (3, 4): a tail past axpy's blocks; (16, 32): whole blocks, axpy_dense's one call;
+    # (96, 128): more than one BLAS thread's chunk (blas.py)
+    assert _update_run(True, case, dtype, shape) == _update_run(False, case, dtype, shape)
 
 
 @pytest.mark.parametrize("dtype", [vg.float32, vg.float64])
@@ -546,8 +549,8 @@ def test_sgd_step_with_axpy_is_one_pass_one_rounding_and_keeps_the_grad(monkeypa
         pytest.skip("this NumPy's BLAS has no axpy that viewgrad knows (blas.py)")
     monkeypatch.setattr(inplace, "_SCRATCH", threading.local())
     calls = []
-    real = blas.axpy_into
-    monkeypatch.setattr(blas, "axpy_into", lambda *a: calls.append(a[0].shape) or real(*a))
+    real = blas.axpy_dense   # (Note [an update in one call], blas.py)
+    monkeypatch.setattr(blas, "axpy_dense", lambda *a: calls.append(a[0].shape) or real(*a))
     rng = np.random.default_rng(5)
     w = vg.tensor(rng.standard_normal((64, 300)).astype(np.float32), requires_grad=True)
     c = vg.tensor(rng.standard_normal((64, 300)).astype(np.float32))

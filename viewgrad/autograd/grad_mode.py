@@ -63,6 +63,19 @@ class no_grad(_NoParamMode):
     def _enter(self):
         _st.grad_enabled = False
 
+    # (an optimizer's step runs one per step: one read and one write each way. Only grad
+    # mode is restored, as PyTorch's no_grad restores it: inference mode is set only by
+    # inference_mode, which gives its own back)
+    def __enter__(self):
+        st = _st
+        self._prev = st.grad_enabled
+        st.grad_enabled = False
+        return self
+
+    def __exit__(self, *exc):
+        _st.grad_enabled = self._prev
+        return False
+
 
 class enable_grad(_NoParamMode):
     """Enable gradient recording inside a no_grad block (``torch.enable_grad``)."""

@@ -107,7 +107,7 @@ def _update_(self, other, alpha, ufunc, name, sign):
         return None
     if _blas.AXPY is not None:
         # (memory shared with other: axpy's overlap check, or a sum that cannot tell)
-        if not _blas.axpy_into(d, sign * alpha, o):
+        if not _blas.axpy_dense(d, sign * alpha, o):
             return None   # a layout axpy does not take: the forward's one rounding
     elif 0 in d.strides or self._storage is other._storage:
         return None
