@@ -45,13 +45,15 @@ class VersionCounter:
         self.version = 0
         self.bumps = None  # recent (op, where, _, new version) when blame is on
 
-    def bump(self, op=None):
+    def bump(self, op=None, depth=3):
+        # (depth: user_frame's frames up to the user's line, when the caller knows it:
+        # bump's caller's caller by default; Note [blame marks], blame.py)
         self.version += 1
         if _st.blame and op is not None:
             b = self.bumps
             if b is None:
                 b = self.bumps = []
-            b.append((op, _blame.user_frame(3), None, self.version))
+            b.append((op, _blame.user_frame(depth), None, self.version))
             if len(b) > _blame.KEEP:
                 del b[0]
 
@@ -66,7 +68,7 @@ class InferenceVersion(VersionCounter):
     __slots__ = ()
     inference = True
 
-    def bump(self, op=None):
+    def bump(self, op=None, depth=3):
         if not _st.inference:
             raise RuntimeError(
                 "Inplace update to inference tensor outside InferenceMode is not allowed.You "

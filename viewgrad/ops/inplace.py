@@ -101,19 +101,21 @@ def _update_(self, other, alpha, ufunc, name, sign):
     d = self._data
     o = other._data
     vc = self._vc
-    if (type(d) is not _HOST or type(o) is not _HOST or d.dtype != o.dtype
-            or d.dtype.char not in "fd" or d.shape != o.shape or vc is None or vc.inference
+    if (type(d) is not _HOST or type(o) is not _HOST or vc is None or vc.inference
             or self._device is not other._device):
         return None
     if _blas.AXPY is not None:
-        # (memory shared with other: axpy's overlap check, or a sum that cannot tell)
+        # (axpy refuses two dtypes, an integer dtype, two shapes and a layout it does not
+        # take, and memory shared with other: then the forward's one rounding)
         if not _blas.axpy_dense(d, sign * alpha, o):
-            return None   # a layout axpy does not take: the forward's one rounding
-    elif 0 in d.strides or self._storage is other._storage:
+            return None
+    elif (d.dtype != o.dtype or d.dtype.char not in "fd" or d.shape != o.shape
+          or 0 in d.strides or self._storage is other._storage):
         return None
     else:
         ufunc(d, _scaled(o, alpha), out=d)
-    vc.bump(name)
+    # (the user's line: user_frame, bump, this, sub_/add_, their caller)
+    vc.bump(name, 4)
     return self
 
 
