@@ -15,8 +15,8 @@ CALLS = {
     "atan": vg.atan, "sinh": vg.sinh, "cosh": vg.cosh, "asinh": vg.asinh,
     "acosh": vg.acosh, "atanh": vg.atanh, "exp2": vg.exp2, "expm1": vg.expm1,
     "log2": vg.log2, "log10": vg.log10, "log1p": vg.log1p, "erf": vg.erf, "erfc": vg.erfc,
-    "rsqrt": vg.rsqrt, "abs": vg.abs, "silu": F.silu, "gelu": F.gelu, "elu": F.elu,
-    "selu": F.selu, "leaky_relu": F.leaky_relu, "hardsigmoid": F.hardsigmoid,
+    "rsqrt": vg.rsqrt, "abs": vg.abs, "silu": F.silu, "softplus": F.softplus,
+    "gelu": F.gelu, "elu": F.elu, "selu": F.selu, "leaky_relu": F.leaky_relu, "hardsigmoid": F.hardsigmoid,
     "log_sigmoid": F.logsigmoid, "sign": vg.sign, "floor": vg.floor, "ceil": vg.ceil,
     "trunc": vg.trunc, "round": vg.round, "frac": vg.frac,
     "pow": lambda x: x ** 3, "hardtanh": lambda x: F.hardtanh(x, -1.0, 1.0),
@@ -31,6 +31,8 @@ MORE = {   # other arguments of the same rows
     "pow-neg": lambda x: x ** -1.5, "elu-alpha": lambda x: F.elu(x, 0.3),
     "leaky-big": lambda x: F.leaky_relu(x, 2.5), "clamp-lo": lambda x: x.clamp(min=-1.0),
     "gelu-big": F.gelu,
+    "softplus-beta": lambda x: F.softplus(x, beta=2.5, threshold=3.0),
+    "softplus-low": lambda x: F.softplus(x, beta=0.5, threshold=0.25),
     "maximum-broadcast": lambda x: vg.maximum(x.reshape(-1, 1), x[:3] * 0.5).sum(1),
     "minimum-float64-other": lambda x: vg.minimum(x, vg.tensor(0.25, dtype=vg.float64,
                                                                 requires_grad=True)),
@@ -72,7 +74,7 @@ def _torch_calls(torch):
             "abs", "sign", "floor", "ceil", "trunc", "round", "frac")
     calls = {n: getattr(torch, n) for n in same}
     calls.update({
-        "silu": tF.silu, "gelu": tF.gelu, "elu": tF.elu, "selu": tF.selu,
+        "silu": tF.silu, "softplus": tF.softplus, "gelu": tF.gelu, "elu": tF.elu, "selu": tF.selu,
         "leaky_relu": tF.leaky_relu, "hardsigmoid": tF.hardsigmoid,
         "log_sigmoid": tF.logsigmoid, "pow": lambda x: x ** 3,
         "hardtanh": lambda x: tF.hardtanh(x, -1.0, 1.0),

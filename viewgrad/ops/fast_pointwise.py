@@ -64,6 +64,14 @@ def _silu(grad, self):
     return grad * s * (one + self * (one - s))
 
 
+def _softplus(grad, self, beta, threshold):
+    # (activations._softplus_bwd's: lin the mask of beta x > threshold, the sigmoid of
+    # beta x elsewhere; the formula's where() chooses between two equal values)
+    bx = self * _number(self, beta)
+    lin = _mask(bx > threshold, grad)
+    return grad * (lin + (_one(lin) - lin) * _sigmoid(bx))
+
+
 def _elu(grad, self, alpha):
     # (activations._elu_bwd's: x <= 0 the exp branch, NaN the slope 1)
     xp = _xp(self)
@@ -118,6 +126,7 @@ FAST_POINTWISE = {
     "abs": dict(self=lambda grad, self: grad * _sign_fwd(self)),
     "pow": dict(self=_pow),
     "silu": dict(self=_silu),
+    "softplus": dict(self=_softplus),
     "gelu": dict(self=lambda grad, self: _gelu_grad_fwd(grad, self)),
     "elu": dict(self=_elu),
     "selu": dict(self=lambda grad, self: _number(grad, _SELU_SCALE)
