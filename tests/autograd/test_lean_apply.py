@@ -258,7 +258,18 @@ SHAPED = {
     "mul_broadcast_both": lambda y: y.reshape(2, 3) * y[:3].sin(),
     "mul_cast_both": lambda y: y * y.double().sin() if y.dtype == vg.float32
     else y * y.float().sin(),
+    # both operands one tensor: a chain goes on through them (Note [a node fed twice])
+    "mul_self": lambda y: (y * y) * 1.5,
+    "add_self": lambda y: (y + y).tanh(),
+    "sub_self": lambda y: (y - y) * 1.5,
+    "div_self": lambda y: (y / y).exp(),
+    "mul_self_twice": lambda y: _square(_square(y.tanh())) * 1.5,
+    "mul_self_broadcast": lambda y: (lambda a: a * a)(y.reshape(2, 3)).sum(0) * 1.5,
 }
+
+
+def _square(a):
+    return a * a
 
 
 @pytest.mark.parametrize("dtype", [vg.float32, vg.float64])
@@ -341,6 +352,7 @@ TAKEN = {
     "RsqrtBackward0": lambda x: _pos(x).rsqrt(),
     "AbsBackward0": lambda x: (x * 1.0).abs(),
     "SiluBackward0": lambda x: vg.nn.functional.silu(x * 1.0),
+    "SoftplusBackward0": lambda x: vg.nn.functional.softplus(x * 1.0, beta=2.0, threshold=1.5),
     "GeluBackward0": lambda x: vg.nn.functional.gelu(x * 1.0),
     "EluBackward0": lambda x: vg.nn.functional.selu(x * 1.0),
     "HardsigmoidBackward0": lambda x: vg.nn.functional.hardsigmoid(x * 1.0),
@@ -404,3 +416,30 @@ def test_two_inputs_that_need_a_gradient_take_the_lean_step(name, monkeypatch):
     x = _x(vg.float32)
     SHAPED[name](x * 1.0).sum().backward()
     assert general == []
+
+
+@pytest.mark.host_only("the chain run is checked on host tensors")
+@pytest.mark.parametrize("make", [_square, lambda a: a + a, lambda a: a - a])
+def test_a_chain_goes_on_through_a_node_fed_twice(make, monkeypatch):
+    """Note [a node fed twice] (engine_chain.py): a chain of ``y * y`` (both operands one
+    tensor) runs in the chain run, with no input buffer, and its gradient is the
+    general loop's, bit for bit."""
+    from viewgrad.autograd import engine_plain
+
+    def run():
+        x = _x(vg.float32)
+        y = x * 0.5
+        for _ in range(6):
+            y = make(y).tanh()
+        y.sum().backward()
+        return x.grad.numpy().tobytes()
+
+    added = []
+    real = engine_plain._add_input
+    monkeypatch.setattr(engine_plain, "_add_input", lambda *a: added.append(a[1]) or real(*a))
+    lean, general = _both_ways(run)
+    assert lean == general
+    n_general = len(added)
+    added.clear()
+    run()
+    assert added == [] and n_general >= 6   # (the loop sums each pair in a buffer)

@@ -34,6 +34,15 @@ value, a device array, a 0-d answer) it calls the step, which decides as before.
 with hooks and a holder of folded rows have it None (``Node._mark_hooked``, fold.py's
 twin classes), as their ``_chain_step``. tests/autograd/test_lean_apply.py checks that
 the run takes them and that they give the steps' gradients bit for bit.
+
+Note [a node fed twice]
+A run goes on through a node whose two edges both lead to input 0 of one node: ``y *
+y``, ``y + y``, ``y - y``, both operands the same tensor. That node is still fed by
+this one alone (twice: its dependency count is 2, or it is not counted yet, since every
+node so far had one node among its edges), so it is ready once both gradients are in:
+the node's loop step (``_lean_apply``: both_of_two, apply_lean.py) gives them, and they
+are summed as the loop's input buffer sums them (``old + new``, edge 0's first:
+graph.py's ``_add_input``). A step that answers None ends the run, as above.
 """
 from __future__ import annotations
 
@@ -56,6 +65,7 @@ def run_chain(node, g, deps, buffers, keep_graph):
     while g is not None:
         how = node._chain_inline   # Note [inline steps] (None with hooks, and on a holder)
         step = node._chain_step if how is None else how[4]
+        twice = False
         if step is None:   # (a node with hooks: Node._mark_hooked; or a holder of folded
             # rows, which runs them: Note [a pack's run], fold.py)
             if not node._holds or node._hooked or deps is not None:
@@ -69,13 +79,25 @@ def run_chain(node, g, deps, buffers, keep_graph):
             fn, nr = edges[0]
             if fn is None or nr or fn._n_outputs:
                 break
-            n = len(edges)
-            if n != 1 and (n != 2 or edges[1][0] is not None):
-                break
-            if deps is not None and (deps[fn] != 1 or (buffers and fn in buffers)):
+            if len(edges) != 1:
+                if len(edges) != 2:
+                    break
+                e = edges[1]
+                if e[0] is not None:
+                    if e[0] is not fn or e[1]:
+                        break
+                    twice = True   # Note [a node fed twice]
+            if deps is not None and (deps[fn] != 1 + twice or (buffers and fn in buffers)):
                 break
         r = None
-        if how is not None and type(g) is _HOST:   # Note [inline steps]
+        if twice:   # Note [a node fed twice]: both gradients, summed as the buffer sums
+            outs = node._lean_apply([g])
+            if outs is None:
+                break
+            r, r1 = outs
+            r = r + r1
+            r1 = outs = None
+        elif how is not None and type(g) is _HOST:   # Note [inline steps]
             kind = how[0]
             if kind == 1:   # one_result: its kernel on the saved result, unmodified
                 if type(node._sdict) is _IN and node._svc.version == 0:
