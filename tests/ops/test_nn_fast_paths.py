@@ -264,6 +264,35 @@ def test_relu_backward_writes_into_an_unshared_gradient(monkeypatch):
     assert got[3:] == [False]
 
 
+@pytest.mark.host_only("relu_grad_new's ways are for host arrays")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(4, 8), (16, 16), (17, 16), (300,), (), (8, 4, 2)])
+def test_relu_kernel_is_one_formula_at_every_size(shape, dtype):
+    """ReluBackward0's kernel takes ``where`` for a few elements and the bit multiply for
+    more (nn_fast.relu_grad_new): the same bits as the in-place kernel and as PyTorch's
+    ``result <= 0 ? 0 : grad`` (+0 where the result is a zero of either sign, the
+    gradient itself, -0 and NaN included, where the result is NaN or positive), and the
+    result's layout is the multiply's, for a transposed gradient too."""
+    rng = np.random.default_rng(len(shape))
+    n = int(np.prod(shape))
+    edges = np.array([0.0, -0.0, np.nan, np.inf, 1.5, -2.0, 1e-30], dtype)
+    x = np.resize(np.concatenate([edges, rng.standard_normal(n).astype(dtype)]), shape)
+    result = np.maximum(np.zeros((), dtype), x)
+    grad = np.resize(np.concatenate([np.array([-1.0, -0.0, np.nan, -np.inf], dtype),
+                                     rng.standard_normal(n).astype(dtype)]), shape)
+    want = np.where(result <= 0, np.zeros((), dtype), grad)
+    for g, r, w in ((grad, result, want), (grad.T, result.T, want.T),
+                    (grad.T.copy(), result.T, want.T)):
+        got = nn_fast.relu_grad_new(g, r)
+        ip = nn_fast.relu_grad(g.copy(), r, out=g.copy())
+        bits = f"i{want.itemsize}"
+        for a in (got, ip):
+            assert a.dtype == dtype and a.shape == g.shape
+            np.testing.assert_array_equal(np.ascontiguousarray(a).view(bits),
+                                          np.ascontiguousarray(w).view(bits))
+        assert got.strides == nn_fast.relu_grad(g, r).strides
+
+
 def test_relu_matches_torch():
     torch = torch_or_skip()
     a = np.array([[-1.5, 0.0, 2.0], [3.0, -0.0, -2.0]], dtype=np.float32)

@@ -16,7 +16,7 @@ from .. import backend as B
 from ..autograd.graph import _sum_to_array
 from ..layouts import column_major
 from .reduce import _count
-from .nn_fast import relu_grad
+from .nn_fast import relu_grad_new
 from .table import OPS
 
 _xp = B.xp_of
@@ -213,7 +213,7 @@ FAST = {
     "sqrt": dict(self=lambda grad, result: grad / (2 * result)),
     "tanh": dict(self=_tanh_grad),
     "sigmoid": dict(self=_sigmoid_grad),
-    "relu": dict(self=lambda grad, result: relu_grad(grad, result)),   # (nn_fast.py)
+    "relu": dict(self=relu_grad_new),   # (nn_fast.py)
     "sum": dict(self=lambda grad, self_shape: _expand(grad, self_shape)),
     "sum_dim": dict(self=lambda grad, self_shape, dim, keepdim:
                     _expand(_restore(grad, self_shape, dim, keepdim), self_shape)),

@@ -34,7 +34,7 @@ from ..autograd.views import DEFAULT, ViewChain, ViewInfo
 from ..autograd.views_fast import alias_tensor
 from ..tensor import LEAN_CLASSES as _LEAN, InferenceVersion, Tensor, new_result
 
-__all__ = ["lean_linear", "relu_host", "relu_grad", "ReluNode", "AddmmNode", "saved_array",
+__all__ = ["lean_linear", "relu_host", "relu_grad", "relu_grad_new", "ReluNode", "AddmmNode", "saved_array",
            "set_nn_fast"]
 
 _Tensor = Tensor
@@ -111,7 +111,29 @@ def relu_host(fallback):
 _INT_OF_SIZE = {n: B.HOST_ARRAY((0,), f"int{8 * n}").dtype for n in (2, 4, 8)}
 _not_equal = B.host_ufunc("not_equal")
 _multiply = B.host_ufunc("multiply")
+_where = B.cpu.xp.where
 _xp = B.xp_of
+
+
+def relu_grad_new(grad, result):
+    """``relu_grad(grad, result)``, the row's kernel (ops/fast.py): a new array. For NumPy's
+    builtin float32/float64 dtypes, asked by identity (Note [dtypes by identity], ops/
+    lean.py), the same multiply of grad's bits by ``result != 0`` without the lookups."""
+    if type(grad) is _HOST and type(result) is _HOST:
+        dt = grad.dtype
+        how = _IP32 if dt is _F32 else _IP64 if dt is _F64 else None
+        if how is not None and result.dtype is dt:
+            if grad.size <= 256 and grad.strides == result.strides:
+                # (a few elements: ``where`` with the cached +0 is PyTorch's own formula,
+                # the same bits, and cheaper than the cast the multiply makes; one
+                # layout for both, so the result's is the multiply's)
+                r = _where(_not_equal(result, how[1]), grad, how[1])
+                if type(r) is _HOST:
+                    return r
+            r = _multiply(grad.view(how[0]), _not_equal(result, how[1]))
+            if type(r) is _HOST:
+                return r.view(dt)
+    return relu_grad(grad, result)
 
 
 def relu_grad(grad, result, out=None):
