@@ -19,7 +19,7 @@ from . import blame as _blame
 from .fold import MASK as _FOLD_MASK, tick as _fold_tick
 from .graph import _NO_EDGE, next_sequence_nr as _next_seq, _new_saved_tensor
 from .recording import _NOTHING_SAVED, _complex_result, _differentiable, _save
-from .state import all_plain as _ALL_PLAIN, state as _st
+from .state import odd_threads as _ODD, state as _st
 
 __all__ = ["record_one"]
 
@@ -65,6 +65,6 @@ def record_one(op, inputs, out, attrs, x):
         _save(node, plan, inputs, out, attrs)
     if _st.anomaly:
         _anomaly.record_forward_stack(node)
-    elif not seq & _FOLD_MASK and (_ALL_PLAIN[0] or _st.plain):   # (no tracer watching)
+    elif not seq & _FOLD_MASK and (not _ODD or _st.plain):   # (no tracer watching)
         _fold_tick(x._grad_fn)   # Note [folded chains] (fold.py)
     return node

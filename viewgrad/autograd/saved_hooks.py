@@ -23,6 +23,7 @@ flows into), and
 """
 from __future__ import annotations
 
+import itertools
 import threading
 from collections import namedtuple
 
@@ -121,6 +122,9 @@ def get_gradient_edge(tensor):
     return GradientEdge(fn, tensor._output_nr if tensor.grad_fn is not None else 0)
 
 
+_TASK_IDS = itertools.count(1)   # GraphTask.id: 1, 2, ... per process
+
+
 class GraphTask:
     """One run of the engine (PyTorch's GraphTask, as far as hooks need it): its id, and
     which nodes it will execute (the reachable ones; with ``inputs=``, the needed ones and
@@ -131,11 +135,11 @@ class GraphTask:
     # backward (Note [one unpack per node run], graph.py). Unset slots cost the plain
     # loop nothing.
     __slots__ = ("id", "deps", "needed", "captures", "root", "unpacked")
-    _count = 0
 
     def __init__(self, deps, needed, captures):
-        GraphTask._count += 1
-        self.id = GraphTask._count
+        # (a module counter, not a class attribute: writing one modifies the class, so
+        # every backward would start with the lookups on it uncached)
+        self.id = next(_TASK_IDS)
         # deps: the engine's dependency counts, whose keys are the nodes the root reaches,
         # or a function that counts them, called when a hook first asks (the plain loop
         # counts late: Note [dependencies counted late], engine_plain.py)

@@ -37,8 +37,8 @@ named beside each, which also restore them on exit):
 Why a ``threading.local`` subclass with class attributes: each thread sees the class
 defaults until it sets a field, so a new thread needs no set-up, and the hot path pays one
 attribute read (about 0.05 µs) per op to ask whether to record — or none: while every
-thread is plain, the lean paths read the list ``all_plain`` instead (Note [every thread
-plain], below).
+thread is plain, the lean paths read the set ``odd_threads`` instead (Note [every
+thread plain], below).
 """
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ import os
 import threading
 import weakref
 
-__all__ = ["state", "AutogradState", "all_plain"]
+__all__ = ["state", "AutogradState", "odd_threads"]
 
 
 _set = threading.local.__setattr__
@@ -68,7 +68,7 @@ class AutogradState(threading.local):
     saved_tensors_hooks_disabled = None   # the error message while disabled
     graph_task = None                # the running backward's GraphTask (saved_hooks.py)
     plain = 2                        # Note [one plain flag]
-    _odd = False                     # Note [every thread plain]: this thread in _ODD,
+    _odd = False                     # Note [every thread plain]: this thread in the set,
     _ref = None                      # and the weak reference to its token there
 
     def __setattr__(self, name, value):
@@ -110,21 +110,21 @@ _PLAIN_FIELDS = frozenset(("grad_enabled", "inference", "anomaly", "saved_tensor
 
 # Note [every thread plain]
 # A speed trick on top of Note [one plain flag]. Reading ``plain`` from the thread-local
-# object still costs ~50 ns per op. ``all_plain[0]`` is a plain list read: it is 2 while
-# *every* thread's ``plain`` is the default 2, and 0 as soon as one is not. The hot path
-# asks ``all_plain[0] or state.plain``: a 2 from the gate is then true of the reading
-# thread too, and a 0 sends it to its own thread-local answer. So the gate may be 0 when
-# it need not be (a slower op, never a different one), and is never 2 when it must not.
-# It is kept by ``_set_plain``, under a lock (a thread's set-and-recount must not
-# interleave with another's): a thread whose ``plain`` leaves 2 puts its token (an
-# object only its own state holds) into ``_ODD``, and takes it out when ``plain`` comes
-# back to 2. A thread that ends while not plain (a worker that called
+# object still costs ~50 ns per op. ``odd_threads`` is a set of the threads whose
+# ``plain`` is not the default 2 (a token of each): empty while *every* thread is plain,
+# so the hot path asks ``state.plain if odd_threads else 2``, a global read; a non-empty
+# set sends it to its own thread-local answer. The set may be non-empty when the reading
+# thread is plain (a slower op, never a different one), and is never empty while the
+# reading thread is not: that thread put its token in before it read, and only it takes
+# the token out. Adding and discarding one element are each one step under the GIL, and
+# the question is the set itself (no flag kept beside it that two threads could write in
+# the wrong order), so no lock is taken: a ``no_grad`` block or a backward pays two set
+# operations. A thread that ends while not plain (a worker that called
 # ``set_grad_enabled(False)`` and returned) frees its thread-local state, and with it its
-# token: the weak reference's callback takes it out of ``_ODD``, so the gate opens again.
-# A forked child starts the gate afresh from the one thread it has.
-all_plain = [2]
-_ODD = set()                     # weak references to the tokens of the threads not plain
-_LOCK = threading.RLock()        # (re-entrant: a token's callback may run inside it)
+# token: the weak reference's callback takes it out of the set. A forked child starts the
+# set afresh from the one thread it has.
+odd_threads = set()              # weak references to the tokens of the threads not plain
+_ODD = odd_threads
 
 
 class _Token:
@@ -133,52 +133,38 @@ class _Token:
 
 
 def _gone(ref):
-    """A token's thread ended (its state freed): it no longer holds the gate shut. (In a
-    forked child the other threads' states are freed before ``_after_fork_in_child``
-    runs, and the lock may be one a vanished thread held: give up after a second; the
-    child's gate is then started afresh.)"""
-    lock = _LOCK
-    if lock is None:   # (the interpreter is shutting down: module globals are gone)
-        return
-    if lock.acquire(timeout=1.0):
-        try:
-            _ODD.discard(ref)
-            all_plain[0] = 0 if _ODD else 2
-        finally:
-            lock.release()
+    """A token's thread ended (its state freed): it no longer holds the gate shut."""
+    odd = _ODD
+    if odd is not None:   # (None: the interpreter is shutting down, globals are gone)
+        odd.discard(ref)
 
 
 def _set_plain(st, p):
-    """Set this thread's ``plain`` to ``p`` and keep the gate (Note [every thread plain])."""
+    """Set this thread's ``plain`` to ``p`` and keep ``odd_threads`` (Note [every thread
+    plain])."""
     _set(st, "plain", p)
     odd = p != 2
     if odd is st._odd:
         return   # (the commonest case: no change of side)
-    with _LOCK:
-        ref = st._ref
-        if ref is None:   # this thread's token, made once, held by its state alone
-            token = _Token()
-            ref = weakref.ref(token, _gone)
-            _set(st, "_token", token)
-            _set(st, "_ref", ref)
-        if odd:
-            _ODD.add(ref)
-        else:
-            _ODD.discard(ref)
-        _set(st, "_odd", odd)
-        all_plain[0] = 0 if _ODD else 2
+    ref = st._ref
+    if ref is None:   # this thread's token, made once, held by its state alone
+        token = _Token()
+        ref = weakref.ref(token, _gone)
+        _set(st, "_token", token)
+        _set(st, "_ref", ref)
+    if odd:   # (in before the thread's next op asks)
+        _ODD.add(ref)
+    else:
+        _ODD.discard(ref)
+    _set(st, "_odd", odd)
 
 
 def _after_fork_in_child():
-    """A forked child has only the thread that forked: a lock another thread held stays
-    held there, and the other threads' tokens may still be in ``_ODD``. Start both
-    afresh from this thread's own side."""
-    global _LOCK
-    _LOCK = threading.RLock()
+    """A forked child has only the thread that forked: the other threads' tokens may
+    still be in ``odd_threads``. Start it afresh from this thread's own side."""
     _ODD.clear()
     if state._odd:
         _ODD.add(state._ref)
-    all_plain[0] = 0 if _ODD else 2
 
 
 if hasattr(os, "register_at_fork"):

@@ -55,7 +55,7 @@ from ..autograd.record_lean import record_one as _record_one
 from ..autograd.graph import (_NO_EDGE, _NO_BLAME, _InNode, _new_saved_tensor,
                               next_sequence_nr as _next_seq)
 from ..autograd.recording import _NOTHING_SAVED
-from ..autograd.state import all_plain as _ALL_PLAIN, state as _st
+from ..autograd.state import odd_threads as _ODD, state as _st
 from ..tensor import LEAN_CLASSES as _LEAN, Tensor, VersionCounter, new_result
 from .table import OPS as _OPS, dispatch
 
@@ -148,7 +148,7 @@ def unary(op, x):
     if row is None:
         row = _row(op, 1)
     if (fn is None or not row or type(data) is not _HOST or x._view_info is not None
-            or not (_ALL_PLAIN[0] or _st.plain) or (row[3] == "input" and not _an_input_to_keep(x))):
+            or (_ODD and not _st.plain) or (row[3] == "input" and not _an_input_to_keep(x))):
         return dispatch(op, (x,))
     ufunc, cls, name = row[0], row[1], row[2]
     r = ufunc(data)
@@ -208,7 +208,7 @@ def with_number(op, x, other):
     if row is None:
         row = _row(op, 2)
     if (fn is None or not row or type(data) is not _HOST or x._view_info is not None
-            or not (_ALL_PLAIN[0] or _st.plain)):
+            or (_ODD and not _st.plain)):
         return dispatch(op, (x, other))
     cache = _SCALARS.get(data.dtype)   # float32 and float64 only
     if cache is None:
@@ -260,7 +260,7 @@ def with_constant(op, x, c):
     if row is None:
         row = _row(op, 2)
     if (fn is None or not row or type(data) is not _HOST or x._view_info is not None
-            or data.dtype.char not in "fd" or not (_ALL_PLAIN[0] or _st.plain)
+            or data.dtype.char not in "fd" or (_ODD and not _st.plain)
             or not _a_constant_like(c, cd, x, data)):
         return None
     f, cls, name = row[0], row[1], row[2]
@@ -305,7 +305,7 @@ def unary_method(op, slow, out=False):
             fn = _grad_accumulator(self)   # a leaf (a Parameter too): its AccumulateGrad
         data = self._data
         # (2: blame on too: Note [one plain flag]; the gate: Note [every thread plain])
-        plain = _ALL_PLAIN[0] or _st.plain
+        plain = _st.plain if _ODD else 2
         if (plain and fn is not None and type(data) is _HOST and self._view_info is None
                 and data.ndim
                 and ((dt := data.dtype) is _F32 or dt is _F64 or dt in floats)):
@@ -387,7 +387,7 @@ def operator_method(op, slow, tensors=None):
                 fn = _grad_accumulator(self)   # a leaf (a Parameter too): its AccumulateGrad
             data = self._data
             # (2: blame on too: Note [one plain flag]; the gate: Note [every thread plain])
-            plain = _ALL_PLAIN[0] or _st.plain
+            plain = _st.plain if _ODD else 2
             if type(data) is _HOST:   # Note [dtypes by identity]
                 dt = data.dtype
                 cache = _C32 if dt is _F32 else _C64 if dt is _F64 else _SCALARS.get(dt)
@@ -552,7 +552,7 @@ def reduction_method(op, slow, attrs, host):
         if not args and not kwargs:
             fn = self._grad_fn   # (record_one's input has a history: a leaf goes the slow way)
             data = self._data
-            if (fn is not None and (_ALL_PLAIN[0] or _st.plain) and type(data) is _HOST
+            if (fn is not None and (not _ODD or _st.plain) and type(data) is _HOST
                     and self._view_info is None and type(self) is _Tensor
                     and data.dtype in _SCALARS and op.lean1 is not False):
                 # (lean1 is False while the profiler times every forward)

@@ -29,7 +29,7 @@ from ..autograd.graph import (SavedTensor, _InNode, _NO_EDGE, _new_saved_tensor,
 from ..autograd.graph import _sum_to_array
 from ..autograd.nodes import FnNode
 from ..autograd.recording import _NOTHING_SAVED, _edge_of
-from ..autograd.state import all_plain as _ALL_PLAIN, state as _st
+from ..autograd.state import odd_threads as _ODD, state as _st
 from ..autograd.views import DEFAULT, ViewChain, ViewInfo
 from ..autograd.views_fast import alias_tensor
 from ..tensor import LEAN_CLASSES as _LEAN, InferenceVersion, Tensor, new_result
@@ -244,7 +244,7 @@ def lean_linear(input, weight, bias, T, ADDMM, t_fn):
             or bias._view_info is not None
             or type(weight._vc) is _INFERENCE or type(input._vc) is _INFERENCE
             or type(bias._vc) is _INFERENCE   # (is_inference(), without making a counter)
-            or not (_ALL_PLAIN[0] or st.plain)   # Note [every thread plain]
+            or (_ODD and not st.plain)   # Note [every thread plain]
             or st.view_observer is not None):
         return None
     # weight.t(): make_view's steps for a plain tensor in grad mode

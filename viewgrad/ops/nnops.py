@@ -10,7 +10,7 @@ from ..tensor import Tensor, _wrap_dim
 from ..autograd import blame as _blame
 from ..autograd.saved_names import show_given
 from ..autograd.graph import ERR_FREED, _new_saved_tensor, next_sequence_nr as _next_seq
-from ..autograd.state import all_plain as _ALL_PLAIN, state as _st
+from ..autograd.state import odd_threads as _ODD, state as _st
 from ..tensor import new_result
 from . import lean_dims as _lean_dims
 from . import nn_fast as _nnf
@@ -548,7 +548,7 @@ def _lean_cross_entropy(input, target, ignore_index, reduction):
             or x.dtype.char not in "fd" or t.dtype not in _TARGET_DTYPES or not x.shape[0]
             or t.shape[0] != x.shape[0] or not x.shape[1] or target._device is not input._device
             or input._view_info is not None or input._grad_fn is None
-            or not (_ALL_PLAIN[0] or st.plain)   # Note [every thread plain]
+            or (_ODD and not st.plain)   # Note [every thread plain]
             or type(ignore_index) is not int):
         return None
     c = x.shape[1]
