@@ -60,6 +60,9 @@ PROGRAMS = {
     # two operands that need a gradient (ops/lean.py: two_tensors)
     "mul_tensors": lambda y: y * (y + 1.0),
     "mul_itself": lambda y: y * y,
+    "add_itself_2d": lambda y: (lambda a: a + a)(y.reshape(2, 3) * 1.0),
+    "sub_itself": lambda y: (y - y) * 1.5,
+    "div_itself_transposed": lambda y: (lambda a: a / a)(y.reshape(2, 3).t()),
     "add_tensors": lambda y: (y * 2.0) + y,
     "sub_tensors": lambda y: y - y.tanh(),
     "div_tensors": lambda y: y / (y * y + 1.0),

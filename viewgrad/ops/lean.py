@@ -53,6 +53,7 @@ from ..autograd.code_copies import own_code
 from ..autograd.fold import MASK as _FOLD_MASK, tick as _fold_tick
 from ..autograd.record_lean import record_one as _record_one
 from ..autograd.graph import (_NO_EDGE, _NO_BLAME, _InNode, _new_saved_tensor,
+                              SavedTensor as _SavedTensor,
                               next_sequence_nr as _next_seq)
 from ..autograd.recording import _NOTHING_SAVED
 from ..autograd.state import odd_threads as _ODD, state as _st
@@ -403,7 +404,8 @@ def operator_method(op, slow, tensors=None):
                 else:   # with_constant's question: a constant shaped, typed, placed as self
                     z = other._data
                     row_op = tensors
-                    if not _a_constant_like(other, z, self, data):
+                    if (other._grad_fn is not None or other._requires_grad   # (y * y)
+                            or not _a_constant_like(other, z, self, data)):
                         out = two_tensors(tensors, self, other, fn, data, z, plain)
                         return slow(self, other) if out is None else out
                 row = row_op.lean2   # (False while the profiler times every forward)
@@ -475,17 +477,25 @@ def two_tensors(op, x, y, fn, data, yd, plain):
     takes the teaching path, which also raises every error). Called by
     ``operator_method``'s method (the blame mark is read two frames up: the user's
     call)."""
-    same = yd.shape == data.shape
-    if (type(yd) is not _HOST or yd.dtype is not data.dtype or (not same and not op.broadcast)
-            or y._view_info is not None or y._device is not x._device or y._output_nr
-            or ((data.ndim > 1 or yd.ndim > 1)
-                and not (data.flags.c_contiguous and yd.flags.c_contiguous))):
-        return None
-    fn2 = y._grad_fn
-    if fn2 is None:
-        if not y._requires_grad:
+    if y is x:   # (y * y: one tensor, asked once)
+        same = True
+        if ((data.ndim > 1 and not data.flags.c_contiguous) or x._output_nr
+                or x._view_info is not None):
             return None
-        fn2 = _grad_accumulator(y)   # a leaf: its AccumulateGrad
+        fn2 = fn
+    else:
+        same = yd.shape == data.shape
+        if (type(yd) is not _HOST or yd.dtype is not data.dtype
+                or (not same and not op.broadcast)
+                or y._view_info is not None or y._device is not x._device or y._output_nr
+                or ((data.ndim > 1 or yd.ndim > 1)
+                    and not (data.flags.c_contiguous and yd.flags.c_contiguous))):
+            return None
+        fn2 = y._grad_fn
+        if fn2 is None:
+            if not y._requires_grad:
+                return None
+            fn2 = _grad_accumulator(y)   # a leaf: its AccumulateGrad
     vx = x._vc
     vy = y._vc
     if (vx is not None and vx.inference) or (vy is not None and vy.inference) or x._output_nr:
@@ -531,8 +541,20 @@ def two_tensors(op, x, y, fn, data, yd, plain):
             where = None
         saved = {}
         for name, _, idx in plan:   # (these rows save inputs only)
-            st = _new_saved_tensor(y if idx else x)
+            # _new_saved_tensor's fields, in line: a plain thread has no saved-tensor
+            # hooks, and neither input is an inference tensor (asked above)
+            t = y if idx else x
+            vc = t._vc
+            if vc is None:   # (Note [a version counter made when first asked])
+                vc = t._version_counter
+            st = _new(_SavedTensor)
+            st.version_counter = vc
+            st.saved_version = vc.version
             st.where = where
+            st.output_nr = 0
+            st.tensor = t
+            st.data = None
+            st.had_grad_fn = t._grad_fn is not None
             saved[name] = st
         node._sdict = saved
         node._releasable = True
