@@ -52,7 +52,7 @@ from ..autograd.accumulate import grad_accumulator as _grad_accumulator
 from ..autograd.code_copies import own_code
 from ..autograd.fold import MASK as _FOLD_MASK, tick as _fold_tick
 from ..autograd.record_lean import record_one as _record_one
-from ..autograd.graph import (_NO_EDGE, _NO_BLAME, _InNode, _new_saved_tensor,
+from ..autograd.graph import (_NO_EDGE, _NO_BLAME, _InNode,
                               SavedTensor as _SavedTensor,
                               next_sequence_nr as _next_seq)
 from ..autograd.recording import _NOTHING_SAVED

@@ -24,7 +24,7 @@ import sys
 from .. import backend as B
 from ..autograd import apply_lean as _apply_lean
 from ..autograd import blame as _blame
-from ..autograd.graph import (SavedTensor, _InNode, _NO_EDGE, _new_saved_tensor,
+from ..autograd.graph import (SavedTensor, _InNode, _NO_EDGE,
                               _saved_array as saved_array, next_sequence_nr as _next_seq)
 from ..autograd.graph import _sum_to_array
 from ..autograd.nodes import FnNode
@@ -281,7 +281,19 @@ def lean_linear(input, weight, bias, T, ADDMM, t_fn):
         releasable = False
         for name, kind, idx in plan:
             if kind == 0:
-                s = _new_saved_tensor(inputs[idx], False)
+                # _new_saved_tensor's fields, in line: a plain thread has no saved-tensor
+                # hooks, and no input is an inference tensor (both asked above)
+                t = inputs[idx]
+                vc = t._vc
+                if vc is None:   # (Note [a version counter made when first asked])
+                    vc = t._version_counter
+                s = _new(SavedTensor)
+                s.version_counter = vc
+                s.saved_version = vc.version
+                s.output_nr = t._output_nr
+                s.tensor = t
+                s.data = None
+                s.had_grad_fn = t._grad_fn is not None
                 if where is None and st.blame:   # the user's line, as _save finds it
                     where = (ADDMM.node_name, _blame.user_frame(3))
                 s.where = where
@@ -291,8 +303,14 @@ def lean_linear(input, weight, bias, T, ADDMM, t_fn):
                 saved[name] = 1   # beta, alpha
             elif kind == 3:
                 saved[name] = inputs[idx]._data.shape   # mat1's, mat2's sizes
-            else:
-                saved[name] = _torch_strides(inputs[idx]._data)   # (and their strides)
+            else:   # (and their strides: torch_strides's, in line for a 2-D non-empty one)
+                a = inputs[idx]._data
+                if a.size:
+                    s0, s1 = a.strides
+                    size = a.itemsize
+                    saved[name] = (s0 // size, s1 // size)
+                else:
+                    saved[name] = _torch_strides(a)
         node._sdict = saved
         node._releasable = releasable
     else:
