@@ -117,6 +117,33 @@ def test_lean_linear_is_the_teaching_path(rx, rw, rb, x_kind, dtype):
         _linear_run(False, dtype, rx, rw, rb, x_kind)
 
 
+def _saved_fields(node):
+    return {k: (v.output_nr, v.had_grad_fn, v.saved_version, v.tensor is not None,
+                None if v.where is None else (v.where[0], vg.autograd.blame._resolve(
+                    v.where[1])))
+            if isinstance(v, vg.autograd.graph.SavedTensor) else v
+            for k, v in node._saved.items()}
+
+
+@pytest.mark.parametrize("x_kind", ["second_output", "leaf", "history"])
+def test_lean_linear_saves_what_record_saves(x_kind):
+    """The SavedTensors lean_linear builds in line have record's fields: the input's
+    output number (aminmax's max is its output 1), history, version, the user's line."""
+    def run(fast):
+        rng = np.random.default_rng(3)
+        x = vg.tensor(rng.standard_normal((2, 4, 3)), requires_grad=True)
+        w = vg.tensor(rng.standard_normal((5, 3)), requires_grad=True)
+        b = vg.tensor(rng.standard_normal(5), requires_grad=True)
+        xin = {"second_output": lambda: vg.aminmax(x * 1.0, dim=0)[1],
+               "leaf": lambda: x[0].detach().requires_grad_(),
+               "history": lambda: x[0] * 2.0}[x_kind]()
+        with _way(fast):
+            y = linear(xin, w, b)
+        return _saved_fields(y.grad_fn), _saved_fields(y.grad_fn.next_functions[2][0])
+
+    assert run(True) == run(False)
+
+
 @pytest.mark.host_only("Note [lean linear] is for host arrays; other devices take addmm")
 def test_lean_linear_is_taken_and_hands_the_rest_on(monkeypatch):
     seen = []
