@@ -172,8 +172,11 @@ def _keeps_as_is(a, var):
     the leaf's dtype."""
     v = var._data
     f = a.flags   # (one flags object: each ``.flags`` read makes a new one)
-    if (not f.writeable or a.dtype != v.dtype or a.shape != v.shape
-            or not f.c_contiguous or type(v) is not _HOST or not v.flags.c_contiguous):
+    if (not f.writeable or not f.c_contiguous or type(v) is not _HOST
+            or (a.dtype is not v.dtype and a.dtype != v.dtype) or a.shape != v.shape
+            or (a.strides != v.strides and not v.flags.c_contiguous)):
+        # (a row-major ``a`` of v's shape: v is row-major too when its strides are a's,
+        # asked without v's flags object; only a size-1 dim's stride can differ)
         return False
     if f.owndata:
         return True
