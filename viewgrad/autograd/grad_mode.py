@@ -60,9 +60,6 @@ class no_grad(_NoParamMode):
     """Disable gradient recording: ops inside build no graph (``torch.no_grad``; also a
     decorator, with or without parentheses)."""
 
-    def _enter(self):
-        _st.grad_enabled = False
-
     # (an optimizer's step runs one per step: one read and one write each way. Only grad
     # mode is restored, as PyTorch's no_grad restores it: inference mode is set only by
     # inference_mode, which gives its own back)

@@ -502,6 +502,12 @@ def _new_saved_tensor(t, is_output=False):
     """A SavedTensor of ``t`` (an op's input, or its result: ``is_output``), as
     ``SavedTensor(t, is_output)`` makes it; the recording hot path calls this directly
     (``SavedTensor(...)`` also lands here, through ``__new__``)."""
+    if not is_output:
+        st = _saved_input(t)
+        if _st.saved_tensors_hooks:   # Note [Saved-tensor hooks] (an output: _pack_output)
+            pack, unpack = _st.saved_tensors_hooks[-1]
+            st.hooks = (unpack, pack(t))
+        return st
     st = _new(SavedTensor)
     vc = t._vc   # (t._version_counter, without the property's call when it exists)
     if vc is None:
@@ -510,20 +516,30 @@ def _new_saved_tensor(t, is_output=False):
     st.saved_version = vc.version
     st.where = None   # (node name, user frame) when blame is on: the recorder sets it
     st.output_nr = t._output_nr
-    if is_output:
-        st.tensor = None
-        st.data = t._data
-        st.had_grad_fn = False
-    else:
-        if vc.inference:
-            raise RuntimeError(ERR_INFERENCE_SAVED)
-        st.tensor = t
-        st.data = None
-        # A saved input that had a history must still have it at unpack (detach_ drops it)
-        st.had_grad_fn = t._grad_fn is not None
-    if _st.saved_tensors_hooks and not is_output:   # Note [Saved-tensor hooks]
-        pack, unpack = _st.saved_tensors_hooks[-1]     # (an output: _pack_output)
-        st.hooks = (unpack, pack(t))
+    st.tensor = None
+    st.data = t._data
+    st.had_grad_fn = False
+    return st
+
+
+def _saved_input(t):
+    """The SavedTensor of input ``t``, before any saved-tensor hook packs it: what
+    ``_new_saved_tensor`` makes of an input. The lean recording paths (ops/lean.py,
+    ops/nn_fast.py) call it directly: in a plain thread no such hook is active."""
+    vc = t._vc
+    if vc is None:
+        vc = t._version_counter
+    if vc.inference:
+        raise RuntimeError(ERR_INFERENCE_SAVED)
+    st = _new(SavedTensor)
+    st.version_counter = vc
+    st.saved_version = vc.version
+    st.where = None   # (node name, user frame) when blame is on: the recorder sets it
+    st.output_nr = t._output_nr
+    st.tensor = t
+    st.data = None
+    # A saved input that had a history must still have it at unpack (detach_ drops it)
+    st.had_grad_fn = t._grad_fn is not None
     return st
 
 

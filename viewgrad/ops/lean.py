@@ -52,8 +52,7 @@ from ..autograd.accumulate import grad_accumulator as _grad_accumulator
 from ..autograd.code_copies import own_code
 from ..autograd.fold import MASK as _FOLD_MASK, tick as _fold_tick
 from ..autograd.record_lean import record_one as _record_one
-from ..autograd.graph import (_NO_EDGE, _NO_BLAME, _InNode,
-                              SavedTensor as _SavedTensor,
+from ..autograd.graph import (_NO_EDGE, _NO_BLAME, _InNode, _saved_input,
                               next_sequence_nr as _next_seq)
 from ..autograd.recording import _NOTHING_SAVED
 from ..autograd.state import odd_threads as _ODD, state as _st
@@ -541,20 +540,8 @@ def two_tensors(op, x, y, fn, data, yd, plain):
             where = None
         saved = {}
         for name, _, idx in plan:   # (these rows save inputs only)
-            # _new_saved_tensor's fields, in line: a plain thread has no saved-tensor
-            # hooks, and neither input is an inference tensor (asked above)
-            t = y if idx else x
-            vc = t._vc
-            if vc is None:   # (Note [a version counter made when first asked])
-                vc = t._version_counter
-            st = _new(_SavedTensor)
-            st.version_counter = vc
-            st.saved_version = vc.version
+            st = _saved_input(y if idx else x)   # (a plain thread: no saved-tensor hooks)
             st.where = where
-            st.output_nr = 0
-            st.tensor = t
-            st.data = None
-            st.had_grad_fn = t._grad_fn is not None
             saved[name] = st
         node._sdict = saved
         node._releasable = True

@@ -24,7 +24,7 @@ import sys
 from .. import backend as B
 from ..autograd import apply_lean as _apply_lean
 from ..autograd import blame as _blame
-from ..autograd.graph import (SavedTensor, _InNode, _NO_EDGE,
+from ..autograd.graph import (SavedTensor, _InNode, _NO_EDGE, _saved_input,
                               _saved_array as saved_array, next_sequence_nr as _next_seq)
 from ..autograd.graph import _sum_to_array
 from ..autograd.nodes import FnNode
@@ -34,8 +34,8 @@ from ..autograd.views import DEFAULT, ViewChain, ViewInfo
 from ..autograd.views_fast import alias_tensor
 from ..tensor import LEAN_CLASSES as _LEAN, InferenceVersion, Tensor, new_result
 
-__all__ = ["lean_linear", "relu_host", "relu_grad", "relu_grad_new", "ReluNode", "AddmmNode", "saved_array",
-           "set_nn_fast"]
+__all__ = ["lean_linear", "relu_host", "relu_grad", "relu_grad_new", "ReluNode", "AddmmNode",
+           "saved_array", "set_nn_fast"]
 
 _Tensor = Tensor
 _new = object.__new__
@@ -281,19 +281,7 @@ def lean_linear(input, weight, bias, T, ADDMM, t_fn):
         releasable = False
         for name, kind, idx in plan:
             if kind == 0:
-                # _new_saved_tensor's fields, in line: a plain thread has no saved-tensor
-                # hooks, and no input is an inference tensor (both asked above)
-                t = inputs[idx]
-                vc = t._vc
-                if vc is None:   # (Note [a version counter made when first asked])
-                    vc = t._version_counter
-                s = _new(SavedTensor)
-                s.version_counter = vc
-                s.saved_version = vc.version
-                s.output_nr = t._output_nr
-                s.tensor = t
-                s.data = None
-                s.had_grad_fn = t._grad_fn is not None
+                s = _saved_input(inputs[idx])   # (a plain thread: no saved-tensor hooks)
                 if where is None and st.blame:   # the user's line, as _save finds it
                     where = (ADDMM.node_name, _blame.user_frame(3))
                 s.where = where
